@@ -1,0 +1,29 @@
+//! # damasi: Turkish draughts (Dama) rules
+//!
+//! Exact rules of Turkish draughts as played by the Turkish federation: orthogonal men, flying
+//! kings, immediate removal of captured pieces, the maximum-capture rule and no 180-degree
+//! turns; with positions (FEN), move notation, games with draw rules, PDN records, Zobrist
+//! keys and perft.
+//!
+//! ```
+//! use damasi::{Position, perft};
+//!
+//! let start = Position::start();
+//! assert_eq!(start.legal_moves().len(), 8);
+//! assert_eq!(perft(&start, 3), 708);
+//! ```
+
+pub mod bitboard;
+pub mod color;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod position;
+pub mod square;
+pub mod zobrist;
+
+pub use color::{Color, Piece, Role};
+pub use moves::{Move, MoveList};
+pub use perft::{divide, perft, perft_parallel, perft_with, Counting};
+pub use position::{Position, PositionError};
+pub use square::Square;

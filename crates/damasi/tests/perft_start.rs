@@ -1,0 +1,27 @@
+//! Start-position perft against the table in RULES.md.
+use damasi::{perft_with, Counting, Position};
+
+#[test]
+fn start_position_moves_to_depth_6() {
+    let expected = [8u64, 64, 708, 7_538, 85_090, 931_312];
+    for (i, &n) in expected.iter().enumerate() {
+        assert_eq!(
+            perft_with(&Position::start(), i as u32 + 1, Counting::Moves),
+            n,
+            "depth {}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn start_position_depth_7() {
+    assert_eq!(
+        perft_with(&Position::start(), 7, Counting::Moves),
+        10_782_308
+    );
+    assert_eq!(
+        perft_with(&Position::start(), 7, Counting::Routes),
+        10_782_382
+    );
+}
