@@ -19,7 +19,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let args: Vec<u32> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<u32> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let depth = args.first().copied().unwrap_or(8);
     let rounds = args.get(1).copied().unwrap_or(3).max(1);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -37,12 +40,26 @@ fn main() {
             time(|| damasi::perft_parallel(&start, depth, damasi::Counting::Moves, threads));
         nn = n;
         tn.push(t);
-        eprintln!("round {round}: kish {:?}, damasi 1 thread {:?}, damasi {threads} threads {:?}", tk[tk.len() - 1], t1[t1.len() - 1], tn[tn.len() - 1]);
+        eprintln!(
+            "round {round}: kish {:?}, damasi 1 thread {:?}, damasi {threads} threads {:?}",
+            tk[tk.len() - 1],
+            t1[t1.len() - 1],
+            tn[tn.len() - 1]
+        );
     }
     let (k, o, p) = (median(tk), median(t1), median(tn));
     let mnps = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
     println!("perft({depth}) from the start position, median of {rounds} rounds");
-    println!("kish 1.1.7 Board::perft      {nk:>13} nodes {:>8.3} s {:>7.1} M nodes/s", k.as_secs_f64(), mnps(nk, k));
-    println!("damasi perft, 1 thread       {n1:>13} nodes {:>8.3} s {:>7.1} M nodes/s  time ratio {:.2}", o.as_secs_f64(), mnps(n1, o), o.as_secs_f64() / k.as_secs_f64());
+    println!(
+        "kish 1.1.7 Board::perft      {nk:>13} nodes {:>8.3} s {:>7.1} M nodes/s",
+        k.as_secs_f64(),
+        mnps(nk, k)
+    );
+    println!(
+        "damasi perft, 1 thread       {n1:>13} nodes {:>8.3} s {:>7.1} M nodes/s  time ratio {:.2}",
+        o.as_secs_f64(),
+        mnps(n1, o),
+        o.as_secs_f64() / k.as_secs_f64()
+    );
     println!("damasi perft, {threads} threads      {nn:>13} nodes {:>8.3} s {:>7.1} M nodes/s  time ratio {:.2}", p.as_secs_f64(), mnps(nn, p), p.as_secs_f64() / k.as_secs_f64());
 }

@@ -15,6 +15,7 @@
 
 pub mod bitboard;
 pub mod color;
+pub mod fen;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
@@ -23,6 +24,7 @@ pub mod square;
 pub mod zobrist;
 
 pub use color::{Color, Piece, Role};
+pub use fen::FenError;
 pub use moves::{Move, MoveList};
 pub use perft::{divide, perft, perft_parallel, perft_with, Counting};
 pub use position::{Position, PositionError};
