@@ -1,1 +1,57 @@
-fn main() {}
+//! The `damasi` command: wires the libraries together. It holds no rules of its own.
+
+use clap::{Parser, Subcommand};
+
+mod engine_cmds;
+mod play_cmds;
+mod rules_cmds;
+
+/// Turkish draughts (Dama): play, analyse, and test the rules.
+#[derive(Parser)]
+#[command(name = "damasi", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start the web app on localhost (the default when no command is given).
+    Serve(play_cmds::ServeArgs),
+    /// Play in the terminal against the engine or another person.
+    Play(play_cmds::PlayArgs),
+    /// Count the leaf nodes of the legal move tree (perft).
+    Perft(rules_cmds::PerftArgs),
+    /// List the legal moves, one per line.
+    Moves(rules_cmds::MovesArgs),
+    /// Show a board diagram, the side to move and the game state.
+    Show(rules_cmds::ShowArgs),
+    /// Speak the Hub protocol on stdin/stdout (engine mode for GUIs and match runners).
+    Hub(engine_cmds::HubArgs),
+    /// Analyse a position with the engine.
+    Analyze(engine_cmds::AnalyzeArgs),
+    /// Search fixed positions to a fixed depth; prints `<nodes> nodes <nps> nps`.
+    Bench(engine_cmds::BenchArgs),
+    /// Play engine against engine and test the result statistically (SPRT).
+    Match(engine_cmds::MatchArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => play_cmds::serve(play_cmds::ServeArgs::default()),
+        Some(Command::Serve(a)) => play_cmds::serve(a),
+        Some(Command::Play(a)) => play_cmds::play(a),
+        Some(Command::Perft(a)) => rules_cmds::perft(a),
+        Some(Command::Moves(a)) => rules_cmds::moves(a),
+        Some(Command::Show(a)) => rules_cmds::show(a),
+        Some(Command::Hub(a)) => engine_cmds::hub(a),
+        Some(Command::Analyze(a)) => engine_cmds::analyze(a),
+        Some(Command::Bench(a)) => engine_cmds::bench(a),
+        Some(Command::Match(a)) => engine_cmds::run_match(a),
+    };
+    if let Err(e) = result {
+        eprintln!("damasi: error: {e:#}");
+        std::process::exit(1);
+    }
+}

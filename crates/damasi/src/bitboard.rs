@@ -146,7 +146,7 @@ mod tests {
     #[test]
     fn fill_stops_at_blockers() {
         // From a1 east along an empty first rank except d1.
-        let empty = !0u64 & !(1 << 3) & !1;
+        let empty: u64 = !(1 << 3) & !1;
         assert_eq!(fill(1, empty, Dir::East), 0b111);
         // From a1 north on an empty board reaches a8.
         assert_eq!(fill(1, !1, Dir::North), FILE_A);

@@ -15,17 +15,21 @@
 
 pub mod bitboard;
 pub mod color;
+pub mod diagram;
 pub mod fen;
 pub mod movegen;
 pub mod moves;
+pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod square;
 pub mod zobrist;
 
 pub use color::{Color, Piece, Role};
+pub use diagram::diagram;
 pub use fen::FenError;
 pub use moves::{Move, MoveList};
+pub use notation::{MoveError, Notation};
 pub use perft::{divide, perft, perft_parallel, perft_with, Counting};
 pub use position::{Position, PositionError};
 pub use square::Square;

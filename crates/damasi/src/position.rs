@@ -241,6 +241,7 @@ impl Position {
         p.side = them;
         p.key = key;
         debug_assert_eq!(p.key, p.compute_key());
+        debug_assert!(p.is_consistent());
         p
     }
 
