@@ -3,8 +3,9 @@
 use clap::{Parser, Subcommand};
 
 mod engine_cmds;
-mod play_cmds;
+mod play_cmd;
 mod rules_cmds;
+mod serve_cmd;
 
 /// Turkish draughts (Dama): play, analyse, and test the rules.
 #[derive(Parser)]
@@ -17,9 +18,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Start the web app on localhost (the default when no command is given).
-    Serve(play_cmds::ServeArgs),
+    Serve(serve_cmd::ServeArgs),
     /// Play in the terminal against the engine or another person.
-    Play(play_cmds::PlayArgs),
+    Play(play_cmd::PlayArgs),
     /// Count the leaf nodes of the legal move tree (perft).
     Perft(rules_cmds::PerftArgs),
     /// List the legal moves, one per line.
@@ -39,9 +40,9 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => play_cmds::serve(play_cmds::ServeArgs::default()),
-        Some(Command::Serve(a)) => play_cmds::serve(a),
-        Some(Command::Play(a)) => play_cmds::play(a),
+        None => serve_cmd::serve(serve_cmd::ServeArgs::default()),
+        Some(Command::Serve(a)) => serve_cmd::serve(a),
+        Some(Command::Play(a)) => play_cmd::play(a),
         Some(Command::Perft(a)) => rules_cmds::perft(a),
         Some(Command::Moves(a)) => rules_cmds::moves(a),
         Some(Command::Show(a)) => rules_cmds::show(a),
