@@ -1,0 +1,93 @@
+//! The rules commands as later issues and checks call them: `perft`, `moves`, `show`.
+
+use std::process::{Command, Output};
+
+fn damasi(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(args)
+        .output()
+        .expect("run damasi")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8")
+}
+
+#[test]
+fn perft_last_line_is_the_node_count() {
+    let o = damasi(&["perft", "--depth", "4"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().last(), Some("7538"));
+    let o = damasi(&[
+        "perft",
+        "--fen",
+        "startpos",
+        "--depth",
+        "5",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(stdout(&o).lines().last(), Some("85090"));
+}
+
+#[test]
+fn perft_divide_lists_root_moves_then_total() {
+    let o = damasi(&["perft", "--depth", "3", "--divide"]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 9, "{out}");
+    assert_eq!(lines[8], "708");
+    let sum: u64 = lines[..8]
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, 708);
+    assert!(lines.iter().any(|l| l.starts_with("d3-d4 ")), "{out}");
+}
+
+#[test]
+fn perft_paths_counts_routes() {
+    // RULES.md: depth 7, 10,782,308 moves but 10,782,382 routes.
+    let o = damasi(&["perft", "--depth", "7", "--paths"]);
+    assert_eq!(stdout(&o).lines().last(), Some("10782382"));
+}
+
+#[test]
+fn moves_prints_one_legal_move_per_line() {
+    let o = damasi(&["moves"]);
+    let out = stdout(&o);
+    let mut moves: Vec<&str> = out.lines().collect();
+    moves.sort();
+    assert_eq!(
+        moves,
+        ["a3-a4", "b3-b4", "c3-c4", "d3-d4", "e3-e4", "f3-f4", "g3-g4", "h3-h4"]
+    );
+    // A forced capture: only the capture is listed.
+    let o = damasi(&["moves", "--fen", "W:Wd4,a3:Bd5"]);
+    assert_eq!(stdout(&o).trim(), "d4xd6");
+}
+
+#[test]
+fn show_prints_board_and_side() {
+    let o = damasi(&["show", "--fen", "B:WKa1:Bh7"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("1 W . . . . . . . 1"), "{out}");
+    assert!(out.contains("7 . . . . . . . b 7"), "{out}");
+    assert!(out.contains("Black to move"), "{out}");
+}
+
+#[test]
+fn bad_fen_is_an_error_on_stderr_with_nonzero_status() {
+    for args in [
+        &["perft", "--fen", "W:Wz9:Bd6", "--depth", "1"][..],
+        &["moves", "--fen", "nonsense"],
+        &["show", "--fen", "W:Wa1:Bd6"],
+    ] {
+        let o = damasi(args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("error"), "{args:?}: {err}");
+    }
+}
