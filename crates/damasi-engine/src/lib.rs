@@ -1,0 +1,239 @@
+//! # damasi-engine: a Turkish draughts (Dama) engine
+//!
+//! Iterative-deepening principal-variation search with a shared transposition table (Lazy SMP
+//! threads), forced captures resolved before any static evaluation, the game's draw rules as
+//! scores inside the search, a hand-written evaluation with weights that can be fitted
+//! ([`eval::Weights`], [`tune`]), time management ([`time`]) and a fixed [`bench`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use damasi::Position;
+//! use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+//!
+//! let mut engine = Engine::new(EngineOptions { hash_mb: 1, threads: 1 });
+//! let root = SearchRoot::new(Position::start());
+//! let control = Arc::new(SearchControl::new());
+//! let mut lines = 0;
+//! let result = engine.search(&root, &Limits::depth(4), Level::MAX, 1, &control, &mut |info| {
+//!     lines += 1;
+//!     assert!(!info.pv.is_empty());
+//! });
+//! let best = result.best.expect("the start position has moves");
+//! assert!(Position::start().legal_moves().contains(&best));
+//! assert_eq!(result.depth, 4);
+//! assert!(lines >= 4);
+//! ```
+
+pub mod bench;
+mod control;
+pub mod eval;
+mod level;
+mod rules;
+mod score;
+pub mod search;
+pub mod time;
+pub mod tt;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use damasi::{Move, Position};
+
+pub use control::SearchControl;
+pub use level::Level;
+pub use rules::RuleSet;
+pub use score::Score;
+pub use time::{Clock, Limits};
+
+/// Engine settings.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct EngineOptions {
+    /// Transposition table size in MiB (at least 1).
+    pub hash_mb: usize,
+    /// Search threads (Lazy SMP; at least 1).
+    pub threads: usize,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hash_mb: 64,
+            threads: 1,
+        }
+    }
+}
+
+/// The position to search and what the game rules need to know about the game so far.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SearchRoot {
+    /// The position to search.
+    pub position: Position,
+    /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
+    pub history: Vec<u64>,
+    /// The rule set the game is played under.
+    pub rules: RuleSet,
+    /// Plies played since the last capture (for the rule set's no-capture limit; 0 if
+    /// unknown).
+    pub plies_since_capture: u32,
+}
+
+impl SearchRoot {
+    /// A position with no game history, under the default rules.
+    pub fn new(position: Position) -> SearchRoot {
+        SearchRoot {
+            position,
+            history: Vec::new(),
+            rules: RuleSet::default(),
+            plies_since_capture: 0,
+        }
+    }
+
+    /// The position after playing `moves` (which must be legal, in order) from `start`, with
+    /// the history and capture count filled in. Returns the index of the first illegal move
+    /// as the error.
+    pub fn from_moves(
+        start: Position,
+        moves: &[Move],
+        rules: RuleSet,
+    ) -> Result<SearchRoot, usize> {
+        let mut root = SearchRoot {
+            position: start,
+            history: Vec::new(),
+            rules,
+            plies_since_capture: 0,
+        };
+        for (i, m) in moves.iter().enumerate() {
+            if !root.position.legal_moves().contains(m) {
+                return Err(i);
+            }
+            root.history.push(root.position.key());
+            root.plies_since_capture = if m.is_capture() {
+                0
+            } else {
+                root.plies_since_capture + 1
+            };
+            root.position = root.position.play(m);
+        }
+        Ok(root)
+    }
+}
+
+/// Progress of a search, reported after each iteration (one per line with multi-PV).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Info {
+    /// Depth of the iteration in plies.
+    pub depth: u32,
+    /// Deepest ply reached (selective depth).
+    pub seldepth: u32,
+    /// Score of this line from the side to move's view.
+    pub score: Score,
+    /// Nodes searched so far (all threads).
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Nodes per second.
+    pub nps: u64,
+    /// The principal variation, starting with the root move.
+    pub pv: Vec<Move>,
+    /// Which line this is, 1 = best (multi-PV).
+    pub multipv: usize,
+}
+
+/// What a search found.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SearchResult {
+    /// The move to play (`None` only when the side to move has no legal move).
+    pub best: Option<Move>,
+    /// The expected reply, for pondering.
+    pub ponder: Option<Move>,
+    /// Score of the best move from the side to move's view.
+    pub score: Score,
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Nodes searched (all threads).
+    pub nodes: u64,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// The engine: a transposition table and per-thread search state kept between searches.
+pub struct Engine {
+    options: EngineOptions,
+    tt: tt::Table,
+    threads: Vec<search::ThreadState>,
+}
+
+impl Engine {
+    /// An engine with the given options.
+    pub fn new(options: EngineOptions) -> Engine {
+        let options = EngineOptions {
+            hash_mb: options.hash_mb.max(1),
+            threads: options.threads.clamp(1, 256),
+        };
+        Engine {
+            options,
+            tt: tt::Table::new(options.hash_mb),
+            threads: (0..options.threads)
+                .map(|_| search::ThreadState::new())
+                .collect(),
+        }
+    }
+
+    /// The current options.
+    pub fn options(&self) -> EngineOptions {
+        self.options
+    }
+
+    /// Forgets everything learnt in earlier searches (hash table, move-ordering history).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        for t in &mut self.threads {
+            t.clear();
+        }
+    }
+
+    /// Changes the hash size or the number of threads (resizing the hash clears it).
+    pub fn set_options(&mut self, options: EngineOptions) {
+        let options = EngineOptions {
+            hash_mb: options.hash_mb.max(1),
+            threads: options.threads.clamp(1, 256),
+        };
+        if options.hash_mb != self.options.hash_mb {
+            self.tt = tt::Table::new(options.hash_mb);
+        }
+        self.threads
+            .resize_with(options.threads, search::ThreadState::new);
+        self.options = options;
+    }
+
+    /// Searches `root` within `limits` at playing strength `level`, reporting `multipv` lines
+    /// through `on_info` after each iteration. Returns when a limit is reached or `control` is
+    /// stopped; with [`Limits::infinite`] or a ponder control it does not return before
+    /// `stop` (or, when pondering, before the time limit after `ponder_hit`).
+    pub fn search(
+        &mut self,
+        root: &SearchRoot,
+        limits: &Limits,
+        level: Level,
+        multipv: usize,
+        control: &Arc<SearchControl>,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        search::run(
+            &self.tt,
+            &mut self.threads,
+            root,
+            limits,
+            level,
+            multipv.max(1),
+            control,
+            on_info,
+        )
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(EngineOptions::default())
+    }
+}

@@ -1,0 +1,247 @@
+//! Transposition table shared by all search threads.
+//!
+//! Lock-free: each entry is two atomic words, the key stored XORed with the data (the
+//! "lockless hashing" trick), so a torn write from two threads reads as a miss instead of
+//! returning another position's data. Buckets of four entries fill one cache line;
+//! replacement prefers shallow and old entries (depth-preferred with ageing).
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+use damasi::Move;
+
+/// How a stored score bounds the true score.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// The true score is at most the stored one (fail low).
+    Upper = 1,
+    /// The true score is at least the stored one (fail high).
+    Lower = 2,
+    /// The stored score is exact.
+    Exact = 3,
+}
+
+/// A move as stored in the table: from, to and an 8-bit hash of the captured set, matched
+/// against the legal moves when read (a collision can only reorder moves, never make an
+/// illegal one).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct TtMove(u32);
+
+impl TtMove {
+    /// No move.
+    pub const NONE: TtMove = TtMove(0);
+
+    /// The stored form of a legal move.
+    pub fn new(m: &Move) -> TtMove {
+        let cap = (m.captured_bits().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u32;
+        TtMove(1 | (m.from().index() as u32) << 1 | (m.to().index() as u32) << 7 | cap << 13)
+    }
+
+    /// Whether this is the stored form of `m`.
+    #[inline]
+    pub fn matches(self, m: &Move) -> bool {
+        self.0 != 0 && self == TtMove::new(m)
+    }
+
+    /// Whether a move is stored.
+    pub fn is_some(self) -> bool {
+        self.0 != 0
+    }
+}
+
+/// What a probe found.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    /// Best or refuting move, if one was found.
+    pub mv: TtMove,
+    /// Score (mate scores relative to the stored node, see `search`).
+    pub score: i32,
+    /// Depth the score was searched to.
+    pub depth: i32,
+    /// How the score bounds the true score.
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Entry {
+    key: AtomicU64,
+    data: AtomicU64,
+}
+
+#[repr(align(64))]
+#[derive(Default)]
+struct Bucket([Entry; 4]);
+
+/// The shared transposition table.
+pub struct Table {
+    buckets: Vec<Bucket>,
+    age: AtomicU8,
+}
+
+// Data word: score i16 | move 21 bits | depth u8 | bound 2 bits | age 6 bits.
+const MOVE_SHIFT: u32 = 16;
+const DEPTH_SHIFT: u32 = 37;
+const BOUND_SHIFT: u32 = 45;
+const AGE_SHIFT: u32 = 47;
+
+fn pack(score: i32, mv: TtMove, depth: i32, bound: Bound, age: u8) -> u64 {
+    (score as i16 as u16 as u64)
+        | (mv.0 as u64) << MOVE_SHIFT
+        | (depth.clamp(0, 255) as u64) << DEPTH_SHIFT
+        | (bound as u64) << BOUND_SHIFT
+        | ((age & 63) as u64) << AGE_SHIFT
+}
+
+fn unpack(data: u64) -> Option<Hit> {
+    let bound = match (data >> BOUND_SHIFT) & 3 {
+        1 => Bound::Upper,
+        2 => Bound::Lower,
+        3 => Bound::Exact,
+        _ => return None,
+    };
+    Some(Hit {
+        score: data as u16 as i16 as i32,
+        mv: TtMove(((data >> MOVE_SHIFT) & 0x1F_FFFF) as u32),
+        depth: ((data >> DEPTH_SHIFT) & 255) as i32,
+        bound,
+    })
+}
+
+impl Table {
+    /// A table of about `mb` MiB.
+    pub fn new(mb: usize) -> Table {
+        let bytes = mb.max(1) << 20;
+        let n = (bytes / std::mem::size_of::<Bucket>()).next_power_of_two() / 2;
+        let n = n.max(1024);
+        let mut buckets = Vec::with_capacity(n);
+        buckets.resize_with(n, Bucket::default);
+        Table {
+            buckets,
+            age: AtomicU8::new(0),
+        }
+    }
+
+    /// Empties the table.
+    pub fn clear(&mut self) {
+        for b in &mut self.buckets {
+            *b = Bucket::default();
+        }
+        *self.age.get_mut() = 0;
+    }
+
+    /// Starts a new search: older entries become preferred victims.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> &Bucket {
+        // Multiply-shift maps the key to a bucket using its high bits.
+        let i = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[i]
+    }
+
+    /// Looks a position up.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Hit> {
+        for e in &self.bucket(key).0 {
+            let data = e.data.load(Ordering::Relaxed);
+            if e.key.load(Ordering::Relaxed) ^ data == key {
+                return unpack(data);
+            }
+        }
+        None
+    }
+
+    /// Stores a search result. Keeps the old move when the new result has none.
+    #[inline]
+    pub fn store(&self, key: u64, score: i32, mut mv: TtMove, depth: i32, bound: Bound) {
+        let age = self.age.load(Ordering::Relaxed) & 63;
+        let bucket = self.bucket(key);
+        let mut victim = &bucket.0[0];
+        let mut victim_worth = i32::MAX;
+        for e in &bucket.0 {
+            let data = e.data.load(Ordering::Relaxed);
+            let k = e.key.load(Ordering::Relaxed) ^ data;
+            if k == key {
+                if let Some(old) = unpack(data) {
+                    // Keep a deeper exact result of this search.
+                    if bound != Bound::Exact
+                        && old.depth > depth + 2
+                        && ((data >> AGE_SHIFT) & 63) as u8 == age
+                    {
+                        return;
+                    }
+                    if !mv.is_some() {
+                        mv = old.mv;
+                    }
+                }
+                victim = e;
+                break;
+            }
+            let worth = match unpack(data) {
+                None => i32::MIN,
+                Some(h) => {
+                    let e_age = ((data >> AGE_SHIFT) & 63) as u8;
+                    let stale = (age.wrapping_sub(e_age) & 63) as i32;
+                    h.depth - 8 * stale
+                }
+            };
+            if worth < victim_worth {
+                victim_worth = worth;
+                victim = e;
+            }
+        }
+        let data = pack(score, mv, depth, bound, age);
+        victim.key.store(key ^ data, Ordering::Relaxed);
+        victim.data.store(data, Ordering::Relaxed);
+    }
+
+    /// Permille of entries used by the current search (sampled).
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Ordering::Relaxed) & 63;
+        let n = self.buckets.len().min(250);
+        let mut used = 0;
+        for b in &self.buckets[..n] {
+            for e in &b.0 {
+                let data = e.data.load(Ordering::Relaxed);
+                if unpack(data).is_some() && ((data >> AGE_SHIFT) & 63) as u8 == age {
+                    used += 1;
+                }
+            }
+        }
+        (used * 1000 / (n * 4)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damasi::Position;
+
+    #[test]
+    fn stores_and_finds() {
+        let t = Table::new(1);
+        let pos = Position::start();
+        let m = pos.legal_moves()[3];
+        t.store(pos.key(), -1234, TtMove::new(&m), 7, Bound::Lower);
+        let h = t.probe(pos.key()).unwrap();
+        assert_eq!(h.score, -1234);
+        assert_eq!(h.depth, 7);
+        assert_eq!(h.bound, Bound::Lower);
+        assert!(h.mv.matches(&m));
+        assert!(!h.mv.matches(&pos.legal_moves()[2]));
+        assert!(t.probe(pos.key() ^ 1).is_none());
+    }
+
+    #[test]
+    fn keeps_move_when_storing_without_one() {
+        let t = Table::new(1);
+        let pos = Position::start();
+        let m = pos.legal_moves()[0];
+        t.store(pos.key(), 10, TtMove::new(&m), 3, Bound::Exact);
+        t.store(pos.key(), 20, TtMove::NONE, 4, Bound::Upper);
+        let h = t.probe(pos.key()).unwrap();
+        assert_eq!(h.score, 20);
+        assert!(h.mv.matches(&m));
+    }
+}
