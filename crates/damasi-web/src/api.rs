@@ -1,0 +1,284 @@
+//! The stateless part of the API: everything is sent with the request (a FEN, a move).
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::Uri;
+use axum::Json;
+use damasi::game::position_outcome;
+use damasi::{Color, Position, RuleSet};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::{ApiError, ApiJson, ApiQuery};
+use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
+use crate::{AppState, MAX_MOVE_TIME};
+
+/// Longest FEN accepted (32 pieces with names take about 130 characters).
+const MAX_FEN: usize = 512;
+
+/// Reads a FEN from a request, defaulting to the start position when absent.
+pub fn parse_fen(fen: Option<&str>) -> Result<Position, ApiError> {
+    match fen.map(str::trim) {
+        None | Some("") => Ok(Position::start()),
+        Some(f) if f.len() > MAX_FEN => Err(ApiError::BadRequest(format!(
+            "bad FEN: longer than {MAX_FEN} characters"
+        ))),
+        Some(f) => Ok(Position::from_fen(f)?),
+    }
+}
+
+/// Reads a rule-set name (`turkish; no-capture-limit 50`), defaulting to the plain rules.
+pub fn parse_rules(name: Option<&str>) -> Result<RuleSet, ApiError> {
+    match name.map(str::trim) {
+        None | Some("") => Ok(RuleSet::default()),
+        Some(n) => RuleSet::from_name(n).map_err(|e| ApiError::BadRequest(e.to_string())),
+    }
+}
+
+/// A position with its legal moves, as `GET /api/moves` answers.
+#[derive(Serialize)]
+pub struct PositionView {
+    /// The FEN, normalised.
+    pub fen: String,
+    /// `white` or `black`.
+    pub side: &'static str,
+    /// Whether the side to move must capture (then every legal move is a capture).
+    pub forced_capture: bool,
+    /// The legal moves with their routes.
+    pub moves: Vec<MoveInfo>,
+    /// Whether the position ends the game by itself (no moves, one piece each, ...).
+    pub outcome: OutcomeInfo,
+}
+
+impl PositionView {
+    /// Describes `pos` under `rules`.
+    pub fn new(pos: &Position, rules: &RuleSet) -> PositionView {
+        let outcome = match position_outcome(pos, rules) {
+            Some(o) => OutcomeInfo::from_outcome(&o),
+            None => OutcomeInfo::ongoing(),
+        };
+        PositionView {
+            fen: pos.to_fen(),
+            side: pos.side_to_move().name(),
+            forced_capture: pos.has_capture(),
+            moves: if outcome.over {
+                Vec::new()
+            } else {
+                legal_infos(pos)
+            },
+            outcome,
+        }
+    }
+}
+
+/// `GET /api/health`.
+pub async fn health() -> Json<Value> {
+    Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
+}
+
+/// Unknown API paths.
+pub async fn not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound(format!("no such endpoint: {}", uri.path()))
+}
+
+/// Query of `GET /api/moves`.
+#[derive(Deserialize)]
+pub struct MovesQuery {
+    /// The position (default: the start).
+    pub fen: Option<String>,
+    /// Rule-set name (default: plain Turkish rules).
+    pub rules: Option<String>,
+}
+
+/// `GET /api/moves?fen=...`: the legal moves of a position, with routes.
+pub async fn moves(ApiQuery(q): ApiQuery<MovesQuery>) -> Result<Json<PositionView>, ApiError> {
+    let pos = parse_fen(q.fen.as_deref())?;
+    let rules = parse_rules(q.rules.as_deref())?;
+    Ok(Json(PositionView::new(&pos, &rules)))
+}
+
+/// Body of `POST /api/move`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// The position (default: the start).
+    pub fen: Option<String>,
+    /// The move in any notation the library reads: `d3-d4`, `b3xd3xd5`, `d4xc4xb3`, `b3xd5`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Rule-set name.
+    pub rules: Option<String>,
+}
+
+/// Answer of `POST /api/move`.
+#[derive(Serialize)]
+pub struct MoveAnswer {
+    /// The move played, described.
+    #[serde(rename = "move")]
+    pub mv: MoveInfo,
+    /// The position after it, with its legal moves and outcome.
+    pub position: PositionView,
+}
+
+/// `POST /api/move {"fen": ..., "move": "d3-d4"}`: plays a move.
+pub async fn play_move(ApiJson(req): ApiJson<MoveRequest>) -> Result<Json<MoveAnswer>, ApiError> {
+    let pos = parse_fen(req.fen.as_deref())?;
+    let rules = parse_rules(req.rules.as_deref())?;
+    if let Some(o) = position_outcome(&pos, &rules) {
+        return Err(ApiError::Conflict(format!(
+            "no move can be played: {}",
+            o.describe()
+        )));
+    }
+    if req.mv.len() > 200 {
+        return Err(ApiError::BadRequest(
+            "move text longer than 200 characters".into(),
+        ));
+    }
+    let m = pos.parse_move(&req.mv)?;
+    let next = pos.play(&m);
+    Ok(Json(MoveAnswer {
+        mv: MoveInfo::new(&pos, &m),
+        position: PositionView::new(&next, &rules),
+    }))
+}
+
+/// Body of `POST /api/engine/move` and `POST /api/analyze`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineRequest {
+    /// The position (default: the start).
+    pub fen: Option<String>,
+    /// Strength 1..=10 (default 10 for analysis, 5 for a move).
+    pub level: Option<u8>,
+    /// Thinking time in milliseconds (default 1000, at most 30000).
+    pub move_time_ms: Option<u64>,
+    /// Rule-set name.
+    pub rules: Option<String>,
+}
+
+/// The engine's view of a position.
+#[derive(Serialize)]
+pub struct Analysis {
+    /// The best move, if there is a legal move.
+    pub best: Option<MoveInfo>,
+    /// Score for the side to move in hundredths of a man (positive: better for it).
+    pub score: i32,
+    /// Score from White's point of view, same units.
+    pub white_score: i32,
+    /// A won or lost position found: plies to the end, signed like `score`.
+    pub mate: Option<i32>,
+    /// The expected line in landing notation.
+    pub pv: Vec<String>,
+    /// Depth reached.
+    pub depth: u32,
+}
+
+/// Answer of `POST /api/engine/move`.
+#[derive(Serialize)]
+pub struct EngineMoveAnswer {
+    /// What the engine found.
+    pub analysis: Analysis,
+    /// The position after its move (the same position when it has none).
+    pub position: PositionView,
+}
+
+/// Chooses a thinking time: the client's, capped.
+pub fn move_time(ms: Option<u64>, default_ms: u64) -> Duration {
+    Duration::from_millis(
+        ms.unwrap_or(default_ms)
+            .clamp(10, MAX_MOVE_TIME.as_millis() as u64),
+    )
+}
+
+/// Runs the engine on `history` (the last is searched) and describes the result.
+pub async fn think(
+    state: &AppState,
+    history: Vec<Position>,
+    rules: RuleSet,
+    level: u8,
+    time: Duration,
+) -> Result<Analysis, ApiError> {
+    let pos = *history.last().expect("history holds the searched position");
+    let t = state.brain.think(history, rules, level, time).await?;
+    let mut line = Vec::new();
+    let mut p = pos;
+    for m in &t.pv {
+        if !p.legal_moves().contains(m) {
+            break;
+        }
+        line.push(p.write_move(m, damasi::Notation::Landing));
+        p = p.play(m);
+    }
+    let white_score = if pos.side_to_move() == Color::White {
+        t.score
+    } else {
+        -t.score
+    };
+    Ok(Analysis {
+        best: t.best.map(|m| MoveInfo::new(&pos, &m)),
+        score: t.score,
+        white_score,
+        mate: t.mate,
+        pv: line,
+        depth: t.depth,
+    })
+}
+
+/// `POST /api/engine/move {"fen": ..., "level": 5}`: the engine's move and the position after.
+pub async fn engine_move(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<EngineRequest>,
+) -> Result<Json<EngineMoveAnswer>, ApiError> {
+    let pos = parse_fen(req.fen.as_deref())?;
+    let rules = parse_rules(req.rules.as_deref())?;
+    let level = check_level(req.level.unwrap_or(5))?;
+    let analysis = think(
+        &state,
+        vec![pos],
+        rules,
+        level,
+        move_time(req.move_time_ms, 1000),
+    )
+    .await?;
+    let next = match analysis.best.as_ref() {
+        Some(b) => pos.play(&pos.parse_move(&b.landing)?),
+        None => pos,
+    };
+    Ok(Json(EngineMoveAnswer {
+        analysis,
+        position: PositionView::new(&next, &rules),
+    }))
+}
+
+/// `POST /api/analyze {"fen": ..., "move_time_ms": 1000}`: score and best line.
+pub async fn analyze(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<EngineRequest>,
+) -> Result<Json<Analysis>, ApiError> {
+    let pos = parse_fen(req.fen.as_deref())?;
+    let rules = parse_rules(req.rules.as_deref())?;
+    let level = check_level(req.level.unwrap_or(10))?;
+    Ok(Json(
+        think(
+            &state,
+            vec![pos],
+            rules,
+            level,
+            move_time(req.move_time_ms, 1000),
+        )
+        .await?,
+    ))
+}
+
+/// Checks an engine level.
+pub fn check_level(level: u8) -> Result<u8, ApiError> {
+    if (1..=10).contains(&level) {
+        Ok(level)
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "level {level} is out of range: choose 1 to 10"
+        )))
+    }
+}

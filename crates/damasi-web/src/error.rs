@@ -1,0 +1,156 @@
+//! One error type for the whole API: user mistakes become 4xx answers that say what is wrong,
+//! internal faults a logged, generic 500.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use damasi::{FenError, MoveError};
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+/// Why a request failed.
+#[derive(Debug)]
+pub enum ApiError {
+    /// The request could not be read: bad JSON, a missing field, a malformed FEN (400).
+    BadRequest(String),
+    /// A move that is illegal here, or fits more than one legal move (422); lists the options.
+    BadMove {
+        /// What is wrong, in one sentence.
+        message: String,
+        /// The moves the client could have meant (landing notation).
+        options: Vec<String>,
+    },
+    /// No such game, path or resource (404).
+    NotFound(String),
+    /// The request is well formed but not possible now, e.g. a move after the game ended (409).
+    Conflict(String),
+    /// The engine is busy or took too long (503).
+    Busy(String),
+    /// A fault of the server; the detail is logged, the client gets a generic message (500).
+    Internal(String),
+}
+
+impl ApiError {
+    /// The HTTP status of this error.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadMove { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let body = match self {
+            ApiError::BadMove { message, options } => json!({ "error": message, "legal": options }),
+            ApiError::Internal(detail) => {
+                eprintln!("damasi-web: internal error: {detail}");
+                json!({ "error": "internal server error" })
+            }
+            ApiError::BadRequest(m)
+            | ApiError::NotFound(m)
+            | ApiError::Conflict(m)
+            | ApiError::Busy(m) => json!({ "error": m }),
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+impl From<FenError> for ApiError {
+    fn from(e: FenError) -> ApiError {
+        ApiError::BadRequest(format!("bad FEN: {e}"))
+    }
+}
+
+impl From<MoveError> for ApiError {
+    fn from(e: MoveError) -> ApiError {
+        match e {
+            MoveError::Syntax { .. } => ApiError::BadRequest(e.to_string()),
+            MoveError::Illegal { ref legal, .. } => ApiError::BadMove {
+                options: legal.clone(),
+                message: e.to_string(),
+            },
+            MoveError::Ambiguous { ref candidates, .. } => ApiError::BadMove {
+                options: candidates.clone(),
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> ApiError {
+        ApiError::Internal(format!("database: {e}"))
+    }
+}
+
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(e: tokio::task::JoinError) -> ApiError {
+        ApiError::Internal(format!("worker task: {e}"))
+    }
+}
+
+/// A JSON body whose rejections are [`ApiError::BadRequest`] with serde's message.
+pub struct ApiJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(v)) => Ok(ApiJson(v)),
+            Err(JsonRejection::BytesRejection(e))
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE =>
+            {
+                Err(ApiError::BadRequest("request body too large".into()))
+            }
+            Err(e) => Err(ApiError::BadRequest(e.body_text())),
+        }
+    }
+}
+
+/// A query string whose rejections are [`ApiError::BadRequest`].
+pub struct ApiQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
+            Err(e) => Err(ApiError::BadRequest(query_message(e))),
+        }
+    }
+}
+
+fn query_message(e: QueryRejection) -> String {
+    e.body_text()
+}
+
+/// A JSON body that may be left out: an empty body reads as `T::default()`.
+pub struct OptionalJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = axum::body::Bytes::from_request(req, state)
+            .await
+            .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(T::default()));
+        }
+        serde_json::from_slice(&bytes)
+            .map(OptionalJson)
+            .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+    }
+}

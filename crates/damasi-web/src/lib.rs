@@ -1,0 +1,109 @@
+//! # damasi-web: the damasi web app
+//!
+//! An axum server with a JSON API over the damasi rules library and engine, and an embedded
+//! page (plain HTML, CSS and JavaScript, no build step) to play and study Turkish draughts.
+//! [`router`] builds the whole app from an [`AppState`], so it can be tested without sockets;
+//! [`serve`] binds it to an address.
+//!
+//! ```
+//! use damasi_web::{router, AppState};
+//! let app = router(AppState::in_memory());
+//! # let _ = app;
+//! ```
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use axum::Router;
+
+pub mod api;
+pub mod assets;
+pub mod brain;
+pub mod error;
+pub mod games;
+pub mod pdn;
+pub mod record;
+pub mod store;
+
+pub use brain::Brain;
+pub use error::ApiError;
+pub use store::Store;
+
+/// Largest request body accepted (a PDN file of many games fits).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// What every request handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// Saved games.
+    pub store: Store,
+    /// The engine.
+    pub brain: Brain,
+}
+
+impl AppState {
+    /// State with the games database in `data_dir`.
+    pub fn open(data_dir: &Path) -> Result<AppState, String> {
+        Ok(AppState {
+            store: Store::open(data_dir)?,
+            brain: Brain::new(),
+        })
+    }
+
+    /// State with a database in memory (tests, demos).
+    pub fn in_memory() -> AppState {
+        AppState {
+            store: Store::in_memory(),
+            brain: Brain::new(),
+        }
+    }
+}
+
+/// The whole app: the page, its assets and the JSON API.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/health", get(api::health))
+        .route("/moves", get(api::moves))
+        .route("/move", post(api::play_move))
+        .route("/engine/move", post(api::engine_move))
+        .route("/analyze", post(api::analyze))
+        .route("/pdn/import", post(games::import_pdn))
+        .route("/games", get(games::list).post(games::create))
+        .route("/games/{id}", get(games::show).delete(games::remove))
+        .route("/games/{id}/move", post(games::play))
+        .route("/games/{id}/engine", post(games::engine))
+        .route("/games/{id}/hint", post(games::hint))
+        .route("/games/{id}/takeback", post(games::take_back))
+        .route("/games/{id}/resign", post(games::resign))
+        .route("/games/{id}/draw", post(games::offer_draw))
+        .route("/games/{id}/flag", post(games::flag))
+        .route("/games/{id}/pdn", get(games::export_pdn))
+        .fallback(api::not_found);
+    Router::new()
+        .nest("/api", api)
+        .merge(assets::routes())
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(state)
+}
+
+/// Serves `router(state)` on `addr` until Ctrl-C; `on_ready` is called with the bound address
+/// (useful when the port is 0).
+pub async fn serve(
+    state: AppState,
+    addr: SocketAddr,
+    on_ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    on_ready(listener.local_addr()?);
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+}
+
+/// Longest an engine request may think, whatever the client asks.
+pub const MAX_MOVE_TIME: Duration = Duration::from_secs(30);

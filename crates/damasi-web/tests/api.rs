@@ -1,0 +1,547 @@
+//! The router without sockets: every endpoint, its errors and the embedded page.
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, Method, Request, StatusCode};
+use axum::Router;
+use damasi_web::{router, AppState};
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+struct Reply {
+    status: StatusCode,
+    content_type: String,
+    text: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+}
+
+async fn send(app: &Router, method: Method, uri: &str, body: Option<&str>) -> Reply {
+    let mut req = Request::builder().method(method).uri(uri);
+    if body.is_some() {
+        req = req.header(header::CONTENT_TYPE, "application/json");
+    }
+    let req = req
+        .body(Body::from(body.unwrap_or("").to_string()))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let content_type = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let bytes = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+    Reply {
+        status,
+        content_type,
+        text: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+async fn get(app: &Router, uri: &str) -> Reply {
+    send(app, Method::GET, uri, None).await
+}
+
+async fn post(app: &Router, uri: &str, body: Value) -> Reply {
+    send(app, Method::POST, uri, Some(&body.to_string())).await
+}
+
+fn app() -> Router {
+    router(AppState::in_memory())
+}
+
+fn enc(fen: &str) -> String {
+    fen.replace(':', "%3A").replace(',', "%2C")
+}
+
+#[tokio::test]
+async fn page_and_assets_are_embedded() {
+    let app = app();
+    for (path, mime, needle) in [
+        ("/", "text/html", "<title>damasi"),
+        ("/app.js", "text/javascript", "api("),
+        ("/i18n.js", "text/javascript", "tr:"),
+        ("/app.css", "text/css", ".board"),
+        ("/favicon.svg", "image/svg+xml", "<svg"),
+    ] {
+        let r = get(&app, path).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}");
+        assert!(
+            r.content_type.starts_with(mime),
+            "{path}: {}",
+            r.content_type
+        );
+        assert!(r.text.contains(needle), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_paths_are_404() {
+    let app = app();
+    let r = get(&app, "/no/such/page").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = get(&app, "/api/no-such-endpoint").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(r.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("no-such-endpoint"));
+    let r = get(&app, "/api/games/999").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = get(&app, "/api/games/not-a-number").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn health_answers() {
+    let r = get(&app(), "/api/health").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.json()["ok"], true);
+}
+
+#[tokio::test]
+async fn moves_of_the_start_position() {
+    let r = get(&app(), "/api/moves").await;
+    assert_eq!(r.status, StatusCode::OK);
+    let v = r.json();
+    assert_eq!(v["side"], "white");
+    assert_eq!(v["forced_capture"], false);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 8);
+    let d = moves.iter().find(|m| m["from"] == "d3").unwrap();
+    assert_eq!(d["landing"], "d3-d4");
+    assert_eq!(d["route"], json!(["d4"]));
+    assert_eq!(d["captures"], json!([]));
+}
+
+#[tokio::test]
+async fn moves_show_the_route_of_a_multi_capture() {
+    let fen = "W:Wb3:Bc3,d4,h7";
+    let r = get(&app(), &format!("/api/moves?fen={}", enc(fen))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["forced_capture"], true);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0]["route"], json!(["d3", "d5"]));
+    assert_eq!(moves[0]["captures"], json!(["c3", "d4"]));
+    assert_eq!(moves[0]["landing"], "b3xd3xd5");
+}
+
+#[tokio::test]
+async fn malformed_fen_is_400_and_says_why() {
+    let app = app();
+    for fen in ["X:Wa2:Bb7", "W:Wa2", "W:Wz9:Bb7", "W:Wa1:Bb7"] {
+        let r = get(&app, &format!("/api/moves?fen={}", enc(fen))).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{fen}");
+        assert!(
+            r.json()["error"].as_str().unwrap().starts_with("bad FEN"),
+            "{fen}"
+        );
+    }
+    let long = "a".repeat(2000);
+    let r = get(&app, &format!("/api/moves?fen={long}")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = get(&app, "/api/moves?rules=chess").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn play_a_move_by_fen() {
+    let r = post(
+        &app(),
+        "/api/move",
+        json!({"fen": "startpos", "move": "d3-d4"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["move"]["landing"], "d3-d4");
+    assert_eq!(v["position"]["side"], "black");
+    assert!(v["position"]["fen"].as_str().unwrap().contains("d4"));
+    assert_eq!(v["position"]["outcome"]["over"], false);
+}
+
+#[tokio::test]
+async fn play_a_capture_in_either_notation() {
+    let app = app();
+    for text in ["b3xd3xd5", "b3xc3xd4", "b3xd5"] {
+        let r = post(
+            &app,
+            "/api/move",
+            json!({"fen": "W:Wb3:Bc3,d4,h7", "move": text}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{text}: {}", r.text);
+        let v = r.json();
+        assert_eq!(v["position"]["fen"], "B:Wd5:Bh7", "{text}");
+        assert_eq!(v["move"]["captured"], "b3xc3xd4");
+    }
+}
+
+#[tokio::test]
+async fn illegal_move_is_422_with_the_legal_moves() {
+    let r = post(&app(), "/api/move", json!({"move": "d3-d5"})).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let v = r.json();
+    assert_eq!(v["legal"].as_array().unwrap().len(), 8);
+    assert!(v["error"].as_str().unwrap().contains("d3-d5"));
+}
+
+#[tokio::test]
+async fn ambiguous_move_is_422_with_the_candidates() {
+    // A black king on a8 takes a3 and may stop on a2 or a1: "a8xa3" names both.
+    let r = post(
+        &app(),
+        "/api/move",
+        json!({"fen": "B:Wa3,h2:BKa8,h7", "move": "a8xa3"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["legal"].as_array().unwrap().len(), 2, "{v}");
+}
+
+#[tokio::test]
+async fn malformed_requests_are_400() {
+    let app = app();
+    let bad = [
+        "{not json",
+        "{}",
+        r#"{"move": 5}"#,
+        r#"{"move": "d3-d4", "extra": 1}"#,
+        r#"{"fen": "nonsense", "move": "d3-d4"}"#,
+        r#"[1, 2]"#,
+    ];
+    for body in bad {
+        let r = send(&app, Method::POST, "/api/move", Some(body)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {}", r.text);
+        assert!(r.json()["error"].is_string(), "{body}");
+    }
+    let r = send(&app, Method::POST, "/api/move", Some("zz")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let long = json!({"move": "d".repeat(500)});
+    let r = post(&app, "/api/move", long).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn oversized_body_is_refused() {
+    let big = json!({"pdn": "x".repeat(damasi_web::BODY_LIMIT + 10)});
+    let r = post(&app(), "/api/pdn/import", big).await;
+    assert!(r.status.is_client_error(), "{}", r.status);
+}
+
+#[tokio::test]
+async fn move_in_a_finished_position_is_409() {
+    // One piece each: the game is drawn before anything is played.
+    let r = post(
+        &app(),
+        "/api/move",
+        json!({"fen": "W:Wd4:Bd6", "move": "d4-d5"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text);
+    let r = get(&app(), &format!("/api/moves?fen={}", enc("W:Wd4:Bd6"))).await;
+    let v = r.json();
+    assert_eq!(v["outcome"]["over"], true);
+    assert_eq!(v["outcome"]["reason"], "draw: one piece each");
+    assert_eq!(v["moves"], json!([]));
+}
+
+#[tokio::test]
+async fn engine_move_and_analysis() {
+    let app = app();
+    let r = post(
+        &app,
+        "/api/engine/move",
+        json!({"level": 1, "move_time_ms": 100}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert!(v["analysis"]["best"]["landing"].is_string());
+    assert_eq!(v["position"]["side"], "black");
+    let r = post(
+        &app,
+        "/api/analyze",
+        json!({"fen": "W:Wb3:Bc3,d4,h7", "move_time_ms": 100}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["best"]["landing"], "b3xd3xd5");
+    assert_eq!(v["pv"][0], "b3xd3xd5");
+    let r = post(&app, "/api/engine/move", json!({"level": 11})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = post(&app, "/api/analyze", json!({"fen": "W:Wa2"})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+async fn new_game(app: &Router, body: Value) -> Value {
+    let r = post(app, "/api/games", body).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    r.json()
+}
+
+#[tokio::test]
+async fn a_game_between_two_people() {
+    let app = app();
+    let g = new_game(&app, json!({})).await;
+    let id = g["id"].as_i64().unwrap();
+    assert_eq!(g["legal"].as_array().unwrap().len(), 8);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "d3-d4"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "e6-e5"}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["plies"].as_array().unwrap().len(), 2);
+    assert_eq!(v["plies"][1]["move"]["landing"], "e6-e5");
+    // Illegal: 422 with the legal moves; the game is unchanged.
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "a3-a5"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(!r.json()["legal"].as_array().unwrap().is_empty());
+    // Take back one ply.
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/takeback"),
+        json!({"plies": 1}),
+    )
+    .await;
+    assert_eq!(r.json()["plies"].as_array().unwrap().len(), 1);
+    // The engine does not move for a person.
+    let r = send(&app, Method::POST, &format!("/api/games/{id}/engine"), None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    // Hint plays nothing.
+    let r = send(&app, Method::POST, &format!("/api/games/{id}/hint"), None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert!(r.json()["best"]["landing"].is_string());
+    // A draw offered between two people at one screen is agreed.
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/draw"),
+        json!({"side": "black"}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["accepted"], true);
+    assert_eq!(v["game"]["outcome"]["reason"], "draw: agreed");
+    assert_eq!(v["game"]["outcome"]["result"], "1/2-1/2");
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "e6-e5"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    // Taking back reopens it.
+    let r = send(
+        &app,
+        Method::POST,
+        &format!("/api/games/{id}/takeback"),
+        None,
+    )
+    .await;
+    assert_eq!(r.json()["outcome"]["over"], false);
+}
+
+#[tokio::test]
+async fn a_game_against_the_engine() {
+    let app = app();
+    let g = new_game(
+        &app,
+        json!({"white": {"kind": "engine", "level": 1}, "black": {"kind": "human"}}),
+    )
+    .await;
+    let id = g["id"].as_i64().unwrap();
+    let r = send(&app, Method::POST, &format!("/api/games/{id}/engine"), None).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["game"]["side"], "black");
+    assert_eq!(v["game"]["plies"].as_array().unwrap().len(), 1);
+    // Not the engine's turn now.
+    let r = send(&app, Method::POST, &format!("/api/games/{id}/engine"), None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/resign"),
+        json!({"side": "black"}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["outcome"]["result"], "1-0");
+    assert_eq!(v["outcome"]["reason"], "Black resigns: White wins");
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/resign"),
+        json!({"side": "purple"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn game_creation_errors() {
+    let app = app();
+    for body in [
+        json!({"white": {"kind": "engine", "level": 0}}),
+        json!({"white": {"kind": "robot"}}),
+        json!({"fen": "W:Wa1:Bb7"}),
+        json!({"clock": {"minutes": -5}}),
+        json!({"rules": "checkers"}),
+    ] {
+        let r = post(&app, "/api/games", body.clone()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {}", r.text);
+    }
+}
+
+#[tokio::test]
+async fn clocks_and_losing_on_time() {
+    let app = app();
+    let g = new_game(&app, json!({"clock": {"minutes": 45, "increment_s": 0}})).await;
+    let id = g["id"].as_i64().unwrap();
+    assert_eq!(g["clock"]["white_ms"], 45 * 60_000);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "d3-d4", "clock": {"white_ms": 2_000_000, "black_ms": 2_700_000}}),
+    )
+    .await;
+    assert_eq!(r.json()["clock"]["white_ms"], 2_000_000);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/flag"),
+        json!({"side": "black"}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["outcome"]["result"], "1-0");
+    assert_eq!(v["outcome"]["reason"], "Black ran out of time: White wins");
+    // A game without clocks cannot be lost on time.
+    let g = new_game(&app, json!({})).await;
+    let r = post(
+        &app,
+        &format!("/api/games/{}/flag", g["id"]),
+        json!({"side": "white"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn games_end_by_the_rules() {
+    let app = app();
+    // White takes the last black piece: Black has no pieces left.
+    let g = new_game(&app, json!({"fen": "W:Wd4,a2:Bd5"})).await;
+    let id = g["id"].as_i64().unwrap();
+    assert_eq!(g["forced_capture"], true);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "d4xd6"}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["outcome"]["over"], true, "{v}");
+    assert_eq!(v["outcome"]["winner"], "white");
+    assert_eq!(v["legal"], json!([]));
+    let list = get(&app, "/api/games").await.json();
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap()
+        .clone();
+    assert_eq!(row["result"], "1-0");
+}
+
+#[tokio::test]
+async fn list_and_delete_games() {
+    let app = app();
+    let a = new_game(&app, json!({})).await["id"].as_i64().unwrap();
+    let b = new_game(&app, json!({})).await["id"].as_i64().unwrap();
+    let list = get(&app, "/api/games").await.json();
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    let r = send(&app, Method::DELETE, &format!("/api/games/{a}"), None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    let r = send(&app, Method::DELETE, &format!("/api/games/{a}"), None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let list = get(&app, "/api/games").await.json();
+    assert_eq!(list[0]["id"], b);
+}
+
+#[tokio::test]
+async fn pdn_export_and_import_round_trip() {
+    let app = app();
+    let g = new_game(&app, json!({})).await;
+    let id = g["id"].as_i64().unwrap();
+    for m in ["d3-d4", "e6-e5", "a3-a4"] {
+        let r = post(&app, &format!("/api/games/{id}/move"), json!({"move": m})).await;
+        assert_eq!(r.status, StatusCode::OK, "{m}: {}", r.text);
+    }
+    let r = get(&app, &format!("/api/games/{id}/pdn")).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.text.contains("[GameType \"30\"]"), "{}", r.text);
+    assert!(r.text.contains("1. d3-d4 e6-e5"), "{}", r.text);
+    let r = post(&app, "/api/pdn/import", json!({"pdn": r.text})).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let new_id = r.json()["ids"][0].as_i64().unwrap();
+    let copy = get(&app, &format!("/api/games/{new_id}")).await.json();
+    let orig = get(&app, &format!("/api/games/{id}")).await.json();
+    assert_eq!(copy["fen"], orig["fen"]);
+    assert_eq!(copy["plies"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn bad_pdn_is_400() {
+    let app = app();
+    for pdn in [
+        "",
+        "[Event \"x\"]\n\n1. d3-d9 *",
+        "[FEN \"W:Wz1:Bb7\"]\n\n*",
+    ] {
+        let r = post(&app, "/api/pdn/import", json!({"pdn": pdn})).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{pdn:?}: {}", r.text);
+    }
+}
+
+#[tokio::test]
+async fn saved_games_survive_a_restart() {
+    let dir = std::env::temp_dir().join(format!("damasi-web-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let id = {
+        let app = router(AppState::open(&dir).unwrap());
+        let g = new_game(&app, json!({})).await;
+        let id = g["id"].as_i64().unwrap();
+        post(
+            &app,
+            &format!("/api/games/{id}/move"),
+            json!({"move": "c3-c4"}),
+        )
+        .await;
+        id
+    };
+    let app = router(AppState::open(&dir).unwrap());
+    let g = get(&app, &format!("/api/games/{id}")).await.json();
+    assert_eq!(g["plies"][0]["move"]["landing"], "c3-c4");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
