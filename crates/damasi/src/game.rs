@@ -542,7 +542,6 @@ impl Game {
 
     /// Sets a declared result read from a record (resignation or agreement), without checking
     /// the board. Used by the PDN reader for results the moves do not explain.
-    #[allow(dead_code)] // used by the PDN reader, landing next
     pub(crate) fn declare(&mut self, outcome: Outcome) {
         self.declared = Some(outcome);
     }
