@@ -27,21 +27,26 @@
 pub mod bench;
 mod control;
 pub mod eval;
+pub mod hub;
+pub mod hub_notation;
 mod level;
-mod rules;
+pub mod match_runner;
+pub mod openings;
+pub mod protocol;
 mod score;
 pub mod search;
+pub mod sprt;
 pub mod time;
 pub mod tt;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use damasi::{Move, Position};
+use damasi::{Game, Move, Position};
 
 pub use control::SearchControl;
+pub use damasi::RuleSet;
 pub use level::Level;
-pub use rules::RuleSet;
 pub use score::Score;
 pub use time::{Clock, Limits};
 
@@ -85,6 +90,16 @@ impl SearchRoot {
             history: Vec::new(),
             rules: RuleSet::default(),
             plies_since_capture: 0,
+        }
+    }
+
+    /// The current position of a game, with its repetition keys, rules and capture count.
+    pub fn from_game(game: &Game) -> SearchRoot {
+        SearchRoot {
+            position: *game.position(),
+            history: game.repetition_keys().to_vec(),
+            rules: *game.rules(),
+            plies_since_capture: game.plies_without_capture(),
         }
     }
 

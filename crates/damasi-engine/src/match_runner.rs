@@ -1,0 +1,1054 @@
+//! Engine-against-engine matches over the Hub protocol: `damasi match`.
+//!
+//! Each engine runs as a subprocess that speaks Hub (any Hub engine for Turkish draughts, or
+//! `damasi hub` with different settings). Games start from an opening set, each opening
+//! played twice with the colours swapped (a game pair), from the opening's start position
+//! with the whole move list sent on every move, as pydraughts does. The referee is the rules
+//! library: every move an engine sends is checked, and a game ends when
+//! [`damasi::game::Game::outcome`] says so (no pieces, blocked, mutual block, one piece each,
+//! threefold repetition, the no-capture limit of the rule set), or as a draw at the ply cap.
+//! An illegal or unreadable move, a crash, a silence past the time-out or a flag fall loses the
+//! game; a crashed engine is restarted for the next one.
+//!
+//! Results are counted from the first engine's view, as single games (win, draw, loss) and
+//! as game pairs (pentanomial), and an optional [`Sprt`] stops the match as soon as it
+//! decides.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use damasi::game::{Game, Outcome, RuleSet};
+use damasi::{Color, Move, Notation, Position};
+
+use crate::hub_notation::{parse_hub_move, write_hub_move, write_hub_position};
+use crate::openings::Opening;
+use crate::protocol::Line;
+use crate::sprt::{EloEstimate, Pentanomial, Sprt, Verdict, Wdl};
+
+/// How long an engine may take to start up and answer `hub` and `init`.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long an engine may take to send `done` after `stop`, or to exit after `quit`.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// One engine of a match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The name used in reports and records.
+    pub name: String,
+    /// The program to run.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Parameters sent with `set-param` after the handshake, as (name, value).
+    pub params: Vec<(String, String)>,
+}
+
+/// What limits each move's search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveLimit {
+    /// A fixed depth in plies.
+    Depth(u32),
+    /// A fixed number of nodes.
+    Nodes(u64),
+    /// A fixed time per move.
+    MoveTime(Duration),
+    /// A clock per player: starting time and increment per move (Fischer).
+    Clock {
+        /// Time on each clock at the start.
+        time: Duration,
+        /// Added after each move.
+        inc: Duration,
+    },
+}
+
+impl MoveLimit {
+    /// The `level` line for a move, given the mover's remaining clock time.
+    fn level_line(&self, remaining: Duration) -> Line {
+        match *self {
+            MoveLimit::Depth(d) => Line::new("level").arg("depth", d),
+            MoveLimit::Nodes(n) => Line::new("level").arg("nodes", n),
+            MoveLimit::MoveTime(t) => Line::new("level").arg("move-time", secs(t)),
+            // The Hub convention (as pydraughts sends it): `time` is the clock minus the
+            // increment, and the engine adds the increment back.
+            MoveLimit::Clock { inc, .. } => Line::new("level")
+                .arg("time", secs(remaining.saturating_sub(inc)))
+                .arg("inc", secs(inc)),
+        }
+    }
+}
+
+impl std::fmt::Display for MoveLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            MoveLimit::Depth(d) => write!(f, "depth {d}"),
+            MoveLimit::Nodes(n) => write!(f, "{n} nodes"),
+            MoveLimit::MoveTime(t) => write!(f, "{}s per move", secs(t)),
+            MoveLimit::Clock { time, inc } => write!(f, "{}+{}", secs(time), secs(inc)),
+        }
+    }
+}
+
+/// Seconds with up to three decimals, without trailing zeros.
+fn secs(d: Duration) -> String {
+    let s = format!("{:.3}", d.as_secs_f64());
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// The two engines; results are counted from the first one's view.
+    pub engines: [EngineSpec; 2],
+    /// The opening set, used in order and again from the top when exhausted.
+    pub openings: Vec<Opening>,
+    /// The search limit per move.
+    pub limit: MoveLimit,
+    /// The rules the games are played and adjudicated under (sent to engines that advertise
+    /// the matching parameters).
+    pub rules: RuleSet,
+    /// A game still going after this many plies (opening included) is a draw.
+    pub max_plies: usize,
+    /// Stop after this many games (`None`: two per opening without an SPRT, unlimited with).
+    pub max_games: Option<u64>,
+    /// The sequential test that may stop the match early.
+    pub sprt: Option<Sprt>,
+    /// Games played at once (each with its own two engine processes).
+    pub concurrency: usize,
+    /// Longest wait for a move without a clock (with a clock, the clock decides).
+    pub move_timeout: Duration,
+    /// A move may overrun the clock by this much before it counts as a loss on time.
+    pub time_margin: Duration,
+}
+
+impl MatchConfig {
+    /// The game limit actually used.
+    pub fn game_limit(&self) -> u64 {
+        match (self.max_games, self.sprt) {
+            (Some(n), _) => n,
+            (None, None) => 2 * self.openings.len() as u64,
+            (None, Some(_)) => u64::MAX,
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// The rules ended it.
+    Rules(Outcome),
+    /// It reached the ply cap: adjudicated a draw.
+    MaxPlies,
+    /// An engine (index 0 or 1) sent a move that is not legal or not readable.
+    IllegalMove {
+        /// Which engine.
+        engine: usize,
+        /// What it sent.
+        text: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// An engine overran its clock.
+    Time {
+        /// Which engine.
+        engine: usize,
+    },
+    /// An engine crashed, did not start or did not answer.
+    Failure {
+        /// Which engine.
+        engine: usize,
+        /// What happened.
+        reason: String,
+    },
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Game number, from 1.
+    pub number: u64,
+    /// Index of the opening in the set.
+    pub opening: usize,
+    /// Which engine (0 or 1) played White.
+    pub white: usize,
+    /// The position the game started from.
+    pub start: Position,
+    /// All moves, the opening's included.
+    pub moves: Vec<Move>,
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+    /// Why it ended.
+    pub termination: Termination,
+    /// The rules it was played under.
+    pub rules: RuleSet,
+}
+
+impl GameRecord {
+    /// Points (1, 1/2 or 0) that engine `e` scored.
+    pub fn points_for(&self, e: usize) -> f64 {
+        match self.winner {
+            None => 0.5,
+            Some(c) => {
+                let e_color = if self.white == e {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                if c == e_color {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// The PDN result token: `1-0`, `0-1` or `1/2-1/2`.
+    pub fn result_token(&self) -> &'static str {
+        match self.winner {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+
+    /// A short reason for reports: `Black is blocked: White wins`, `ply cap`, ...
+    pub fn describe(&self, names: &[String; 2]) -> String {
+        match &self.termination {
+            Termination::Rules(o) => o.describe(),
+            Termination::MaxPlies => "draw: ply cap reached".to_string(),
+            Termination::IllegalMove {
+                engine,
+                text,
+                reason,
+            } => format!("{} sent an illegal move '{text}': {reason}", names[*engine]),
+            Termination::Time { engine } => format!("{} lost on time", names[*engine]),
+            Termination::Failure { engine, reason } => format!("{}: {reason}", names[*engine]),
+        }
+    }
+
+    /// The game as a PDN record with `[GameType "30"]` (Turkish draughts).
+    pub fn to_pdn(&self, names: &[String; 2], event: &str) -> String {
+        let mut s = String::new();
+        let mut tag = |k: &str, v: &str| {
+            let v = v.replace('\\', "\\\\").replace('"', "\\\"");
+            let _ = writeln!(s, "[{k} \"{v}\"]");
+        };
+        tag("Event", event);
+        tag("Round", &self.number.to_string());
+        tag("White", &names[self.white]);
+        tag("Black", &names[1 - self.white]);
+        tag("Result", self.result_token());
+        tag("GameType", "30");
+        if self.start != Position::start() {
+            tag("FEN", &self.start.to_fen());
+        }
+        tag("Rules", &self.rules.name());
+        tag("Termination", &self.describe(names));
+        s.push('\n');
+        let mut pos = self.start;
+        let mut words: Vec<String> = Vec::new();
+        for (i, m) in self.moves.iter().enumerate() {
+            let white_to_move = pos.side_to_move() == Color::White;
+            if white_to_move {
+                words.push(format!("{}.", i / 2 + 1));
+            } else if i == 0 {
+                words.push(format!("{}...", 1));
+            }
+            words.push(pos.write_move(m, Notation::Landing));
+            pos = pos.play(m);
+        }
+        words.push(self.result_token().to_string());
+        // Lines of at most about 80 characters.
+        let mut line_len = 0;
+        for w in words {
+            if line_len > 0 && line_len + 1 + w.len() > 80 {
+                s.push('\n');
+                line_len = 0;
+            } else if line_len > 0 {
+                s.push(' ');
+                line_len += 1;
+            }
+            line_len += w.len();
+            s.push_str(&w);
+        }
+        s.push_str("\n\n");
+        s
+    }
+}
+
+/// The score of a match so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchSummary {
+    /// The engines' names.
+    pub names: [String; 2],
+    /// Games finished.
+    pub games: u64,
+    /// Results from the first engine's view.
+    pub wdl: Wdl,
+    /// Finished game pairs from the first engine's view.
+    pub pairs: Pentanomial,
+    /// The test, if one runs: its log-likelihood ratio and verdict so far.
+    pub sprt: Option<(Sprt, f64, Verdict)>,
+    /// Games lost by illegal moves, time or failures, per engine.
+    pub forfeits: [u64; 2],
+}
+
+impl MatchSummary {
+    fn new(names: [String; 2], sprt: Option<Sprt>) -> MatchSummary {
+        MatchSummary {
+            names,
+            games: 0,
+            wdl: Wdl::default(),
+            pairs: Pentanomial::default(),
+            sprt: sprt.map(|s| (s, 0.0, Verdict::Continue)),
+            forfeits: [0; 2],
+        }
+    }
+
+    /// The Elo difference of the first engine over the second with its 95% interval: from
+    /// game pairs when every game so far belongs to a finished pair, else from single games.
+    pub fn elo(&self) -> Option<EloEstimate> {
+        if self.pairs.pairs() > 1 && 2 * self.pairs.pairs() == self.games {
+            EloEstimate::from_samples(&self.pairs.samples())
+        } else {
+            EloEstimate::from_samples(&self.wdl.samples())
+        }
+    }
+
+    /// One line for progress reports: score, Elo and the test's state.
+    pub fn progress(&self) -> String {
+        let w = &self.wdl;
+        let mut s = format!(
+            "{} - {}: {:.1}/{} (+{} ={} -{})",
+            self.names[0],
+            self.names[1],
+            w.points(),
+            self.games,
+            w.wins,
+            w.draws,
+            w.losses
+        );
+        if let Some(e) = self.elo() {
+            let _ = write!(s, ", Elo {}", format_elo(&e));
+        }
+        if let Some((sprt, llr, _)) = self.sprt {
+            let (lo, hi) = sprt.bounds();
+            let _ = write!(s, ", LLR {llr:.2} ({lo:.2}, {hi:.2})");
+        }
+        s
+    }
+
+    /// The full report printed at the end.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        let w = &self.wdl;
+        let _ = writeln!(
+            s,
+            "{} vs {}: {} games, {} wins, {} draws, {} losses for {} ({:.1}%)",
+            self.names[0],
+            self.names[1],
+            self.games,
+            w.wins,
+            w.draws,
+            w.losses,
+            self.names[0],
+            if self.games > 0 {
+                100.0 * w.points() / self.games as f64
+            } else {
+                0.0
+            }
+        );
+        let c = self.pairs.counts;
+        let _ = writeln!(
+            s,
+            "game pairs (points 0, 1/2, 1, 3/2, 2 out of 2): {} {} {} {} {}",
+            c[0], c[1], c[2], c[3], c[4]
+        );
+        match self.elo() {
+            Some(e) => {
+                let _ = writeln!(s, "Elo difference: {} (95%)", format_elo(&e));
+            }
+            None => s.push_str("Elo difference: no games\n"),
+        }
+        if let Some(los) = crate::sprt::likelihood_of_superiority(w) {
+            let _ = writeln!(s, "likelihood of superiority: {:.1}%", 100.0 * los);
+        }
+        if let Some((sprt, llr, verdict)) = self.sprt {
+            let (lo, hi) = sprt.bounds();
+            let v = match verdict {
+                Verdict::H1 => format!("H1 accepted: {} is stronger", self.names[0]),
+                Verdict::H0 => format!("H0 accepted: {} is not stronger", self.names[0]),
+                Verdict::Continue => "no decision yet".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} ({lo:.2}, {hi:.2}), {v}",
+                sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
+            );
+        }
+        for e in 0..2 {
+            if self.forfeits[e] > 0 {
+                let _ = writeln!(
+                    s,
+                    "{} lost {} game(s) by illegal move, time or failure",
+                    self.names[e], self.forfeits[e]
+                );
+            }
+        }
+        s
+    }
+}
+
+/// `+12.3 ± 45.6` (`±inf` when the interval is open).
+fn format_elo(e: &EloEstimate) -> String {
+    let err = e.error();
+    if e.elo.is_finite() && err.is_finite() {
+        format!("{:+.1} ± {:.1}", e.elo, err)
+    } else if e.elo.is_finite() {
+        format!("{:+.1} ± inf", e.elo)
+    } else if e.elo > 0.0 {
+        "+inf".to_string()
+    } else {
+        "-inf".to_string()
+    }
+}
+
+/// Why a match could not run at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchError(pub String);
+
+impl std::fmt::Display for MatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MatchError {}
+
+/// Plays the match, calling `on_game` after each finished game with the game and the score
+/// so far (on the calling thread, in the order games finish). Returns the final score.
+pub fn run_match(
+    config: &MatchConfig,
+    on_game: &mut dyn FnMut(&GameRecord, &MatchSummary),
+) -> Result<MatchSummary, MatchError> {
+    if config.openings.is_empty() {
+        return Err(MatchError("the opening set is empty".to_string()));
+    }
+    // Fail early and clearly if an engine cannot even start.
+    let mut names = [String::new(), String::new()];
+    for (e, spec) in config.engines.iter().enumerate() {
+        let p = HubProcess::start(spec, &config.rules)
+            .map_err(|m| MatchError(format!("engine {} ({}): {m}", e + 1, spec.name)))?;
+        names[e] = spec.name.clone();
+        p.quit();
+    }
+    if names[0] == names[1] {
+        names[0].push_str(" (1)");
+        names[1].push_str(" (2)");
+    }
+    let limit = config.game_limit();
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let mut summary = MatchSummary::new(names, config.sprt);
+    let (tx, rx) = mpsc::channel::<GameRecord>();
+    std::thread::scope(|scope| {
+        for _ in 0..config.concurrency.max(1) {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || {
+                let mut engines: [Option<HubProcess>; 2] = [None, None];
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= limit {
+                        break;
+                    }
+                    let record = play_game(config, &mut engines, g);
+                    if tx.send(record).is_err() {
+                        break;
+                    }
+                }
+                for p in engines.into_iter().flatten() {
+                    p.quit();
+                }
+            });
+        }
+        drop(tx);
+        let mut open_pairs: HashMap<u64, (usize, u32)> = HashMap::new();
+        for record in rx {
+            summary.games += 1;
+            let points = record.points_for(0);
+            if points == 1.0 {
+                summary.wdl.wins += 1;
+            } else if points == 0.5 {
+                summary.wdl.draws += 1;
+            } else {
+                summary.wdl.losses += 1;
+            }
+            if let Some(e) = forfeiter(&record.termination) {
+                summary.forfeits[e] += 1;
+            }
+            let pair = (record.number - 1) / 2;
+            let entry = open_pairs.entry(pair).or_insert((0, 0));
+            entry.0 += (points * 2.0) as usize;
+            entry.1 += 1;
+            if entry.1 == 2 {
+                summary.pairs.add(entry.0);
+                open_pairs.remove(&pair);
+            }
+            // Once decided, the verdict stands; games still running when it came are counted
+            // but do not reopen the test.
+            if let Some((sprt, llr, verdict)) = summary
+                .sprt
+                .as_mut()
+                .filter(|(_, _, v)| *v == Verdict::Continue)
+            {
+                // The test counts game pairs, whose openings cancel out; single games until
+                // the first pair is complete.
+                *llr = if summary.pairs.pairs() > 0 {
+                    sprt.llr(&summary.pairs.samples())
+                } else {
+                    0.0
+                };
+                *verdict = sprt.verdict(*llr);
+                if *verdict != Verdict::Continue {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            on_game(&record, &summary);
+        }
+    });
+    Ok(summary)
+}
+
+/// The engine that lost a game by forfeit, if it was lost that way.
+fn forfeiter(t: &Termination) -> Option<usize> {
+    match t {
+        Termination::IllegalMove { engine, .. }
+        | Termination::Time { engine }
+        | Termination::Failure { engine, .. } => Some(*engine),
+        Termination::Rules(_) | Termination::MaxPlies => None,
+    }
+}
+
+/// Plays game number `g` (from 0): pair `g / 2`, the first engine White in even games.
+fn play_game(config: &MatchConfig, engines: &mut [Option<HubProcess>; 2], g: u64) -> GameRecord {
+    let opening_index = ((g / 2) % config.openings.len() as u64) as usize;
+    let opening = &config.openings[opening_index];
+    let white = (g % 2) as usize;
+    let mut game = Game::from_position(opening.start, config.rules);
+    for m in &opening.moves {
+        // Checked when the set was read; an opening that ends the game just ends it here.
+        if game.play(m).is_err() {
+            break;
+        }
+    }
+    let mut record = GameRecord {
+        number: g + 1,
+        opening: opening_index,
+        white,
+        start: opening.start,
+        moves: Vec::new(),
+        winner: None,
+        termination: Termination::MaxPlies,
+        rules: config.rules,
+    };
+    let engine_of = |c: Color| if c == Color::White { white } else { 1 - white };
+    let color_of = |e: usize| {
+        if e == white {
+            Color::White
+        } else {
+            Color::Black
+        }
+    };
+    let forfeit = |record: &mut GameRecord, game: &Game, e: usize, t: Termination| {
+        record.moves = game.history().to_vec();
+        record.winner = Some(!color_of(e));
+        record.termination = t;
+    };
+    for (e, slot) in engines.iter_mut().enumerate() {
+        if slot.is_none() {
+            match HubProcess::start(&config.engines[e], &config.rules) {
+                Ok(p) => *slot = Some(p),
+                Err(reason) => {
+                    forfeit(
+                        &mut record,
+                        &game,
+                        e,
+                        Termination::Failure { engine: e, reason },
+                    );
+                    return record;
+                }
+            }
+        }
+        if let Some(p) = slot.as_mut() {
+            if let Err(reason) = p.send(&Line::new("new-game")) {
+                *slot = None;
+                forfeit(
+                    &mut record,
+                    &game,
+                    e,
+                    Termination::Failure { engine: e, reason },
+                );
+                return record;
+            }
+        }
+    }
+    let mut clocks = match config.limit {
+        MoveLimit::Clock { time, .. } => [time, time],
+        _ => [Duration::ZERO; 2],
+    };
+    loop {
+        if let Some(o) = game.outcome() {
+            record.moves = game.history().to_vec();
+            record.winner = o.winner();
+            record.termination = Termination::Rules(o);
+            return record;
+        }
+        if game.ply() >= config.max_plies {
+            record.moves = game.history().to_vec();
+            record.termination = Termination::MaxPlies;
+            return record;
+        }
+        let pos = *game.position();
+        let e = engine_of(pos.side_to_move());
+        let (deadline, clocked) = match config.limit {
+            MoveLimit::Clock { .. } => (clocks[e] + config.time_margin, true),
+            MoveLimit::MoveTime(t) => (t + config.move_timeout, false),
+            _ => (config.move_timeout, false),
+        };
+        let level = config.limit.level_line(clocks[e]);
+        let Some(process) = engines[e].as_mut() else {
+            let reason = "the engine is not running".to_string();
+            forfeit(
+                &mut record,
+                &game,
+                e,
+                Termination::Failure { engine: e, reason },
+            );
+            return record;
+        };
+        let answer = process.think(&opening.start, game.history(), &level, deadline);
+        let (text, elapsed) = match answer {
+            Ok(a) => a,
+            Err(Failure::Timeout) if clocked => {
+                engines[e] = None;
+                forfeit(&mut record, &game, e, Termination::Time { engine: e });
+                return record;
+            }
+            Err(f) => {
+                engines[e] = None;
+                let reason = f.to_string();
+                forfeit(
+                    &mut record,
+                    &game,
+                    e,
+                    Termination::Failure { engine: e, reason },
+                );
+                return record;
+            }
+        };
+        if let MoveLimit::Clock { inc, .. } = config.limit {
+            if elapsed > clocks[e] + config.time_margin {
+                forfeit(&mut record, &game, e, Termination::Time { engine: e });
+                return record;
+            }
+            clocks[e] = clocks[e].saturating_sub(elapsed) + inc;
+        }
+        let Some(text) = text else {
+            let reason = "it sent no move although it has legal moves".to_string();
+            forfeit(
+                &mut record,
+                &game,
+                e,
+                Termination::Failure { engine: e, reason },
+            );
+            return record;
+        };
+        match parse_hub_move(&pos, &text) {
+            Ok(m) => {
+                // Legal by construction: parse_hub_move only returns legal moves.
+                let _ = game.play(&m);
+            }
+            Err(reason) => {
+                let t = Termination::IllegalMove {
+                    engine: e,
+                    text,
+                    reason: reason.to_string(),
+                };
+                forfeit(&mut record, &game, e, t);
+                return record;
+            }
+        }
+    }
+}
+
+/// How a request to an engine failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Failure {
+    /// No answer in time.
+    Timeout,
+    /// The process ended or its pipes broke.
+    Closed(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Timeout => f.write_str("no answer in time"),
+            Failure::Closed(why) => write!(f, "the engine stopped: {why}"),
+        }
+    }
+}
+
+/// A running Hub engine.
+struct HubProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl HubProcess {
+    /// Starts the engine and goes through `hub` .. `wait`, the parameters, `init` .. `ready`.
+    fn start(spec: &EngineSpec, rules: &RuleSet) -> Result<HubProcess, String> {
+        let mut child = Command::new(&spec.program)
+            .args(&spec.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start '{}': {e}", spec.program))?;
+        let stdin = child.stdin.take().ok_or("no stdin pipe")?;
+        let stdout = child.stdout.take().ok_or("no stdout pipe")?;
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut p = HubProcess {
+            child,
+            stdin,
+            lines,
+        };
+        // On failure, dropping `p` kills the process.
+        p.handshake(spec, rules)?;
+        Ok(p)
+    }
+
+    fn handshake(&mut self, spec: &EngineSpec, rules: &RuleSet) -> Result<(), String> {
+        self.send(&Line::new("hub"))?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let mut params: Vec<(String, Option<String>)> = Vec::new();
+        loop {
+            let line = self
+                .recv_until(deadline)
+                .map_err(|f| format!("during 'hub': {f}"))?;
+            match line.command.as_str() {
+                "wait" => break,
+                "param" => {
+                    if let Some(name) = line.get("name") {
+                        params.push((name.to_string(), line.get("values").map(str::to_string)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let has = |name: &str| params.iter().any(|(n, _)| n == name);
+        if let Some((_, values)) = params.iter().find(|(n, _)| n == "variant") {
+            let values = values.as_deref().unwrap_or("");
+            if !values.split_whitespace().any(|v| v == "turkish") {
+                return Err(format!(
+                    "it does not play Turkish draughts (variants: {values})"
+                ));
+            }
+            self.send(
+                &Line::new("set-param")
+                    .arg("name", "variant")
+                    .arg("value", "turkish"),
+            )?;
+        }
+        let mut rule_params: Vec<(String, String)> = Vec::new();
+        if let Some(n) = rules.no_capture_limit {
+            rule_params.push(("no-capture-limit".into(), n.to_string()));
+        }
+        if rules.king_beats_lone_man {
+            rule_params.push(("king-beats-lone-man".into(), "true".into()));
+        }
+        for (name, value) in rule_params.iter().filter(|(n, _)| has(n)) {
+            self.send(&Line::new("set-param").arg("name", name).arg("value", value))?;
+        }
+        for (name, value) in &spec.params {
+            self.send(&Line::new("set-param").arg("name", name).arg("value", value))?;
+        }
+        self.send(&Line::new("init"))?;
+        loop {
+            let line = self
+                .recv_until(deadline)
+                .map_err(|f| format!("during 'init': {f}"))?;
+            match line.command.as_str() {
+                "ready" => return Ok(()),
+                "error" => {
+                    let message = line.get("message").unwrap_or("");
+                    return Err(format!("it rejected its settings: {message}"));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn send(&mut self, line: &Line) -> Result<(), String> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("cannot write to the engine: {e}"))
+    }
+
+    /// The next line that reads as a protocol line, before `deadline`.
+    fn recv_until(&mut self, deadline: Instant) -> Result<Line, Failure> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(text) => {
+                    if let Ok(line) = Line::parse(&text) {
+                        return Ok(line);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(Failure::Timeout),
+                Err(RecvTimeoutError::Disconnected) => {
+                    let status = self
+                        .child
+                        .try_wait()
+                        .ok()
+                        .flatten()
+                        .map_or("its output closed".to_string(), |s| {
+                            format!("it exited ({s})")
+                        });
+                    return Err(Failure::Closed(status));
+                }
+            }
+        }
+    }
+
+    /// Asks for a move: `pos` (start position and every move so far), `level`, `go think`.
+    /// Returns the move text (`None` for a bare `done`) and the time taken.
+    fn think(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        level: &Line,
+        limit: Duration,
+    ) -> Result<(Option<String>, Duration), Failure> {
+        let mut pos = Line::new("pos").arg("pos", write_hub_position(start));
+        if !moves.is_empty() {
+            let list: Vec<String> = moves.iter().map(write_hub_move).collect();
+            pos = pos.arg("moves", list.join(" "));
+        }
+        let began = Instant::now();
+        for line in [&pos, level, &Line::new("go").flag("think")] {
+            self.send(line).map_err(Failure::Closed)?;
+        }
+        let deadline = began + limit;
+        loop {
+            let line = match self.recv_until(deadline) {
+                Ok(line) => line,
+                Err(Failure::Timeout) => {
+                    // Ask for the move, to tell a slow engine from a hung one; the game is
+                    // lost either way.
+                    let _ = self.send(&Line::new("stop"));
+                    return Err(Failure::Timeout);
+                }
+                Err(f) => return Err(f),
+            };
+            if line.command == "done" {
+                return Ok((line.get("move").map(str::to_string), began.elapsed()));
+            }
+        }
+    }
+
+    /// Sends `quit` and waits a moment for the process to end, then kills it.
+    fn quit(mut self) {
+        let _ = self.send(&Line::new("quit"));
+        let deadline = Instant::now() + STOP_GRACE;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HubProcess {
+    fn drop(&mut self) {
+        // A process dropped without `quit` (a failure) must not outlive the match.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Splits a command line into words the way a shell would for simple cases: white space
+/// separates, single and double quotes group, a backslash escapes the next character
+/// (outside single quotes).
+pub fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed ' in '{text}'")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c) => word.push(c),
+                            None => return Err(format!("unclosed \" in '{text}'")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed \" in '{text}'")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(c) => word.push(c),
+                    None => return Err(format!("'{text}' ends with a backslash")),
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err("empty engine command".to_string());
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_commands_like_a_shell() {
+        assert_eq!(
+            split_command("damasi hub --level 5").unwrap(),
+            vec!["damasi", "hub", "--level", "5"]
+        );
+        assert_eq!(
+            split_command(r#"  "/opt/my engine/scan" 'a b' c\ d e"f"  "#).unwrap(),
+            vec!["/opt/my engine/scan", "a b", "c d", "ef"]
+        );
+        assert!(split_command("a 'b").is_err());
+        assert!(split_command("a \"b").is_err());
+        assert!(split_command("a\\").is_err());
+        assert!(split_command("   ").is_err());
+    }
+
+    #[test]
+    fn level_lines_follow_the_hub_clock_convention() {
+        let l = MoveLimit::Clock {
+            time: Duration::from_secs(10),
+            inc: Duration::from_millis(100),
+        };
+        assert_eq!(
+            l.level_line(Duration::from_millis(5000)).to_string(),
+            "level time=4.9 inc=0.1"
+        );
+        assert_eq!(
+            MoveLimit::MoveTime(Duration::from_millis(250))
+                .level_line(Duration::ZERO)
+                .to_string(),
+            "level move-time=0.25"
+        );
+        assert_eq!(
+            MoveLimit::Depth(3).level_line(Duration::ZERO).to_string(),
+            "level depth=3"
+        );
+        assert_eq!(l.to_string(), "10+0.1");
+    }
+
+    fn record(white: usize, winner: Option<Color>) -> GameRecord {
+        GameRecord {
+            number: 1,
+            opening: 0,
+            white,
+            start: Position::start(),
+            moves: Vec::new(),
+            winner,
+            termination: Termination::MaxPlies,
+            rules: RuleSet::default(),
+        }
+    }
+
+    #[test]
+    fn points_are_counted_for_the_right_engine() {
+        assert_eq!(record(0, Some(Color::White)).points_for(0), 1.0);
+        assert_eq!(record(0, Some(Color::White)).points_for(1), 0.0);
+        assert_eq!(record(1, Some(Color::White)).points_for(0), 0.0);
+        assert_eq!(record(1, Some(Color::Black)).points_for(0), 1.0);
+        assert_eq!(record(1, None).points_for(0), 0.5);
+    }
+
+    #[test]
+    fn pdn_records_name_players_result_and_moves() {
+        let mut r = record(1, Some(Color::Black));
+        let p = Position::start();
+        let m1 = p.legal_moves()[0];
+        let p2 = p.play(&m1);
+        let m2 = p2.legal_moves()[0];
+        r.moves = vec![m1, m2];
+        let names = ["one".to_string(), "two \"2\"".to_string()];
+        let pdn = r.to_pdn(&names, "test");
+        assert!(pdn.contains("[White \"two \\\"2\\\"\"]"), "{pdn}");
+        assert!(pdn.contains("[Black \"one\"]"));
+        assert!(pdn.contains("[Result \"0-1\"]"));
+        assert!(pdn.contains("[GameType \"30\"]"));
+        let moves_line = pdn.lines().rev().find(|l| !l.is_empty()).unwrap();
+        assert_eq!(
+            moves_line,
+            format!(
+                "1. {} {} 0-1",
+                p.write_move(&m1, Notation::Landing),
+                p2.write_move(&m2, Notation::Landing)
+            )
+        );
+    }
+}
