@@ -7,6 +7,7 @@ use axum::http::Uri;
 use axum::Json;
 use damasi::game::position_outcome;
 use damasi::{Color, Position, RuleSet};
+use damasi_engine::SearchRoot;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -192,16 +193,15 @@ pub fn move_time(ms: Option<u64>, default_ms: u64) -> Duration {
     )
 }
 
-/// Runs the engine on `history` (the last is searched) and describes the result.
+/// Runs the engine on `root` and describes the result.
 pub async fn think(
     state: &AppState,
-    history: Vec<Position>,
-    rules: RuleSet,
+    root: SearchRoot,
     level: u8,
     time: Duration,
 ) -> Result<Analysis, ApiError> {
-    let pos = *history.last().expect("history holds the searched position");
-    let t = state.brain.think(history, rules, level, time).await?;
+    let pos = root.position;
+    let t = state.brain.think(root, level, time).await?;
     let mut line = Vec::new();
     let mut p = pos;
     for m in &t.pv {
@@ -236,8 +236,7 @@ pub async fn engine_move(
     let level = check_level(req.level.unwrap_or(5))?;
     let analysis = think(
         &state,
-        vec![pos],
-        rules,
+        root(pos, rules),
         level,
         move_time(req.move_time_ms, 1000),
     )
@@ -263,13 +262,20 @@ pub async fn analyze(
     Ok(Json(
         think(
             &state,
-            vec![pos],
-            rules,
+            root(pos, rules),
             level,
             move_time(req.move_time_ms, 1000),
         )
         .await?,
     ))
+}
+
+/// A search root for a position without a game history.
+fn root(pos: Position, rules: RuleSet) -> SearchRoot {
+    SearchRoot {
+        rules,
+        ..SearchRoot::new(pos)
+    }
 }
 
 /// Checks an engine level.

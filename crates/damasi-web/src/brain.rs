@@ -1,16 +1,20 @@
 //! The engine as the web app uses it: searches run on blocking worker threads, never on the
 //! async runtime, a few at a time, and always within a time limit.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use damasi::{Move, Position, RuleSet};
+use damasi::Move;
+use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
 use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
 
 /// Most searches that run at once (the server shares its cores with everything else).
 const MAX_SEARCHES: usize = 2;
+
+/// Hash table of each engine, in MiB.
+const HASH_MB: usize = 16;
 
 /// Longest a request waits for a free search slot.
 const QUEUE_WAIT: Duration = Duration::from_secs(20);
@@ -30,10 +34,11 @@ pub struct Thought {
     pub depth: u32,
 }
 
-/// A handle to the engine, shared by all requests.
+/// A handle to the engines, shared by all requests.
 #[derive(Clone)]
 pub struct Brain {
     permits: Arc<Semaphore>,
+    engines: Arc<Vec<Mutex<Engine>>>,
 }
 
 impl Default for Brain {
@@ -43,19 +48,27 @@ impl Default for Brain {
 }
 
 impl Brain {
-    /// A new engine handle.
+    /// Engines for [`MAX_SEARCHES`] searches at once.
     pub fn new() -> Brain {
+        let engines = (0..MAX_SEARCHES)
+            .map(|_| {
+                Mutex::new(Engine::new(EngineOptions {
+                    hash_mb: HASH_MB,
+                    threads: 1,
+                }))
+            })
+            .collect();
         Brain {
             permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
+            engines: Arc::new(engines),
         }
     }
 
-    /// Searches the last of `history` (earlier positions are for repetition) at `level` 1..=10
-    /// for at most `move_time`.
+    /// Searches `root` at `level` 1..=10 for at most `move_time`. The search is stopped if it
+    /// overruns; a search still queued after [`QUEUE_WAIT`] is refused as busy.
     pub async fn think(
         &self,
-        history: Vec<Position>,
-        rules: RuleSet,
+        root: SearchRoot,
         level: u8,
         move_time: Duration,
     ) -> Result<Thought, ApiError> {
@@ -63,24 +76,41 @@ impl Brain {
             .await
             .map_err(|_| ApiError::Busy("the engine is busy; try again in a moment".into()))?
             .map_err(|e| ApiError::Internal(format!("engine semaphore: {e}")))?;
-        let level = level.clamp(1, 10);
-        let task = tokio::task::spawn_blocking(move || search(&history, rules, level, move_time));
-        match tokio::time::timeout(move_time + Duration::from_secs(5), task).await {
-            Ok(joined) => Ok(joined?),
-            Err(_) => Err(ApiError::Busy("the engine took too long".into())),
+        let control = Arc::new(SearchControl::new());
+        let engines = self.engines.clone();
+        let ctl = control.clone();
+        let mut task = tokio::task::spawn_blocking(move || {
+            // The semaphore guarantees a free engine; poisoned ones (a panicked search) are
+            // still usable, their tables hold no invariants a search relies on.
+            let slot = engines
+                .iter()
+                .find_map(|m| match m.try_lock() {
+                    Ok(g) => Some(g),
+                    Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                    Err(std::sync::TryLockError::WouldBlock) => None,
+                })
+                .ok_or_else(|| ApiError::Busy("no engine free".into()));
+            let mut engine = slot?;
+            let limits = Limits::move_time(move_time);
+            let r = engine.search(&root, &limits, Level::new(level), 1, &ctl, &mut |_| {});
+            Ok::<Thought, ApiError>(Thought {
+                best: r.best,
+                score: r.score.0,
+                mate: r.score.plies_to_end(),
+                pv: r.pv,
+                depth: r.depth,
+            })
+        });
+        let grace = move_time + Duration::from_secs(2);
+        match tokio::time::timeout(grace, &mut task).await {
+            Ok(joined) => joined?,
+            Err(_) => {
+                control.stop();
+                match tokio::time::timeout(Duration::from_secs(5), task).await {
+                    Ok(joined) => joined?,
+                    Err(_) => Err(ApiError::Busy("the engine took too long".into())),
+                }
+            }
         }
-    }
-}
-
-fn search(history: &[Position], rules: RuleSet, level: u8, move_time: Duration) -> Thought {
-    let _ = (rules, level, move_time);
-    let pos = history.last().copied().unwrap_or_default();
-    let best = pos.legal_moves().iter().next().copied();
-    Thought {
-        best,
-        score: 0,
-        mate: None,
-        pv: best.into_iter().collect(),
-        depth: 0,
     }
 }

@@ -7,13 +7,14 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use damasi::{Color, Position};
+use damasi::{Color, Notation, Position};
+use damasi_engine::SearchRoot;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api::{self, parse_fen, parse_rules, Analysis};
-use crate::error::{ApiError, ApiJson, OptionalJson};
+use crate::error::{ApiError, ApiJson, ApiQuery, OptionalJson};
 use crate::record::{legal_infos, MoveInfo, OutcomeInfo, Record};
 use crate::store::{self, Clock, GameRow, Player};
 use crate::AppState;
@@ -168,6 +169,10 @@ impl Loaded {
             clock: self.row.clock,
             tags: serde_json::from_str(&self.row.tags).unwrap_or(Value::Null),
         }
+    }
+
+    fn root(&self) -> SearchRoot {
+        SearchRoot::from_game(self.record.game())
     }
 
     fn ensure_ongoing(&self) -> Result<(), ApiError> {
@@ -463,10 +468,8 @@ pub async fn engine(
             side.name()
         )));
     };
-    let history = g.record.positions();
-    let rules = *g.record.game().rules();
     let time = engine_time(level, g.row.clock.as_ref(), side);
-    let analysis = api::think(&state, history, rules, level, time).await?;
+    let analysis = api::think(&state, g.root(), level, time).await?;
     let best = analysis
         .best
         .as_ref()
@@ -496,16 +499,8 @@ pub async fn hint(
 ) -> Result<Json<Analysis>, ApiError> {
     let g = state.store.with(move |conn| Loaded::load(conn, id)).await?;
     g.ensure_ongoing()?;
-    let rules = *g.record.game().rules();
     Ok(Json(
-        api::think(
-            &state,
-            g.record.positions(),
-            rules,
-            10,
-            Duration::from_millis(800),
-        )
-        .await?,
+        api::think(&state, g.root(), 10, Duration::from_millis(800)).await?,
     ))
 }
 
@@ -623,15 +618,7 @@ pub async fn offer_draw(
     let accepted = match g.player(!by) {
         Player::Human => true,
         Player::Engine { .. } => {
-            let rules = *g.record.game().rules();
-            let a = api::think(
-                &state,
-                g.record.positions(),
-                rules,
-                10,
-                Duration::from_millis(600),
-            )
-            .await?;
+            let a = api::think(&state, g.root(), 10, Duration::from_millis(600)).await?;
             let engine_score = if g.record.current().side_to_move() == !by {
                 a.score
             } else {
@@ -653,16 +640,33 @@ pub async fn offer_draw(
     Ok(Json(DrawAnswer { accepted, game }))
 }
 
-/// `GET /api/games/{id}/pdn`: the game as a PDN file.
+/// Query of `GET /api/games/{id}/pdn`.
+#[derive(Deserialize)]
+pub struct PdnQuery {
+    /// `landing` (default) or `captured`.
+    pub notation: Option<String>,
+}
+
+/// `GET /api/games/{id}/pdn?notation=landing`: the game as a PDN file.
 pub async fn export_pdn(
     State(state): State<AppState>,
     Path(id): Path<i64>,
+    ApiQuery(q): ApiQuery<PdnQuery>,
 ) -> Result<Response, ApiError> {
+    let notation = match q.notation.as_deref() {
+        None | Some("landing") => Notation::Landing,
+        Some("captured") => Notation::Captured,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "notation '{other}': expected 'landing' or 'captured'"
+            )))
+        }
+    };
     let text = state
         .store
         .with(move |conn| {
             let g = Loaded::load(conn, id)?;
-            Ok(crate::pdn::write(&g.row, &g.record, &g.outcome()))
+            Ok(crate::pdn::write(&g.row, &g.record, &g.outcome(), notation))
         })
         .await?;
     Ok((

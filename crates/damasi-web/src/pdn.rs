@@ -1,11 +1,19 @@
-//! PDN records of saved games: export and import.
+//! PDN records of saved games, through the library's reader and writer: export keeps the tags
+//! an imported game came with; import saves every game of a file, or none if one is broken.
 
-use damasi::{Notation, Position};
+use damasi::pdn::{read_games, write_game, PdnGame};
+use damasi::{Color, Notation};
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 use crate::record::{OutcomeInfo, Record};
 use crate::store::{GameRow, Player};
+
+/// Tags the library derives from the game itself; they are not kept from imports.
+const DERIVED: &[&str] = &["Result", "GameType", "Rules", "SetUp", "FEN"];
+
+/// Most games one import may hold.
+const MAX_GAMES: usize = 1000;
 
 fn player_name(p: Player) -> String {
     match p {
@@ -14,181 +22,78 @@ fn player_name(p: Player) -> String {
     }
 }
 
-/// Writes a saved game as PDN, keeping imported tags.
-pub fn write(row: &GameRow, record: &Record, outcome: &OutcomeInfo) -> String {
-    let mut tags: Vec<(String, String)> = Vec::new();
-    let kept: Map<String, Value> = serde_json::from_str(&row.tags).unwrap_or_default();
-    let mut set = |k: &str, v: String| {
-        if let Some(t) = tags.iter_mut().find(|(key, _)| key == k) {
-            t.1 = v;
-        } else {
-            tags.push((k.to_string(), v));
+/// Writes a saved game as PDN in `notation`.
+pub fn write(row: &GameRow, record: &Record, outcome: &OutcomeInfo, notation: Notation) -> String {
+    let mut game = record.game().clone();
+    // A result declared by the players (or a clock) is not in the moves: carry it over.
+    if outcome.over && game.outcome().is_none() {
+        match outcome.result.as_str() {
+            "1-0" => game.resign(Color::Black),
+            "0-1" => game.resign(Color::White),
+            _ => game.agree_draw(),
         }
-    };
-    set("Event", "damasi game".into());
-    set(
-        "Date",
-        row.created
-            .get(..10)
-            .unwrap_or("????.??.??")
-            .replace('-', "."),
-    );
-    set("White", player_name(row.white));
-    set("Black", player_name(row.black));
+    }
+    let mut pdn = PdnGame::new(game);
+    pdn.set_tag("Event", "damasi game");
+    pdn.set_tag("Site", "damasi");
+    if let Some(date) = row.created.get(..10) {
+        pdn.set_tag("Date", &date.replace('-', "."));
+    }
+    pdn.set_tag("White", &player_name(row.white));
+    pdn.set_tag("Black", &player_name(row.black));
+    let kept: Map<String, Value> = serde_json::from_str(&row.tags).unwrap_or_default();
     for (k, v) in &kept {
         if let Some(v) = v.as_str() {
-            set(k, v.to_string());
+            pdn.set_tag(k, v);
         }
     }
-    set("Result", outcome.result.clone());
-    set("GameType", "30".into());
-    if *record.start() != Position::start() {
-        set("FEN", record.start().to_fen());
-    }
-    set("Rules", row.rules.clone());
     if outcome.over {
-        set("Termination", outcome.reason.clone());
+        pdn.set_tag("Termination", &outcome.reason);
     }
-    let mut out = String::new();
-    for (k, v) in &tags {
-        out.push_str(&format!(
-            "[{k} \"{}\"]\n",
-            v.replace('\\', "\\\\").replace('"', "\\\"")
-        ));
-    }
-    out.push('\n');
-    let mut line = String::new();
-    let mut pos = *record.start();
-    let black_first = pos.side_to_move() == damasi::Color::Black;
-    for (i, m) in record.moves().iter().enumerate() {
-        let ply = i + usize::from(black_first);
-        let mut token = String::new();
-        if ply % 2 == 0 {
-            token.push_str(&format!("{}. ", ply / 2 + 1));
-        } else if i == 0 {
-            token.push_str(&format!("{}... ", ply / 2 + 1));
-        }
-        token.push_str(&pos.write_move(m, Notation::Landing));
-        pos = pos.play(m);
-        if line.len() + token.len() > 78 {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line.clear();
-        }
-        line.push_str(&token);
-        line.push(' ');
-    }
-    line.push_str(&outcome.result);
-    out.push_str(line.trim_end());
-    out.push_str("\n\n");
-    out
+    write_game(&pdn, notation)
 }
 
 /// Reads every game of a PDN text into rows ready to insert.
 pub fn read(text: &str) -> Result<Vec<GameRow>, ApiError> {
-    let mut games = Vec::new();
-    let mut tags = Map::new();
-    let mut moves = String::new();
-    let mut in_moves = false;
-    let flush = |tags: &mut Map<String, Value>, moves: &mut String, games: &mut Vec<GameRow>| {
-        if tags.is_empty() && moves.trim().is_empty() {
-            return Ok(());
+    let mut rows = Vec::new();
+    for item in read_games(text.as_bytes()) {
+        let pdn = item.map_err(|e| ApiError::BadRequest(format!("PDN: {e}")))?;
+        if rows.len() == MAX_GAMES {
+            return Err(ApiError::BadRequest(format!(
+                "PDN: more than {MAX_GAMES} games in one import"
+            )));
         }
-        let row = game_row(
-            std::mem::take(tags),
-            &std::mem::take(moves),
-            games.len() + 1,
-        )?;
-        games.push(row);
-        Ok::<(), ApiError>(())
-    };
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            if in_moves {
-                flush(&mut tags, &mut moves, &mut games)?;
-                in_moves = false;
-            }
-            let inner = t.trim_start_matches('[').trim_end_matches(']');
-            let (key, value) = inner
-                .split_once(char::is_whitespace)
-                .ok_or_else(|| ApiError::BadRequest(format!("PDN: cannot read tag line '{t}'")))?;
-            let value = value.trim().trim_matches('"').replace("\\\"", "\"");
-            tags.insert(key.to_string(), Value::String(value));
-        } else if !t.is_empty() {
-            in_moves = true;
-            moves.push_str(t);
-            moves.push(' ');
-        }
+        rows.push(row_of(pdn)?);
     }
-    flush(&mut tags, &mut moves, &mut games)?;
-    if games.is_empty() {
+    if rows.is_empty() {
         return Err(ApiError::BadRequest("PDN: no game found".into()));
     }
-    Ok(games)
+    Ok(rows)
 }
 
-fn game_row(tags: Map<String, Value>, text: &str, n: usize) -> Result<GameRow, ApiError> {
-    let tag = |k: &str| tags.get(k).and_then(Value::as_str).map(str::to_string);
-    let start = match tag("FEN") {
-        Some(f) => Position::from_fen(&f)
-            .map_err(|e| ApiError::BadRequest(format!("PDN game {n}: bad FEN tag: {e}")))?,
-        None => Position::start(),
+fn row_of(pdn: PdnGame) -> Result<GameRow, ApiError> {
+    let record = Record::from_game(pdn.game.clone());
+    let (result, reason) = match pdn.game.outcome() {
+        Some(o) => (o.pdn_result().to_string(), o.describe()),
+        None => ("*".to_string(), String::new()),
     };
-    let rules =
-        crate::api::parse_rules(tag("Rules").as_deref().filter(|r| r.starts_with("turkish")))?;
-    let mut record = Record::new(start, rules);
-    // Strip comments, then read tokens: move numbers and results are skipped.
-    let mut clean = String::new();
-    let mut depth = 0;
-    for c in text.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth = (depth - 1).max(0),
-            _ if depth == 0 => clean.push(c),
-            _ => {}
-        }
-    }
-    let mut result = "*".to_string();
-    for raw in clean.split_whitespace() {
-        let token = raw.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if token.is_empty() {
-            continue;
-        }
-        if ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1"].contains(&token) {
-            result = match token {
-                "2-0" => "1-0",
-                "0-2" => "0-1",
-                "1-1" => "1/2-1/2",
-                t => t,
-            }
-            .to_string();
-            continue;
-        }
-        let m = record.current().parse_move(token).map_err(|e| {
-            ApiError::BadRequest(format!(
-                "PDN game {n}, move {}: {e}",
-                record.moves().len() + 1
-            ))
-        })?;
-        record.push(m)?;
-    }
-    let natural = record.outcome();
-    let (result, reason) = if natural.over {
-        (natural.result, natural.reason)
-    } else if result != "*" {
-        let reason = tag("Termination").unwrap_or_else(|| format!("result {result} as recorded"));
-        (result, reason)
-    } else {
-        (result, String::new())
+    let reason = match pdn.tag("Termination") {
+        Some(t) if result != "*" && !t.trim().is_empty() => t.to_string(),
+        _ => reason,
     };
+    let tags: Map<String, Value> = pdn
+        .tags
+        .iter()
+        .filter(|(k, _)| !DERIVED.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
     Ok(GameRow {
         id: 0,
         created: String::new(),
         updated: String::new(),
         white: Player::Human,
         black: Player::Human,
-        start_fen: start.to_fen(),
+        start_fen: record.start().to_fen(),
         moves: record.to_tokens(),
         result,
         reason,

@@ -122,6 +122,16 @@ impl Record {
         }
     }
 
+    /// A record of a game read elsewhere (a PDN import); its declared result is not kept.
+    pub fn from_game(game: Game) -> Record {
+        let mut record = Record::new(*game.initial_position(), *game.rules());
+        for m in game.history() {
+            // The moves were legal in `game`, so they are legal here.
+            let _ = record.game.play(m);
+        }
+        record
+    }
+
     /// The library's game.
     pub fn game(&self) -> &Game {
         &self.game

@@ -545,3 +545,27 @@ async fn saved_games_survive_a_restart() {
     assert_eq!(g["plies"][0]["move"]["landing"], "c3-c4");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test]
+async fn imported_tags_and_results_are_kept() {
+    let app = app();
+    let pdn = "[Event \"Club final\"]\n[White \"Ayşe\"]\n[Black \"Mehmet\"]\n[GameType \"30\"]\n\n1. d3-d4 e6-e5 2. a3-a4 1-0\n\n[Event \"Second\"]\n\n1. c3-c4 *\n";
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": pdn })).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let ids = r.json()["ids"].clone();
+    assert_eq!(ids.as_array().unwrap().len(), 2);
+    let g = get(&app, &format!("/api/games/{}", ids[0])).await.json();
+    assert_eq!(g["outcome"]["result"], "1-0");
+    assert_eq!(g["tags"]["Event"], "Club final");
+    let text = get(&app, &format!("/api/games/{}/pdn", ids[0])).await.text;
+    assert!(text.contains("[White \"Ayşe\"]"), "{text}");
+    assert!(text.contains("1-0"), "{text}");
+    let r = get(
+        &app,
+        &format!("/api/games/{}/pdn?notation=captured", ids[1]),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    let r = get(&app, &format!("/api/games/{}/pdn?notation=bogus", ids[1])).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
