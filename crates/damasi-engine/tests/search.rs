@@ -1,0 +1,248 @@
+//! Search basics on hand-made positions, at low depth so that the tests stay fast.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use damasi::{Notation, Position, RuleSet};
+use damasi_engine::{
+    Engine, EngineOptions, Level, Limits, Score, SearchControl, SearchResult, SearchRoot,
+};
+
+fn search_root(root: &SearchRoot, limits: &Limits) -> SearchResult {
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let control = Arc::new(SearchControl::new());
+    engine.search(root, limits, Level::MAX, 1, &control, &mut |_| {})
+}
+
+fn search_fen(fen: &str, depth: u32) -> (Position, SearchResult) {
+    let pos = Position::from_fen(fen).unwrap();
+    (
+        pos,
+        search_root(&SearchRoot::new(pos), &Limits::depth(depth)),
+    )
+}
+
+fn best_text(pos: &Position, r: &SearchResult) -> String {
+    pos.write_move(&r.best.expect("a move"), Notation::Landing)
+}
+
+#[test]
+fn finds_a_shot_that_wins_material() {
+    // d4-d5 forces d6xd4 (d2 guards d3), then d3xd5xb5xb7 takes three.
+    let (pos, r) = search_fen("W:Wd2,d3,d4,e5:Bb6,c5,d6,h7", 4);
+    assert_eq!(best_text(&pos, &r), "d4-d5");
+    assert!(r.score.0 >= 150, "score {}", r.score);
+}
+
+#[test]
+fn sees_the_draw_by_one_piece_each() {
+    // The king must take a5, leaving one piece each: a draw under the default rules.
+    let (_, r) = search_fen("W:WKa1:Ba5,h7", 3);
+    assert_eq!(r.score, Score::DRAW);
+}
+
+#[test]
+fn king_beats_lone_man_is_a_win_with_the_option() {
+    let pos = Position::from_fen("W:WKa1:Ba5,h7").unwrap();
+    let mut root = SearchRoot::new(pos);
+    root.rules = RuleSet {
+        king_beats_lone_man: true,
+        ..RuleSet::default()
+    };
+    let r = search_root(&root, &Limits::depth(3));
+    assert_eq!(r.score, Score::win_in(1));
+}
+
+#[test]
+fn prefers_a_blocking_win() {
+    // b6-b7 leaves the a7 man no move: Black, to move and blocked, loses.
+    let (pos, r) = search_fen("W:WKa8,a6,a5,b6,c7:Ba7", 3);
+    assert_eq!(best_text(&pos, &r), "b6-b7");
+    assert_eq!(r.score, Score::win_in(1));
+}
+
+#[test]
+fn a_side_with_no_move_loses() {
+    let pos = Position::from_fen("B:WKa8,a6,a5,b7,c7:Ba7").unwrap();
+    let r = search_root(&SearchRoot::new(pos), &Limits::depth(2));
+    assert_eq!(r.best, None);
+    assert_eq!(r.score, Score::loss_in(0));
+}
+
+#[test]
+fn repetition_with_game_history_is_a_draw() {
+    // Every move leads to a position the game has already seen: each one is a draw.
+    let pos = Position::from_fen("W:WKa1,Kb1:BKh8,Kg8").unwrap();
+    let mut root = SearchRoot::new(pos);
+    root.history = pos
+        .legal_moves()
+        .iter()
+        .map(|m| pos.play(m).key())
+        .collect();
+    let r = search_root(&root, &Limits::depth(4));
+    assert_eq!(r.score, Score::DRAW);
+}
+
+#[test]
+fn no_capture_limit_is_a_draw() {
+    let pos = Position::from_fen("W:WKa1,Kb1,c3:BKh8,d6").unwrap();
+    let mut root = SearchRoot::new(pos);
+    root.rules = RuleSet {
+        no_capture_limit: Some(50),
+        ..RuleSet::default()
+    };
+    root.plies_since_capture = 49;
+    let r = search_root(&root, &Limits::depth(3));
+    // Unless a capture can be forced at once, the next ply ends the game drawn.
+    if !r.best.unwrap().is_capture() {
+        assert_eq!(r.score, Score::DRAW);
+    }
+}
+
+#[test]
+fn returns_legal_moves_from_many_positions() {
+    // Positions from a deterministic random playout.
+    let mut pos = Position::start();
+    let mut seed = 0x9E37_79B9u64;
+    for _ in 0..120 {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let r = search_root(&SearchRoot::new(pos), &Limits::depth(3));
+        let best = r.best.expect("a move when there are legal moves");
+        assert!(
+            legal.contains(&best),
+            "illegal {best:?} in {}",
+            pos.to_fen()
+        );
+        let mut p = pos;
+        for m in &r.pv {
+            assert!(
+                p.legal_moves().contains(m),
+                "illegal pv move in {}",
+                pos.to_fen()
+            );
+            p = p.play(m);
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        pos = pos.play(&legal[(seed % legal.len() as u64) as usize]);
+    }
+}
+
+#[test]
+fn stops_on_node_and_time_limits_and_on_stop() {
+    let root = SearchRoot::new(Position::start());
+    let r = search_root(&root, &Limits::nodes(5_000));
+    assert!(r.best.is_some());
+    assert!(r.nodes < 20_000, "{} nodes", r.nodes);
+
+    let r = search_root(&root, &Limits::move_time(Duration::from_millis(50)));
+    assert!(r.best.is_some());
+
+    // An infinite search returns after `stop` from another thread.
+    let control = Arc::new(SearchControl::new());
+    let c2 = Arc::clone(&control);
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        c2.stop();
+    });
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 2,
+    });
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let r = engine.search(&root, &limits, Level::MAX, 1, &control, &mut |_| {});
+    stopper.join().unwrap();
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn ponder_search_becomes_timed_after_ponder_hit() {
+    let root = SearchRoot::new(Position::start());
+    let control = Arc::new(SearchControl::new_ponder());
+    let c2 = Arc::clone(&control);
+    let hitter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        c2.ponder_hit();
+    });
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let r = engine.search(
+        &root,
+        &Limits::move_time(Duration::from_millis(40)),
+        Level::MAX,
+        1,
+        &control,
+        &mut |_| {},
+    );
+    hitter.join().unwrap();
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn one_thread_is_deterministic() {
+    let root = SearchRoot::new(Position::start());
+    let a = search_root(&root, &Limits::depth(6));
+    let b = search_root(&root, &Limits::depth(6));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let root = SearchRoot::new(Position::start());
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let control = Arc::new(SearchControl::new());
+    let mut last = Vec::new();
+    engine.search(
+        &root,
+        &Limits::depth(4),
+        Level::MAX,
+        3,
+        &control,
+        &mut |i| {
+            if i.depth == 4 {
+                last.push((i.multipv, i.pv[0], i.score));
+            }
+        },
+    );
+    assert_eq!(last.len(), 3);
+    assert_eq!(last.iter().map(|l| l.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert!(last[0].1 != last[1].1 && last[1].1 != last[2].1 && last[0].1 != last[2].1);
+    assert!(last[0].2 >= last[1].2 && last[1].2 >= last[2].2);
+}
+
+#[test]
+fn weak_levels_play_legal_moves() {
+    let pos = Position::start();
+    let root = SearchRoot::new(pos);
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    for level in 1..=10 {
+        let control = Arc::new(SearchControl::new());
+        let r = engine.search(
+            &root,
+            &Limits::depth(6),
+            Level::new(level),
+            1,
+            &control,
+            &mut |_| {},
+        );
+        assert!(pos.legal_moves().contains(&r.best.unwrap()));
+    }
+}
