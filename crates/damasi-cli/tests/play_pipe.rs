@@ -1,0 +1,113 @@
+//! `damasi play` driven through a pipe, one line at a time, as a script would.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn play(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .arg("play")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start damasi play");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn two_people_play_capture_undo_save_and_load() {
+    let dir = std::env::temp_dir().join(format!("damasi-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.pdn");
+    let script = format!(
+        "d3-d4\ne6-e5\nd4-d5\nd5-d6\nmoves\nz9-z8\nd6xd4\nfen\nundo\nfen\nredo\nsave {f}\nnew\nfen\nload {f}\nfen\nboard\nquit\nd2-d3\n",
+        f = file.display()
+    );
+    let out = play(&["--vs", "human"], &script);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "White plays d3-d4");
+    assert_eq!(lines[1], "Black plays e6-e5");
+    assert_eq!(lines[2], "White plays d4-d5");
+    // Black must capture d5 (e5xc5 or d6xd4): the quiet move is refused with the legal ones.
+    assert!(
+        lines[3].starts_with("error: 'd5-d6' is not legal"),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[3].contains("d6xd4") && lines[3].contains("e5xc5"),
+        "{}",
+        lines[3]
+    );
+    assert_eq!(
+        lines[4].split(' ').collect::<Vec<_>>().len(),
+        2,
+        "two captures: {}",
+        lines[4]
+    );
+    assert!(
+        lines[5].starts_with("error: 'z9-z8' is not a move"),
+        "{}",
+        lines[5]
+    );
+    assert_eq!(lines[6], "Black plays d6xd4");
+    let after = "W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,e3,f3,g3,h3:Bd4,e5,a6,b6,c6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7";
+    assert_eq!(lines[7], after);
+    assert_eq!(lines[8], "undone");
+    assert!(lines[9].starts_with("B:"), "{}", lines[9]);
+    assert_eq!(lines[10], "redo d6xd4");
+    assert!(lines[11].starts_with("saved "));
+    assert_eq!(lines[12], "new game");
+    assert!(
+        lines[13].starts_with("W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3"),
+        "{}",
+        lines[13]
+    );
+    assert!(lines[14].ends_with(": 4 plies"), "{}", lines[14]);
+    assert_eq!(lines[15], after);
+    assert!(lines[16].contains("a b c d e f g h"));
+    // Nothing after `quit` is read.
+    assert!(!out.contains("d2-d3"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_engine_answers_with_a_legal_move() {
+    let out = play(&["--level", "2", "--time", "0.05"], "c3-c4\nfen\nquit\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "White plays c3-c4");
+    let reply = lines[1]
+        .strip_prefix("Black (engine) plays ")
+        .expect(lines[1]);
+    let after_c4 =
+        damasi::Position::start().play(&damasi::Position::start().parse_move("c3-c4").unwrap());
+    assert!(after_c4.parse_move(reply).is_ok(), "{reply}");
+    assert!(lines[2].starts_with("W:"), "{}", lines[2]);
+}
+
+#[test]
+fn the_engine_moves_first_when_playing_white() {
+    let out = play(
+        &["--color", "black", "--level", "1", "--time", "0.05"],
+        "resign\nquit\n",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("White (engine) plays "), "{out}");
+    assert_eq!(
+        lines[1], "game over: Black resigns: White wins (1-0)",
+        "{out}"
+    );
+}
