@@ -351,7 +351,7 @@ impl Position {
     /// The squares the piece stands on along the canonical route of `m`: the start square,
     /// each landing square, the end square. A quiet move gives `[from, to]`. When a king goes
     /// straight on after a capture, the stop is the square right behind the captured piece.
-    /// For a move that is not legal here the result is `[from, to]`.
+    /// When `m` has no route here (a move of another position), the result is `[from, to]`.
     ///
     /// ```
     /// use damasi::Position;
@@ -370,7 +370,7 @@ impl Position {
     }
 
     /// The squares `m` captures, in the order of its canonical route (empty for a quiet move).
-    /// For a move that is not legal here, the captured squares a1 first.
+    /// When `m` has no route here, its captured squares a1 first.
     pub fn capture_order(&self, m: &Move) -> Vec<Square> {
         match self.canonical_route(m) {
             Some(jumps) => jumps.iter().map(|j| j.victim).collect(),
