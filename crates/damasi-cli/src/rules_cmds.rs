@@ -126,5 +126,9 @@ pub fn show(a: ShowArgs) -> Result<()> {
         ""
     };
     println!("{} legal moves{forced}", moves.len());
+    match damasi::game::position_outcome(&pos, &damasi::RuleSet::default()) {
+        None => println!("game state: in progress"),
+        Some(o) => println!("game state: over, {}", o.describe()),
+    }
     Ok(())
 }

@@ -69,12 +69,25 @@ fn moves_prints_one_legal_move_per_line() {
 
 #[test]
 fn show_prints_board_and_side() {
-    let o = damasi(&["show", "--fen", "B:WKa1:Bh7"]);
+    let o = damasi(&["show", "--fen", "B:WKa1,b3:Bh7"]);
     assert!(o.status.success());
     let out = stdout(&o);
     assert!(out.contains("1 W . . . . . . . 1"), "{out}");
     assert!(out.contains("7 . . . . . . . b 7"), "{out}");
     assert!(out.contains("Black to move"), "{out}");
+    assert!(out.contains("game state: in progress"), "{out}");
+    // One piece each: a draw (RULES.md, End of the game).
+    let o = damasi(&["show", "--fen", "W:WKa1:Bh7"]);
+    assert!(
+        stdout(&o).contains("game state: over, draw: one piece each"),
+        "{}",
+        stdout(&o)
+    );
+    // White to move and blocked: a4 cannot step to a5 or b4, nor jump a5 or b4 (a6 and c4 are taken).
+    let o = damasi(&["show", "--fen", "W:Wa4:Ba5,a6,b4,c4,h7"]);
+    let out = stdout(&o);
+    assert!(out.contains("0 legal moves"), "{out}");
+    assert!(out.contains("White is blocked"), "{out}");
 }
 
 #[test]
