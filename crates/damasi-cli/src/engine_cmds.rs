@@ -248,7 +248,8 @@ pub fn bench(a: BenchArgs) -> Result<()> {
 fn engine_spec(command: &str, name: Option<String>, params: &[String]) -> Result<EngineSpec> {
     let mut words = split_command(command).map_err(|e| anyhow!("engine command: {e}"))?;
     let program = words.remove(0);
-    let program = if program == "damasi" {
+    let is_damasi = program == "damasi";
+    let program = if is_damasi {
         std::env::current_exe()
             .context("finding this program")?
             .to_string_lossy()
@@ -264,8 +265,19 @@ fn engine_spec(command: &str, name: Option<String>, params: &[String]) -> Result
                 .ok_or_else(|| anyhow!("engine parameter '{p}' is not NAME=VALUE"))
         })
         .collect::<Result<Vec<_>>>()?;
+    // Default name: the command, with `damasi hub` shortened to `damasi`.
     let name = name.unwrap_or_else(|| {
-        let mut n = command.trim().to_string();
+        let mut n = if is_damasi {
+            let rest = words
+                .strip_prefix(&["hub".to_string()][..])
+                .unwrap_or(&words);
+            std::iter::once("damasi".to_string())
+                .chain(rest.iter().cloned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            command.trim().to_string()
+        };
         for (k, v) in &params {
             n.push_str(&format!(" {k}={v}"));
         }
@@ -382,7 +394,8 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     let mut write_error = None;
     let summary = damasi_engine::match_runner::run_match(&config, &mut |record, summary| {
         if let Some(out) = pdn.as_mut() {
-            let text = record.to_pdn(&summary.names, &event);
+            // Games are separated by a blank line.
+            let text = record.to_pdn(&summary.names, &event) + "\n";
             if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
                 write_error.get_or_insert(e);
             }

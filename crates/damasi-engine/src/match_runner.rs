@@ -23,6 +23,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use damasi::game::{Game, Outcome, RuleSet};
+use damasi::pdn::{write_game, PdnGame};
 use damasi::{Color, Move, Notation, Position};
 
 use crate::hub_notation::{parse_hub_move, write_hub_move, write_hub_position};
@@ -231,54 +232,54 @@ impl GameRecord {
         }
     }
 
-    /// The game as a PDN record with `[GameType "30"]` (Turkish draughts).
+    /// The game as a PDN record ([`damasi::pdn`]): `[GameType "30"]`, the players, the
+    /// result, the rule set and a `Termination` tag with the reason. A result the board does
+    /// not explain (a forfeit, the ply cap) is recorded as a resignation or an agreed draw.
     pub fn to_pdn(&self, names: &[String; 2], event: &str) -> String {
-        let mut s = String::new();
-        let mut tag = |k: &str, v: &str| {
-            let v = v.replace('\\', "\\\\").replace('"', "\\\"");
-            let _ = writeln!(s, "[{k} \"{v}\"]");
-        };
-        tag("Event", event);
-        tag("Round", &self.number.to_string());
-        tag("White", &names[self.white]);
-        tag("Black", &names[1 - self.white]);
-        tag("Result", self.result_token());
-        tag("GameType", "30");
-        if self.start != Position::start() {
-            tag("FEN", &self.start.to_fen());
-        }
-        tag("Rules", &self.rules.name());
-        tag("Termination", &self.describe(names));
-        s.push('\n');
-        let mut pos = self.start;
-        let mut words: Vec<String> = Vec::new();
-        for (i, m) in self.moves.iter().enumerate() {
-            let white_to_move = pos.side_to_move() == Color::White;
-            if white_to_move {
-                words.push(format!("{}.", i / 2 + 1));
-            } else if i == 0 {
-                words.push(format!("{}...", 1));
+        let mut game = Game::from_position(self.start, self.rules);
+        for m in &self.moves {
+            if game.play(m).is_err() {
+                break;
             }
-            words.push(pos.write_move(m, Notation::Landing));
-            pos = pos.play(m);
         }
-        words.push(self.result_token().to_string());
-        // Lines of at most about 80 characters.
-        let mut line_len = 0;
-        for w in words {
-            if line_len > 0 && line_len + 1 + w.len() > 80 {
-                s.push('\n');
-                line_len = 0;
-            } else if line_len > 0 {
-                s.push(' ');
-                line_len += 1;
+        if game.outcome().is_none() {
+            match self.winner {
+                Some(winner) => game.resign(!winner),
+                None => game.agree_draw(),
             }
-            line_len += w.len();
-            s.push_str(&w);
         }
-        s.push_str("\n\n");
-        s
+        let mut record = PdnGame::new(game);
+        record.set_tag("Event", event);
+        record.set_tag("Date", &today());
+        record.set_tag("Round", &self.number.to_string());
+        record.set_tag("White", &names[self.white]);
+        record.set_tag("Black", &names[1 - self.white]);
+        record.set_tag("Termination", &self.describe(names));
+        write_game(&record, Notation::Landing)
     }
+}
+
+/// Today's date (UTC) as PDN writes dates: `2026.11.21`.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// The calendar date of a day counted from 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
 }
 
 /// The score of a match so far.
@@ -1019,6 +1020,16 @@ mod tests {
     }
 
     #[test]
+    fn dates_from_day_numbers() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(59), (1970, 3, 1));
+        // 2000-02-29 was day 11016; 2026-11-21 is day 20778.
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_778), (2026, 11, 21));
+        assert_eq!(today().len(), 10);
+    }
+
+    #[test]
     fn points_are_counted_for_the_right_engine() {
         assert_eq!(record(0, Some(Color::White)).points_for(0), 1.0);
         assert_eq!(record(0, Some(Color::White)).points_for(1), 0.0);
@@ -1035,20 +1046,20 @@ mod tests {
         let p2 = p.play(&m1);
         let m2 = p2.legal_moves()[0];
         r.moves = vec![m1, m2];
-        let names = ["one".to_string(), "two \"2\"".to_string()];
+        r.termination = Termination::Time { engine: 1 };
+        let names = ["one".to_string(), "two".to_string()];
         let pdn = r.to_pdn(&names, "test");
-        assert!(pdn.contains("[White \"two \\\"2\\\"\"]"), "{pdn}");
+        assert!(pdn.contains("[White \"two\"]"), "{pdn}");
         assert!(pdn.contains("[Black \"one\"]"));
         assert!(pdn.contains("[Result \"0-1\"]"));
         assert!(pdn.contains("[GameType \"30\"]"));
-        let moves_line = pdn.lines().rev().find(|l| !l.is_empty()).unwrap();
+        assert!(pdn.contains("[Termination \"two lost on time\"]"));
+        // It reads back: same moves, same result.
+        let read = damasi::pdn::read_game(&pdn).unwrap();
+        assert_eq!(read.game.history(), &r.moves[..]);
         assert_eq!(
-            moves_line,
-            format!(
-                "1. {} {} 0-1",
-                p.write_move(&m1, Notation::Landing),
-                p2.write_move(&m2, Notation::Landing)
-            )
+            read.game.outcome().and_then(|o| o.winner()),
+            Some(Color::Black)
         );
     }
 }
