@@ -19,7 +19,10 @@
 //! reader then skips to the end of that game and reads the next.
 //!
 //! A result token that the board does not explain (the game is not over after the last move)
-//! is kept as a resignation (`1-0`, `0-1`) or an agreed draw (`1/2-1/2`).
+//! is kept as a resignation (`1-0`, `0-1`) or an agreed draw (`1/2-1/2`). When the board has
+//! ended the game, the board decides and a contradicting token is ignored (the `Result` tag in
+//! [`PdnGame::tags`] still holds what the file said). Moves after the end of the game (by the
+//! rules the game is played under, draws included) are an error.
 //!
 //! ```
 //! use damasi::pdn::{read_games, write_game, PdnGame};

@@ -352,3 +352,36 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn declared_results_round_trip() {
+    let mut resigned = played("d3-d4 e6-e5");
+    resigned.resign(Color::White);
+    let mut agreed = played("d3-d4");
+    agreed.agree_draw();
+    for (g, token) in [(resigned, "0-1"), (agreed, "1/2-1/2")] {
+        let text = write_game(&PdnGame::new(g.clone()), Notation::Landing);
+        assert!(text.contains(&format!("[Result \"{token}\"]")), "{text}");
+        assert!(text.ends_with(&format!(" {token}\n")), "{text}");
+        assert_eq!(read_game(&text).unwrap().game, g);
+    }
+}
+
+#[test]
+fn windows_line_ends_and_byte_order_mark() {
+    let text = "\u{feff}[Event \"crlf\"]\r\n[GameType \"30\"]\r\n\r\n1. d3-d4 d6-d5\r\n*\r\n";
+    let r = read_game(text).unwrap();
+    assert_eq!(r.tag("Event"), Some("crlf"));
+    assert_eq!(landing(&r.game), ["d3-d4", "d6-d5"]);
+}
+
+#[test]
+fn a_contradicting_result_token_gives_way_to_the_board() {
+    // The board says White won (Black has no piece left after a1xa8); the token says 0-1.
+    // The board decides; the Result tag keeps what the file said.
+    let text = "[Result \"0-1\"]\n[FEN \"W:WKa1,b2:Ba5\"]\n1. a1xa8 0-1\n";
+    let r = read_game(text).unwrap();
+    assert_eq!(r.game.outcome().unwrap().winner(), Some(Color::White));
+    assert_eq!(r.tag("Result"), Some("0-1"));
+    assert!(write_game(&r, Notation::Landing).ends_with("1. a1xa8 1-0\n"));
+}
