@@ -88,11 +88,11 @@ fn random_game(start: Position, rng: &mut Rng, max_plies: usize) -> Game {
 /// with kings on both sides and Black to move.
 fn sample_games() -> Vec<Game> {
     let mut rng = Rng(0x0123_4567_89ab_cdef);
-    let mut games: Vec<Game> = (0..8)
-        .map(|_| random_game(Position::start(), &mut rng, 120))
+    let mut games: Vec<Game> = (0..6)
+        .map(|_| random_game(Position::start(), &mut rng, 100))
         .collect();
     let setup = Position::from_fen("B:WKa1,c3,d3,e3,f4,g2:BKh8,b6,c6,d7,e6,g6").unwrap();
-    games.push(random_game(setup, &mut rng, 80));
+    games.push(random_game(setup, &mut rng, 60));
     games
 }
 
