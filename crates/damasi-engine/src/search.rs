@@ -215,15 +215,20 @@ impl Worker<'_, '_> {
         }
     }
 
-    /// Orders `moves` in place: TT move, captures (more and kings first), promotions,
-    /// killers, then by history.
-    fn order(&self, pos: &Position, moves: &mut [Move], tt_move: TtMove, ply: usize) {
+    /// Scores `moves` for ordering: TT move, captures (more and kings first), promotions,
+    /// killers, then history. Lists longer than `scores` keep generation order.
+    fn score_moves(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        tt_move: TtMove,
+        ply: usize,
+        scores: &mut [i32; 256],
+    ) {
         let side = pos.side_to_move() as usize;
         let kings = pos.kings();
-        let mut keyed: [(i32, u8); 256] = [(0, 0); 256];
-        let n = moves.len().min(256);
-        for (i, m) in moves.iter().take(n).enumerate() {
-            let s = if tt_move.matches(m) {
+        for (m, out) in moves.iter().zip(scores.iter_mut()) {
+            *out = if tt_move.matches(m) {
                 1 << 30
             } else if m.is_capture() {
                 (1 << 28)
@@ -239,16 +244,6 @@ impl Worker<'_, '_> {
             } else {
                 self.state.history[side][m.from().index()][m.to().index()]
             };
-            keyed[i] = (s, i as u8);
-        }
-        if n < moves.len() {
-            return; // pathological lists keep generation order
-        }
-        let keyed = &mut keyed[..n];
-        keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let copy: [Move; 256] = std::array::from_fn(|i| if i < n { moves[i] } else { moves[0] });
-        for (dst, &(_, src)) in moves.iter_mut().zip(keyed.iter()) {
-            *dst = copy[src as usize];
         }
     }
 
@@ -307,9 +302,14 @@ impl Worker<'_, '_> {
         }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
-        self.order(pos, moves.as_mut_slice(), TtMove::NONE, ply);
+        let mut scores = [0i32; 256];
+        if moves.len() > 1 {
+            self.score_moves(pos, &moves, TtMove::NONE, ply, &mut scores);
+        }
         let mut best = -INF;
-        for m in moves.iter() {
+        for i in 0..moves.len() {
+            pick(moves.as_mut_slice(), &mut scores, i);
+            let m = &moves[i];
             let child = pos.play(m);
             self.keys[ply + 1] = child.key();
             let s = -self.qsearch(&child, -beta, -alpha, ply + 1, ply + 1, 0);
@@ -399,6 +399,15 @@ impl Worker<'_, '_> {
         }
         let capture_pending = moves[0].is_capture();
 
+        // Reverse futility: near the horizon, a quiet position whose evaluation clears beta by
+        // a margin per ply is taken as a fail high.
+        if !pv_node && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND {
+            let eval = evaluate(pos, self.weights);
+            if eval - 80 * depth >= beta {
+                return eval;
+            }
+        }
+
         // ProbCut: if a shallow search clears beta by a margin, the deep one very likely
         // fails high too. Used instead of null move.
         if !pv_node && depth >= 5 && beta.abs() < MATE_BOUND && !capture_pending {
@@ -413,18 +422,33 @@ impl Worker<'_, '_> {
             self.pv_len[ply] = 0;
         }
 
-        self.order(pos, moves.as_mut_slice(), tt_move, ply);
+        let mut scores = [0i32; 256];
+        self.score_moves(pos, &moves, tt_move, ply, &mut scores);
         // A forced move costs nothing to look at more deeply.
         let extension = i32::from(moves.len() == 1 && ply < 2 * MAX_PLY / 3);
 
         let old_alpha = alpha;
         let mut best = -INF;
         let mut best_move: Option<Move> = None;
-        let mut tried: [Move; 64] = [moves[0]; 64];
-        let mut n_tried = 0;
-        for (i, m) in moves.iter().enumerate() {
+        for i in 0..moves.len() {
+            pick(moves.as_mut_slice(), &mut scores, i);
+            let m = &moves[i];
             let child = pos.play(m);
+            let quiet = !m.is_capture() && !m.is_promotion();
+            let offers_capture = quiet && child.has_capture();
+            // Late-move pruning: near the horizon, quiet moves that offer nothing to take are
+            // skipped once enough moves were tried.
+            if !pv_node
+                && quiet
+                && !offers_capture
+                && depth <= 3
+                && i >= (3 + 2 * depth * depth) as usize
+                && best > -MATE_BOUND
+            {
+                continue;
+            }
             self.keys[ply + 1] = child.key();
+            self.shared.tt.prefetch(child.key());
             let child_irrev = if pos.is_irreversible(m) {
                 ply + 1
             } else {
@@ -432,7 +456,6 @@ impl Worker<'_, '_> {
             };
             let child_nocap = if m.is_capture() { 0 } else { nocap + 1 };
             let new_depth = depth - 1 + extension;
-            let quiet = !m.is_capture() && !m.is_promotion();
             let mut s;
             if i == 0 {
                 s = -self.search(
@@ -448,7 +471,7 @@ impl Worker<'_, '_> {
             } else {
                 // Late-move reduction for quiet moves tried late.
                 let mut r = 0;
-                if depth >= 3 && quiet && i >= 2 && !child.has_capture() {
+                if depth >= 3 && quiet && i >= 2 && !offers_capture {
                     r = reduction(depth, i) - i32::from(pv_node);
                     if self.killers[ply].contains(&Some(*m)) {
                         r -= 1;
@@ -496,22 +519,20 @@ impl Worker<'_, '_> {
             if s > best {
                 best = s;
                 if s > alpha {
-                    best_move = Some(*m);
+                    let m = *m;
+                    best_move = Some(m);
                     alpha = s;
                     if pv_node {
-                        self.update_pv(ply, m);
+                        self.update_pv(ply, &m);
                     }
                     if s >= beta {
                         if quiet {
-                            self.update_quiet_stats(pos, m, &tried[..n_tried], depth, ply);
+                            // The moves tried before the cut-off sit in front of it.
+                            self.update_quiet_stats(pos, &m, &moves[..i], depth, ply);
                         }
                         break;
                     }
                 }
-            }
-            if n_tried < tried.len() {
-                tried[n_tried] = *m;
-                n_tried += 1;
             }
         }
 
@@ -621,6 +642,45 @@ impl Worker<'_, '_> {
             }
         }
         best
+    }
+}
+
+/// Lazy selection sort: moves the best-scored of `moves[i..]` to `i` (cut-offs usually come
+/// early, so most lists are never fully sorted).
+#[inline]
+fn pick(moves: &mut [Move], scores: &mut [i32; 256], i: usize) {
+    let n = moves.len().min(256);
+    if i >= n {
+        return;
+    }
+    // Past the first few moves a cut-off is unlikely: sort the rest once (insertion sort,
+    // stable) instead of selecting again and again.
+    if i == 3 {
+        for j in i + 1..n {
+            let (m, s) = (moves[j], scores[j]);
+            let mut k = j;
+            while k > i && scores[k - 1] < s {
+                moves[k] = moves[k - 1];
+                scores[k] = scores[k - 1];
+                k -= 1;
+            }
+            moves[k] = m;
+            scores[k] = s;
+        }
+        return;
+    }
+    if i > 3 {
+        return;
+    }
+    let mut best = i;
+    for j in i + 1..n {
+        if scores[j] > scores[best] {
+            best = j;
+        }
+    }
+    if best != i {
+        moves.swap(i, best);
+        scores.swap(i, best);
     }
 }
 
