@@ -27,7 +27,7 @@ fn start_position_depth_8_moves_and_routes() {
 }
 
 #[test]
-#[ignore = "about 4 min of CPU time; run with --ignored"]
+#[ignore = "about 3 min of CPU time; run with --ignored"]
 fn start_position_depth_9_moves() {
     assert_eq!(
         perft_parallel(&Position::start(), 9, Counting::Moves, threads()),
