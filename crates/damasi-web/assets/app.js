@@ -61,6 +61,7 @@ function announce(text) {
 let toastTimer = null;
 function toast(text, ms = 3500) {
   const el = $("toast");
+  el.onclick = () => { el.hidden = true; };
   el.textContent = text;
   el.hidden = false;
   clearTimeout(toastTimer);
@@ -78,8 +79,8 @@ class ApiError extends Error {
   }
 }
 
-async function api(method, path, body) {
-  const opts = { method, headers: {} };
+async function api(method, path, body, signal) {
+  const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -243,7 +244,7 @@ const board = {
       d.classList.toggle("onpath", onPath.has(sq));
       d.classList.toggle("last", !!this.last && this.last.includes(sq) && sq !== this.sel);
       d.classList.toggle("hintsq", !!this.hint && this.hint.includes(sq));
-      d.classList.toggle("kbd", document.activeElement === this.el && sq === this.cursor);
+      d.classList.toggle("kbd", this.el.matches(":focus-visible") && sq === this.cursor);
       d.setAttribute("aria-label", this.pieceLabel(sq) + (next.has(sq) ? (lang === "tr" ? ", hedef" : ", target") : ""));
     }
     for (const [sq, el] of Object.entries(this.pieceEls)) {
@@ -486,6 +487,7 @@ function renderPlayers() {
   const bottomSide = board.flipped ? "black" : "white";
   if (mode !== "play" || !game) {
     $("name-top").innerHTML = ""; $("name-bottom").innerHTML = "";
+    $("name-top").classList.remove("tomove"); $("name-bottom").classList.remove("tomove");
     $("clock-top").hidden = true; $("clock-bottom").hidden = true;
     return;
   }
@@ -611,6 +613,8 @@ function renderPlay() {
 
 function setGame(g, opts = {}) {
   game = g;
+  board.hint = null;
+  board.hintMove = null;
   localStorage.setItem("damasi.game", String(g.id));
   if (opts.resetClock || !clocks) clocks = g.clock ? { white_ms: g.clock.white_ms, black_ms: g.clock.black_ms } : null;
   if (!g.clock) clocks = null;
@@ -831,8 +835,13 @@ function scoreText(a) {
 }
 
 let analyzeTimer = null;
+let analyzeAbort = null;
 function analyze(fen, seq) {
   clearTimeout(analyzeTimer);
+  // A search for a position no longer shown is stopped on the server when its request ends.
+  if (analyzeAbort) analyzeAbort.abort();
+  analyzeAbort = new AbortController();
+  const signal = analyzeAbort.signal;
   $("an-score").textContent = "…";
   $("an-pv").textContent = "…";
   $("an-depth").textContent = "";
@@ -844,7 +853,7 @@ function analyze(fen, seq) {
   }
   analyzeTimer = setTimeout(async () => {
     try {
-      const a = await api("POST", "/api/analyze", { fen, move_time_ms: 1000 });
+      const a = await api("POST", "/api/analyze", { fen, move_time_ms: 1500 }, signal);
       if (seq !== study.seq) return;
       $("an-score").textContent = scoreText(a);
       $("an-pv").textContent = a.pv.join(" ") || "–";
@@ -856,6 +865,7 @@ function analyze(fen, seq) {
       } else frac = Math.tanh(a.white_score / 400);
       setEval(frac);
     } catch (e) {
+      if (e.name === "AbortError") return;
       if (seq === study.seq) { $("an-score").textContent = "–"; $("an-pv").textContent = e.message; }
     }
   }, 150);
@@ -956,16 +966,30 @@ async function renderGames() {
     for (const g of list) {
       const tr = document.createElement("tr");
       tr.dataset.id = g.id;
-      const cells = [String(g.id), g.updated.slice(0, 16), playerShort(g.white), playerShort(g.black), String(g.plies),
-        g.result === "*" ? t("inProgress") : g.result];
+      const cells = [String(g.id), g.updated.slice(0, 16), g.white_name || playerShort(g.white),
+        g.black_name || playerShort(g.black), String(g.plies), g.result === "*" ? t("inProgress") : g.result];
       for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
-      tr.children[5].title = translateReason(g.reason);
+      tr.children[1].className = "nowrap";
+      if (g.event) {
+        const ev = document.createElement("div");
+        ev.className = "muted small";
+        ev.textContent = g.event;
+        tr.children[2].appendChild(ev);
+      }
+      if (g.reason) {
+        const why = document.createElement("div");
+        why.className = "muted small";
+        why.textContent = translateReason(g.reason);
+        tr.children[5].appendChild(why);
+      }
       const acts = document.createElement("td");
       acts.className = "acts";
       const open = document.createElement("button");
       open.textContent = t("resume");
       open.className = "resume";
-      open.addEventListener("click", async () => { try { await loadGame(g.id); setMode("play"); } catch (e) { showError(e); } });
+      open.addEventListener("click", async () => {
+        try { await loadGame(g.id); setMode("play"); maybeEngine(); } catch (e) { showError(e); }
+      });
       const pdn = document.createElement("a");
       pdn.className = "button";
       pdn.textContent = "PDN";
@@ -1001,11 +1025,13 @@ let mode = "play";
 
 function setMode(m) {
   mode = m;
+  if (m !== "study" && analyzeAbort) analyzeAbort.abort();
   for (const b of document.querySelectorAll(".tabs button")) b.setAttribute("aria-selected", String(b.dataset.mode === m));
   $("panel-play").hidden = m !== "play";
   $("panel-study").hidden = m !== "study";
   $("panel-games").hidden = m !== "games";
   $("evalbar").hidden = m !== "study";
+  document.body.classList.toggle("games-mode", m === "games");
   statusNote = "";
   board.hint = null; board.hintMove = null;
   if (m === "study") {
@@ -1041,6 +1067,7 @@ function newGameBody() {
     body.white = { kind: "human" };
     body.black = { kind: "human" };
   }
+  body.rules = $("new-rules").value;
   const tc = $("new-time").value;
   if (tc) { const [mins, inc] = tc.split("+").map(Number); body.clock = { minutes: mins, increment_s: inc }; }
   if ($("new-from-fen").checked && study.start) body.fen = studyFen();
@@ -1155,10 +1182,11 @@ async function boot() {
   try {
     if (saved) await loadGame(Number(saved));
     else throw new Error("no saved game");
+    setMode("play");
+    maybeEngine();
   } catch (_) {
     await newGame({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
   }
-  setMode("play");
 }
 
 boot();

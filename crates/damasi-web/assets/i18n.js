@@ -27,6 +27,8 @@ window.I18N = {
     imported: "Imported {n} game(s)", noGames: "No saved games yet.", inProgress: "in progress",
     illegalMove: "Illegal move", legalAre: "Legal moves: {list}", noMoves: "No legal moves",
     gameOver: "Game over", editing: "Editing: click squares to place pieces", invalidPosition: "Invalid position",
+    rulesLabel: "Rules", rulesDefault: "Turkish (federation)", rulesNoCapture: "+ draw after 50 plies without a capture",
+    rulesKing: "+ a king beats a lone man",
     mateIn: "win in {n}", lossIn: "loss in {n}", depth: "depth {n}", startFen: "Start", nothingToTakeBack: "No move to take back",
   },
   tr: {
@@ -54,6 +56,8 @@ window.I18N = {
     imported: "{n} oyun içe aktarıldı", noGames: "Henüz kayıtlı oyun yok.", inProgress: "sürüyor",
     illegalMove: "Kuralsız hamle", legalAre: "Yasal hamleler: {list}", noMoves: "Yasal hamle yok",
     gameOver: "Oyun bitti", editing: "Düzenleme: taş koymak için karelere tıklayın", invalidPosition: "Geçersiz pozisyon",
+    rulesLabel: "Kurallar", rulesDefault: "Türk daması (federasyon)", rulesNoCapture: "+ taş almadan 50 yarım hamlede beraberlik",
+    rulesKing: "+ dama tek taşı yener",
     mateIn: "{n} hamlede kazanç", lossIn: "{n} hamlede kayıp", depth: "derinlik {n}", startFen: "Başlangıç", nothingToTakeBack: "Geri alınacak hamle yok",
   },
 };

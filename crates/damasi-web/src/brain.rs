@@ -77,6 +77,8 @@ impl Brain {
             .map_err(|_| ApiError::Busy("the engine is busy; try again in a moment".into()))?
             .map_err(|e| ApiError::Internal(format!("engine semaphore: {e}")))?;
         let control = Arc::new(SearchControl::new());
+        // When the request is dropped (the client went away), the search stops too.
+        let _stop = StopOnDrop(control.clone());
         let engines = self.engines.clone();
         let ctl = control.clone();
         let mut task = tokio::task::spawn_blocking(move || {
@@ -112,5 +114,14 @@ impl Brain {
                 }
             }
         }
+    }
+}
+
+/// Stops a search when dropped.
+struct StopOnDrop(Arc<SearchControl>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.stop();
     }
 }

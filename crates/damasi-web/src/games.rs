@@ -226,6 +226,10 @@ pub struct GameSummary {
     pub reason: String,
     /// Event tag, if imported.
     pub event: Option<String>,
+    /// White's name from an imported record.
+    pub white_name: Option<String>,
+    /// Black's name from an imported record.
+    pub black_name: Option<String>,
 }
 
 /// `GET /api/games`: saved games, most recent first.
@@ -235,10 +239,13 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<GameSummary>
         rows.into_iter()
             .map(|r| {
                 let tags: Value = serde_json::from_str(&r.tags).unwrap_or(Value::Null);
+                let tag = |k: &str| tags.get(k).and_then(Value::as_str).map(String::from);
                 GameSummary {
+                    white_name: tag("White"),
+                    black_name: tag("Black"),
                     id: r.id,
                     plies: r.moves.split_whitespace().count(),
-                    event: tags.get("Event").and_then(Value::as_str).map(String::from),
+                    event: tag("Event"),
                     created: r.created,
                     updated: r.updated,
                     white: r.white,

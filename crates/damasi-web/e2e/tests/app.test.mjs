@@ -1,0 +1,234 @@
+// The web app in a real headless browser: play by clicking and dragging, the engine's answer,
+// a multi-capture jump by jump, take-back, PDN import and export, and saved games that survive
+// a crash of the server.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { launch } from "./browser.mjs";
+import { URL_BASE, waitUntilUp, crashAndRestart } from "./server.mjs";
+
+const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
+let browser, page;
+const pageErrors = [];
+
+async function shot(name, p = page) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await p.evaluate(() => { document.getElementById("toast").hidden = true; });
+  await p.waitForTimeout(250);
+  await p.screenshot({ path: join(SHOTS, name + ".png") });
+}
+
+const sq = (name) => `#board .sq[data-sq="${name}"]`;
+const moveTexts = () => page.$$eval("#movelist button", (bs) => bs.map((b) => b.textContent));
+
+async function waitForPlies(n) {
+  await page.waitForFunction((n) => document.querySelectorAll("#movelist button").length === n, n, { timeout: 20000 });
+}
+
+async function waitIdle() {
+  await page.waitForFunction(() => !document.querySelector("#status.thinking"), null, { timeout: 20000 });
+}
+
+async function newGame({ opponent = "engine", level = 1, color = "white", time = "", fromStudy = false } = {}) {
+  await page.click("#tab-play");
+  await page.click("#btn-new");
+  await page.check(`input[name="opp"][value="${opponent}"]`);
+  if (opponent === "engine") {
+    await page.fill("#new-level", String(level));
+    await page.selectOption("#new-color", color);
+  }
+  await page.selectOption("#new-time", time);
+  if (fromStudy) await page.check("#new-from-fen");
+  else if (await page.isVisible("#new-from-fen")) await page.uncheck("#new-from-fen");
+  await page.click("#new-ok");
+  await page.waitForFunction(() => !document.querySelector("#new-dialog").open);
+}
+
+before(async () => {
+  await waitUntilUp();
+  browser = await launch();
+  page = browser.context.pages()[0] || (await browser.context.newPage());
+  page.on("dialog", (d) => d.accept());
+  page.setDefaultTimeout(15000);
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  await page.goto(URL_BASE + "/");
+  await page.waitForSelector("#board .piece");
+});
+
+after(async () => {
+  if (browser) await browser.close();
+});
+
+test("the page shows the start position with White to move", async () => {
+  assert.equal(await page.locator("#board .piece.w").count(), 16);
+  assert.equal(await page.locator("#board .piece.b").count(), 16);
+  await page.waitForFunction(() => document.querySelector("#status").textContent.includes("White"));
+});
+
+test("play a move by clicking and the engine answers", async () => {
+  await newGame({ opponent: "engine", level: 1, color: "white", time: "5+3" });
+  assert.equal(await page.textContent("#clock-bottom"), "5:00");
+  await page.click(sq("d3"));
+  // The legal targets of the picked man are shown.
+  assert.equal(await page.locator("#board .sq.target").count(), 1);
+  assert.ok(await page.locator(sq("d4") + ".target").count());
+  await page.click(sq("d4"));
+  await waitForPlies(2);
+  await waitIdle();
+  const texts = await moveTexts();
+  assert.equal(texts[0], "d3-d4");
+  assert.match(await page.textContent("#announce"), /Engine plays/);
+  await shot("play");
+});
+
+test("drag a piece to move, then type a move", async () => {
+  const from = await page.locator(sq("c3")).boundingBox();
+  const to = await page.locator(sq("c4")).boundingBox();
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 6 });
+  await page.mouse.up();
+  await waitForPlies(4);
+  await waitIdle();
+  assert.equal((await moveTexts())[2], "c3-c4");
+  // An illegal typed move is refused with the legal ones listed.
+  await page.fill("#move-input", "a3-a6");
+  await page.press("#move-input", "Enter");
+  await page.waitForSelector("#toast:not([hidden])");
+  assert.match(await page.textContent("#toast"), /Legal moves/);
+  await waitForPlies(4);
+});
+
+test("take back returns to the position before my last move", async () => {
+  await page.click("#btn-takeback");
+  await waitForPlies(2);
+  const fen = await page.evaluate(() => game.fen);
+  assert.match(fen, /c3/);
+  assert.doesNotMatch(fen, /c4/);
+});
+
+test("arrow keys browse the moves", async () => {
+  await page.click("h1");
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction(() => document.querySelector("#status").textContent.includes("move 1"));
+  await page.keyboard.press("Home");
+  assert.equal(await page.locator("#board .piece").count(), 32);
+  await page.keyboard.press("End");
+  await page.waitForFunction(() => !document.querySelector("#status").textContent.includes("Viewing"));
+});
+
+const CAPTURE_FEN = "W:Wb3,g2:Bc3,d4,h7";
+
+test("a forced multi-capture is entered jump by jump", async () => {
+  await page.click("#tab-study");
+  await page.fill("#fen-input", CAPTURE_FEN);
+  await page.click("#fen-form button[type=submit]");
+  // The server writes the FEN back in a1..h8 order.
+  await page.waitForFunction(() => document.querySelector("#fen-input").value === "W:Wg2,b3:Bc3,d4,h7");
+  await newGame({ opponent: "human", fromStudy: true });
+  await page.waitForFunction(() => game && game.forced_capture);
+  // Only the capturing piece can be picked.
+  await page.click(sq("g2"));
+  await page.waitForFunction(() => document.querySelector("#status").textContent.includes("capture is forced"));
+  await page.click(sq("b3"));
+  assert.ok(await page.locator(sq("d3") + ".target").count(), "first landing square shown");
+  await page.click(sq("d3"));
+  assert.ok(await page.locator(sq("d5") + ".target.final").count(), "second landing square shown");
+  await shot("multi-capture");
+  await page.click(sq("d5"));
+  await waitForPlies(1);
+  assert.equal((await moveTexts())[0], "b3xd3xd5");
+  await page.selectOption("#notation", "captured");
+  assert.equal((await moveTexts())[0], "b3xc3xd4");
+  await page.selectOption("#notation", "landing");
+});
+
+test("export the game as PDN", async () => {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#btn-export-play")]);
+  const text = readFileSync(await download.path(), "utf8");
+  assert.match(text, /\[GameType "30"\]/);
+  assert.match(text, /\[FEN "W:Wg2,b3:Bc3,d4,h7"\]/);
+  assert.match(text, /b3xd3xd5/);
+});
+
+const IMPORT = `[Event "e2e import"]
+[White "Ayşe"]
+[Black "Mehmet"]
+[GameType "30"]
+
+1. d3-d4 e6-e5 2. c3-c4 f6-f5 *
+`;
+
+test("import a PDN and open it", async () => {
+  await page.click("#tab-games");
+  await page.waitForSelector("#games-body tr");
+  const before = await page.locator("#games-body tr[data-id]").count();
+  await page.fill("#pdn-text", IMPORT);
+  await page.click("#pdn-form button[type=submit]");
+  await page.waitForSelector("#toast:not([hidden])");
+  assert.match(await page.textContent("#toast"), /Imported 1/);
+  await page.waitForFunction((n) => document.querySelectorAll("#games-body tr[data-id]").length === n + 1, before);
+  await shot("games");
+  await page.click("#games-body tr:first-child button.resume");
+  await waitForPlies(4);
+  assert.deepEqual(await moveTexts(), ["d3-d4", "e6-e5", "c3-c4", "f6-f5"]);
+});
+
+test("study: analysis with evaluation bar and position editor", async () => {
+  await page.click("#tab-study");
+  await page.waitForFunction(() => /[+-]\d|win|loss/.test(document.querySelector("#an-score").textContent), null, { timeout: 20000 });
+  assert.ok((await page.textContent("#an-pv")).length > 2);
+  await shot("study");
+  await page.click("#st-edit");
+  await page.click("#ed-clear");
+  await page.click('.palette button[data-tool="wk"]');
+  await page.click(sq("d4"));
+  await page.click('.palette button[data-tool="bm"]');
+  await page.click(sq("d6"));
+  await page.click(sq("a7"));
+  assert.equal(await page.inputValue("#fen-input"), "W:WKd4:Bd6,a7");
+  await shot("editor");
+  // A man on its own back rank is refused by the server with the reason.
+  await page.click('.palette button[data-tool="wm"]');
+  await page.click(sq("h1"));
+  await page.click("#ed-done");
+  await page.waitForSelector("#toast:not([hidden])");
+  assert.match(await page.textContent("#toast"), /h1/);
+  await page.click('.palette button[data-tool="x"]');
+  await page.click(sq("h1"));
+  await page.click("#ed-done");
+  await page.waitForFunction(() => document.querySelector("#editor").hidden);
+});
+
+test("saved games survive a crash of the server", async () => {
+  await crashAndRestart();
+  await page.reload();
+  await page.waitForSelector("#board .piece");
+  await page.click("#tab-games");
+  await page.waitForFunction(() => document.querySelectorAll("#games-body tr[data-id]").length >= 3);
+  const rows = await page.$$eval("#games-body tr", (rs) => rs.map((r) => r.textContent));
+  assert.ok(rows.some((r) => r.includes("Engine, level 1")), rows.join("\n"));
+  // Resume the game against the engine: its moves are there.
+  const row = page.locator("#games-body tr", { hasText: "Engine, level 1" }).first();
+  await row.locator("button.resume").click();
+  await waitForPlies(2);
+  assert.equal((await moveTexts())[0], "d3-d4");
+});
+
+test("Turkish text and a phone-sized screen", async () => {
+  await page.click("#lang-tr");
+  await page.waitForFunction(() => document.querySelector("#btn-new").textContent === "Yeni oyun");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.click("#tab-play");
+  const box = await page.locator("#board").boundingBox();
+  assert.ok(box.width <= 390 && box.width > 300, `board ${box.width}px wide`);
+  await shot("phone-tr");
+  await page.click("#lang-en");
+  await page.setViewportSize({ width: 1200, height: 820 });
+});
+
+test("no script errors on the page", () => {
+  assert.deepEqual(pageErrors, []);
+});
