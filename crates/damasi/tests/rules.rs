@@ -245,6 +245,17 @@ fn two_90_degree_turns_in_a_row_are_fine() {
 }
 
 #[test]
+fn a_capture_sequence_goes_on_while_a_jump_exists() {
+    // White man b3 must go on after c3 (d4 is there to take) and after d4 (c5): stopping on
+    // d3 or d5 is not a move.
+    let p = pos("W:Wb3:Bc3,d4,c5,h7");
+    let tos: Vec<Square> = p.legal_moves().iter().map(|m| m.to()).collect();
+    assert_eq!(tos, vec![sq("b5")]);
+    assert!(p.parse_move("b3xd3").is_err());
+    assert!(p.parse_move("b3xd3xd5").is_err());
+}
+
+#[test]
 fn capture_is_mandatory() {
     // d4 can take d5; the quiet moves of a2 and d4 are not allowed.
     let p = pos("W:Wd4,a2:Bd5,h7");
@@ -320,7 +331,8 @@ fn man_reaching_far_rank_mid_capture_goes_on_as_a_man_and_promotes_at_the_end() 
 #[test]
 fn man_reaching_far_rank_with_a_quiet_move_cannot_capture_in_that_move() {
     // Black man c2 steps to c1 next to the white king d1 (e1 empty): the step ends the move.
-    let p = pos("B:WKd1,h3:Bc2");
+    // (White's king b1 keeps d1 from taking c1 back.)
+    let p = pos("B:WKb1,Kd1,d5:Bc2");
     assert!(!p.has_capture());
     assert_eq!(
         legal(&p),
@@ -334,6 +346,23 @@ fn man_reaching_far_rank_with_a_quiet_move_cannot_capture_in_that_move() {
     let after = p.play(&m);
     assert!(after.piece_at(sq("d1")).is_some(), "d1 is not captured");
     assert_eq!(after.side_to_move(), damasi::Color::White);
+    // The man is promoted at the end of its move: on Black's next turn it is a king, which
+    // flies over d1 (landing e1..h1) or b1 (landing a1).
+    assert_eq!(
+        after.piece_at(sq("c1")).map(|pc| pc.role),
+        Some(damasi::Role::King)
+    );
+    let later = after.play(&after.parse_move("d5-d6").unwrap());
+    assert_eq!(
+        legal(&later),
+        sorted(vec![
+            cap("c1", "e1", &["d1"]),
+            cap("c1", "f1", &["d1"]),
+            cap("c1", "g1", &["d1"]),
+            cap("c1", "h1", &["d1"]),
+            cap("c1", "a1", &["b1"]),
+        ])
+    );
 }
 
 #[test]
