@@ -1,5 +1,5 @@
 //! Legal move generation. The one place where the maximum-capture rule is enforced is
-//! [`CaptureGen::record`].
+//! `CaptureGen::record`.
 //!
 //! Captures are found by a depth-first walk per capturing piece over a copy of the board in
 //! which every captured piece is removed at once (Turkish rule: captured pieces leave the
