@@ -38,6 +38,7 @@ pub mod search;
 pub mod sprt;
 pub mod time;
 pub mod tt;
+pub mod tune;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,6 +175,7 @@ pub struct SearchResult {
 /// The engine: a transposition table and per-thread search state kept between searches.
 pub struct Engine {
     options: EngineOptions,
+    weights: eval::Weights,
     tt: tt::Table,
     threads: Vec<search::ThreadState>,
 }
@@ -187,6 +189,7 @@ impl Engine {
         };
         Engine {
             options,
+            weights: eval::Weights::default(),
             tt: tt::Table::new(options.hash_mb),
             threads: (0..options.threads)
                 .map(|_| search::ThreadState::new())
@@ -205,6 +208,16 @@ impl Engine {
         for t in &mut self.threads {
             t.clear();
         }
+    }
+
+    /// Replaces the evaluation weights (for tuning and matches between weight sets).
+    pub fn set_weights(&mut self, weights: eval::Weights) {
+        self.weights = weights;
+    }
+
+    /// The evaluation weights in use.
+    pub fn weights(&self) -> &eval::Weights {
+        &self.weights
     }
 
     /// Changes the hash size or the number of threads (resizing the hash clears it).
@@ -237,6 +250,7 @@ impl Engine {
         search::run(
             &self.tt,
             &mut self.threads,
+            &self.weights,
             root,
             limits,
             level,

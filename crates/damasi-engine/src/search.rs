@@ -727,6 +727,7 @@ impl Rng {
 pub(crate) fn run(
     tt: &Table,
     states: &mut [ThreadState],
+    weights: &Weights,
     root: &SearchRoot,
     limits: &Limits,
     level: Level,
@@ -778,7 +779,6 @@ pub(crate) fn run(
         nodes: (0..n_threads).map(|_| AtomicU64::new(0)).collect(),
         node_limit,
     };
-    let weights = Weights::default();
     let root_moves: Vec<RootMove> = legal
         .iter()
         .map(|m| RootMove {
@@ -799,7 +799,7 @@ pub(crate) fn run(
                 &shared,
                 i + 1,
                 state,
-                &weights,
+                weights,
                 root,
                 &history,
                 &root_moves,
@@ -820,7 +820,7 @@ pub(crate) fn run(
             &shared,
             0,
             main_state,
-            &weights,
+            weights,
             root,
             &history,
             &root_moves,

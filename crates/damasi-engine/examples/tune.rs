@@ -1,0 +1,47 @@
+//! Texel tuning of the evaluation weights: self-play games, logistic regression, then a
+//! self-play match of the fitted weights against the current ones.
+//!
+//! `cargo run --release -p damasi-engine --example tune -- [games] [nodes] [epochs] [match-nodes]`
+
+use damasi_engine::eval::Weights;
+use damasi_engine::openings::{parse_openings, DEFAULT_OPENINGS};
+use damasi_engine::tune;
+
+fn main() {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers: games nodes epochs match-nodes"))
+        .collect();
+    let games = *args.first().unwrap_or(&256) as usize;
+    let nodes = *args.get(1).unwrap_or(&2000);
+    let epochs = *args.get(2).unwrap_or(&300) as usize;
+    let match_nodes = *args.get(3).unwrap_or(&3000);
+    let openings: Vec<_> = parse_openings(DEFAULT_OPENINGS)
+        .expect("the built-in openings parse")
+        .into_iter()
+        .map(|o| o.moves)
+        .collect();
+
+    let base = Weights::default();
+    let t = std::time::Instant::now();
+    let samples = tune::generate(&base, &openings, games, nodes, 0x5EED);
+    println!(
+        "{} positions from {games} games in {:.1} s",
+        samples.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let k = tune::fit_k(&samples, &base);
+    println!("k = {k:.6}, error {:.6}", tune::error(&samples, &base, k));
+    let fitted = tune::fit(&samples, &base, k, epochs);
+    println!("fitted error {:.6}", tune::error(&samples, &fitted, k));
+    println!("{}", tune::weights_source(&fitted));
+    let wdl = tune::self_play_match(&fitted, &base, &openings, match_nodes);
+    println!(
+        "match fitted vs current: +{} ={} -{} score {:.3} elo {:+.0}",
+        wdl.wins,
+        wdl.draws,
+        wdl.losses,
+        wdl.score(),
+        wdl.elo()
+    );
+}
