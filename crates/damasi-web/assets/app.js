@@ -247,8 +247,11 @@ const board = {
       d.classList.toggle("kbd", this.el.matches(":focus-visible") && sq === this.cursor);
       d.setAttribute("aria-label", this.pieceLabel(sq) + (next.has(sq) ? (lang === "tr" ? ", hedef" : ", target") : ""));
     }
+    const threatened = new Set();
+    for (const m of cands) for (const v of m.captures.slice(this.path.length)) threatened.add(v);
     for (const [sq, el] of Object.entries(this.pieceEls)) {
       el.classList.toggle("movable", movable.has(sq) && !this.editTool);
+      el.classList.toggle("threat", threatened.has(sq));
       el.classList.remove("captured");
     }
     // Pieces already jumped on the way so far look taken; the moving piece stands where it is.
@@ -710,6 +713,7 @@ async function newGame(body) {
     }
     const g = await api("POST", "/api/games", body);
     clockRunning = false;
+    $("move-input").value = "";
     setGame(g, { resetClock: true });
     const flip = g.white.kind === "engine" && g.black.kind === "human";
     if (board.flipped !== flip) { board.setFlipped(flip); renderPlay(); }
@@ -879,6 +883,9 @@ function setEval(frac) {
 
 function startEditor() {
   study.editing = true;
+  study.seq++;
+  if (analyzeAbort) analyzeAbort.abort();
+  $("an-score").textContent = "–"; $("an-pv").textContent = "–"; $("an-depth").textContent = "";
   study.edit = parseFen(studyFen());
   $("editor").hidden = false;
   $("ed-side").value = study.edit.side;
@@ -983,7 +990,6 @@ async function renderGames() {
         tr.children[5].appendChild(why);
       }
       const acts = document.createElement("td");
-      acts.className = "acts";
       const open = document.createElement("button");
       open.textContent = t("resume");
       open.className = "resume";
@@ -1001,7 +1007,10 @@ async function renderGames() {
         if (!confirm(t("confirmDelete", { n: g.id }))) return;
         try { await api("DELETE", `/api/games/${g.id}`); renderGames(); } catch (e) { showError(e); }
       });
-      acts.append(open, pdn, del);
+      const box = document.createElement("div");
+      box.className = "acts";
+      box.append(open, pdn, del);
+      acts.appendChild(box);
       tr.appendChild(acts);
       body.appendChild(tr);
     }
@@ -1113,6 +1122,12 @@ function wire() {
     $(id).addEventListener("click", () => { if (game) browse(f(viewPly === null ? game.plies.length : viewPly)); });
   }
   $("btn-copyfen-play").addEventListener("click", () => copyText(shownFen()));
+  $("btn-analyse").addEventListener("click", () => {
+    if (!game) return;
+    if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
+    study.start = shownFen(); study.line = []; study.idx = 0;
+    setMode("study");
+  });
 
   $("new-level").addEventListener("input", () => { $("new-level-out").textContent = $("new-level").value; });
   for (const r of document.querySelectorAll('input[name="opp"]')) r.addEventListener("change", () => {

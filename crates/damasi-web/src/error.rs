@@ -154,3 +154,17 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
             .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
     }
 }
+
+/// A path parameter whose rejections are [`ApiError::BadRequest`] in JSON.
+pub struct ApiPath<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
+            Err(e) => Err(ApiError::BadRequest(e.body_text())),
+        }
+    }
+}

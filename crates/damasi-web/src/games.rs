@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api::{self, parse_fen, parse_rules, Analysis};
-use crate::error::{ApiError, ApiJson, ApiQuery, OptionalJson};
+use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, OptionalJson};
 use crate::record::{legal_infos, MoveInfo, OutcomeInfo, Record};
 use crate::store::{self, Clock, GameRow, Player};
 use crate::AppState;
@@ -347,7 +347,7 @@ pub async fn create(
 /// `GET /api/games/{id}`.
 pub async fn show(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<GameView>, ApiError> {
     let view = state
         .store
@@ -359,7 +359,7 @@ pub async fn show(
 /// `DELETE /api/games/{id}`.
 pub async fn remove(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<StatusCode, ApiError> {
     state
         .store
@@ -399,7 +399,7 @@ pub struct GameMove {
 /// `POST /api/games/{id}/move {"move": "d3-d4"}`: plays a move for the side to move.
 pub async fn play(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<GameMove>,
 ) -> Result<Json<GameView>, ApiError> {
     if req.mv.len() > 200 {
@@ -461,7 +461,7 @@ pub struct EngineAnswer {
 /// engine side.
 pub async fn engine(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     OptionalJson(body): OptionalJson<ClockOnly>,
 ) -> Result<Json<EngineAnswer>, ApiError> {
     let clock = body.clock;
@@ -502,7 +502,7 @@ pub async fn engine(
 /// `POST /api/games/{id}/hint`: the engine's suggestion for the side to move; plays nothing.
 pub async fn hint(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Analysis>, ApiError> {
     let g = state.store.with(move |conn| Loaded::load(conn, id)).await?;
     g.ensure_ongoing()?;
@@ -522,7 +522,7 @@ pub struct TakeBack {
 /// `POST /api/games/{id}/takeback {"plies": 2}`.
 pub async fn take_back(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     OptionalJson(body): OptionalJson<TakeBack>,
 ) -> Result<Json<GameView>, ApiError> {
     let plies = body.plies.unwrap_or(1).min(10_000);
@@ -561,7 +561,7 @@ fn parse_side(s: &str) -> Result<Color, ApiError> {
 /// `POST /api/games/{id}/resign {"side": "white"}`.
 pub async fn resign(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
 ) -> Result<Json<GameView>, ApiError> {
     let loser = parse_side(&req.side)?;
@@ -580,7 +580,7 @@ pub async fn resign(
 /// `POST /api/games/{id}/flag {"side": "white"}`: that side's clock ran out.
 pub async fn flag(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
 ) -> Result<Json<GameView>, ApiError> {
     let loser = parse_side(&req.side)?;
@@ -616,7 +616,7 @@ const DRAW_ACCEPT_SCORE: i32 = 25;
 /// screen, the page has asked the other player, so the draw is agreed.
 pub async fn offer_draw(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
 ) -> Result<Json<DrawAnswer>, ApiError> {
     let by = parse_side(&req.side)?;
@@ -657,7 +657,7 @@ pub struct PdnQuery {
 /// `GET /api/games/{id}/pdn?notation=landing`: the game as a PDN file.
 pub async fn export_pdn(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<PdnQuery>,
 ) -> Result<Response, ApiError> {
     let notation = match q.notation.as_deref() {
@@ -712,14 +712,17 @@ pub async fn import_pdn(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ImportPdn>,
 ) -> Result<(StatusCode, Json<ImportAnswer>), ApiError> {
-    let rows = crate::pdn::read(&req.pdn)?;
+    // Reading a large file is CPU work: it runs on the blocking pool with the database write.
     let ids = state
         .store
         .with(move |conn| {
+            let rows = crate::pdn::read(&req.pdn)?;
             let mut ids = Vec::new();
+            let tx = conn.transaction()?;
             for row in &rows {
-                ids.push(store::insert(conn, row)?);
+                ids.push(store::insert_in(&tx, row)?);
             }
+            tx.commit()?;
             Ok(ids)
         })
         .await?;

@@ -157,6 +157,13 @@ impl Store {
 /// Inserts a new game and returns its id.
 pub fn insert(conn: &mut Connection, g: &GameRow) -> Result<i64, ApiError> {
     let tx = conn.transaction()?;
+    let id = insert_in(&tx, g)?;
+    tx.commit()?;
+    Ok(id)
+}
+
+/// Inserts a new game inside the caller's transaction (an import saves all its games or none).
+pub fn insert_in(tx: &rusqlite::Transaction<'_>, g: &GameRow) -> Result<i64, ApiError> {
     tx.execute(
         "INSERT INTO games (white, black, start_fen, moves, result, reason, clock, tags, rules)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -172,9 +179,7 @@ pub fn insert(conn: &mut Connection, g: &GameRow) -> Result<i64, ApiError> {
             g.rules
         ],
     )?;
-    let id = tx.last_insert_rowid();
-    tx.commit()?;
-    Ok(id)
+    Ok(tx.last_insert_rowid())
 }
 
 /// Saves the moves, result and clock of an existing game.

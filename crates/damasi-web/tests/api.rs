@@ -94,6 +94,7 @@ async fn unknown_paths_are_404() {
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     let r = get(&app, "/api/games/not-a-number").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.json()["error"].is_string());
 }
 
 #[tokio::test]

@@ -177,7 +177,8 @@ test("import a PDN and open it", async () => {
 });
 
 test("study: analysis with evaluation bar and position editor", async () => {
-  await page.click("#tab-study");
+  await page.click("#btn-analyse");
+  await page.waitForFunction(() => document.querySelector("#fen-input").value.includes("f5"));
   await page.waitForFunction(() => /[+-]\d|win|loss/.test(document.querySelector("#an-score").textContent), null, { timeout: 20000 });
   assert.ok((await page.textContent("#an-pv")).length > 2);
   await shot("study");
@@ -224,6 +225,7 @@ test("Turkish text and a phone-sized screen", async () => {
   await page.click("#tab-play");
   const box = await page.locator("#board").boundingBox();
   assert.ok(box.width <= 390 && box.width > 300, `board ${box.width}px wide`);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot("phone-tr");
   await page.click("#lang-en");
   await page.setViewportSize({ width: 1200, height: 820 });
