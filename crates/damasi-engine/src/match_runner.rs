@@ -511,8 +511,8 @@ pub fn run_match(
                 .as_mut()
                 .filter(|(_, _, v)| *v == Verdict::Continue)
             {
-                // The test counts game pairs, whose openings cancel out; single games until
-                // the first pair is complete.
+                // The test counts finished game pairs, in which the openings' bias cancels
+                // out (the pentanomial model).
                 *llr = if summary.pairs.pairs() > 0 {
                     sprt.llr(&summary.pairs.samples())
                 } else {

@@ -2,12 +2,17 @@
 //! sequential probability ratio test (SPRT) that stops a match as soon as its result is clear.
 //!
 //! Elo is the logistic model: a player `e` Elo stronger scores `1 / (1 + 10^(-e/400))`.
-//! The SPRT is the generalised SPRT of chess engine testing (fishtest, cutechess): its
-//! log-likelihood ratio between "the true Elo is `elo0`" (H0) and "it is `elo1`" (H1) is the
-//! normal approximation `N (s1 - s0) (2 m - s0 - s1) / (2 v)`, with `m` and `v` the mean and
-//! variance of the observed scores and `s0`, `s1` the scores the two hypotheses predict. The
-//! test accepts H1 once the ratio passes `ln((1 - beta) / alpha)` and H0 once it falls below
-//! `ln(beta / (1 - alpha))`.
+//! The SPRT is the generalised SPRT of chess engine testing (fishtest): its log-likelihood
+//! ratio between "the true Elo difference is `elo0`" (H0) and "it is `elo1`" (H1) compares
+//! the most likely outcome distributions whose expected scores are those the two hypotheses
+//! predict (`s0`, `s1`). Given observed outcome frequencies `f_i` with scores `x_i`, the most
+//! likely distribution with expected score `s` is `f_i / (1 + lambda (x_i - s))`, with
+//! `lambda` found by bisection (the empirical-likelihood solution). Outcome classes never
+//! seen get a tiny count (fishtest's regularisation), so that one-sided results such as
+//! "every game won" still give a finite ratio. Unlike the common normal approximation
+//! `N (s1 - s0) (2 m - s0 - s1) / (2 v)`, this stays sound far from `s0` and `s1`: a few
+//! won games do not decide a test of 0 against 5 Elo. The test accepts H1 once the ratio
+//! passes `ln((1 - beta) / alpha)` and H0 once it falls below `ln(beta / (1 - alpha))`.
 //!
 //! Samples are either single games (trinomial: win, draw, loss) or, better for paired
 //! openings, game pairs (pentanomial: 0, 1/2, 1, 3/2 or 2 points out of 2), which removes the
@@ -19,15 +24,16 @@
 //! let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
 //! let results = Wdl { wins: 60, draws: 20, losses: 20 };
 //! let llr = sprt.llr(&results.samples());
-//! assert!((llr - 0.8832).abs() < 1e-3);
+//! assert!((llr - 0.7072).abs() < 1e-3);
 //! assert_eq!(sprt.verdict(llr), Verdict::Continue);
 //! ```
 
 /// 97.5% quantile of the standard normal distribution: 95% two-sided error bars.
 const Z_95: f64 = 1.959_963_984_540_054;
 
-/// Count given to an empty outcome class when every sample is the same (fishtest's
-/// regularisation); without it the variance is zero and the ratio undefined.
+/// Count given to an outcome class never seen (fishtest's regularisation): without it a
+/// one-sided result has no distribution with the hypotheses' expected scores, or for the
+/// error bars a zero variance.
 const EMPTY_CLASS: f64 = 1e-3;
 
 /// The expected score of a player `elo` points stronger.
@@ -76,6 +82,40 @@ fn moments(samples: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
         .sum::<f64>()
         / n2;
     (var2 > 1e-12).then_some((n, mean2, var2))
+}
+
+/// The distribution over the scores of `freq` closest to it (maximum likelihood) whose
+/// expected score is `mean`: `f_i / (1 + lambda (x_i - mean))`, where `lambda` makes the
+/// expected score right. `None` when `mean` lies outside the observed scores.
+fn most_likely_with_mean(freq: &[(f64, f64)], mean: f64) -> Option<Vec<f64>> {
+    let lowest = freq.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+    let highest = freq.iter().map(|s| s.0).fold(f64::NEG_INFINITY, f64::max);
+    if !(lowest < mean && mean < highest) {
+        return None;
+    }
+    // All weights stay positive for lambda strictly inside (lo, hi); the expected-score error
+    // falls as lambda grows, so bisection finds its zero.
+    let mut lo = -1.0 / (highest - mean);
+    let mut hi = 1.0 / (mean - lowest);
+    let error = |lambda: f64| -> f64 {
+        freq.iter()
+            .map(|&(x, f)| f * (x - mean) / (1.0 + lambda * (x - mean)))
+            .sum()
+    };
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if error(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let lambda = 0.5 * (lo + hi);
+    Some(
+        freq.iter()
+            .map(|&(x, f)| f / (1.0 + lambda * (x - mean)))
+            .collect(),
+    )
 }
 
 /// Game results from one engine's point of view.
@@ -248,12 +288,27 @@ impl Sprt {
 
     /// The log-likelihood ratio of H1 against H0 given the samples (0 without data).
     pub fn llr(&self, samples: &[(f64, f64)]) -> f64 {
-        let Some((n, mean, var)) = moments(samples) else {
+        let n: f64 = samples.iter().map(|s| s.1).sum();
+        if n <= 0.0 || samples.len() < 2 {
+            return 0.0;
+        }
+        let counts: Samples = samples
+            .iter()
+            .map(|&(x, c)| (x, if c > 0.0 { c } else { EMPTY_CLASS }))
+            .collect();
+        let total: f64 = counts.iter().map(|s| s.1).sum();
+        let freq: Samples = counts.iter().map(|&(x, c)| (x, c / total)).collect();
+        let (Some(p0), Some(p1)) = (
+            most_likely_with_mean(&freq, elo_to_score(self.elo0)),
+            most_likely_with_mean(&freq, elo_to_score(self.elo1)),
+        ) else {
             return 0.0;
         };
-        let s0 = elo_to_score(self.elo0);
-        let s1 = elo_to_score(self.elo1);
-        n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+        counts
+            .iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|(&(_, c), (&a, &b))| c * (b.ln() - a.ln()))
+            .sum()
     }
 
     /// The decision for a log-likelihood ratio.
@@ -300,19 +355,36 @@ mod tests {
     }
 
     #[test]
-    fn trinomial_llr_worked_by_hand() {
-        // 60 wins, 20 draws, 20 losses: mean 0.7, variance
-        // (60 * 0.3^2 + 20 * 0.2^2 + 20 * 0.7^2) / 100 = 0.16; s0 = 0.5,
-        // s1 = 1 / (1 + 10^(-5/400)) = 0.507195; LLR = 100 * 0.007195 * 0.392805 / 0.32.
+    fn wins_and_losses_only_give_the_binomial_ratio() {
+        // Without draws the most likely distribution with expected score s wins with
+        // probability s, so LLR = W ln(s1 / s0) + L ln((1 - s1) / (1 - s0)). With s0 = 0.5,
+        // s1 = 1 / (1 + 10^(-5/400)) = 0.507195, W = 60, L = 40:
+        // 60 ln(1.014390) + 40 ln(0.985610) = 0.277468.
+        let wl = Wdl {
+            wins: 60,
+            draws: 0,
+            losses: 40,
+        };
+        let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
+        assert!(close(elo_to_score(5.0), 0.507_195, 1e-6));
+        let llr = sprt.llr(&wl.samples());
+        // The empty draw class gets a count of 1e-3, which moves the ratio by about 3e-6.
+        assert!(close(llr, 0.277_468, 1e-4), "{llr}");
+        assert_eq!(sprt.verdict(llr), Verdict::Continue);
+    }
+
+    #[test]
+    fn trinomial_llr() {
+        // 60 wins, 20 draws, 20 losses (mean score 0.7). Reference value from an independent
+        // implementation of the same maximum-likelihood ratio (Python, bisection).
         let wdl = Wdl {
             wins: 60,
             draws: 20,
             losses: 20,
         };
         let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
-        assert!(close(elo_to_score(5.0), 0.507_195, 1e-6));
         let llr = sprt.llr(&wdl.samples());
-        assert!(close(llr, 0.883_207, 1e-5), "{llr}");
+        assert!(close(llr, 0.707_247, 1e-5), "{llr}");
         assert_eq!(sprt.verdict(llr), Verdict::Continue);
         // Ten times the games, ten times the ratio: now clear.
         let big = Wdl {
@@ -321,7 +393,7 @@ mod tests {
             losses: 200,
         };
         let llr = sprt.llr(&big.samples());
-        assert!(close(llr, 8.832_07, 1e-4));
+        assert!(close(llr, 7.072_47, 1e-4), "{llr}");
         assert_eq!(sprt.verdict(llr), Verdict::H1);
         // Mirror image: accepts H0.
         let bad = Wdl {
@@ -330,6 +402,22 @@ mod tests {
             losses: 600,
         };
         assert_eq!(sprt.verdict(sprt.llr(&bad.samples())), Verdict::H0);
+    }
+
+    #[test]
+    fn near_the_hypotheses_it_matches_the_normal_approximation() {
+        // Close to s0 and s1 the ratio is about N (s1 - s0) (2 m - s0 - s1) / (2 v).
+        let wdl = Wdl {
+            wins: 5_100,
+            draws: 10_000,
+            losses: 4_900,
+        };
+        let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
+        let (n, m, v) = moments(&wdl.samples()).unwrap();
+        let (s0, s1) = (elo_to_score(0.0), elo_to_score(5.0));
+        let approx = n * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * v);
+        let llr = sprt.llr(&wdl.samples());
+        assert!(close(llr, approx, 0.02 * approx.abs()), "{llr} {approx}");
     }
 
     #[test]
@@ -345,16 +433,17 @@ mod tests {
     }
 
     #[test]
-    fn pentanomial_llr_worked_by_hand() {
-        // Pairs scoring 0, 1/2, 1, 3/2, 2 points: 5, 10, 30, 35, 20 (100 pairs).
-        // Mean per game 0.6375, variance 0.07171875.
+    fn pentanomial_llr() {
+        // Pairs scoring 0, 1/2, 1, 3/2, 2 points: 5, 10, 30, 35, 20 (100 pairs); reference
+        // value from the independent implementation.
         let p = Pentanomial {
             counts: [5, 10, 30, 35, 20],
         };
         assert_eq!(p.pairs(), 100);
         let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
         let llr = sprt.llr(&p.samples());
-        assert!(close(llr, 1.343_357, 1e-5), "{llr}");
+        assert!(close(llr, 0.995_386, 1e-5), "{llr}");
+        // Mean per game 0.6375, variance 0.07171875: Elo 98.07 in (59.65, 138.99).
         let e = EloEstimate::from_samples(&p.samples()).unwrap();
         assert!(close(e.elo, 98.069, 1e-3));
         assert!(close(e.low, 59.651, 1e-3));
@@ -377,18 +466,30 @@ mod tests {
     }
 
     #[test]
-    fn one_sided_results_still_decide() {
-        // All pairs won: the variance is zero without regularisation.
+    fn one_sided_results_decide_only_with_enough_games() {
+        // Every pair won: a finite ratio (about 0.0143 a pair for 0 against 5 Elo, the most
+        // likely H0 world being half wins, half losses), so a handful of games decides nothing.
         let mut p = Pentanomial::default();
         for _ in 0..10 {
             p.add(4);
         }
         let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
         let llr = sprt.llr(&p.samples());
-        assert!(llr.is_finite() && llr > 0.0);
-        assert_eq!(sprt.verdict(llr), Verdict::H1);
+        assert!(close(llr, 0.142_904, 1e-4), "{llr}");
+        assert_eq!(sprt.verdict(llr), Verdict::Continue);
+        for _ in 0..200 {
+            p.add(4);
+        }
+        assert_eq!(sprt.verdict(sprt.llr(&p.samples())), Verdict::H1);
+        // Wider bounds decide sooner: 0 against 50 Elo.
+        let wide = Sprt::new(0.0, 50.0, 0.05, 0.05);
+        let mut q = Pentanomial::default();
+        for _ in 0..25 {
+            q.add(4);
+        }
+        assert_eq!(wide.verdict(wide.llr(&q.samples())), Verdict::H1);
         p.add(9); // out of range: ignored, never panics
-        assert_eq!(p.pairs(), 10);
+        assert_eq!(p.pairs(), 210);
     }
 
     #[test]
