@@ -264,6 +264,25 @@ pub fn features(
 /// The evaluation of a quiet position in centi-men, from the side to move's view.
 #[inline]
 pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU supports `popcnt`, checked just above.
+        return unsafe { evaluate_popcnt(pos, w) };
+    }
+    evaluate_inline(pos, w)
+}
+
+/// [`evaluate`] compiled with the `popcnt` instruction. The workspace builds for baseline
+/// x86-64, where `count_ones` is a dozen instructions; the evaluation counts about fifty
+/// bitboards, and this version made `bench` about 10% faster (1.86 s to 1.6-1.7 s of CPU).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn evaluate_popcnt(pos: &Position, w: &Weights) -> i32 {
+    evaluate_inline(pos, w)
+}
+
+#[inline(always)]
+fn evaluate_inline(pos: &Position, w: &Weights) -> i32 {
     let mut mg = 0i32;
     let mut eg = 0i32;
     let mut smg = 0i32;
