@@ -2,12 +2,35 @@
 //! self-play match of the fitted weights against the current ones.
 //!
 //! `cargo run --release -p damasi-engine --example tune -- [games] [nodes] [epochs] [match-nodes]`
+//! fits; `... --example tune -- match [nodes]` only plays the current weights against the
+//! hand-set ones.
 
 use damasi_engine::eval::Weights;
 use damasi_engine::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_engine::tune;
 
 fn main() {
+    let openings: Vec<_> = parse_openings(DEFAULT_OPENINGS)
+        .expect("the built-in openings parse")
+        .into_iter()
+        .map(|o| o.moves)
+        .collect();
+    if std::env::args().nth(1).as_deref() == Some("match") {
+        let nodes = std::env::args()
+            .nth(2)
+            .map_or(3000, |n| n.parse().expect("nodes"));
+        let wdl =
+            tune::self_play_match(&Weights::default(), &Weights::hand_set(), &openings, nodes);
+        println!(
+            "match current vs hand-set at {nodes} nodes: +{} ={} -{} score {:.3} elo {:+.0}",
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            wdl.score(),
+            wdl.elo()
+        );
+        return;
+    }
     let args: Vec<u64> = std::env::args()
         .skip(1)
         .map(|a| a.parse().expect("numbers: games nodes epochs match-nodes"))
@@ -16,11 +39,6 @@ fn main() {
     let nodes = *args.get(1).unwrap_or(&2000);
     let epochs = *args.get(2).unwrap_or(&300) as usize;
     let match_nodes = *args.get(3).unwrap_or(&3000);
-    let openings: Vec<_> = parse_openings(DEFAULT_OPENINGS)
-        .expect("the built-in openings parse")
-        .into_iter()
-        .map(|o| o.moves)
-        .collect();
 
     let base = Weights::default();
     let t = std::time::Instant::now();
