@@ -9,7 +9,7 @@ use damasi::Position;
 use crate::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
 
 /// Default bench depth.
-pub const DEFAULT_DEPTH: u32 = 11;
+pub const DEFAULT_DEPTH: u32 = 8;
 
 /// The bench positions: openings, middlegames and king endgames.
 pub const POSITIONS: &[&str] = &[

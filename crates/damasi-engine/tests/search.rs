@@ -246,3 +246,40 @@ fn weak_levels_play_legal_moves() {
         assert!(pos.legal_moves().contains(&r.best.unwrap()));
     }
 }
+
+#[test]
+fn never_loses_on_time_with_a_short_clock() {
+    // Both sides start with 300 ms and 10 ms a move; the clock runs on wall time.
+    let mut game = damasi::Game::new();
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let mut left = [Duration::from_millis(300); 2];
+    let inc = Duration::from_millis(10);
+    for _ in 0..40 {
+        if game.outcome().is_some() {
+            break;
+        }
+        let side = game.position().side_to_move() as usize;
+        let limits = Limits::clock(left[side], inc, None);
+        let control = Arc::new(SearchControl::new());
+        let start = std::time::Instant::now();
+        let r = engine.search(
+            &SearchRoot::from_game(&game),
+            &limits,
+            Level::MAX,
+            1,
+            &control,
+            &mut |_| {},
+        );
+        let used = start.elapsed();
+        assert!(
+            used < left[side],
+            "flag fell: used {used:?} of {:?}",
+            left[side]
+        );
+        left[side] = left[side] - used + inc;
+        game.play(&r.best.unwrap()).unwrap();
+    }
+}
