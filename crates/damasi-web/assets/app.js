@@ -166,7 +166,6 @@ const board = {
         const f = FILES.indexOf(sq[0]), r = Number(sq[1]) - 1;
         d.className = "sq" + ((f + r) % 2 === 0 ? " dk" : "");
         d.dataset.sq = sq;
-        d.setAttribute("role", "gridcell");
         if (row === 7) { const c = document.createElement("span"); c.className = "coord file"; c.textContent = sq[0]; d.appendChild(c); }
         if (col === 0) { const c = document.createElement("span"); c.className = "coord rank"; c.textContent = sq[1]; d.appendChild(c); }
         this.el.appendChild(d);
@@ -245,7 +244,6 @@ const board = {
       d.classList.toggle("last", !!this.last && this.last.includes(sq) && sq !== this.sel);
       d.classList.toggle("hintsq", !!this.hint && this.hint.includes(sq));
       d.classList.toggle("kbd", this.el.matches(":focus-visible") && sq === this.cursor);
-      d.setAttribute("aria-label", this.pieceLabel(sq) + (next.has(sq) ? (lang === "tr" ? ", hedef" : ", target") : ""));
     }
     const threatened = new Set();
     for (const m of cands) for (const v of m.captures.slice(this.path.length)) threatened.add(v);
@@ -395,7 +393,9 @@ const board = {
       const [dc, dr] = moves[e.key];
       const col = Math.min(7, Math.max(0, c.col + dc)), row = Math.min(7, Math.max(0, c.row + dr));
       this.cursor = this.squareAt(col, row);
-      announce(this.pieceLabel(this.cursor));
+      const c2 = this.candidates();
+      const isTarget = c2.some((m) => m.route[this.path.length] === this.cursor);
+      announce(this.pieceLabel(this.cursor) + (isTarget ? (lang === "tr" ? ", hedef" : ", target") : ""));
       this.drawMarks();
       e.preventDefault();
       e.stopPropagation();

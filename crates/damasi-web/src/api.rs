@@ -78,6 +78,31 @@ pub async fn health() -> Json<Value> {
     Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
 }
 
+/// `GET /api`: the endpoints, for people exploring the API.
+pub async fn index() -> Json<Value> {
+    Json(json!({
+        "endpoints": [
+            "GET /api/health",
+            "GET /api/moves?fen=FEN[&rules=NAME]: legal moves with routes",
+            "POST /api/move {fen, move[, rules]}: play a move in any notation",
+            "POST /api/engine/move {fen[, level, move_time_ms, rules]}: the engine's move",
+            "POST /api/analyze {fen[, level, move_time_ms, rules]}: score and best line",
+            "GET /api/games: saved games",
+            "POST /api/games {white, black[, fen, rules, clock]}: new game",
+            "GET /api/games/ID, DELETE /api/games/ID",
+            "POST /api/games/ID/move {move[, clock]}",
+            "POST /api/games/ID/engine [{clock}]: the engine moves",
+            "POST /api/games/ID/hint",
+            "POST /api/games/ID/takeback [{plies}]",
+            "POST /api/games/ID/resign {side}",
+            "POST /api/games/ID/draw {side}: offer a draw",
+            "POST /api/games/ID/flag {side}: lost on time",
+            "GET /api/games/ID/pdn[?notation=landing|captured]",
+            "POST /api/pdn/import {pdn}",
+        ]
+    }))
+}
+
 /// Unknown API paths.
 pub async fn not_found(uri: Uri) -> ApiError {
     ApiError::NotFound(format!("no such endpoint: {}", uri.path()))

@@ -65,6 +65,7 @@ impl AppState {
 /// The whole app: the page, its assets and the JSON API.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
+        .route("/", get(api::index))
         .route("/health", get(api::health))
         .route("/moves", get(api::moves))
         .route("/move", post(api::play_move))

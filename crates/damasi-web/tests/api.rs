@@ -98,6 +98,13 @@ async fn unknown_paths_are_404() {
 }
 
 #[tokio::test]
+async fn api_index_lists_the_endpoints() {
+    let r = get(&app(), "/api").await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.json()["endpoints"].as_array().unwrap().len() > 10);
+}
+
+#[tokio::test]
 async fn health_answers() {
     let r = get(&app(), "/api/health").await;
     assert_eq!(r.status, StatusCode::OK);

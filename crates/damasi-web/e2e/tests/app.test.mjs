@@ -33,6 +33,7 @@ async function waitIdle() {
 
 async function newGame({ opponent = "engine", level = 1, color = "white", time = "", fromStudy = false } = {}) {
   await page.click("#tab-play");
+  const previous = await page.evaluate(() => (game ? game.id : 0));
   await page.click("#btn-new");
   await page.check(`input[name="opp"][value="${opponent}"]`);
   if (opponent === "engine") {
@@ -43,7 +44,7 @@ async function newGame({ opponent = "engine", level = 1, color = "white", time =
   if (fromStudy) await page.check("#new-from-fen");
   else if (await page.isVisible("#new-from-fen")) await page.uncheck("#new-from-fen");
   await page.click("#new-ok");
-  await page.waitForFunction(() => !document.querySelector("#new-dialog").open);
+  await page.waitForFunction((prev) => !document.querySelector("#new-dialog").open && game && game.id !== prev, previous);
 }
 
 before(async () => {
@@ -79,7 +80,7 @@ test("play a move by clicking and the engine answers", async () => {
   await waitIdle();
   const texts = await moveTexts();
   assert.equal(texts[0], "d3-d4");
-  assert.match(await page.textContent("#announce"), /Engine plays/);
+  await page.waitForFunction(() => /Engine plays/.test(document.querySelector("#announce").textContent));
   await shot("play");
 });
 
@@ -117,6 +118,20 @@ test("arrow keys browse the moves", async () => {
   assert.equal(await page.locator("#board .piece").count(), 32);
   await page.keyboard.press("End");
   await page.waitForFunction(() => !document.querySelector("#status").textContent.includes("Viewing"));
+});
+
+test("play from the keyboard alone, with the move announced", async () => {
+  await newGame({ opponent: "human" });
+  await page.evaluate(() => { board.cursor = "d4"; });
+  await page.focus("#board");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  assert.ok(await page.locator(sq("d3") + ".sel").count(), "d3 picked");
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("Enter");
+  await waitForPlies(1);
+  assert.equal((await moveTexts())[0], "d3-d4");
+  await page.waitForFunction(() => document.querySelector("#announce").textContent.includes("White plays d3-d4"));
 });
 
 const CAPTURE_FEN = "W:Wb3,g2:Bc3,d4,h7";
