@@ -38,10 +38,13 @@ pub mod feature {
     pub const THREATENED: usize = 18;
     /// Side to move: a bonus for having the move.
     pub const TEMPO: usize = 19;
+    /// Material balance in men (White minus Black, kings as men) times the share of pieces
+    /// already gone, `(32 - pieces) / 4`: a side that is ahead wants to trade.
+    pub const TRADE: usize = 20;
+    /// Men on the central files c to f.
+    pub const CENTER: usize = 21;
     /// Number of features.
-    pub const COUNT: usize = 20;
-    /// First feature that is counted for the side to move instead of White minus Black.
-    pub const FIRST_STM: usize = THREATENED;
+    pub const COUNT: usize = 22;
     /// Names, for the tuner's output.
     pub const NAMES: [&str; COUNT] = [
         "man",
@@ -64,6 +67,8 @@ pub mod feature {
         "king_vs_men",
         "threatened",
         "tempo",
+        "trade",
+        "center",
     ];
 }
 
@@ -86,9 +91,11 @@ impl Default for Weights {
         Weights {
             mg: [
                 100, 252, -8, 6, 13, 35, 48, 69, 42, 27, 11, -2, 39, -10, -3, 10, -15, 1, -8, 11,
+                0, 0,
             ],
             eg: [
                 100, 301, -3, 7, 23, 44, 75, 159, 103, 63, 28, -3, -7, 4, -7, 25, 3, 74, -23, 14,
+                0, 0,
             ],
         }
     }
@@ -99,10 +106,10 @@ impl Weights {
     pub fn hand_set() -> Weights {
         Weights {
             mg: [
-                100, 250, 3, 7, 13, 22, 35, 60, 40, 25, 10, 2, 1, 3, 2, -3, 4, 0, -12, 6,
+                100, 250, 3, 7, 13, 22, 35, 60, 40, 25, 10, 2, 1, 3, 2, -3, 4, 0, -12, 6, 0, 0,
             ],
             eg: [
-                100, 300, 6, 13, 24, 40, 65, 150, 100, 60, 25, 2, 2, 2, 1, -2, 0, 60, -12, 4,
+                100, 300, 6, 13, 24, 40, 65, 150, 100, 60, 25, 2, 2, 2, 1, -2, 0, 60, -12, 4, 0, 0,
             ],
         }
     }
@@ -176,6 +183,9 @@ const fn tables() -> ([[u64; 64]; 2], [[u64; 64]; 2]) {
 
 static AHEAD_TABLES: ([[u64; 64]; 2], [[u64; 64]; 2]) = tables();
 
+/// Files c, d, e and f.
+const CENTER_FILES: u64 = 0x3C3C_3C3C_3C3C_3C3C;
+
 /// Pieces of `victims` that the pieces of `side` (men `men`, kings `kings`) could capture in
 /// one jump on a board with empty squares `empty`.
 #[inline]
@@ -245,6 +255,7 @@ fn side_features(pos: &Position, c: Color, mut add: impl FnMut(usize, i32)) {
         (men & shift(us, Dir::East)).count_ones() as i32,
     );
     add(f::EDGE, (men & (FILE_A | FILE_H)).count_ones() as i32);
+    add(f::CENTER, (men & CENTER_FILES).count_ones() as i32);
     if them_men != 0 {
         add(f::GUARD, (men & rank_mask(ci, 1)).count_ones() as i32);
     }
@@ -264,6 +275,11 @@ pub fn features(
 ) {
     side_features(pos, Color::White, &mut white);
     side_features(pos, Color::Black, |i, v| white(i, -v));
+    let (nw, nb) = (
+        pos.count(Color::White) as i32,
+        pos.count(Color::Black) as i32,
+    );
+    white(f::TRADE, (nw - nb) * (32 - nw - nb) / 4);
     let us = pos.side_to_move();
     let them = !us;
     let threatened = attacked(
