@@ -13,6 +13,14 @@
 //! Results are counted from the first engine's view, as single games (win, draw, loss) and
 //! as game pairs (pentanomial), and an optional [`Sprt`] stops the match as soon as it
 //! decides.
+//!
+//! From the command line:
+//!
+//! ```text
+//! damasi match --engine1 "damasi hub" --engine2 "damasi hub --level 8" --move-time 0.05 \
+//!     --sprt 0,50 --games 200 --pdn games.pdn
+//! damasi match --engine2 "/opt/scan/scan hub" --param2 hash=128 --tc 10+0.1
+//! ```
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
