@@ -452,7 +452,25 @@ function moveText(m) { return notation() === "captured" ? m.captured : m.landing
 
 function setStatusNote(s) { statusNote = s; renderStatus(); }
 
+let bannerShownFor = null;
+function renderBanner() {
+  const el = $("banner");
+  const over = mode === "play" && game && game.outcome.over && viewPly === null;
+  const key = over ? game.id + ":" + game.plies.length + ":" + game.outcome.reason : null;
+  if (!over || bannerShownFor === "dismissed:" + key) { el.hidden = true; return; }
+  bannerShownFor = key;
+  el.innerHTML = "";
+  const w = game.outcome.winner;
+  el.append(w ? t(w === "white" ? "whiteWins" : "blackWins") : t("drawn"));
+  const why = document.createElement("small");
+  why.textContent = translateReason(game.outcome.reason) + " · " + game.outcome.result;
+  el.appendChild(why);
+  el.hidden = false;
+  el.onclick = () => { bannerShownFor = "dismissed:" + key; el.hidden = true; };
+}
+
 function renderStatus() {
+  renderBanner();
   const el = $("status");
   el.classList.remove("over", "thinking");
   if (mode === "study") { el.textContent = statusNote; return; }

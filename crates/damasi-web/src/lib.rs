@@ -5,6 +5,22 @@
 //! [`router`] builds the whole app from an [`AppState`], so it can be tested without sockets;
 //! [`serve`] binds it to an address.
 //!
+//! The API (JSON in and out; `GET /api` lists it):
+//!
+//! | endpoint | what it does |
+//! |---|---|
+//! | `GET /api/moves?fen=` | legal moves of a position, each with both notations, route and captures |
+//! | `POST /api/move {fen, move}` | plays a move written in any notation the library reads |
+//! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
+//! | `POST /api/analyze {fen, move_time_ms}` | score, depth and best line |
+//! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games |
+//! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,flag}` | play a saved game |
+//! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
+//!
+//! Malformed input is a 400 with a message saying what is wrong; an illegal or ambiguous move
+//! a 422 listing the legal moves (or the candidates); an unknown game or path a 404; a move in
+//! a finished game a 409; a busy engine a 503.
+//!
 //! ```
 //! use damasi_web::{router, AppState};
 //! let app = router(AppState::in_memory());

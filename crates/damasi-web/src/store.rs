@@ -145,9 +145,9 @@ impl Store {
     ) -> Result<T, ApiError> {
         let conn = self.conn.clone();
         tokio::task::spawn_blocking(move || {
-            let mut guard = conn
-                .lock()
-                .map_err(|_| ApiError::Internal("database lock poisoned".into()))?;
+            // A panic in an earlier request cannot leave a half-done change behind (every change
+            // is a transaction, rolled back when dropped), so a poisoned lock is safe to reuse.
+            let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
             f(&mut guard)
         })
         .await?

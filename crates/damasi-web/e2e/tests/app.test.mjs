@@ -158,6 +158,12 @@ test("a forced multi-capture is entered jump by jump", async () => {
   await page.selectOption("#notation", "captured");
   assert.equal((await moveTexts())[0], "b3xc3xd4");
   await page.selectOption("#notation", "landing");
+  // Black resigns (the page asks first; the test accepts): the end is stated with its reason.
+  await page.click("#btn-resign");
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /White wins.*Black resigns: White wins/);
+  assert.match(await page.textContent("#status"), /Black resigns/);
+  await shot("game-over");
 });
 
 test("export the game as PDN", async () => {
