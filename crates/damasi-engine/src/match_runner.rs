@@ -416,6 +416,11 @@ impl MatchSummary {
 /// `+12.3 ± 45.6` (`±inf` when the interval is open).
 fn format_elo(e: &EloEstimate) -> String {
     let err = e.error();
+    // Rounded first, so that a tiny negative value does not print as -0.0.
+    let e = EloEstimate {
+        elo: (e.elo * 10.0).round() / 10.0 + 0.0,
+        ..*e
+    };
     if e.elo.is_finite() && err.is_finite() {
         format!("{:+.1} ± {:.1}", e.elo, err)
     } else if e.elo.is_finite() {
@@ -1025,6 +1030,16 @@ mod tests {
             termination: Termination::MaxPlies,
             rules: RuleSet::default(),
         }
+    }
+
+    #[test]
+    fn elo_figures_for_reports() {
+        let e = |elo, low, high| format_elo(&EloEstimate { elo, low, high });
+        assert_eq!(e(-1e-12, -10.0, 10.0), "+0.0 ± 10.0");
+        assert_eq!(e(12.34, 0.0, 20.0), "+12.3 ± 10.0");
+        assert_eq!(e(0.0, f64::NEG_INFINITY, f64::INFINITY), "+0.0 ± inf");
+        assert_eq!(e(f64::INFINITY, 100.0, f64::INFINITY), "+inf");
+        assert_eq!(e(f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0), "-inf");
     }
 
     #[test]

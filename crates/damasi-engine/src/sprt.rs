@@ -32,8 +32,7 @@
 const Z_95: f64 = 1.959_963_984_540_054;
 
 /// Count given to an outcome class never seen (fishtest's regularisation): without it a
-/// one-sided result has no distribution with the hypotheses' expected scores, or for the
-/// error bars a zero variance.
+/// one-sided result has no distribution with the hypotheses' expected scores.
 const EMPTY_CLASS: f64 = 1e-3;
 
 /// The expected score of a player `elo` points stronger.
@@ -55,7 +54,7 @@ pub fn score_to_elo(score: f64) -> f64 {
 /// Observed scores: each distinct score (0..1) with how often it occurred.
 pub type Samples = Vec<(f64, f64)>;
 
-/// Mean and variance of samples, with empty classes filled in when all samples agree.
+/// Number, mean and variance of samples; `None` without any.
 fn moments(samples: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
     let n: f64 = samples.iter().map(|s| s.1).sum();
     if n <= 0.0 {
@@ -67,21 +66,7 @@ fn moments(samples: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
         .map(|(x, c)| c * (x - mean) * (x - mean))
         .sum::<f64>()
         / n;
-    if var > 1e-12 {
-        return Some((n, mean, var));
-    }
-    let filled: Samples = samples
-        .iter()
-        .map(|&(x, c)| (x, if c > 0.0 { c } else { EMPTY_CLASS }))
-        .collect();
-    let n2: f64 = filled.iter().map(|s| s.1).sum();
-    let mean2 = filled.iter().map(|(x, c)| x * c).sum::<f64>() / n2;
-    let var2 = filled
-        .iter()
-        .map(|(x, c)| c * (x - mean2) * (x - mean2))
-        .sum::<f64>()
-        / n2;
-    (var2 > 1e-12).then_some((n, mean2, var2))
+    Some((n, mean, var))
 }
 
 /// The distribution over the scores of `freq` closest to it (maximum likelihood) whose
@@ -195,15 +180,19 @@ pub struct EloEstimate {
 impl EloEstimate {
     /// From samples; `None` without any.
     pub fn from_samples(samples: &[(f64, f64)]) -> Option<EloEstimate> {
-        let n: f64 = samples.iter().map(|s| s.1).sum();
-        if n <= 0.0 {
-            return None;
+        let (n, mean, var) = moments(samples)?;
+        let elo = score_to_elo(mean);
+        if var <= 1e-12 {
+            // Identical results say nothing about the spread: the interval is open.
+            return Some(EloEstimate {
+                elo,
+                low: f64::NEG_INFINITY,
+                high: f64::INFINITY,
+            });
         }
-        let mean = samples.iter().map(|(x, c)| x * c).sum::<f64>() / n;
-        let var = moments(samples).map_or(0.0, |m| m.2);
         let margin = Z_95 * (var / n).sqrt();
         Some(EloEstimate {
-            elo: score_to_elo(mean),
+            elo,
             low: score_to_elo(mean - margin),
             high: score_to_elo(mean + margin),
         })
@@ -463,6 +452,14 @@ mod tests {
         assert!(close(e.low, 86.225, 1e-3));
         assert!(close(e.high, 218.252, 1e-3));
         assert!(EloEstimate::from_samples(&Wdl::default().samples()).is_none());
+        // Two draws: Elo 0, but nothing is known about the spread yet.
+        let draws = Wdl {
+            wins: 0,
+            draws: 2,
+            losses: 0,
+        };
+        let e = EloEstimate::from_samples(&draws.samples()).unwrap();
+        assert_eq!((e.elo, e.error()), (0.0, f64::INFINITY));
     }
 
     #[test]
