@@ -413,7 +413,7 @@ impl MatchSummary {
     }
 }
 
-/// `+12.3 ± 45.6` (`±inf` when the interval is open).
+/// `+12.3 ± 45.6`, or the interval's ends when one is open: `+190.8 (-57.3 to +inf)`.
 fn format_elo(e: &EloEstimate) -> String {
     let err = e.error();
     // Rounded first, so that a tiny negative value does not print as -0.0.
@@ -421,10 +421,19 @@ fn format_elo(e: &EloEstimate) -> String {
         elo: (e.elo * 10.0).round() / 10.0 + 0.0,
         ..*e
     };
+    let bound = |x: f64| {
+        if x.is_finite() {
+            format!("{x:+.1}")
+        } else if x > 0.0 {
+            "+inf".to_string()
+        } else {
+            "-inf".to_string()
+        }
+    };
     if e.elo.is_finite() && err.is_finite() {
         format!("{:+.1} ± {:.1}", e.elo, err)
     } else if e.elo.is_finite() {
-        format!("{:+.1} ± inf", e.elo)
+        format!("{:+.1} ({} to {})", e.elo, bound(e.low), bound(e.high))
     } else if e.elo > 0.0 {
         "+inf".to_string()
     } else {
@@ -1037,7 +1046,11 @@ mod tests {
         let e = |elo, low, high| format_elo(&EloEstimate { elo, low, high });
         assert_eq!(e(-1e-12, -10.0, 10.0), "+0.0 ± 10.0");
         assert_eq!(e(12.34, 0.0, 20.0), "+12.3 ± 10.0");
-        assert_eq!(e(0.0, f64::NEG_INFINITY, f64::INFINITY), "+0.0 ± inf");
+        assert_eq!(
+            e(0.0, f64::NEG_INFINITY, f64::INFINITY),
+            "+0.0 (-inf to +inf)"
+        );
+        assert_eq!(e(190.8, -57.26, f64::INFINITY), "+190.8 (-57.3 to +inf)");
         assert_eq!(e(f64::INFINITY, 100.0, f64::INFINITY), "+inf");
         assert_eq!(e(f64::NEG_INFINITY, f64::NEG_INFINITY, 0.0), "-inf");
     }
