@@ -763,8 +763,8 @@ pub(crate) fn run(
         multipv.min(legal.len())
     };
     let tm = TimeManager::new(limits);
-    // One legal move on a clock: play it at once.
-    if legal.len() == 1 && tm.is_timed() && !control.is_pondering() {
+    // One legal move in a game on a clock: play it at once.
+    if legal.len() == 1 && limits.clock.is_some() && !control.is_pondering() {
         max_depth = 1;
     }
 

@@ -108,11 +108,16 @@ fn unpack(data: u64) -> Option<Hit> {
 
 impl Table {
     /// A table of about `mb` MiB.
+    /// Sizes the memory cannot hold are halved until the allocation succeeds.
     pub fn new(mb: usize) -> Table {
-        let bytes = mb.max(1) << 20;
-        let n = (bytes / std::mem::size_of::<Bucket>()).next_power_of_two() / 2;
-        let n = n.max(1024);
-        let mut buckets = Vec::with_capacity(n);
+        let bytes = mb.clamp(1, 1 << 20).saturating_mul(1 << 20);
+        let mut n = (bytes / std::mem::size_of::<Bucket>()).max(1024);
+        // A power of two not above the requested size.
+        n = 1 << (usize::BITS - 1 - n.leading_zeros());
+        let mut buckets: Vec<Bucket> = Vec::new();
+        while buckets.try_reserve_exact(n).is_err() && n > 1024 {
+            n /= 2;
+        }
         buckets.resize_with(n, Bucket::default);
         Table {
             buckets,
@@ -249,6 +254,16 @@ mod tests {
         assert!(h.mv.matches(&m));
         assert!(!h.mv.matches(&pos.legal_moves()[2]));
         assert!(t.probe(pos.key() ^ 1).is_none());
+    }
+
+    #[test]
+    fn sizes_are_powers_of_two_within_the_request() {
+        for mb in [0, 1, 3, 64] {
+            let t = Table::new(mb);
+            let bytes = t.buckets.len() * std::mem::size_of::<Bucket>();
+            assert!(t.buckets.len().is_power_of_two());
+            assert!(bytes <= mb.max(1) << 20, "{mb} MiB gave {bytes} bytes");
+        }
     }
 
     #[test]
