@@ -332,9 +332,10 @@ const board = {
 
   commit(m) {
     const fn = this.onMove;
+    const dragged = this.dropping;
     this.sel = null; this.path = [];
     this.drawMarks();
-    if (fn) fn(m);
+    if (fn) fn(m, { dragged });
   },
 
   eventSquare(e) {
@@ -380,7 +381,8 @@ const board = {
       if (!moved) { if (wasSelected) this.clearSel(); return; }
       const target = this.eventSquare(ev);
       if (!target || target === sq) { this.drawMarks(); return; }
-      this.activate(target);
+      this.dropping = true;
+      try { this.activate(target); } finally { this.dropping = false; }
     };
     window.addEventListener("pointermove", move);
     window.addEventListener("pointerup", up);
@@ -408,23 +410,29 @@ const board = {
     }
   },
 
-  // Plays `m` on the shown position with a step for each landing square.
-  async animate(m, nextFen) {
+  // Plays `m` on the shown position with a step for each landing square (at once after a
+  // drag). With `nextFen` the board then shows that position; without, it stays as moved
+  // until the caller sets the next position.
+  async animate(m, nextFen, instant = false) {
     this.sel = null; this.path = []; this.hint = null; this.hintMove = null;
     this.drawMarks();
     const el = this.pieceEls[m.from];
-    if (el && STEP_MS) {
+    const steps = instant ? 0 : STEP_MS;
+    if (el) {
       el.style.zIndex = 15;
+      if (!steps) el.style.transition = "none";
       for (let i = 0; i < m.route.length; i++) {
         this.place(el, m.route[i]);
         const victim = m.captures[i];
-        await sleep(STEP_MS);
+        if (steps) await sleep(steps);
         if (victim && this.pieceEls[victim]) this.pieceEls[victim].classList.add("gone");
       }
-      await sleep(60);
+      if (steps) await sleep(60);
     }
-    this.pos = parseFen(nextFen);
-    this.drawPieces();
+    if (nextFen) {
+      this.pos = parseFen(nextFen);
+      this.drawPieces();
+    }
   },
 };
 
@@ -654,14 +662,13 @@ function browse(n) {
   if (n > 0) announce(moveText(game.plies[n - 1].move));
 }
 
-async function humanMove(m) {
+async function humanMove(m, opts = {}) {
   if (!game || busy) return;
   const side = game.side;
-  const before = game;
   clockAfterMove(side);
   try {
     busy = true;
-    const animation = board.animate(m, before.fen);
+    const animation = board.animate(m, null, opts.dragged);
     const g = await api("POST", `/api/games/${game.id}/move`, { move: m.landing, clock: clockBody() });
     await animation;
     busy = false;
@@ -836,10 +843,10 @@ async function studyShow() {
   analyze(fen, seq);
 }
 
-async function studyMove(m) {
+async function studyMove(m, opts = {}) {
   const fen = studyFen();
   try {
-    const animation = board.animate(m, fen);
+    const animation = board.animate(m, null, opts.dragged);
     const res = await api("POST", "/api/move", { fen, move: m.landing });
     await animation;
     study.line = study.line.slice(0, study.idx);

@@ -48,7 +48,7 @@ impl Default for Brain {
 }
 
 impl Brain {
-    /// Engines for [`MAX_SEARCHES`] searches at once.
+    /// Engines for two searches at once.
     pub fn new() -> Brain {
         let engines = (0..MAX_SEARCHES)
             .map(|_| {
@@ -65,7 +65,7 @@ impl Brain {
     }
 
     /// Searches `root` at `level` 1..=10 for at most `move_time`. The search is stopped if it
-    /// overruns; a search still queued after [`QUEUE_WAIT`] is refused as busy.
+    /// overruns; a search still queued after 20 seconds is refused as busy.
     pub async fn think(
         &self,
         root: SearchRoot,

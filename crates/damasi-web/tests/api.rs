@@ -577,3 +577,32 @@ async fn imported_tags_and_results_are_kept() {
     let r = get(&app, &format!("/api/games/{}/pdn?notation=bogus", ids[1])).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn the_engine_judges_a_draw_offer() {
+    let app = app();
+    let vs_engine = |fen: &str| json!({"fen": fen, "white": {"kind": "human"}, "black": {"kind": "engine", "level": 1}});
+    // The engine (Black) is far ahead: it declines, and the game goes on.
+    let g = new_game(&app, vs_engine("W:Wa2:Ba7,b7,c7,d7,e7")).await;
+    let r = post(
+        &app,
+        &format!("/api/games/{}/draw", g["id"]),
+        json!({"side": "white"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["accepted"], false);
+    assert_eq!(v["game"]["outcome"]["over"], false);
+    // The engine is far behind: it accepts.
+    let g = new_game(&app, vs_engine("W:Wa2,b2,c2,d2,e2:Bh7")).await;
+    let r = post(
+        &app,
+        &format!("/api/games/{}/draw", g["id"]),
+        json!({"side": "white"}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["accepted"], true, "{v}");
+    assert_eq!(v["game"]["outcome"]["reason"], "draw: agreed");
+}
