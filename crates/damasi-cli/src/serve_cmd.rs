@@ -54,6 +54,11 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                 };
                 println!("damasi: open http://{shown}/ in a browser (Ctrl-C stops the server)");
                 println!("damasi: games are saved in {}", data_dir.display());
+                if !addr.ip().is_loopback() {
+                    println!(
+                        "damasi: listening on {addr}: other machines on the network can reach it"
+                    );
+                }
             },
         ))
         .with_context(|| format!("cannot serve on {host}:{port}"))
