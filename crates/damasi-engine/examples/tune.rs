@@ -7,7 +7,9 @@
 
 use damasi_engine::eval::Weights;
 use damasi_engine::openings::{parse_openings, DEFAULT_OPENINGS};
+use damasi_engine::search::SearchParams;
 use damasi_engine::tune;
+use damasi_engine::{Engine, EngineOptions};
 
 fn main() {
     let openings: Vec<_> = parse_openings(DEFAULT_OPENINGS)
@@ -23,6 +25,38 @@ fn main() {
             tune::self_play_match(&Weights::default(), &Weights::hand_set(), &openings, nodes);
         println!(
             "match current vs hand-set at {nodes} nodes: +{} ={} -{} score {:.3} elo {:+.0}",
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            wdl.score(),
+            wdl.elo()
+        );
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("ab") {
+        // `ab <rfp|probcut|lmp|lmr> [nodes]`: the full search against one without that part.
+        let part = std::env::args().nth(2).unwrap_or_default();
+        let nodes = std::env::args()
+            .nth(3)
+            .map_or(3000, |n| n.parse().expect("nodes"));
+        let mut off = SearchParams::default();
+        match part.as_str() {
+            "rfp" => off.rfp = false,
+            "probcut" => off.probcut = false,
+            "lmp" => off.lmp = false,
+            "lmr" => off.lmr = false,
+            _ => panic!("ab needs one of rfp, probcut, lmp, lmr"),
+        }
+        let opts = EngineOptions {
+            hash_mb: 8,
+            threads: 1,
+        };
+        let mut full = Engine::new(opts);
+        let mut without = Engine::new(opts);
+        without.set_search_params(off);
+        let wdl = tune::match_engines(&mut full, &mut without, &openings, nodes);
+        println!(
+            "match full vs without {part} at {nodes} nodes: +{} ={} -{} score {:.3} elo {:+.0}",
             wdl.wins,
             wdl.draws,
             wdl.losses,

@@ -176,6 +176,7 @@ pub struct SearchResult {
 pub struct Engine {
     options: EngineOptions,
     weights: eval::Weights,
+    params: search::SearchParams,
     tt: tt::Table,
     threads: Vec<search::ThreadState>,
 }
@@ -190,6 +191,7 @@ impl Engine {
         Engine {
             options,
             weights: eval::Weights::default(),
+            params: search::SearchParams::default(),
             tt: tt::Table::new(options.hash_mb),
             threads: (0..options.threads)
                 .map(|_| search::ThreadState::new())
@@ -213,6 +215,11 @@ impl Engine {
     /// Replaces the evaluation weights (for tuning and matches between weight sets).
     pub fn set_weights(&mut self, weights: eval::Weights) {
         self.weights = weights;
+    }
+
+    /// Turns selective parts of the search on or off (for measuring them in self-play).
+    pub fn set_search_params(&mut self, params: search::SearchParams) {
+        self.params = params;
     }
 
     /// The evaluation weights in use.
@@ -251,6 +258,7 @@ impl Engine {
             &self.tt,
             &mut self.threads,
             &self.weights,
+            self.params,
             root,
             limits,
             level,

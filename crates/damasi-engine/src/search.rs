@@ -57,9 +57,34 @@ impl Default for ThreadState {
     }
 }
 
+/// Switches for the selective parts of the search, to measure each one in self-play.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SearchParams {
+    /// Reverse futility pruning near the horizon.
+    pub rfp: bool,
+    /// ProbCut.
+    pub probcut: bool,
+    /// Late-move pruning near the horizon.
+    pub lmp: bool,
+    /// Late-move reductions.
+    pub lmr: bool,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            rfp: true,
+            probcut: true,
+            lmp: true,
+            lmr: true,
+        }
+    }
+}
+
 /// What all threads of one search share.
 struct Shared<'a> {
     tt: &'a Table,
+    params: SearchParams,
     control: &'a SearchControl,
     /// Set by the main thread when the search must end (limits or `control.stop`).
     abort: AtomicBool,
@@ -91,6 +116,7 @@ struct Worker<'a, 'b> {
     id: usize,
     state: &'b mut ThreadState,
     weights: &'b Weights,
+    params: SearchParams,
     rules: RuleSet,
     /// Keys of earlier game positions (sorted, for binary search) and the root's no-capture
     /// count.
@@ -401,7 +427,8 @@ impl Worker<'_, '_> {
 
         // Reverse futility: near the horizon, a quiet position whose evaluation clears beta by
         // a margin per ply is taken as a fail high.
-        if !pv_node && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND {
+        if self.params.rfp && !pv_node && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND
+        {
             let eval = evaluate(pos, self.weights);
             if eval - 80 * depth >= beta {
                 return eval;
@@ -410,7 +437,12 @@ impl Worker<'_, '_> {
 
         // ProbCut: if a shallow search clears beta by a margin, the deep one very likely
         // fails high too. Used instead of null move.
-        if !pv_node && depth >= 5 && beta.abs() < MATE_BOUND && !capture_pending {
+        if self.params.probcut
+            && !pv_node
+            && depth >= 5
+            && beta.abs() < MATE_BOUND
+            && !capture_pending
+        {
             let rbeta = beta + 100;
             let s = self.search(pos, rbeta - 1, rbeta, depth - 4, ply, irrev, nocap, false);
             if self.stopped {
@@ -438,7 +470,8 @@ impl Worker<'_, '_> {
             let offers_capture = quiet && child.has_capture();
             // Late-move pruning: near the horizon, quiet moves that offer nothing to take are
             // skipped once enough moves were tried.
-            if !pv_node
+            if self.params.lmp
+                && !pv_node
                 && quiet
                 && !offers_capture
                 && depth <= 3
@@ -471,7 +504,7 @@ impl Worker<'_, '_> {
             } else {
                 // Late-move reduction for quiet moves tried late.
                 let mut r = 0;
-                if depth >= 3 && quiet && i >= 2 && !offers_capture {
+                if self.params.lmr && depth >= 3 && quiet && i >= 2 && !offers_capture {
                     r = reduction(depth, i) - i32::from(pv_node);
                     if self.killers[ply].contains(&Some(*m)) {
                         r -= 1;
@@ -728,6 +761,7 @@ pub(crate) fn run(
     tt: &Table,
     states: &mut [ThreadState],
     weights: &Weights,
+    params: SearchParams,
     root: &SearchRoot,
     limits: &Limits,
     level: Level,
@@ -774,6 +808,7 @@ pub(crate) fn run(
     let n_threads = states.len().max(1);
     let shared = Shared {
         tt,
+        params,
         control,
         abort: AtomicBool::new(false),
         nodes: (0..n_threads).map(|_| AtomicU64::new(0)).collect(),
@@ -936,6 +971,7 @@ fn new_worker<'a, 'b>(
         id,
         state,
         weights,
+        params: shared.params,
         rules: root.rules,
         history: history.to_vec(),
         root_nocap: root.plies_since_capture,

@@ -293,13 +293,19 @@ pub fn self_play_match(a: &Weights, b: &Weights, openings: &[Vec<Move>], nodes: 
     let mut eb = Engine::new(opts);
     ea.set_weights(a.clone());
     eb.set_weights(b.clone());
+    match_engines(&mut ea, &mut eb, openings, nodes)
+}
+
+/// Plays every opening twice, colours swapped, between engines `a` and `b` at `nodes` per
+/// move; returns `a`'s wins, draws and losses.
+pub fn match_engines(a: &mut Engine, b: &mut Engine, openings: &[Vec<Move>], nodes: u64) -> Wdl {
     let mut wdl = Wdl::default();
     for opening in openings {
         for a_white in [true, false] {
             let (game, _) = if a_white {
-                play_game([&mut ea, &mut eb], opening, nodes, None)
+                play_game([&mut *a, &mut *b], opening, nodes, None)
             } else {
-                play_game([&mut eb, &mut ea], opening, nodes, None)
+                play_game([&mut *b, &mut *a], opening, nodes, None)
             };
             let r = white_result(&game);
             let r = if a_white { r } else { 1.0 - r };
