@@ -3,7 +3,7 @@
 //! Iterative-deepening principal-variation search with a shared transposition table (Lazy SMP
 //! threads), forced captures resolved before any static evaluation, the game's draw rules as
 //! scores inside the search, a hand-written evaluation with weights that can be fitted
-//! ([`eval::Weights`], [`tune`]), time management ([`time`]) and a fixed [`bench`].
+//! ([`eval::Weights`], [`tune`]), time management ([`time`]) and a fixed [`bench`](mod@bench).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -23,6 +23,18 @@
 //! assert_eq!(result.depth, 4);
 //! assert!(lines >= 4);
 //! ```
+//!
+//! A game in progress goes in with [`SearchRoot::from_game`], so that repetitions of earlier
+//! positions and the rule set's options count. Another thread may end a search with
+//! [`SearchControl::stop`]; a ponder search ([`SearchControl::new_ponder`]) becomes a timed
+//! one at [`SearchControl::ponder_hit`]. Scores are centi-men from the side to move's view,
+//! wins and losses in a known number of plies near ±[`Score::MATE`].
+//!
+//! Modules: [`search`] (the search, [`search::SearchParams`] to switch its selective parts
+//! off for measurement), [`tt`], [`eval`], [`time`], [`bench`](mod@bench) (`damasi bench`), [`tune`]
+//! (Texel tuning and in-process self-play matches: `cargo run --release -p damasi-engine
+//! --example tune`), and the Hub protocol side: [`hub`], [`protocol`], [`hub_notation`],
+//! [`match_runner`], [`openings`], [`sprt`].
 
 pub mod bench;
 mod control;
