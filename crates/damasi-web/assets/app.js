@@ -624,7 +624,8 @@ function renderMoveList(listEl, plies, startFen, current, onPick, result) {
 
 function renderPlay() {
   if (!game) return;
-  renderPlayBoard();
+  // The board belongs to whichever tab is shown; the game may change behind the Study tab.
+  if (mode === "play") renderPlayBoard();
   const current = viewPly === null ? game.plies.length : viewPly;
   renderMoveList($("movelist"), game.plies, game.start_fen, current, (n) => browse(n), game.outcome.over ? game.outcome.result : null);
   const live = viewPly === null && !game.outcome.over;
@@ -719,7 +720,7 @@ async function maybeEngine() {
     const g = res.game;
     const m = g.plies[g.plies.length - 1].move;
     const side = game.side;
-    await board.animate(m, g.fen);
+    if (mode === "play" && viewPly === null) await board.animate(m, g.fen);
     clockAfterMove(side);
     busy = false;
     setGame(g);
