@@ -478,13 +478,17 @@ pub fn run_match(
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let mut summary = MatchSummary::new(names, config.sprt);
-    let (tx, rx) = mpsc::channel::<GameRecord>();
+    // Each finished game goes to this thread with a channel to acknowledge it: a worker
+    // starts its next game only once the result is counted, so that no game is started after
+    // the test has decided.
+    let (tx, rx) = mpsc::channel::<(GameRecord, mpsc::Sender<()>)>();
     std::thread::scope(|scope| {
         for _ in 0..config.concurrency.max(1) {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
             scope.spawn(move || {
                 let mut engines: [Option<HubProcess>; 2] = [None, None];
+                let (ack_tx, ack_rx) = mpsc::channel();
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
@@ -494,7 +498,7 @@ pub fn run_match(
                         break;
                     }
                     let record = play_game(config, &mut engines, g);
-                    if tx.send(record).is_err() {
+                    if tx.send((record, ack_tx.clone())).is_err() || ack_rx.recv().is_err() {
                         break;
                     }
                 }
@@ -505,7 +509,7 @@ pub fn run_match(
         }
         drop(tx);
         let mut open_pairs: HashMap<u64, (usize, u32)> = HashMap::new();
-        for record in rx {
+        for (record, ack) in rx {
             summary.games += 1;
             let points = record.points_for(0);
             if points == 1.0 {
@@ -526,8 +530,8 @@ pub fn run_match(
                 summary.pairs.add(entry.0);
                 open_pairs.remove(&pair);
             }
-            // Once decided, the verdict stands; games still running when it came are counted
-            // but do not reopen the test.
+            // Once decided, the verdict stands; games still running when it came (with more
+            // than one at a time) are counted but do not reopen the test.
             if let Some((sprt, llr, verdict)) = summary
                 .sprt
                 .as_mut()
@@ -546,6 +550,8 @@ pub fn run_match(
                 }
             }
             on_game(&record, &summary);
+            // The worker may have gone already; nothing to do then.
+            let _ = ack.send(());
         }
     });
     Ok(summary)
