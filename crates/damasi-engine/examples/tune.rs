@@ -45,7 +45,9 @@ fn main() {
             "probcut" => off.probcut = false,
             "lmp" => off.lmp = false,
             "lmr" => off.lmr = false,
-            _ => panic!("ab needs one of rfp, probcut, lmp, lmr"),
+            // Not on by default: measure turning it on.
+            "threat_qs" => off.threat_qs = true,
+            _ => panic!("ab needs one of rfp, probcut, lmp, lmr, threat_qs"),
         }
         let opts = EngineOptions {
             hash_mb: 8,

@@ -203,6 +203,21 @@ fn attacked(side: Color, men: u64, kings: u64, victims: u64, empty: u64) -> u64 
     hit
 }
 
+/// Whether the opponent of the side to move could capture something if it were its turn
+/// (the side to move faces a threat).
+#[inline]
+pub fn is_threatened(pos: &Position) -> bool {
+    let us = pos.side_to_move();
+    let them = !us;
+    attacked(
+        them,
+        pos.men_of(them),
+        pos.kings_of(them),
+        pos.pieces_of(us),
+        pos.empty(),
+    ) != 0
+}
+
 /// Adds the features of one side (its share of "White minus Black") through `add`.
 #[inline(always)]
 fn side_features(pos: &Position, c: Color, mut add: impl FnMut(usize, i32)) {

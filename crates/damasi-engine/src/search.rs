@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use damasi::{Move, MoveList, Position};
 
-use crate::eval::{evaluate, Weights};
+use crate::eval::{evaluate, is_threatened, Weights};
 use crate::time::{Limits, TimeManager};
 use crate::tt::{Bound, Table, TtMove};
 use crate::{Info, Level, RuleSet, Score, SearchControl, SearchResult, SearchRoot};
@@ -73,6 +73,9 @@ pub struct SearchParams {
     pub lmp: bool,
     /// Late-move reductions.
     pub lmr: bool,
+    /// At the horizon, answer a threatened capture with one ply of quiet moves instead of
+    /// evaluating.
+    pub threat_qs: bool,
 }
 
 impl Default for SearchParams {
@@ -84,6 +87,7 @@ impl Default for SearchParams {
             // scored 46.75% against the same search without it.
             lmp: false,
             lmr: true,
+            threat_qs: false,
         }
     }
 }
@@ -309,6 +313,7 @@ impl Worker<'_, '_> {
 
     /// Quiescence: at the horizon, a position with a capture pending is searched through its
     /// captures (they are forced); otherwise it is evaluated.
+    #[allow(clippy::too_many_arguments)]
     fn qsearch(
         &mut self,
         pos: &Position,
@@ -317,6 +322,7 @@ impl Worker<'_, '_> {
         ply: usize,
         irrev: usize,
         nocap: u32,
+        threat_ext: bool,
     ) -> i32 {
         self.count_node();
         self.pv_len[ply] = 0;
@@ -327,11 +333,17 @@ impl Worker<'_, '_> {
         if let Some(s) = self.rule_outcome(pos, ply, irrev, nocap) {
             return s;
         }
-        if !pos.has_capture() || ply >= MAX_PLY {
-            if ply >= MAX_PLY || pos.has_legal_move() {
-                return evaluate(pos, self.weights);
+        if ply >= MAX_PLY {
+            return evaluate(pos, self.weights);
+        }
+        if !pos.has_capture() {
+            if !pos.has_legal_move() {
+                return Self::no_move_score(pos, ply);
             }
-            return Self::no_move_score(pos, ply);
+            if threat_ext && is_threatened(pos) {
+                return self.answer_threat(pos, alpha, beta, ply, irrev, nocap);
+            }
+            return evaluate(pos, self.weights);
         }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
@@ -345,7 +357,60 @@ impl Worker<'_, '_> {
             let m = &moves[i];
             let child = pos.play(m);
             self.keys[ply + 1] = child.key();
-            let s = -self.qsearch(&child, -beta, -alpha, ply + 1, ply + 1, 0);
+            let s = -self.qsearch(&child, -beta, -alpha, ply + 1, ply + 1, 0, threat_ext);
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    self.update_pv(ply, m);
+                    if s >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// At the horizon, a quiet position in which the opponent threatens a capture: the
+    /// evaluation cannot see whether the threat can be met, so every quiet move is tried
+    /// once (no stand-pat), each followed by the captures it allows.
+    fn answer_threat(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        irrev: usize,
+        nocap: u32,
+    ) -> i32 {
+        let mut moves = MoveList::new();
+        pos.legal_moves_into(&mut moves);
+        let mut scores = [0i32; 256];
+        self.score_moves(pos, &moves, TtMove::NONE, ply, &mut scores);
+        let mut best = -INF;
+        for i in 0..moves.len() {
+            pick(moves.as_mut_slice(), &mut scores, i);
+            let m = &moves[i];
+            let child = pos.play(m);
+            self.keys[ply + 1] = child.key();
+            let child_irrev = if pos.is_irreversible(m) {
+                ply + 1
+            } else {
+                irrev
+            };
+            let s = -self.qsearch(
+                &child,
+                -beta,
+                -alpha,
+                ply + 1,
+                child_irrev,
+                nocap + 1,
+                false,
+            );
             if self.stopped {
                 return 0;
             }
@@ -387,7 +452,7 @@ impl Worker<'_, '_> {
         pv_node: bool,
     ) -> i32 {
         if depth <= 0 {
-            return self.qsearch(pos, alpha, beta, ply, irrev, nocap);
+            return self.qsearch(pos, alpha, beta, ply, irrev, nocap, self.params.threat_qs);
         }
         self.count_node();
         self.pv_len[ply] = 0;
