@@ -821,6 +821,8 @@ async function resign() {
 const study = { start: null, line: [], idx: 0, legal: [], outcome: null, editing: false, edit: null, tool: "wm", seq: 0 };
 
 function studyFen() { return study.idx === 0 ? study.start : study.line[study.idx - 1].fen; }
+// The line's moves up to the shown position (the server counts them for repetitions).
+function studyMoves() { return study.line.slice(0, study.idx).map((p) => p.move.landing); }
 
 async function studyShow() {
   const fen = studyFen();
@@ -848,7 +850,7 @@ async function studyMove(m, opts = {}) {
   const fen = studyFen();
   try {
     const animation = board.animate(m, null, opts.dragged);
-    const res = await api("POST", "/api/move", { fen, move: m.landing });
+    const res = await api("POST", "/api/move", { fen: study.start, moves: studyMoves(), move: m.landing });
     await animation;
     study.line = study.line.slice(0, study.idx);
     study.line.push({ move: res.move, fen: res.position.fen });
@@ -883,7 +885,7 @@ function analyze(fen, seq) {
   }
   analyzeTimer = setTimeout(async () => {
     try {
-      const a = await api("POST", "/api/analyze", { fen, move_time_ms: 1500 }, signal);
+      const a = await api("POST", "/api/analyze", { fen: study.start, moves: studyMoves(), move_time_ms: 1500 }, signal);
       if (seq !== study.seq) return;
       $("an-score").textContent = scoreText(a);
       $("an-pv").textContent = a.pv.join(" ") || "–";

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiJson, ApiQuery};
-use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
+use crate::record::{legal_infos, MoveInfo, OutcomeInfo, Record};
 use crate::{AppState, MAX_MOVE_TIME};
 
 /// Longest FEN accepted (32 pieces with names take about 130 characters).
@@ -53,6 +53,23 @@ pub struct PositionView {
 }
 
 impl PositionView {
+    /// Describes the current position of a game (its history counts for repetitions).
+    pub fn of_record(record: &Record) -> PositionView {
+        let pos = record.current();
+        let outcome = record.outcome();
+        PositionView {
+            fen: pos.to_fen(),
+            side: pos.side_to_move().name(),
+            forced_capture: !outcome.over && pos.has_capture(),
+            moves: if outcome.over {
+                Vec::new()
+            } else {
+                legal_infos(pos)
+            },
+            outcome,
+        }
+    }
+
     /// Describes `pos` under `rules`.
     pub fn new(pos: &Position, rules: &RuleSet) -> PositionView {
         let outcome = match position_outcome(pos, rules) {
@@ -133,8 +150,41 @@ pub struct MoveRequest {
     /// The move in any notation the library reads: `d3-d4`, `b3xd3xd5`, `d4xc4xb3`, `b3xd5`.
     #[serde(rename = "move")]
     pub mv: String,
+    /// Moves played from `fen` before this one, in any notation (for repetitions).
+    #[serde(default)]
+    pub moves: Vec<String>,
     /// Rule-set name.
     pub rules: Option<String>,
+}
+
+/// Most earlier moves a stateless request may carry.
+const MAX_HISTORY: usize = 2000;
+
+/// The game a stateless request describes: `fen`, then `moves` played from it.
+pub fn game_of(fen: Option<&str>, moves: &[String], rules: RuleSet) -> Result<Record, ApiError> {
+    if moves.len() > MAX_HISTORY {
+        return Err(ApiError::BadRequest(format!(
+            "moves: more than {MAX_HISTORY} earlier moves"
+        )));
+    }
+    let mut record = Record::new(parse_fen(fen)?, rules);
+    for (i, text) in moves.iter().enumerate() {
+        let step = |record: &mut Record| -> Result<(), ApiError> {
+            let m = record.current().parse_move(check_move_text(text)?)?;
+            record.push(m)
+        };
+        step(&mut record).map_err(|e| e.prefixed(&format!("moves[{i}]")))?;
+    }
+    Ok(record)
+}
+
+fn check_move_text(text: &str) -> Result<&str, ApiError> {
+    if text.len() > 200 {
+        return Err(ApiError::BadRequest(
+            "move text longer than 200 characters".into(),
+        ));
+    }
+    Ok(text)
 }
 
 /// Answer of `POST /api/move`.
@@ -149,24 +199,21 @@ pub struct MoveAnswer {
 
 /// `POST /api/move {"fen": ..., "move": "d3-d4"}`: plays a move.
 pub async fn play_move(ApiJson(req): ApiJson<MoveRequest>) -> Result<Json<MoveAnswer>, ApiError> {
-    let pos = parse_fen(req.fen.as_deref())?;
     let rules = parse_rules(req.rules.as_deref())?;
-    if let Some(o) = position_outcome(&pos, &rules) {
+    let mut record = game_of(req.fen.as_deref(), &req.moves, rules)?;
+    let outcome = record.outcome();
+    if outcome.over {
         return Err(ApiError::Conflict(format!(
             "no move can be played: {}",
-            o.describe()
+            outcome.reason
         )));
     }
-    if req.mv.len() > 200 {
-        return Err(ApiError::BadRequest(
-            "move text longer than 200 characters".into(),
-        ));
-    }
-    let m = pos.parse_move(&req.mv)?;
-    let next = pos.play(&m);
+    let before = *record.current();
+    let m = before.parse_move(check_move_text(&req.mv)?)?;
+    record.push(m)?;
     Ok(Json(MoveAnswer {
-        mv: MoveInfo::new(&pos, &m),
-        position: PositionView::new(&next, &rules),
+        mv: MoveInfo::new(&before, &m),
+        position: PositionView::of_record(&record),
     }))
 }
 
@@ -180,6 +227,9 @@ pub struct EngineRequest {
     pub level: Option<u8>,
     /// Thinking time in milliseconds (default 1000, at most 30000).
     pub move_time_ms: Option<u64>,
+    /// Moves played from `fen` before the position to search (for repetitions).
+    #[serde(default)]
+    pub moves: Vec<String>,
     /// Rule-set name.
     pub rules: Option<String>,
 }
@@ -256,23 +306,18 @@ pub async fn engine_move(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<EngineRequest>,
 ) -> Result<Json<EngineMoveAnswer>, ApiError> {
-    let pos = parse_fen(req.fen.as_deref())?;
     let rules = parse_rules(req.rules.as_deref())?;
+    let mut record = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(5))?;
-    let analysis = think(
-        &state,
-        root(pos, rules),
-        level,
-        move_time(req.move_time_ms, 1000),
-    )
-    .await?;
-    let next = match analysis.best.as_ref() {
-        Some(b) => pos.play(&pos.parse_move(&b.landing)?),
-        None => pos,
-    };
+    let root = SearchRoot::from_game(record.game());
+    let analysis = think(&state, root, level, move_time(req.move_time_ms, 1000)).await?;
+    if let Some(b) = analysis.best.as_ref() {
+        let m = record.current().parse_move(&b.landing)?;
+        record.push(m)?;
+    }
     Ok(Json(EngineMoveAnswer {
         analysis,
-        position: PositionView::new(&next, &rules),
+        position: PositionView::of_record(&record),
     }))
 }
 
@@ -281,26 +326,13 @@ pub async fn analyze(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<EngineRequest>,
 ) -> Result<Json<Analysis>, ApiError> {
-    let pos = parse_fen(req.fen.as_deref())?;
     let rules = parse_rules(req.rules.as_deref())?;
+    let record = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(10))?;
+    let root = SearchRoot::from_game(record.game());
     Ok(Json(
-        think(
-            &state,
-            root(pos, rules),
-            level,
-            move_time(req.move_time_ms, 1000),
-        )
-        .await?,
+        think(&state, root, level, move_time(req.move_time_ms, 1000)).await?,
     ))
-}
-
-/// A search root for a position without a game history.
-fn root(pos: Position, rules: RuleSet) -> SearchRoot {
-    SearchRoot {
-        rules,
-        ..SearchRoot::new(pos)
-    }
 }
 
 /// Checks an engine level.

@@ -47,6 +47,21 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The same error with `context: ` before its message (e.g. which earlier move failed).
+    pub fn prefixed(self, context: &str) -> ApiError {
+        match self {
+            ApiError::BadRequest(m) => ApiError::BadRequest(format!("{context}: {m}")),
+            ApiError::BadMove { message, options } => ApiError::BadMove {
+                message: format!("{context}: {message}"),
+                options,
+            },
+            ApiError::Conflict(m) => ApiError::Conflict(format!("{context}: {m}")),
+            other => other,
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();

@@ -606,3 +606,50 @@ async fn the_engine_judges_a_draw_offer() {
     assert_eq!(v["accepted"], true, "{v}");
     assert_eq!(v["game"]["outcome"]["reason"], "draw: agreed");
 }
+
+#[tokio::test]
+async fn earlier_moves_count_for_repetition() {
+    let app = app();
+    // Two kings shuffle: the third time the same position comes back, the game is drawn.
+    let fen = "W:WKa1,c2:BKh8,g7";
+    let shuffle = [
+        "a1-b1", "h8-g8", "b1-a1", "g8-h8", "a1-b1", "h8-g8", "b1-a1",
+    ];
+    let r = post(
+        &app,
+        "/api/move",
+        json!({"fen": fen, "moves": shuffle, "move": "g8-h8"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    assert_eq!(
+        v["position"]["outcome"]["reason"],
+        "draw: threefold repetition"
+    );
+    // The same move without the history is no draw.
+    let r = post(
+        &app,
+        "/api/move",
+        json!({"fen": "B:WKa1,c2:BKg8,g7", "move": "g8-h8"}),
+    )
+    .await;
+    assert_eq!(r.json()["position"]["outcome"]["over"], false);
+    // A bad earlier move is named by its index.
+    let r = post(
+        &app,
+        "/api/move",
+        json!({"fen": fen, "moves": ["a1-b1", "h8-g7"], "move": "b1-a1"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.json()["error"].as_str().unwrap().starts_with("moves[1]"));
+    // The engine sees the history too.
+    let r = post(
+        &app,
+        "/api/analyze",
+        json!({"fen": fen, "moves": ["a1-b1"], "move_time_ms": 50}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+}
