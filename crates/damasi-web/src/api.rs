@@ -101,9 +101,9 @@ pub async fn index() -> Json<Value> {
         "endpoints": [
             "GET /api/health",
             "GET /api/moves?fen=FEN[&rules=NAME]: legal moves with routes",
-            "POST /api/move {fen, move[, rules]}: play a move in any notation",
-            "POST /api/engine/move {fen[, level, move_time_ms, rules]}: the engine's move",
-            "POST /api/analyze {fen[, level, move_time_ms, rules]}: score and best line",
+            "POST /api/move {fen, move[, moves, rules]}: play a move in any notation",
+            "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
+            "POST /api/analyze {fen[, moves, level, move_time_ms, rules]}: score and best line",
             "GET /api/games: saved games",
             "POST /api/games {white, black[, fen, rules, clock]}: new game",
             "GET /api/games/ID, DELETE /api/games/ID",

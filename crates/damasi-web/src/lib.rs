@@ -17,6 +17,9 @@
 //! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
 //!
+//! The stateless endpoints also take `moves`, the moves played from `fen` before, so that
+//! repetitions count and the engine knows the game.
+//!
 //! Malformed input is a 400 with a message saying what is wrong; an illegal or ambiguous move
 //! a 422 listing the legal moves (or the candidates); an unknown game or path a 404; a move in
 //! a finished game a 409; a busy engine a 503.
