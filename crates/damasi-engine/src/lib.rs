@@ -218,7 +218,7 @@ impl Engine {
 
     /// Forgets everything learnt in earlier searches (hash table, move-ordering history).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        self.tt.new_game();
         for t in &mut self.threads {
             t.clear();
         }

@@ -114,10 +114,11 @@ fn clock_budget(c: &Clock) -> Budget {
     // One share of the remaining time plus most of the increment.
     let share = usable / mtg + c.inc * 3 / 4;
     let soft = share.min(usable);
-    // A search that runs long may use up to five shares, never more than a third of what is left
-    // (unless this is the last move before the time control).
-    let cap = if mtg == 1 { usable } else { usable / 3 };
-    let hard = (share * 5).min(cap).max(soft);
+    // A search that runs long may use up to four shares, never more than a fifth of what is
+    // left (unless this is the last move before the time control): on short clocks the
+    // protocol round trip and the scheduler cost time the engine cannot see.
+    let cap = if mtg == 1 { usable } else { usable / 5 };
+    let hard = (share * 4).min(cap).max(soft);
     let floor = Duration::from_millis(1);
     Budget {
         soft: soft.max(floor),

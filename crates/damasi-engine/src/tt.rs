@@ -75,6 +75,8 @@ struct Bucket([Entry; 4]);
 pub struct Table {
     buckets: Vec<Bucket>,
     age: AtomicU8,
+    /// Entries of another game epoch read as empty (see [`Table::new_game`]).
+    epoch: AtomicU8,
 }
 
 // Data word: score i16 | move 21 bits | depth u8 | bound 2 bits | age 6 bits.
@@ -82,13 +84,20 @@ const MOVE_SHIFT: u32 = 16;
 const DEPTH_SHIFT: u32 = 37;
 const BOUND_SHIFT: u32 = 45;
 const AGE_SHIFT: u32 = 47;
+const EPOCH_SHIFT: u32 = 53;
 
-fn pack(score: i32, mv: TtMove, depth: i32, bound: Bound, age: u8) -> u64 {
+#[inline]
+fn epoch_of(data: u64) -> u8 {
+    (data >> EPOCH_SHIFT) as u8
+}
+
+fn pack(score: i32, mv: TtMove, depth: i32, bound: Bound, age: u8, epoch: u8) -> u64 {
     (score as i16 as u16 as u64)
         | (mv.0 as u64) << MOVE_SHIFT
         | (depth.clamp(0, 255) as u64) << DEPTH_SHIFT
         | (bound as u64) << BOUND_SHIFT
         | ((age & 63) as u64) << AGE_SHIFT
+        | (epoch as u64) << EPOCH_SHIFT
 }
 
 fn unpack(data: u64) -> Option<Hit> {
@@ -122,6 +131,7 @@ impl Table {
         Table {
             buckets,
             age: AtomicU8::new(0),
+            epoch: AtomicU8::new(0),
         }
     }
 
@@ -131,6 +141,15 @@ impl Table {
             *b = Bucket::default();
         }
         *self.age.get_mut() = 0;
+    }
+
+    /// Forgets every entry at once, without touching the memory: entries written before read
+    /// as empty. (After 256 games an old entry may show again; it still describes the same
+    /// position, so that is harmless.) Clearing a large table took tens of milliseconds,
+    /// counted on the clock of a game that had just started.
+    pub fn new_game(&self) {
+        self.epoch.fetch_add(1, Ordering::Relaxed);
+        self.age.store(0, Ordering::Relaxed);
     }
 
     /// Starts a new search: older entries become preferred victims.
@@ -166,9 +185,13 @@ impl Table {
     /// Looks a position up.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
+        let epoch = self.epoch.load(Ordering::Relaxed);
         for e in &self.bucket(key).0 {
             let data = e.data.load(Ordering::Relaxed);
             if e.key.load(Ordering::Relaxed) ^ data == key {
+                if epoch_of(data) != epoch {
+                    return None;
+                }
                 return unpack(data);
             }
         }
@@ -179,6 +202,7 @@ impl Table {
     #[inline]
     pub fn store(&self, key: u64, score: i32, mut mv: TtMove, depth: i32, bound: Bound) {
         let age = self.age.load(Ordering::Relaxed) & 63;
+        let epoch = self.epoch.load(Ordering::Relaxed);
         let bucket = self.bucket(key);
         let mut victim = &bucket.0[0];
         let mut victim_worth = i32::MAX;
@@ -186,7 +210,7 @@ impl Table {
             let data = e.data.load(Ordering::Relaxed);
             let k = e.key.load(Ordering::Relaxed) ^ data;
             if k == key {
-                if let Some(old) = unpack(data) {
+                if let Some(old) = unpack(data).filter(|_| epoch_of(data) == epoch) {
                     // Keep a deeper exact result of this search.
                     if bound != Bound::Exact
                         && old.depth > depth + 2
@@ -201,7 +225,7 @@ impl Table {
                 victim = e;
                 break;
             }
-            let worth = match unpack(data) {
+            let worth = match unpack(data).filter(|_| epoch_of(data) == epoch) {
                 None => i32::MIN,
                 Some(h) => {
                     let e_age = ((data >> AGE_SHIFT) & 63) as u8;
@@ -214,7 +238,7 @@ impl Table {
                 victim = e;
             }
         }
-        let data = pack(score, mv, depth, bound, age);
+        let data = pack(score, mv, depth, bound, age, epoch);
         victim.key.store(key ^ data, Ordering::Relaxed);
         victim.data.store(data, Ordering::Relaxed);
     }
@@ -222,12 +246,16 @@ impl Table {
     /// Permille of entries used by the current search (sampled).
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed) & 63;
+        let epoch = self.epoch.load(Ordering::Relaxed);
         let n = self.buckets.len().min(250);
         let mut used = 0;
         for b in &self.buckets[..n] {
             for e in &b.0 {
                 let data = e.data.load(Ordering::Relaxed);
-                if unpack(data).is_some() && ((data >> AGE_SHIFT) & 63) as u8 == age {
+                if unpack(data).is_some()
+                    && ((data >> AGE_SHIFT) & 63) as u8 == age
+                    && epoch_of(data) == epoch
+                {
                     used += 1;
                 }
             }
@@ -264,6 +292,18 @@ mod tests {
             assert!(t.buckets.len().is_power_of_two());
             assert!(bytes <= mb.max(1) << 20, "{mb} MiB gave {bytes} bytes");
         }
+    }
+
+    #[test]
+    fn a_new_game_forgets_everything() {
+        let t = Table::new(1);
+        let pos = Position::start();
+        t.store(pos.key(), 10, TtMove::NONE, 3, Bound::Exact);
+        assert!(t.probe(pos.key()).is_some());
+        t.new_game();
+        assert!(t.probe(pos.key()).is_none());
+        t.store(pos.key(), 20, TtMove::NONE, 1, Bound::Exact);
+        assert_eq!(t.probe(pos.key()).unwrap().score, 20);
     }
 
     #[test]
