@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use damasi::bitboard::shift;
 use damasi::{Move, MoveList, Position};
 
 use crate::eval::{evaluate, is_threatened, Weights};
@@ -28,6 +29,10 @@ pub const MAX_DEPTH: u32 = 100;
 const MATE: i32 = Score::MATE;
 const MATE_BOUND: i32 = Score::MATE_BOUND;
 const INF: i32 = Score::INFINITE;
+
+/// Moves ordered per node; later ones (only in positions with many kings) keep generation
+/// order. Kept small because the score array is cleared at every node.
+const SCORED: usize = 128;
 
 /// How often (in nodes) a thread publishes its node count and checks the limits.
 const CHECK_EVERY: u64 = 1024;
@@ -261,7 +266,7 @@ impl Worker<'_, '_> {
         moves: &[Move],
         tt_move: TtMove,
         ply: usize,
-        scores: &mut [i32; 256],
+        scores: &mut [i32; SCORED],
     ) {
         let side = pos.side_to_move() as usize;
         let kings = pos.kings();
@@ -338,7 +343,10 @@ impl Worker<'_, '_> {
             return evaluate(pos, self.weights);
         }
         if !pos.has_capture() {
-            if !pos.has_legal_move() {
+            // A man with an empty square in front can move: skip the full test then.
+            let us = pos.side_to_move();
+            let can_step = shift(pos.men_of(us), us.forward()) & pos.empty() != 0;
+            if !can_step && !pos.has_legal_move() {
                 return Self::no_move_score(pos, ply);
             }
             if threat_ext && is_threatened(pos) {
@@ -348,7 +356,7 @@ impl Worker<'_, '_> {
         }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
-        let mut scores = [0i32; 256];
+        let mut scores = [0i32; SCORED];
         if moves.len() > 1 {
             self.score_moves(pos, &moves, TtMove::NONE, ply, &mut scores);
         }
@@ -390,7 +398,7 @@ impl Worker<'_, '_> {
     ) -> i32 {
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
-        let mut scores = [0i32; 256];
+        let mut scores = [0i32; SCORED];
         self.score_moves(pos, &moves, TtMove::NONE, ply, &mut scores);
         let mut best = -INF;
         for i in 0..moves.len() {
@@ -527,7 +535,7 @@ impl Worker<'_, '_> {
             self.pv_len[ply] = 0;
         }
 
-        let mut scores = [0i32; 256];
+        let mut scores = [0i32; SCORED];
         self.score_moves(pos, &moves, tt_move, ply, &mut scores);
         // A forced move costs nothing to look at more deeply.
         let extension = i32::from(moves.len() == 1 && ply < 2 * MAX_PLY / 3);
@@ -754,7 +762,7 @@ impl Worker<'_, '_> {
 /// Lazy selection sort: moves the best-scored of `moves[i..]` to `i` (cut-offs usually come
 /// early, so most lists are never fully sorted).
 #[inline]
-fn pick(moves: &mut [Move], scores: &mut [i32; 256], i: usize) {
+fn pick(moves: &mut [Move], scores: &mut [i32; SCORED], i: usize) {
     let n = moves.len().min(256);
     if i >= n {
         return;
