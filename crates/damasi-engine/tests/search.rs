@@ -283,3 +283,20 @@ fn never_loses_on_time_with_a_short_clock() {
         game.play(&r.best.unwrap()).unwrap();
     }
 }
+
+#[test]
+fn search_root_from_moves_checks_legality_and_counts_quiet_plies() {
+    let start = Position::start();
+    let m1 = start.legal_moves()[0];
+    let p1 = start.play(&m1);
+    let m2 = p1.legal_moves()[0];
+    let root = SearchRoot::from_moves(start, &[m1, m2], RuleSet::default()).unwrap();
+    assert_eq!(root.position, p1.play(&m2));
+    assert_eq!(root.history, vec![start.key(), p1.key()]);
+    assert_eq!(root.plies_since_capture, 2);
+    // The second move is played from the wrong position: error at index 1.
+    assert_eq!(
+        SearchRoot::from_moves(start, &[m1, m1], RuleSet::default()),
+        Err(1)
+    );
+}
