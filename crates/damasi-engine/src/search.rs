@@ -763,7 +763,7 @@ impl Worker<'_, '_> {
 /// early, so most lists are never fully sorted).
 #[inline]
 fn pick(moves: &mut [Move], scores: &mut [i32; SCORED], i: usize) {
-    let n = moves.len().min(256);
+    let n = moves.len().min(SCORED);
     if i >= n {
         return;
     }

@@ -136,6 +136,15 @@ fn returns_legal_moves_from_many_positions() {
 }
 
 #[test]
+fn searches_nodes_with_more_moves_than_are_ordered() {
+    // Sixteen white kings: 122 moves at the root and more than 128 after some replies, past
+    // the part of the list the search orders.
+    let fen = "W:WKb4,Kc3,Kd2,Kh4,Kh7,Kg8,Kc7,Kf6,Kg3,Kf2,Kh2,Kb8,Ke5,Kd8,Kb6,Kb2:BKa1";
+    let (pos, r) = search_fen(fen, 4);
+    assert!(pos.legal_moves().contains(&r.best.expect("a move")));
+}
+
+#[test]
 fn stops_on_node_and_time_limits_and_on_stop() {
     let root = SearchRoot::new(Position::start());
     let r = search_root(&root, &Limits::nodes(5_000));
