@@ -45,7 +45,8 @@ pub fn divide(pos: &Position, depth: u32, counting: Counting) -> Vec<(Move, u64)
         .collect()
 }
 
-/// Leaf count at `depth`, splitting the root moves over `threads` threads.
+/// Leaf count at `depth`, splitting the root moves over `threads` threads (at most one per
+/// root move).
 pub fn perft_parallel(pos: &Position, depth: u32, counting: Counting, threads: usize) -> u64 {
     if depth < 3 || threads <= 1 {
         return perft_with(pos, depth, counting);
@@ -54,6 +55,8 @@ pub fn perft_parallel(pos: &Position, depth: u32, counting: Counting, threads: u
     root_moves(pos, counting, &mut list);
     let moves: Vec<Move> = list.iter().copied().collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // A thread per root move at most: more would have nothing to do.
+    let threads = threads.min(moves.len());
     std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {

@@ -25,3 +25,16 @@ fn start_position_depth_7() {
         10_782_382
     );
 }
+
+#[test]
+fn parallel_perft_with_more_threads_than_root_moves() {
+    // The start has 8 root moves (RULES.md, depth 1): asking for more threads than that,
+    // however many, must neither fail to start threads nor change the count.
+    for threads in [9, usize::MAX] {
+        assert_eq!(
+            damasi::perft_parallel(&Position::start(), 4, Counting::Moves, threads),
+            7_538,
+            "{threads} threads"
+        );
+    }
+}
