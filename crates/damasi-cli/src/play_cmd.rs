@@ -110,6 +110,10 @@ struct Session {
 /// `damasi play`.
 pub fn play(a: PlayArgs) -> Result<()> {
     let rules = RuleSet::from_name(&a.rules).map_err(|e| anyhow::anyhow!("--rules: {e}"))?;
+    // `clamp` keeps NaN, and a NaN duration panics.
+    if a.time.is_nan() {
+        anyhow::bail!("--time must be a number of seconds, not {}", a.time);
+    }
     let start = crate::rules_cmds::position_arg(a.fen.as_deref())?;
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let style = match a.style {

@@ -111,3 +111,15 @@ fn the_engine_moves_first_when_playing_white() {
         "{out}"
     );
 }
+
+#[test]
+fn a_time_that_is_not_a_number_is_refused_without_a_panic() {
+    let out = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["play", "--time", "NaN"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run damasi play");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--time") && !err.contains("panicked"), "{err}");
+}
