@@ -104,3 +104,15 @@ fn bad_fen_is_an_error_on_stderr_with_nonzero_status() {
         assert!(err.contains("error"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn an_unreadable_move_is_reported_once() {
+    let o = damasi(&["analyze", "--moves", "zz", "--depth", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("damasi: error: cannot play 'zz': 'zz' is not a move"),
+        "{err}"
+    );
+    assert_eq!(err.matches("is not a move").count(), 1, "{err}");
+}

@@ -280,14 +280,9 @@ impl fmt::Display for GameError {
     }
 }
 
-impl std::error::Error for GameError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            GameError::Notation(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+// No `source`: the Display of `Notation` already says what the `MoveError` says, and an error
+// chain that held it too would print it twice.
+impl std::error::Error for GameError {}
 
 impl From<MoveError> for GameError {
     fn from(e: MoveError) -> GameError {

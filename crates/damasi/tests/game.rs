@@ -358,3 +358,17 @@ fn rule_set_names() {
         assert!(RuleSet::from_name(bad).is_err(), "{bad:?}");
     }
 }
+
+#[test]
+fn a_move_error_is_told_once_along_the_error_chain() {
+    // GameError::Notation displays the MoveError it wraps, so it must not also hand it out as
+    // its source: reports that print the whole chain (anyhow's `{:#}`) would say it twice.
+    let e = Game::new().play_text("zz").unwrap_err();
+    let mut chain = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        chain.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    assert_eq!(chain.matches("is not a move").count(), 1, "{chain}");
+}
