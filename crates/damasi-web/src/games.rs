@@ -482,9 +482,10 @@ pub async fn engine(
         .as_ref()
         .map(|b| b.landing.clone())
         .ok_or_else(|| ApiError::Internal("the engine found no move in a live game".into()))?;
-    let ply = g.record.moves().len();
+    // The same number of plies is not the same game (a take-back and another move).
+    let searched = g.record.to_tokens();
     let Json(game) = with_game(&state, id, move |g| {
-        if g.record.moves().len() != ply {
+        if g.record.to_tokens() != searched {
             return Err(ApiError::Conflict(
                 "the game changed while the engine thought".into(),
             ));

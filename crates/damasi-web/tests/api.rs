@@ -407,6 +407,52 @@ async fn a_game_against_the_engine() {
 }
 
 #[tokio::test]
+async fn an_engine_move_for_a_game_that_changed_meanwhile_is_refused() {
+    let app = app();
+    // A 12-second clock: the engine thinks about half a second.
+    let g = new_game(
+        &app,
+        json!({"white": {"kind": "engine", "level": 10}, "black": {"kind": "human"},
+               "clock": {"minutes": 0.2}}),
+    )
+    .await;
+    let id = g["id"].as_i64().unwrap();
+    for m in ["d3-d4", "a6-a5"] {
+        let r = post(&app, &format!("/api/games/{id}/move"), json!({ "move": m })).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
+    // While the engine thinks, Black takes its move back and plays another: the game has as
+    // many plies as before, but the engine's move was found for another position.
+    let engine_uri = format!("/api/games/{id}/engine");
+    let (engine, _) = tokio::join!(send(&app, Method::POST, &engine_uri, None), async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let r = post(
+            &app,
+            &format!("/api/games/{id}/takeback"),
+            json!({"plies": 1}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        let r = post(
+            &app,
+            &format!("/api/games/{id}/move"),
+            json!({"move": "h6-h5"}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    });
+    assert_eq!(engine.status, StatusCode::CONFLICT, "{}", engine.text);
+    let v = get(&app, &format!("/api/games/{id}")).await.json();
+    let plies: Vec<&str> = v["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["move"]["landing"].as_str().unwrap())
+        .collect();
+    assert_eq!(plies, ["d3-d4", "h6-h5"]);
+}
+
+#[tokio::test]
 async fn game_creation_errors() {
     let app = app();
     for body in [
