@@ -240,7 +240,9 @@ impl Worker<'_, '_> {
             return Some(0);
         }
         if let Some(limit) = self.rules.no_capture_limit {
-            if nocap >= limit {
+            // A side with no move has lost (or drawn by mutual block) before the limit
+            // counts, as the game rules judge it.
+            if nocap >= limit && pos.has_legal_move() {
                 return Some(0);
             }
         }

@@ -103,6 +103,22 @@ fn no_capture_limit_is_a_draw() {
 }
 
 #[test]
+fn a_block_on_the_last_ply_before_the_no_capture_limit_still_wins() {
+    // As the rules library judges it: a side left with no move loses, even on the ply that
+    // reaches the no-capture limit.
+    let pos = Position::from_fen("W:WKa8,a6,a5,b6,c7:Ba7").unwrap();
+    let mut root = SearchRoot::new(pos);
+    root.rules = RuleSet {
+        no_capture_limit: Some(50),
+        ..RuleSet::default()
+    };
+    root.plies_since_capture = 49;
+    let r = search_root(&root, &Limits::depth(3));
+    assert_eq!(best_text(&pos, &r), "b6-b7");
+    assert_eq!(r.score, Score::win_in(1));
+}
+
+#[test]
 fn returns_legal_moves_from_many_positions() {
     // Positions from a deterministic random playout.
     let mut pos = Position::start();
