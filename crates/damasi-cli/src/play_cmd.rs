@@ -154,8 +154,8 @@ impl Session {
         self.vs == Opponent::Engine && self.game.position().side_to_move() != self.human
     }
 
-    fn run(&mut self, input: impl BufRead) -> Result<()> {
-        let mut lines = input.lines();
+    fn run(&mut self, mut input: impl BufRead) -> Result<()> {
+        let mut bytes = Vec::new();
         self.show_board();
         loop {
             if self.game.outcome().is_none() && self.engine_to_move() {
@@ -172,14 +172,18 @@ impl Session {
                 let _ = write!(self.out, "{prompt}> ");
                 let _ = self.out.flush();
             }
-            let Some(line) = lines.next() else { break };
-            let line = match line {
-                Ok(l) => l,
+            bytes.clear();
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) => break,
+                Ok(_) => {}
                 Err(e) => {
                     self.say(&format!("error: cannot read input: {e}"));
                     break;
                 }
-            };
+            }
+            // A line that is not UTF-8 is read with replacement characters: it is then refused
+            // like any other unreadable line, and the session goes on.
+            let line = String::from_utf8_lossy(&bytes);
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;

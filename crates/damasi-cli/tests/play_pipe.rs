@@ -123,3 +123,27 @@ fn a_time_that_is_not_a_number_is_refused_without_a_panic() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("--time") && !err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_and_the_session_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["play", "--vs", "human"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start damasi play");
+    // "d3-d4" typed in a Latin-1 terminal with a stray 0xE9 ('é') in front.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\xe9d3-d4\nd3-d4\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let out = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("error: "), "{out}");
+    assert!(lines[0].contains("is not a move"), "{out}");
+    assert_eq!(lines.get(1), Some(&"White plays d3-d4"), "{out}");
+}
