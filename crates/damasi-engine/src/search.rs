@@ -950,7 +950,9 @@ pub(crate) fn run(
         for depth in 1..=max_depth {
             let score = w.iterate(&pos, depth as i32, lines);
             let _ = score;
-            if w.stopped && depth > 1 {
+            // An interrupted iteration is not reported; the first one is, unless it was cut
+            // short before any root move got a score (then all read -INF).
+            if w.stopped && (depth > 1 || !w.root_moves[0].searched) {
                 // Keep the moves of the interrupted iteration only if its best was searched.
                 if w.root_moves[0].searched {
                     final_moves = w.root_moves.clone();

@@ -161,6 +161,34 @@ fn searches_nodes_with_more_moves_than_are_ordered() {
 }
 
 #[test]
+fn a_first_iteration_cut_short_reports_no_made_up_score() {
+    // The first root move alone takes more than the node limit (checked every 1024 nodes), so
+    // depth 1 ends before any move has a score. Nothing may read as a win (the position is
+    // about four men down for White at depth 3).
+    let fen = "W:WKe2,Ka6,Ka3,e7,Kg6,a7,Kd1,Kc1,f6,Kc8:BKg8,d2,Kh8,Kc7,Kg2,Kc2,Kg3,Kh7,Ka2,Kf8";
+    let pos = Position::from_fen(fen).unwrap();
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let control = Arc::new(SearchControl::new());
+    let mut scores = Vec::new();
+    let r = engine.search(
+        &SearchRoot::new(pos),
+        &Limits::nodes(1),
+        Level::MAX,
+        1,
+        &control,
+        &mut |info| scores.push(info.score),
+    );
+    assert!(pos.legal_moves().contains(&r.best.expect("a move")));
+    assert!(!r.score.is_win() && !r.score.is_loss(), "{}", r.score);
+    for s in scores {
+        assert!(!s.is_win() && !s.is_loss(), "info score {s}");
+    }
+}
+
+#[test]
 fn stops_on_node_and_time_limits_and_on_stop() {
     let root = SearchRoot::new(Position::start());
     let r = search_root(&root, &Limits::nodes(5_000));
