@@ -135,14 +135,6 @@ impl Table {
         }
     }
 
-    /// Empties the table.
-    pub fn clear(&mut self) {
-        for b in &mut self.buckets {
-            *b = Bucket::default();
-        }
-        *self.age.get_mut() = 0;
-    }
-
     /// Forgets every entry at once, without touching the memory: entries written before read
     /// as empty. (After 256 games an old entry may show again; it still describes the same
     /// position, so that is harmless.) Clearing a large table took tens of milliseconds,

@@ -219,11 +219,3 @@ fn resolve_token(pos: &Position, token: &str) -> Option<Move> {
         .find(|m| m.from() == from && m.to() == to && m.captured_bits() == captured)
         .copied()
 }
-
-/// "White" or "Black".
-pub fn title(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
-}

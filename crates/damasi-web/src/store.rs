@@ -36,11 +36,6 @@ impl Player {
             None => Player::Human,
         }
     }
-
-    /// Whether this side is played by the engine.
-    pub fn is_engine(self) -> bool {
-        matches!(self, Player::Engine { .. })
-    }
 }
 
 /// Clock settings and the time left on each side, in milliseconds.
