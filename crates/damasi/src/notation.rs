@@ -395,11 +395,20 @@ impl Position {
     /// assert_eq!(texts, ["a8xa3>a2", "a8xa3>a1"]);
     /// ```
     pub fn write_move(&self, m: &Move, notation: Notation) -> String {
+        if !m.is_capture() {
+            return self.write_move_among(m, notation, &MoveList::new());
+        }
+        self.write_move_among(m, notation, &self.legal_moves())
+    }
+
+    /// [`Position::write_move`] with this position's legal moves already generated, so that
+    /// writing every legal move generates them once, not once per move (a king that can take
+    /// many pieces makes generation slow).
+    fn write_move_among(&self, m: &Move, notation: Notation, legal: &MoveList) -> String {
         let promo = if m.is_promotion() { "=K" } else { "" };
         if !m.is_capture() {
             return format!("{}-{}{promo}", m.from(), m.to());
         }
-        let legal = self.legal_moves();
         if !legal.contains(m) {
             let mut s = m.from().to_string();
             for sq in m.captured() {
@@ -409,7 +418,7 @@ impl Position {
             return format!("{s}>{}{promo}", m.to());
         }
         let reads_back = |text: &str| match split_move_text(text) {
-            Ok(parsed) => self.matching_moves(&parsed, &legal) == [*m],
+            Ok(parsed) => self.matching_moves(&parsed, legal) == [*m],
             Err(_) => false,
         };
         match notation {
@@ -481,14 +490,14 @@ impl Position {
                 text: text.to_string(),
                 legal: legal
                     .iter()
-                    .map(|m| self.write_move(m, Notation::Landing))
+                    .map(|m| self.write_move_among(m, Notation::Landing, &legal))
                     .collect(),
             }),
             _ => Err(MoveError::Ambiguous {
                 text: text.to_string(),
                 candidates: hits
                     .iter()
-                    .map(|m| self.write_move(m, Notation::Landing))
+                    .map(|m| self.write_move_among(m, Notation::Landing, &legal))
                     .collect(),
             }),
         }
