@@ -458,7 +458,7 @@ fn parse_limits(line: &Line) -> Result<Limits, String> {
             .map(|n| n.min(u32::MAX as u64) as u32);
         limits.clock = Some(Clock {
             // The client sent the clock minus the increment: the engine adds it back.
-            time: time + inc,
+            time: time.saturating_add(inc),
             inc,
             moves_to_go,
         });
@@ -650,6 +650,9 @@ mod tests {
                 .nodes,
             Some(5000)
         );
+        // Clocks too long to add up never bring the engine down.
+        let l = parse_limits(&Line::parse("level time=1e19 inc=1e19").unwrap()).unwrap();
+        assert!(l.clock.unwrap().time >= Duration::from_secs(10_000_000_000_000_000_000));
         for bad in [
             "level time=NaN",
             "level time=inf",

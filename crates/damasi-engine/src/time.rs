@@ -108,17 +108,17 @@ pub fn budget(limits: &Limits) -> Option<Budget> {
 
 fn clock_budget(c: &Clock) -> Budget {
     // Never plan on the last part of the clock: keep an overhead per move plus 5%.
-    let reserve = MOVE_OVERHEAD + c.time / 20;
+    let reserve = MOVE_OVERHEAD.saturating_add(c.time / 20);
     let usable = c.time.saturating_sub(reserve);
     let mtg = c.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 50);
     // One share of the remaining time plus most of the increment.
-    let share = usable / mtg + c.inc * 3 / 4;
+    let share = (usable / mtg).saturating_add(c.inc.saturating_mul(3) / 4);
     let soft = share.min(usable);
     // A search that runs long may use up to four shares, never more than a fifth of what is
     // left (unless this is the last move before the time control): on short clocks the
     // protocol round trip and the scheduler cost time the engine cannot see.
     let cap = if mtg == 1 { usable } else { usable / 5 };
-    let hard = (share * 4).min(cap).max(soft);
+    let hard = share.saturating_mul(4).min(cap).max(soft);
     let floor = Duration::from_millis(1);
     Budget {
         soft: soft.max(floor),
@@ -163,7 +163,11 @@ impl TimeManager {
         match self.budget {
             None => true,
             Some(b) => {
-                let target = b.soft.mul_f64(stability.clamp(0.3, 2.5)).min(b.hard);
+                // Scaled in seconds: `mul_f64` panics past `Duration::MAX` (huge clocks).
+                let scaled = b.soft.as_secs_f64() * stability.clamp(0.3, 2.5);
+                let target = Duration::try_from_secs_f64(scaled)
+                    .unwrap_or(b.hard)
+                    .min(b.hard);
                 // An iteration costs several times the previous one: do not start one that
                 // cannot finish.
                 self.elapsed() < target.mul_f64(0.6)
@@ -219,6 +223,17 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn huge_clocks_do_not_overflow() {
+        let huge = Duration::from_secs(u64::MAX / 2);
+        for mtg in [None, Some(1), Some(5)] {
+            let b = budget(&Limits::clock(huge, huge, mtg)).unwrap();
+            assert!(b.soft <= b.hard, "{mtg:?}: {b:?}");
+            let tm = TimeManager::new(&Limits::clock(huge, huge, mtg));
+            assert!(tm.may_start_iteration(2.5) && !tm.out_of_time());
         }
     }
 
