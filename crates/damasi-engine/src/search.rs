@@ -934,6 +934,9 @@ pub(crate) fn run(
                 w.shared.nodes[w.id].store(w.nodes, Ordering::Relaxed);
             });
         }
+        // If this thread unwinds (a panic here or in `on_info`), the helpers must stop too:
+        // the scope waits for them before the panic reaches the caller.
+        let _abort_helpers = AbortOnDrop(&shared.abort);
         let mut w = new_worker(
             &shared,
             0,
@@ -1072,6 +1075,15 @@ fn new_worker<'a, 'b>(
         root_moves: root_moves.to_vec(),
         pv_idx: 0,
     })
+}
+
+/// Sets the search's abort flag when dropped, also during unwinding.
+struct AbortOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for AbortOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 fn nps(nodes: u64, t: Duration) -> u64 {

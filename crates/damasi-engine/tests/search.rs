@@ -189,6 +189,35 @@ fn a_first_iteration_cut_short_reports_no_made_up_score() {
 }
 
 #[test]
+fn a_panic_in_the_main_thread_also_ends_the_helpers() {
+    // The Hub catches a panicking search and still answers; that only works if the panic
+    // reaches it, i.e. if the helper threads stop too (an infinite search never ends alone).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| {
+            let mut engine = Engine::new(EngineOptions {
+                hash_mb: 4,
+                threads: 2,
+            });
+            let control = Arc::new(SearchControl::new());
+            let limits = Limits {
+                infinite: true,
+                ..Limits::default()
+            };
+            let root = SearchRoot::new(Position::start());
+            engine.search(&root, &limits, Level::MAX, 1, &control, &mut |_| {
+                panic!("a failure in the main search thread")
+            })
+        });
+        let _ = tx.send(outcome.is_err());
+    });
+    let panicked = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the search returned (by panicking)");
+    assert!(panicked);
+}
+
+#[test]
 fn stops_on_node_and_time_limits_and_on_stop() {
     let root = SearchRoot::new(Position::start());
     let r = search_root(&root, &Limits::nodes(5_000));
