@@ -178,7 +178,8 @@ pub fn game_of(fen: Option<&str>, moves: &[String], rules: RuleSet) -> Result<Re
     Ok(record)
 }
 
-fn check_move_text(text: &str) -> Result<&str, ApiError> {
+/// Refuses move texts too long to be a move, before any parsing.
+pub(crate) fn check_move_text(text: &str) -> Result<&str, ApiError> {
     if text.len() > 200 {
         return Err(ApiError::BadRequest(
             "move text longer than 200 characters".into(),

@@ -402,11 +402,7 @@ pub async fn play(
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<GameMove>,
 ) -> Result<Json<GameView>, ApiError> {
-    if req.mv.len() > 200 {
-        return Err(ApiError::BadRequest(
-            "move text longer than 200 characters".into(),
-        ));
-    }
+    api::check_move_text(&req.mv)?;
     with_game(&state, id, move |g| {
         g.ensure_ongoing()?;
         let m = g.record.current().parse_move(&req.mv)?;
