@@ -649,8 +649,8 @@ fn play_game(config: &MatchConfig, engines: &mut [Option<HubProcess>; 2], g: u64
         let pos = *game.position();
         let e = engine_of(pos.side_to_move());
         let (deadline, clocked) = match config.limit {
-            MoveLimit::Clock { .. } => (clocks[e] + config.time_margin, true),
-            MoveLimit::MoveTime(t) => (t + config.move_timeout, false),
+            MoveLimit::Clock { .. } => (clocks[e].saturating_add(config.time_margin), true),
+            MoveLimit::MoveTime(t) => (t.saturating_add(config.move_timeout), false),
             _ => (config.move_timeout, false),
         };
         let level = config.limit.level_line(clocks[e]);
@@ -685,11 +685,11 @@ fn play_game(config: &MatchConfig, engines: &mut [Option<HubProcess>; 2], g: u64
             }
         };
         if let MoveLimit::Clock { inc, .. } = config.limit {
-            if elapsed > clocks[e] + config.time_margin {
+            if elapsed > clocks[e].saturating_add(config.time_margin) {
                 forfeit(&mut record, &game, e, Termination::Time { engine: e });
                 return record;
             }
-            clocks[e] = clocks[e].saturating_sub(elapsed) + inc;
+            clocks[e] = clocks[e].saturating_sub(elapsed).saturating_add(inc);
         }
         let Some(text) = text else {
             let reason = "it sent no move although it has legal moves".to_string();
@@ -886,7 +886,10 @@ impl HubProcess {
         for line in [&pos, level, &Line::new("go").flag("think")] {
             self.send(line).map_err(Failure::Closed)?;
         }
-        let deadline = began + limit;
+        // A limit past what an `Instant` can hold waits a year instead (never, in practice).
+        let deadline = began
+            .checked_add(limit)
+            .unwrap_or_else(|| began + Duration::from_secs(365 * 24 * 3600));
         loop {
             let line = match self.recv_until(deadline) {
                 Ok(line) => line,
@@ -1032,6 +1035,43 @@ mod tests {
             "level depth=3"
         );
         assert_eq!(l.to_string(), "10+0.1");
+    }
+
+    #[test]
+    fn huge_time_limits_do_not_overflow_the_deadlines() {
+        // A stand-in engine that plays a3-a4 (17-25); the game stops after that one ply.
+        let script = "while read l; do case \"$l\" in hub) echo wait;; init) echo ready;; \
+                      go*) echo done move=17-25;; quit) exit 0;; esac; done";
+        let spec = EngineSpec {
+            name: "sh".into(),
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            params: Vec::new(),
+        };
+        let huge = Duration::from_secs(u64::MAX / 2);
+        for limit in [
+            MoveLimit::MoveTime(huge),
+            MoveLimit::Clock {
+                time: huge,
+                inc: huge,
+            },
+        ] {
+            let config = MatchConfig {
+                engines: [spec.clone(), spec.clone()],
+                openings: crate::openings::parse_openings("W:Wa3,h3:Ba6,h6").unwrap(),
+                limit,
+                rules: RuleSet::default(),
+                max_plies: 1,
+                max_games: Some(1),
+                sprt: None,
+                concurrency: 1,
+                move_timeout: huge,
+                time_margin: huge,
+            };
+            let summary = run_match(&config, &mut |_, _| {}).unwrap();
+            assert_eq!(summary.games, 1, "{limit}");
+            assert_eq!(summary.forfeits, [0, 0], "{limit}");
+        }
     }
 
     fn record(white: usize, winner: Option<Color>) -> GameRecord {
