@@ -4,6 +4,11 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn play(args: &[&str], input: &str) -> String {
+    play_bytes(args, input.as_bytes())
+}
+
+/// Runs `damasi play ARGS` with `input` on stdin; checks it exits cleanly, returns stdout.
+fn play_bytes(args: &[&str], input: &[u8]) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
         .arg("play")
         .args(args)
@@ -12,12 +17,7 @@ fn play(args: &[&str], input: &str) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start damasi play");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
@@ -126,22 +126,8 @@ fn a_time_that_is_not_a_number_is_refused_without_a_panic() {
 
 #[test]
 fn a_line_that_is_not_utf8_is_refused_and_the_session_goes_on() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
-        .args(["play", "--vs", "human"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start damasi play");
     // "d3-d4" typed in a Latin-1 terminal with a stray 0xE9 ('é') in front.
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"\xe9d3-d4\nd3-d4\nquit\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let out = String::from_utf8(out.stdout).unwrap();
+    let out = play_bytes(&["--vs", "human"], b"\xe9d3-d4\nd3-d4\nquit\n");
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("error: "), "{out}");
     assert!(lines[0].contains("is not a move"), "{out}");
