@@ -14,6 +14,7 @@
 //! ```
 
 pub mod bitboard;
+pub mod clock;
 pub mod color;
 pub mod diagram;
 pub mod fen;
@@ -27,6 +28,7 @@ pub mod position;
 pub mod square;
 pub mod zobrist;
 
+pub use clock::{Clock, TimeControl};
 pub use color::{Color, Piece, Role};
 pub use diagram::diagram;
 pub use fen::FenError;

@@ -18,8 +18,13 @@
 //! bad FEN or rule set, illegal move) is reported with its line number and what is wrong; the
 //! reader then skips to the end of that game and reads the next.
 //!
-//! A result token that the board does not explain (the game is not over after the last move)
-//! is kept as a resignation (`1-0`, `0-1`) or an agreed draw (`1/2-1/2`). When the board has
+//! The writer adds `[TimeControl "..."]` for a timed game and `[Termination "..."]` with the
+//! outcome's reason code ([`Outcome::reason_code`]: `resignation`, `time`, `agreement`,
+//! `aborted`, ...) for a finished one. A result token that the board does not explain (the
+//! game is not over after the last move) is read with the `Termination` tag: a reason code or
+//! one of PGN's words (`time forfeit`, `abandoned`, `adjudication`, `rules infraction`) names
+//! the reason; without one it is kept as a resignation (`1-0`, `0-1`) or an agreed draw
+//! (`1/2-1/2`). When the board has
 //! ended the game, the board decides and a contradicting token is ignored (the `Result` tag in
 //! [`PdnGame::tags`] still holds what the file said). Moves after the end of the game (by the
 //! rules the game is played under, draws included) are an error.
@@ -44,6 +49,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::io::BufRead;
 
+use crate::clock::TimeControl;
 use crate::color::Color;
 use crate::fen::FenError;
 use crate::game::{DrawReason, Game, GameError, Outcome, RuleSet, RuleSetError, WinReason};
@@ -69,7 +75,22 @@ const ROSTER: [(&str, &str); 7] = [
 ];
 
 /// Tags whose value the writer derives from the game itself.
-const DERIVED_TAGS: [&str; 5] = ["Result", "GameType", RULES_TAG, "SetUp", "FEN"];
+const DERIVED_TAGS: [&str; 7] = [
+    "Result",
+    "GameType",
+    RULES_TAG,
+    "SetUp",
+    "FEN",
+    TERMINATION_TAG,
+    TIME_CONTROL_TAG,
+];
+
+/// The tag saying how the game ended, written with the outcome's reason code
+/// ([`Outcome::reason_code`]: `resignation`, `time`, `repetition`, `aborted`, ...).
+pub const TERMINATION_TAG: &str = "Termination";
+
+/// The tag with the game's time control, in the PGN form (`2700`, `180+2`).
+pub const TIME_CONTROL_TAG: &str = "TimeControl";
 
 /// Longest tag name or value, and longest move or comment word, read before the input is
 /// called broken: real records stay far below; the cap bounds memory on hostile input.
@@ -222,6 +243,12 @@ pub fn write_game(record: &PdnGame, notation: Notation) -> String {
     if start != Position::start() {
         write_tag(&mut out, "SetUp", "1");
         write_tag(&mut out, "FEN", &start.to_fen());
+    }
+    if let Some(clock) = game.clock() {
+        write_tag(&mut out, TIME_CONTROL_TAG, &clock.control().pdn());
+    }
+    if let Some(outcome) = game.outcome() {
+        write_tag(&mut out, TERMINATION_TAG, outcome.reason_code());
     }
     for (name, value) in &record.tags {
         let known = ROSTER.iter().any(|(n, _)| n == name) || DERIVED_TAGS.contains(&name.as_str());
@@ -458,7 +485,11 @@ impl<R: BufRead> PdnReader<R> {
                 .map(|(_, v, _)| v.clone())
         });
         if game.outcome().is_none() {
-            if let Some(o) = result.as_deref().and_then(declared_result) {
+            let termination = tags
+                .iter()
+                .find(|(n, _, _)| n == TERMINATION_TAG)
+                .map(|(_, v, _)| v.as_str());
+            if let Some(o) = declared_result(result.as_deref().unwrap_or("*"), termination) {
                 game.declare(o);
             }
         }
@@ -472,6 +503,7 @@ impl<R: BufRead> PdnReader<R> {
     fn set_up(&self, tags: &[(String, String, usize)]) -> Result<Game, PdnError> {
         let mut start = Position::start();
         let mut rules = RuleSet::default();
+        let mut control = None;
         for (name, value, line) in tags {
             match name.as_str() {
                 "GameType" => {
@@ -488,10 +520,19 @@ impl<R: BufRead> PdnReader<R> {
                     rules = RuleSet::from_name(value)
                         .map_err(|e| self.error(*line, PdnErrorKind::Rules(e)))?;
                 }
+                TIME_CONTROL_TAG => {
+                    // PGN writes `?` or `-` for unknown or untimed; only a readable control
+                    // makes the game timed, and an unreadable one is not worth losing the game.
+                    control = value.parse::<TimeControl>().ok();
+                }
                 _ => {}
             }
         }
-        Ok(Game::from_position(start, rules))
+        let game = Game::from_position(start, rules);
+        Ok(match control {
+            Some(c) => game.with_time_control(c),
+            None => game,
+        })
     }
 
     /// Skips the rest of a broken game: the remaining tags if still in the tag section, then
@@ -524,19 +565,45 @@ impl<R: BufRead> PdnReader<R> {
     }
 }
 
-/// The declared outcome a result token stands for when the board has not ended the game.
-fn declared_result(token: &str) -> Option<Outcome> {
-    match token {
-        "1-0" | "2-0" => Some(Outcome::Win {
-            winner: Color::White,
-            reason: WinReason::Resignation,
-        }),
-        "0-1" | "0-2" => Some(Outcome::Win {
-            winner: Color::Black,
-            reason: WinReason::Resignation,
-        }),
-        "1/2-1/2" | "1-1" => Some(Outcome::Draw(DrawReason::Agreement)),
-        _ => None,
+/// The declared outcome a result token and a `Termination` tag stand for when the board has
+/// not ended the game. A termination this crate writes (a reason code such as `time` or
+/// `agreement`) or one of PGN's standard words (`time forfeit`, `abandoned`, `adjudication`,
+/// `rules infraction`) names the reason; otherwise a decisive result is read as a resignation
+/// and a drawn one as an agreement. `*` with the termination `aborted` is an aborted game.
+fn declared_result(token: &str, termination: Option<&str>) -> Option<Outcome> {
+    let winner = match token {
+        "1-0" | "2-0" => Some(Color::White),
+        "0-1" | "0-2" => Some(Color::Black),
+        "1/2-1/2" | "1-1" => None,
+        _ => {
+            let aborted = termination.is_some_and(|t| t.trim().eq_ignore_ascii_case("aborted"));
+            return aborted.then_some(Outcome::Aborted);
+        }
+    };
+    let term = termination.map(|t| t.trim().to_ascii_lowercase());
+    let term = term.as_deref().map(|t| match t {
+        "time forfeit" => "time",
+        "abandoned" => "abandonment",
+        "rules infraction" => "illegal-move",
+        other => other,
+    });
+    let declared = |o: Outcome| (!o.is_on_board()).then_some(o);
+    match winner {
+        Some(winner) => {
+            let reason = term
+                .and_then(|t| WinReason::ALL.into_iter().find(|r| r.code() == t))
+                .and_then(|reason| declared(Outcome::Win { winner, reason }));
+            Some(reason.unwrap_or(Outcome::Win {
+                winner,
+                reason: WinReason::Resignation,
+            }))
+        }
+        None => {
+            let reason = term
+                .and_then(|t| DrawReason::ALL.into_iter().find(|r| r.code() == t))
+                .and_then(|reason| declared(Outcome::Draw(reason)));
+            Some(reason.unwrap_or(Outcome::Draw(DrawReason::Agreement)))
+        }
     }
 }
 

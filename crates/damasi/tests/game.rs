@@ -260,16 +260,15 @@ fn resignation() {
     g.resign(Color::White);
     g.agree_draw();
     assert_eq!(g.outcome(), Some(o));
-    // Undo withdraws the resignation and takes back the last move.
-    assert!(g.can_undo());
-    let m = g.undo().unwrap();
-    assert_eq!(
-        Position::start().write_move(&m, damasi::Notation::Landing),
-        "d3-d4"
-    );
-    assert_eq!(g.outcome(), None);
-    assert_eq!(g.ply(), 0);
+    // A finished game stays finished: no take-back withdraws the resignation.
+    assert!(!g.can_undo());
+    assert_eq!(g.undo(), None);
+    assert_eq!(g.take_back(), Err(GameError::Over(o)));
+    assert_eq!(g.outcome(), Some(o));
+    assert_eq!(g.ply(), 1);
     // White resigning: Black wins, 0-1.
+    let mut g = Game::new();
+    play(&mut g, "d3-d4");
     g.resign(Color::White);
     assert_eq!(g.outcome().unwrap().pdn_result(), "0-1");
     assert_eq!(g.outcome().unwrap().describe(), "White resigns: Black wins");

@@ -65,7 +65,7 @@ fn fen_tag_and_black_to_move() {
     let text = write_game(&PdnGame::new(g.clone()), Notation::Landing);
     let expected = format!(
         "{ROSTER}[Result \"1-0\"]\n[GameType \"30\"]\n[SetUp \"1\"]\n[FEN \"B:WKa1,b2:Ba4,h7\"]\n\
-         \n1... h7-g7 2. a1xa7xh7 1-0\n"
+         [Termination \"no-pieces\"]\n\n1... h7-g7 2. a1xa7xh7 1-0\n"
     );
     assert_eq!(text, expected);
     let back = read_game(&text).unwrap();
@@ -336,7 +336,13 @@ mod properties {
                 if moves.is_empty() {
                     break;
                 }
-                g.play(&moves[c as usize % moves.len()]).unwrap();
+                // A finished game refuses take-backs: stop before the move that ends it.
+                let mut next = g.clone();
+                next.play(&moves[c as usize % moves.len()]).unwrap();
+                if next.is_over() {
+                    break;
+                }
+                g = next;
                 seen.push((*g.position(), g.position().key()));
             }
             while let Some(expected) = seen.pop() {
