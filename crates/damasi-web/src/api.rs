@@ -6,13 +6,13 @@ use axum::extract::State;
 use axum::http::Uri;
 use axum::Json;
 use damasi::game::position_outcome;
-use damasi::{Color, Position, RuleSet};
-use damasi_engine::SearchRoot;
+use damasi::{Color, Game, Position, RuleSet};
+use damasi_engine::{Limits, SearchRoot};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiJson, ApiQuery};
-use crate::record::{legal_infos, MoveInfo, OutcomeInfo, Record};
+use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
 use crate::{AppState, MAX_MOVE_TIME};
 
 /// Longest FEN accepted (32 pieces with names take about 130 characters).
@@ -54,9 +54,9 @@ pub struct PositionView {
 
 impl PositionView {
     /// Describes the current position of a game (its history counts for repetitions).
-    pub fn of_record(record: &Record) -> PositionView {
-        let pos = record.current();
-        let outcome = record.outcome();
+    pub fn of_game(game: &Game) -> PositionView {
+        let pos = game.position();
+        let outcome = OutcomeInfo::of(game);
         PositionView {
             fen: pos.to_fen(),
             side: pos.side_to_move().name(),
@@ -104,16 +104,17 @@ pub async fn index() -> Json<Value> {
             "POST /api/move {fen, move[, moves, rules]}: play a move in any notation",
             "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
             "POST /api/analyze {fen[, moves, level, move_time_ms, rules]}: score and best line",
-            "GET /api/games: saved games",
+            "GET /api/games[?limit=N&offset=K]: saved games, newest first",
             "POST /api/games {white, black[, fen, rules, clock]}: new game",
-            "GET /api/games/ID, DELETE /api/games/ID",
-            "POST /api/games/ID/move {move[, clock]}",
-            "POST /api/games/ID/engine [{clock}]: the engine moves",
+            "GET /api/games/ID[?wait_version=N], DELETE /api/games/ID",
+            "POST /api/games/ID/move {move}",
+            "POST /api/games/ID/engine: start or retry the engine's move",
             "POST /api/games/ID/hint",
-            "POST /api/games/ID/takeback [{plies}]",
+            "POST /api/games/ID/takeback {side}",
             "POST /api/games/ID/resign {side}",
             "POST /api/games/ID/draw {side}: offer a draw",
-            "POST /api/games/ID/flag {side}: lost on time",
+            "POST /api/games/ID/draw/answer {side, accept}",
+            "POST /api/games/ID/flag: end the game if the side to move's time is out",
             "GET /api/games/ID/pdn[?notation=landing|captured]",
             "POST /api/pdn/import {pdn}",
         ]
@@ -161,21 +162,21 @@ pub struct MoveRequest {
 const MAX_HISTORY: usize = 2000;
 
 /// The game a stateless request describes: `fen`, then `moves` played from it.
-pub fn game_of(fen: Option<&str>, moves: &[String], rules: RuleSet) -> Result<Record, ApiError> {
+pub fn game_of(fen: Option<&str>, moves: &[String], rules: RuleSet) -> Result<Game, ApiError> {
     if moves.len() > MAX_HISTORY {
         return Err(ApiError::BadRequest(format!(
             "moves: more than {MAX_HISTORY} earlier moves"
         )));
     }
-    let mut record = Record::new(parse_fen(fen)?, rules);
+    let mut game = Game::from_position(parse_fen(fen)?, rules);
     for (i, text) in moves.iter().enumerate() {
-        let step = |record: &mut Record| -> Result<(), ApiError> {
-            let m = record.current().parse_move(check_move_text(text)?)?;
-            record.push(m)
+        let step = |game: &mut Game| -> Result<(), ApiError> {
+            let m = game.position().parse_move(check_move_text(text)?)?;
+            Ok(game.play(&m)?)
         };
-        step(&mut record).map_err(|e| e.prefixed(&format!("moves[{i}]")))?;
+        step(&mut game).map_err(|e| e.prefixed(&format!("moves[{i}]")))?;
     }
-    Ok(record)
+    Ok(game)
 }
 
 /// Refuses move texts too long to be a move, before any parsing.
@@ -201,20 +202,16 @@ pub struct MoveAnswer {
 /// `POST /api/move {"fen": ..., "move": "d3-d4"}`: plays a move.
 pub async fn play_move(ApiJson(req): ApiJson<MoveRequest>) -> Result<Json<MoveAnswer>, ApiError> {
     let rules = parse_rules(req.rules.as_deref())?;
-    let mut record = game_of(req.fen.as_deref(), &req.moves, rules)?;
-    let outcome = record.outcome();
-    if outcome.over {
-        return Err(ApiError::Conflict(format!(
-            "no move can be played: {}",
-            outcome.reason
-        )));
+    let mut game = game_of(req.fen.as_deref(), &req.moves, rules)?;
+    if let Some(o) = game.outcome() {
+        return Err(ApiError::game_over(&o));
     }
-    let before = *record.current();
+    let before = *game.position();
     let m = before.parse_move(check_move_text(&req.mv)?)?;
-    record.push(m)?;
+    game.play(&m)?;
     Ok(Json(MoveAnswer {
         mv: MoveInfo::new(&before, &m),
-        position: PositionView::of_record(&record),
+        position: PositionView::of_game(&game),
     }))
 }
 
@@ -277,7 +274,10 @@ pub async fn think(
     time: Duration,
 ) -> Result<Analysis, ApiError> {
     let pos = root.position;
-    let t = state.brain.think(root, level, time).await?;
+    let t = state
+        .brain
+        .think(root, level, Limits::move_time(time))
+        .await?;
     let mut line = Vec::new();
     let mut p = pos;
     for m in &t.pv {
@@ -308,17 +308,17 @@ pub async fn engine_move(
     ApiJson(req): ApiJson<EngineRequest>,
 ) -> Result<Json<EngineMoveAnswer>, ApiError> {
     let rules = parse_rules(req.rules.as_deref())?;
-    let mut record = game_of(req.fen.as_deref(), &req.moves, rules)?;
+    let mut game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(5))?;
-    let root = SearchRoot::from_game(record.game());
+    let root = SearchRoot::from_game(&game);
     let analysis = think(&state, root, level, move_time(req.move_time_ms, 1000)).await?;
     if let Some(b) = analysis.best.as_ref() {
-        let m = record.current().parse_move(&b.landing)?;
-        record.push(m)?;
+        let m = game.position().parse_move(&b.landing)?;
+        game.play(&m)?;
     }
     Ok(Json(EngineMoveAnswer {
         analysis,
-        position: PositionView::of_record(&record),
+        position: PositionView::of_game(&game),
     }))
 }
 
@@ -328,9 +328,9 @@ pub async fn analyze(
     ApiJson(req): ApiJson<EngineRequest>,
 ) -> Result<Json<Analysis>, ApiError> {
     let rules = parse_rules(req.rules.as_deref())?;
-    let record = game_of(req.fen.as_deref(), &req.moves, rules)?;
+    let game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(10))?;
-    let root = SearchRoot::from_game(record.game());
+    let root = SearchRoot::from_game(&game);
     Ok(Json(
         think(&state, root, level, move_time(req.move_time_ms, 1000)).await?,
     ))

@@ -64,14 +64,19 @@ impl Brain {
         }
     }
 
-    /// Searches `root` at `level` 1..=10 for at most `move_time`. The search is stopped if it
-    /// overruns; a search still queued after 20 seconds is refused as busy.
+    /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never
+    /// more than [`crate::MAX_MOVE_TIME`]). The search is stopped if it overruns; a search
+    /// still queued after 20 seconds is refused as busy.
     pub async fn think(
         &self,
         root: SearchRoot,
         level: u8,
-        move_time: Duration,
+        limits: Limits,
     ) -> Result<Thought, ApiError> {
+        let mut limits = limits;
+        let cap = crate::MAX_MOVE_TIME;
+        limits.move_time = Some(limits.move_time.map_or(cap, |t| t.min(cap)));
+        let move_time = limits.move_time.unwrap_or(cap);
         let _permit = tokio::time::timeout(QUEUE_WAIT, self.permits.clone().acquire_owned())
             .await
             .map_err(|_| ApiError::Busy("the engine is busy; try again in a moment".into()))?
@@ -93,7 +98,6 @@ impl Brain {
                 })
                 .ok_or_else(|| ApiError::Busy("no engine free".into()));
             let mut engine = slot?;
-            let limits = Limits::move_time(move_time);
             let r = engine.search(&root, &limits, Level::new(level), 1, &ctl, &mut |_| {});
             Ok::<Thought, ApiError>(Thought {
                 best: r.best,

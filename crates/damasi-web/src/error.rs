@@ -7,11 +7,12 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use damasi::{FenError, MoveError};
+use damasi::{FenError, GameError, MoveError, Outcome};
 use serde::de::DeserializeOwned;
-use serde_json::json;
+use serde_json::{json, Value};
 
-/// Why a request failed.
+/// Why a request failed. Every answer carries an English message and a stable machine `code`
+/// (see `docs/web-api.md`), so a page can show it in the reader's language.
 #[derive(Debug)]
 pub enum ApiError {
     /// The request could not be read: bad JSON, a missing field, a malformed FEN (400).
@@ -22,11 +23,27 @@ pub enum ApiError {
         message: String,
         /// The moves the client could have meant (landing notation).
         options: Vec<String>,
+        /// Whether the text fits several legal moves (else it fits none).
+        ambiguous: bool,
     },
     /// No such game, path or resource (404).
     NotFound(String),
+    /// The action is not the requester's to take, e.g. resigning for the engine (403).
+    Forbidden {
+        /// Machine code, e.g. `engine-side`.
+        code: &'static str,
+        /// What is refused and why.
+        message: String,
+    },
     /// The request is well formed but not possible now, e.g. a move after the game ended (409).
-    Conflict(String),
+    Conflict {
+        /// Machine code, e.g. `game-over`.
+        code: &'static str,
+        /// What is not possible and why.
+        message: String,
+        /// Values the message names (e.g. the outcome code), for translations.
+        params: Value,
+    },
     /// The engine is busy or took too long (503).
     Busy(String),
     /// A fault of the server; the detail is logged, the client gets a generic message (500).
@@ -34,29 +51,74 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// A 409 with `code` and `message`.
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Conflict {
+            code,
+            message: message.into(),
+            params: Value::Null,
+        }
+    }
+
+    /// A 409 `game-over` for a game that ended with `outcome`.
+    pub fn game_over(outcome: &Outcome) -> ApiError {
+        ApiError::Conflict {
+            code: "game-over",
+            message: format!("the game is over: {}", outcome.describe()),
+            params: json!({ "outcome": outcome.code() }),
+        }
+    }
+
     /// The HTTP status of this error.
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::BadMove { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
-}
 
-impl ApiError {
+    /// The machine code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad-request",
+            ApiError::BadMove {
+                ambiguous: true, ..
+            } => "ambiguous-move",
+            ApiError::BadMove { .. } => "illegal-move",
+            ApiError::NotFound(_) => "not-found",
+            ApiError::Forbidden { code, .. } | ApiError::Conflict { code, .. } => code,
+            ApiError::Busy(_) => "engine-busy",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
     /// The same error with `context: ` before its message (e.g. which earlier move failed).
     pub fn prefixed(self, context: &str) -> ApiError {
         match self {
             ApiError::BadRequest(m) => ApiError::BadRequest(format!("{context}: {m}")),
-            ApiError::BadMove { message, options } => ApiError::BadMove {
+            ApiError::BadMove {
+                message,
+                options,
+                ambiguous,
+            } => ApiError::BadMove {
                 message: format!("{context}: {message}"),
                 options,
+                ambiguous,
             },
-            ApiError::Conflict(m) => ApiError::Conflict(format!("{context}: {m}")),
+            ApiError::Conflict {
+                code,
+                message,
+                params,
+            } => ApiError::Conflict {
+                code,
+                message: format!("{context}: {message}"),
+                params,
+            },
             other => other,
         }
     }
@@ -65,16 +127,22 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
+        let code = self.code();
         let body = match self {
-            ApiError::BadMove { message, options } => json!({ "error": message, "legal": options }),
+            ApiError::BadMove {
+                message, options, ..
+            } => json!({ "error": message, "code": code, "legal": options }),
+            ApiError::Conflict {
+                message, params, ..
+            } => json!({ "error": message, "code": code, "params": params }),
             ApiError::Internal(detail) => {
                 eprintln!("damasi-web: internal error: {detail}");
-                json!({ "error": "internal server error" })
+                json!({ "error": "internal server error", "code": code })
             }
             ApiError::BadRequest(m)
             | ApiError::NotFound(m)
-            | ApiError::Conflict(m)
-            | ApiError::Busy(m) => json!({ "error": m }),
+            | ApiError::Forbidden { message: m, .. }
+            | ApiError::Busy(m) => json!({ "error": m, "code": code }),
         };
         (status, Json(body)).into_response()
     }
@@ -93,11 +161,32 @@ impl From<MoveError> for ApiError {
             MoveError::Illegal { ref legal, .. } => ApiError::BadMove {
                 options: legal.clone(),
                 message: e.to_string(),
+                ambiguous: false,
             },
             MoveError::Ambiguous { ref candidates, .. } => ApiError::BadMove {
                 options: candidates.clone(),
                 message: e.to_string(),
+                ambiguous: true,
             },
+        }
+    }
+}
+
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> ApiError {
+        match e {
+            GameError::Notation(m) => m.into(),
+            GameError::Over(o) => ApiError::game_over(&o),
+            GameError::Illegal { played, legal } => ApiError::BadMove {
+                message: format!("{played} is not legal here"),
+                options: legal,
+                ambiguous: false,
+            },
+            GameError::NothingToTakeBack => {
+                ApiError::conflict("nothing-to-take-back", e.to_string())
+            }
+            GameError::TooLateToAbort => ApiError::conflict("too-late-to-abort", e.to_string()),
+            GameError::NotDeclarable(_) => ApiError::BadRequest(e.to_string()),
         }
     }
 }

@@ -1,25 +1,26 @@
-//! Saved games: create, play, take back, let the engine move, resign, offer a draw, lose on
-//! time, list, delete, and PDN import and export. Every change is saved at once.
+//! Saved games over HTTP: thin handlers that read the request, ask the [`Referee`] to act, and
+//! answer with the game as the page shows it. See `docs/web-api.md` for the whole contract.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use damasi::{Color, Notation, Position};
+use damasi::{Color, Notation, TimeControl};
 use damasi_engine::SearchRoot;
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api::{self, parse_fen, parse_rules, Analysis};
-use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, OptionalJson};
-use crate::record::{legal_infos, MoveInfo, OutcomeInfo, Record};
-use crate::store::{self, Clock, GameRow, Player};
+use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery};
+use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
+use crate::referee::{now_ms, EngineState, Live, Slot};
+use crate::store::{self, GameRow, Player};
 use crate::AppState;
 
-/// One ply of a game: the move and the position after it.
+/// One ply of a game: the move, the position after it, its thinking time and the clocks.
 #[derive(Serialize)]
 pub struct PlyView {
     /// The move, described in the position before it.
@@ -27,6 +28,66 @@ pub struct PlyView {
     pub mv: MoveInfo,
     /// The FEN after the move.
     pub fen: String,
+    /// How long the player thought, as the server measured it (ms).
+    pub elapsed_ms: u64,
+    /// Both clocks after the move (timed games).
+    pub clock: Option<ClockReading>,
+}
+
+/// Time left on both clocks, in ms.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    /// White's time left.
+    pub white_ms: u64,
+    /// Black's time left.
+    pub black_ms: u64,
+}
+
+/// The clocks of a timed game as of `now_ms`.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct ClockView {
+    /// Time each side started with.
+    pub initial_ms: u64,
+    /// Time added after each timed move.
+    pub increment_ms: u64,
+    /// White's time left now, counting a move in progress.
+    pub white_ms: u64,
+    /// Black's time left now, counting a move in progress.
+    pub black_ms: u64,
+    /// The side whose clock runs: none before the first move, after the end, and while the
+    /// engine's clock is paused after a failure.
+    pub running: Option<&'static str>,
+    /// The server's time of this reading (Unix ms).
+    pub now_ms: i64,
+}
+
+/// What the engine is doing.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct EngineView {
+    /// `idle`, `thinking` or `failed`.
+    pub state: &'static str,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+/// Draw offers in a game.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct DrawView {
+    /// Offers made so far by each side.
+    pub offers: SideCounts,
+    /// Offers each side may make in a game.
+    pub max: u8,
+    /// The side whose offer waits for the other person's answer.
+    pub pending: Option<String>,
+}
+
+/// A number for each side.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideCounts {
+    /// White's.
+    pub white: u8,
+    /// Black's.
+    pub black: u8,
 }
 
 /// A saved game as the page shows it.
@@ -34,6 +95,8 @@ pub struct PlyView {
 pub struct GameView {
     /// Database id.
     pub id: i64,
+    /// Goes up with every change (see `wait_version`).
+    pub version: u64,
     /// Created (UTC).
     pub created: String,
     /// Last changed (UTC).
@@ -59,150 +122,97 @@ pub struct GameView {
     /// How the game stands.
     pub outcome: OutcomeInfo,
     /// The clocks, if timed.
-    pub clock: Option<Clock>,
+    pub clock: Option<ClockView>,
+    /// What the engine is doing.
+    pub engine: EngineView,
+    /// Draw offers.
+    pub draw: DrawView,
     /// PDN tags kept from an import.
     pub tags: Value,
 }
 
-/// A game loaded from the database and replayed.
-struct Loaded {
-    row: GameRow,
-    record: Record,
-}
-
-impl Loaded {
-    fn load(conn: &Connection, id: i64) -> Result<Loaded, ApiError> {
-        let row = store::get(conn, id)?;
-        let start = Position::from_fen(&row.start_fen)
-            .map_err(|e| ApiError::Internal(format!("game {id}: stored FEN: {e}")))?;
-        let rules = parse_rules(Some(&row.rules))
-            .map_err(|e| ApiError::Internal(format!("game {id}: stored rules: {e:?}")))?;
-        let record = Record::from_tokens(start, rules, &row.moves)?;
-        Ok(Loaded { row, record })
+/// Describes a game as of now.
+pub fn view(live: &Live) -> GameView {
+    let game = &live.game;
+    let now = now_ms();
+    let mut plies = Vec::with_capacity(game.ply());
+    for (i, m) in game.history().iter().enumerate() {
+        let before = game.position_at(i).expect("a position before every move");
+        let after = game
+            .position_at(i + 1)
+            .expect("a position after every move");
+        plies.push(PlyView {
+            mv: MoveInfo::new(&before, m),
+            fen: after.to_fen(),
+            elapsed_ms: live.elapsed.get(i).copied().unwrap_or(0),
+            clock: game.clock_at(i + 1).map(|c| ClockReading {
+                white_ms: c.remaining(Color::White).as_millis() as u64,
+                black_ms: c.remaining(Color::Black).as_millis() as u64,
+            }),
+        });
     }
-
-    /// The outcome: a declared one (resignation, agreement, time) or the rules' verdict.
-    fn outcome(&self) -> OutcomeInfo {
-        if self.row.result != "*" && !self.row.reason.is_empty() {
-            let winner = match self.row.result.as_str() {
-                "1-0" => Some("white".to_string()),
-                "0-1" => Some("black".to_string()),
-                _ => None,
-            };
-            return OutcomeInfo {
-                over: true,
-                result: self.row.result.clone(),
-                winner,
-                reason: self.row.reason.clone(),
-            };
-        }
-        self.record.outcome()
-    }
-
-    /// Writes moves and result back, in one transaction.
-    fn save(&mut self, conn: &mut Connection) -> Result<(), ApiError> {
-        self.row.moves = self.record.to_tokens();
-        store::update(conn, &self.row)?;
-        *self = Loaded::load(conn, self.row.id)?;
-        Ok(())
-    }
-
-    /// Clears a declared result (after a take-back) unless the rules still end the game.
-    fn clear_declared(&mut self) {
-        self.row.result = "*".into();
-        self.row.reason.clear();
-    }
-
-    /// Stores the rules' verdict after a move, so listings show it.
-    fn settle(&mut self) {
-        let o = self.record.outcome();
-        if o.over {
-            self.row.result = o.result;
-            self.row.reason = o.reason;
-        }
-    }
-
-    fn declare(&mut self, o: OutcomeInfo) {
-        self.row.result = o.result;
-        self.row.reason = o.reason;
-    }
-
-    fn player(&self, c: Color) -> Player {
-        match c {
-            Color::White => self.row.white,
-            Color::Black => self.row.black,
-        }
-    }
-
-    fn view(&self) -> GameView {
-        let positions = self.record.positions();
-        let plies = self
-            .record
-            .moves()
-            .iter()
-            .zip(positions.windows(2))
-            .map(|(m, w)| PlyView {
-                mv: MoveInfo::new(&w[0], m),
-                fen: w[1].to_fen(),
-            })
-            .collect();
-        let pos = self.record.current();
-        let outcome = self.outcome();
-        GameView {
-            id: self.row.id,
-            created: self.row.created.clone(),
-            updated: self.row.updated.clone(),
-            white: self.row.white,
-            black: self.row.black,
-            rules: self.row.rules.clone(),
-            start_fen: self.row.start_fen.clone(),
-            plies,
-            fen: pos.to_fen(),
-            side: pos.side_to_move().name(),
-            forced_capture: !outcome.over && pos.has_capture(),
-            legal: if outcome.over {
-                Vec::new()
-            } else {
-                legal_infos(pos)
+    let pos = game.position();
+    let outcome = OutcomeInfo::of(game);
+    let clock = game
+        .clock()
+        .zip(live.clocks_now(now))
+        .map(|(c, [w, b])| ClockView {
+            initial_ms: c.control().initial.as_millis() as u64,
+            increment_ms: c.control().increment.as_millis() as u64,
+            white_ms: w,
+            black_ms: b,
+            running: live.running_clock().map(Color::name),
+            now_ms: now,
+        });
+    let engine = match &live.engine {
+        EngineState::Idle => EngineView {
+            state: "idle",
+            error: None,
+        },
+        EngineState::Thinking => EngineView {
+            state: "thinking",
+            error: None,
+        },
+        EngineState::Failed(e) => EngineView {
+            state: "failed",
+            error: Some(e.clone()),
+        },
+    };
+    GameView {
+        id: live.row.id,
+        version: live.version,
+        created: live.row.created.clone(),
+        updated: live.row.updated.clone(),
+        white: live.row.white,
+        black: live.row.black,
+        rules: live.row.rules.clone(),
+        start_fen: live.row.start_fen.clone(),
+        plies,
+        fen: pos.to_fen(),
+        side: pos.side_to_move().name(),
+        forced_capture: !outcome.over && pos.has_capture(),
+        legal: if outcome.over {
+            Vec::new()
+        } else {
+            legal_infos(pos)
+        },
+        outcome,
+        clock,
+        engine,
+        draw: DrawView {
+            offers: SideCounts {
+                white: live.row.draw_offers[0],
+                black: live.row.draw_offers[1],
             },
-            outcome,
-            clock: self.row.clock,
-            tags: serde_json::from_str(&self.row.tags).unwrap_or(Value::Null),
-        }
-    }
-
-    fn root(&self) -> SearchRoot {
-        SearchRoot::from_game(self.record.game())
-    }
-
-    fn ensure_ongoing(&self) -> Result<(), ApiError> {
-        let o = self.outcome();
-        if o.over {
-            return Err(ApiError::Conflict(format!(
-                "the game is over: {}",
-                o.reason
-            )));
-        }
-        Ok(())
+            max: crate::referee::MAX_DRAW_OFFERS,
+            pending: live.row.pending_draw.clone(),
+        },
+        tags: serde_json::from_str(&live.row.tags).unwrap_or(Value::Null),
     }
 }
 
-/// Runs `f` on the game `id` in a blocking task and answers with the game as it is after.
-async fn with_game(
-    state: &AppState,
-    id: i64,
-    f: impl FnOnce(&mut Loaded) -> Result<(), ApiError> + Send + 'static,
-) -> Result<Json<GameView>, ApiError> {
-    let view = state
-        .store
-        .with(move |conn| {
-            let mut g = Loaded::load(conn, id)?;
-            f(&mut g)?;
-            g.save(conn)?;
-            Ok(g.view())
-        })
-        .await?;
-    Ok(Json(view))
+async fn view_of(slot: &Arc<Slot>) -> Json<GameView> {
+    Json(view(&*slot.live.lock().await))
 }
 
 /// Summary of a saved game in the list.
@@ -219,10 +229,12 @@ pub struct GameSummary {
     /// Who plays Black.
     pub black: Player,
     /// Moves played.
-    pub plies: usize,
-    /// PDN result (`*` while in progress).
+    pub plies: i64,
+    /// PDN result (`*` while in progress and for aborted games).
     pub result: String,
-    /// Why it ended.
+    /// The outcome code, once over.
+    pub outcome: Option<String>,
+    /// Why it ended, in English.
     pub reason: String,
     /// Event tag, if imported.
     pub event: Option<String>,
@@ -232,26 +244,46 @@ pub struct GameSummary {
     pub black_name: Option<String>,
 }
 
-/// `GET /api/games`: saved games, most recent first.
-pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<GameSummary>>, ApiError> {
-    let rows = state.store.with(|conn| store::list(conn)).await?;
+/// Query of `GET /api/games`.
+#[derive(Deserialize)]
+pub struct ListQuery {
+    /// Most games to list (default 500, at most 1000).
+    pub limit: Option<i64>,
+    /// Games to skip, newest first (default 0).
+    pub offset: Option<i64>,
+}
+
+/// `GET /api/games?limit=&offset=`: saved games, most recently changed first.
+pub async fn list(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<Vec<GameSummary>>, ApiError> {
+    let limit = q.limit.unwrap_or(500).clamp(1, 1000);
+    let offset = q.offset.unwrap_or(0).max(0);
+    let rows = state
+        .store
+        .with(move |conn| store::list(conn, limit, offset))
+        .await?;
     Ok(Json(
         rows.into_iter()
             .map(|r| {
                 let tags: Value = serde_json::from_str(&r.tags).unwrap_or(Value::Null);
                 let tag = |k: &str| tags.get(k).and_then(Value::as_str).map(String::from);
+                let outcome: Option<damasi::Outcome> =
+                    r.outcome.as_deref().and_then(|c| c.parse().ok());
                 GameSummary {
                     white_name: tag("White"),
                     black_name: tag("Black"),
-                    id: r.id,
-                    plies: r.moves.split_whitespace().count(),
                     event: tag("Event"),
+                    id: r.id,
+                    plies: r.plies,
                     created: r.created,
                     updated: r.updated,
                     white: r.white,
                     black: r.black,
-                    result: r.result,
-                    reason: r.reason,
+                    result: outcome.map_or("*", |o| o.pdn_result()).to_string(),
+                    reason: outcome.map(|o| o.describe()).unwrap_or_default(),
+                    outcome: r.outcome,
                 }
             })
             .collect(),
@@ -261,7 +293,7 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<GameSummary>
 /// Time control of a new game.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TimeControl {
+pub struct TimeControlBody {
     /// Minutes each side starts with (the federation plays 45).
     pub minutes: f64,
     /// Seconds added after each move.
@@ -282,7 +314,7 @@ pub struct NewGame {
     /// Rule-set name (default `turkish`).
     pub rules: Option<String>,
     /// Clocks, if timed.
-    pub clock: Option<TimeControl>,
+    pub clock: Option<TimeControlBody>,
 }
 
 fn check_player(p: Player) -> Result<Player, ApiError> {
@@ -292,31 +324,27 @@ fn check_player(p: Player) -> Result<Player, ApiError> {
     Ok(p)
 }
 
-/// `POST /api/games`: starts and saves a new game.
+fn time_control(tc: &TimeControlBody) -> Result<TimeControl, ApiError> {
+    let ok = |v: f64, max: f64| v.is_finite() && (0.0..=max).contains(&v);
+    if !ok(tc.minutes, 600.0) || tc.minutes <= 0.0 || !ok(tc.increment_s, 600.0) {
+        return Err(ApiError::BadRequest(
+            "clock: minutes must be above 0 and at most 600, increment_s 0 to 600".into(),
+        ));
+    }
+    Ok(TimeControl {
+        initial: Duration::from_millis((tc.minutes * 60_000.0).round() as u64),
+        increment: Duration::from_millis((tc.increment_s * 1000.0).round() as u64),
+    })
+}
+
+/// `POST /api/games`: starts and saves a new game; the engine moves at once if it plays White.
 pub async fn create(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<NewGame>,
 ) -> Result<(StatusCode, Json<GameView>), ApiError> {
     let start = parse_fen(req.fen.as_deref())?;
     let rules = parse_rules(req.rules.as_deref())?;
-    let clock = match req.clock {
-        None => None,
-        Some(tc) => {
-            let ok = |v: f64, max: f64| v.is_finite() && (0.0..=max).contains(&v);
-            if !ok(tc.minutes, 600.0) || tc.minutes <= 0.0 || !ok(tc.increment_s, 600.0) {
-                return Err(ApiError::BadRequest(
-                    "clock: minutes must be above 0 and at most 600, increment_s 0 to 600".into(),
-                ));
-            }
-            let initial_ms = (tc.minutes * 60_000.0) as u64;
-            Some(Clock {
-                initial_ms,
-                increment_ms: (tc.increment_s * 1000.0) as u64,
-                white_ms: initial_ms,
-                black_ms: initial_ms,
-            })
-        }
-    };
+    let control = req.clock.as_ref().map(time_control).transpose()?;
     let row = GameRow {
         id: 0,
         created: String::new(),
@@ -324,36 +352,41 @@ pub async fn create(
         white: check_player(req.white.unwrap_or(Player::Human))?,
         black: check_player(req.black.unwrap_or(Player::Human))?,
         start_fen: start.to_fen(),
-        moves: String::new(),
-        result: "*".into(),
-        reason: String::new(),
-        clock,
-        tags: "{}".into(),
         rules: rules.name(),
+        time_control: None,
+        outcome: None,
+        plies: 0,
+        turn_started_ms: None,
+        paused_ms: None,
+        draw_offers: [0, 0],
+        pending_draw: None,
+        tags: "{}".into(),
     };
-    let view = state
-        .store
-        .with(move |conn| {
-            let id = store::insert(conn, &row)?;
-            let mut g = Loaded::load(conn, id)?;
-            g.settle();
-            g.save(conn)?;
-            Ok(g.view())
-        })
-        .await?;
-    Ok((StatusCode::CREATED, Json(view)))
+    let slot = state.referee.create(row, control).await?;
+    Ok((StatusCode::CREATED, view_of(&slot).await))
 }
 
-/// `GET /api/games/{id}`.
+/// Query of `GET /api/games/{id}`.
+#[derive(Deserialize)]
+pub struct ShowQuery {
+    /// Wait (up to 25 s) until the game's version is above this one.
+    pub wait_version: Option<u64>,
+}
+
+/// Longest a `wait_version` request waits.
+const LONG_POLL: Duration = Duration::from_secs(25);
+
+/// `GET /api/games/{id}[?wait_version=N]`.
 pub async fn show(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
+    ApiQuery(q): ApiQuery<ShowQuery>,
 ) -> Result<Json<GameView>, ApiError> {
-    let view = state
-        .store
-        .with(move |conn| Ok(Loaded::load(conn, id)?.view()))
-        .await?;
-    Ok(Json(view))
+    let slot = state.referee.slot(id).await?;
+    if let Some(seen) = q.wait_version {
+        slot.wait_past(seen, LONG_POLL).await;
+    }
+    Ok(view_of(&slot).await)
 }
 
 /// `DELETE /api/games/{id}`.
@@ -365,24 +398,8 @@ pub async fn remove(
         .store
         .with(move |conn| store::delete(conn, id))
         .await?;
+    state.referee.forget(id).await;
     Ok(StatusCode::NO_CONTENT)
-}
-
-/// Time left on both clocks, as the page counts them.
-#[derive(Deserialize, Clone, Copy)]
-#[serde(deny_unknown_fields)]
-pub struct ClockUpdate {
-    /// White's time left.
-    pub white_ms: u64,
-    /// Black's time left.
-    pub black_ms: u64,
-}
-
-fn apply_clock(g: &mut Loaded, update: Option<ClockUpdate>) {
-    if let (Some(c), Some(u)) = (g.row.clock.as_mut(), update) {
-        c.white_ms = u.white_ms.min(c.initial_ms.saturating_mul(100));
-        c.black_ms = u.black_ms.min(c.initial_ms.saturating_mul(100));
-    }
 }
 
 /// Body of `POST /api/games/{id}/move`.
@@ -392,157 +409,60 @@ pub struct GameMove {
     /// The move in any notation the library reads.
     #[serde(rename = "move")]
     pub mv: String,
-    /// The clocks after the move, if timed.
-    pub clock: Option<ClockUpdate>,
 }
 
-/// `POST /api/games/{id}/move {"move": "d3-d4"}`: plays a move for the side to move.
+/// `POST /api/games/{id}/move {"move": "d3-d4"}`: a person's move for the side to move.
 pub async fn play(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<GameMove>,
 ) -> Result<Json<GameView>, ApiError> {
     api::check_move_text(&req.mv)?;
-    with_game(&state, id, move |g| {
-        g.ensure_ongoing()?;
-        let m = g.record.current().parse_move(&req.mv)?;
-        g.record.push(m)?;
-        apply_clock(g, req.clock);
-        g.settle();
-        Ok(())
-    })
-    .await
+    let slot = state.referee.play(id, &req.mv).await?;
+    Ok(view_of(&slot).await)
 }
 
-/// Body of requests that may carry the clocks.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct ClockOnly {
-    /// The clocks now, if timed.
-    pub clock: Option<ClockUpdate>,
-}
-
-/// How long the engine thinks at `level`, within the time it has left.
-fn engine_time(level: u8, clock: Option<&Clock>, side: Color) -> Duration {
-    let base: u64 = match level {
-        1..=3 => 300,
-        4..=6 => 700,
-        7..=9 => 1500,
-        _ => 3000,
-    };
-    let ms = match clock {
-        Some(c) => {
-            let left = if side == Color::White {
-                c.white_ms
-            } else {
-                c.black_ms
-            };
-            base.min(left / 25 + c.increment_ms / 2).max(20)
-        }
-        None => base,
-    };
-    Duration::from_millis(ms)
-}
-
-/// Answer of `POST /api/games/{id}/engine`.
-#[derive(Serialize)]
-pub struct EngineAnswer {
-    /// The game after the engine's move.
-    pub game: GameView,
-    /// What the engine found.
-    pub analysis: Analysis,
-}
-
-/// `POST /api/games/{id}/engine`: the engine plays for the side to move, which must be an
-/// engine side.
+/// `POST /api/games/{id}/engine`: starts the engine again for the side to move (after it
+/// failed); the move itself arrives as a new version of the game.
 pub async fn engine(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
-    OptionalJson(body): OptionalJson<ClockOnly>,
-) -> Result<Json<EngineAnswer>, ApiError> {
-    let clock = body.clock;
-    let g = state.store.with(move |conn| Loaded::load(conn, id)).await?;
-    g.ensure_ongoing()?;
-    let side = g.record.current().side_to_move();
-    let Player::Engine { level } = g.player(side) else {
-        return Err(ApiError::Conflict(format!(
-            "it is {}'s move, and a person plays {}",
-            side.name(),
-            side.name()
-        )));
-    };
-    let time = engine_time(level, g.row.clock.as_ref(), side);
-    let analysis = api::think(&state, g.root(), level, time).await?;
-    let best = analysis
-        .best
-        .as_ref()
-        .map(|b| b.landing.clone())
-        .ok_or_else(|| ApiError::Internal("the engine found no move in a live game".into()))?;
-    // The same number of plies is not the same game (a take-back and another move).
-    let searched = g.record.to_tokens();
-    let Json(game) = with_game(&state, id, move |g| {
-        if g.record.to_tokens() != searched {
-            return Err(ApiError::Conflict(
-                "the game changed while the engine thought".into(),
-            ));
-        }
-        let m = g.record.current().parse_move(&best)?;
-        g.record.push(m)?;
-        apply_clock(g, clock);
-        g.settle();
-        Ok(())
-    })
-    .await?;
-    Ok(Json(EngineAnswer { game, analysis }))
+) -> Result<Json<GameView>, ApiError> {
+    let slot = state.referee.retry_engine(id).await?;
+    Ok(view_of(&slot).await)
 }
 
-/// `POST /api/games/{id}/hint`: the engine's suggestion for the side to move; plays nothing.
+/// `POST /api/games/{id}/hint`: the engine's suggestion for the person to move.
 pub async fn hint(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Analysis>, ApiError> {
-    let g = state.store.with(move |conn| Loaded::load(conn, id)).await?;
-    g.ensure_ongoing()?;
+    let slot = state.referee.slot(id).await?;
+    let root = {
+        let live = slot.live.lock().await;
+        if let Some(o) = live.game.outcome() {
+            return Err(ApiError::game_over(&o));
+        }
+        let side = live.side_to_move();
+        if live.player(side).is_engine() {
+            return Err(ApiError::Forbidden {
+                code: "engine-side",
+                message: format!("the engine plays {side}: hints are for people"),
+            });
+        }
+        SearchRoot::from_game(&live.game)
+    };
     Ok(Json(
-        api::think(&state, g.root(), 10, Duration::from_millis(800)).await?,
+        api::think(&state, root, 10, Duration::from_millis(800)).await?,
     ))
 }
 
-/// Body of `POST /api/games/{id}/takeback`.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct TakeBack {
-    /// How many plies to take back (default 1; the page sends 2 against the engine).
-    pub plies: Option<usize>,
-}
-
-/// `POST /api/games/{id}/takeback {"plies": 2}`.
-pub async fn take_back(
-    State(state): State<AppState>,
-    ApiPath(id): ApiPath<i64>,
-    OptionalJson(body): OptionalJson<TakeBack>,
-) -> Result<Json<GameView>, ApiError> {
-    let plies = body.plies.unwrap_or(1).min(10_000);
-    with_game(&state, id, move |g| {
-        if g.record.moves().is_empty() {
-            return Err(ApiError::Conflict("no move to take back".into()));
-        }
-        g.record.take_back(plies);
-        g.clear_declared();
-        g.settle();
-        Ok(())
-    })
-    .await
-}
-
-/// Body naming a side: who resigns, offers a draw, or lost on time.
+/// Body naming the side a person acts for.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SideBody {
     /// `white` or `black`.
     pub side: String,
-    /// The clocks now, if timed.
-    pub clock: Option<ClockUpdate>,
 }
 
 fn parse_side(s: &str) -> Result<Color, ApiError> {
@@ -550,9 +470,22 @@ fn parse_side(s: &str) -> Result<Color, ApiError> {
         "white" | "w" => Ok(Color::White),
         "black" | "b" => Ok(Color::Black),
         other => Err(ApiError::BadRequest(format!(
-            "side '{other}': expected 'white' or 'black'"
+            "side '{}': expected 'white' or 'black'",
+            other.chars().take(20).collect::<String>()
         ))),
     }
+}
+
+/// `POST /api/games/{id}/takeback {"side": "white"}`: takes back that side's last move and
+/// what was played after it.
+pub async fn take_back(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(req): ApiJson<SideBody>,
+) -> Result<Json<GameView>, ApiError> {
+    let side = parse_side(&req.side)?;
+    let slot = state.referee.take_back(id, side).await?;
+    Ok(view_of(&slot).await)
 }
 
 /// `POST /api/games/{id}/resign {"side": "white"}`.
@@ -561,39 +494,18 @@ pub async fn resign(
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
 ) -> Result<Json<GameView>, ApiError> {
-    let loser = parse_side(&req.side)?;
-    with_game(&state, id, move |g| {
-        g.ensure_ongoing()?;
-        apply_clock(g, req.clock);
-        g.declare(OutcomeInfo::win(
-            !loser,
-            format!("{loser} resigns: {} wins", !loser),
-        ));
-        Ok(())
-    })
-    .await
+    let side = parse_side(&req.side)?;
+    let slot = state.referee.resign(id, side).await?;
+    Ok(view_of(&slot).await)
 }
 
-/// `POST /api/games/{id}/flag {"side": "white"}`: that side's clock ran out.
+/// `POST /api/games/{id}/flag`: ends the game if the side to move's time is out.
 pub async fn flag(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
-    ApiJson(req): ApiJson<SideBody>,
 ) -> Result<Json<GameView>, ApiError> {
-    let loser = parse_side(&req.side)?;
-    with_game(&state, id, move |g| {
-        g.ensure_ongoing()?;
-        if g.row.clock.is_none() {
-            return Err(ApiError::Conflict("this game has no clock".into()));
-        }
-        apply_clock(g, req.clock);
-        g.declare(OutcomeInfo::win(
-            !loser,
-            format!("{loser} ran out of time: {} wins", !loser),
-        ));
-        Ok(())
-    })
-    .await
+    let slot = state.referee.claim_flag(id).await?;
+    Ok(view_of(&slot).await)
 }
 
 /// Answer of `POST /api/games/{id}/draw`.
@@ -601,47 +513,47 @@ pub async fn flag(
 pub struct DrawAnswer {
     /// Whether the draw was agreed.
     pub accepted: bool,
+    /// Whether the offer waits for the other person's answer.
+    pub pending: bool,
     /// The game after the offer.
     pub game: GameView,
 }
 
-/// Highest score (hundredths of a man, for the engine) at which the engine accepts a draw.
-const DRAW_ACCEPT_SCORE: i32 = 25;
-
-/// `POST /api/games/{id}/draw {"side": "white"}`: offers a draw. Against the engine, the
-/// engine judges: it accepts when its score is near 0 or worse. Between two people at one
-/// screen, the page has asked the other player, so the draw is agreed.
+/// `POST /api/games/{id}/draw {"side": "white"}`: offers a draw.
 pub async fn offer_draw(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
 ) -> Result<Json<DrawAnswer>, ApiError> {
-    let by = parse_side(&req.side)?;
-    let g = state.store.with(move |conn| Loaded::load(conn, id)).await?;
-    g.ensure_ongoing()?;
-    let accepted = match g.player(!by) {
-        Player::Human => true,
-        Player::Engine { .. } => {
-            let a = api::think(&state, g.root(), 10, Duration::from_millis(600)).await?;
-            let engine_score = if g.record.current().side_to_move() == !by {
-                a.score
-            } else {
-                -a.score
-            };
-            engine_score <= DRAW_ACCEPT_SCORE
-        }
-    };
-    let clock = req.clock;
-    let Json(game) = with_game(&state, id, move |g| {
-        apply_clock(g, clock);
-        if accepted {
-            g.ensure_ongoing()?;
-            g.declare(OutcomeInfo::draw("draw: agreed".into()));
-        }
-        Ok(())
-    })
-    .await?;
-    Ok(Json(DrawAnswer { accepted, game }))
+    let side = parse_side(&req.side)?;
+    let (slot, accepted) = state.referee.offer_draw(id, side).await?;
+    let Json(game) = view_of(&slot).await;
+    Ok(Json(DrawAnswer {
+        accepted,
+        pending: game.draw.pending.is_some(),
+        game,
+    }))
+}
+
+/// Body of `POST /api/games/{id}/draw/answer`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawReply {
+    /// The side answering.
+    pub side: String,
+    /// Whether it accepts.
+    pub accept: bool,
+}
+
+/// `POST /api/games/{id}/draw/answer {"side": "black", "accept": true}`.
+pub async fn answer_draw(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<i64>,
+    ApiJson(req): ApiJson<DrawReply>,
+) -> Result<Json<GameView>, ApiError> {
+    let side = parse_side(&req.side)?;
+    let slot = state.referee.answer_draw(id, side, req.accept).await?;
+    Ok(view_of(&slot).await)
 }
 
 /// Query of `GET /api/games/{id}/pdn`.
@@ -662,17 +574,16 @@ pub async fn export_pdn(
         Some("captured") => Notation::Captured,
         Some(other) => {
             return Err(ApiError::BadRequest(format!(
-                "notation '{other}': expected 'landing' or 'captured'"
+                "notation '{}': expected 'landing' or 'captured'",
+                other.chars().take(20).collect::<String>()
             )))
         }
     };
-    let text = state
-        .store
-        .with(move |conn| {
-            let g = Loaded::load(conn, id)?;
-            Ok(crate::pdn::write(&g.row, &g.record, &g.outcome(), notation))
-        })
-        .await?;
+    let slot = state.referee.slot(id).await?;
+    let text = {
+        let live = slot.live.lock().await;
+        crate::pdn::write(&live.row, &live.game, notation)
+    };
     Ok((
         [
             (
@@ -697,31 +608,62 @@ pub struct ImportPdn {
     pub pdn: String,
 }
 
+/// A game of an import that could not be read.
+#[derive(Serialize)]
+pub struct ImportError {
+    /// Which game of the file (1 = first), counting broken games too.
+    pub game: usize,
+    /// The line of the fault.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
 /// Answer of `POST /api/pdn/import`.
 #[derive(Serialize)]
 pub struct ImportAnswer {
     /// Ids of the saved games, in file order.
     pub ids: Vec<i64>,
+    /// The games that could not be read, each with its line.
+    pub errors: Vec<ImportError>,
 }
 
-/// `POST /api/pdn/import {"pdn": "..."}`: saves every game of a PDN text.
+/// `POST /api/pdn/import {"pdn": "..."}`: saves every good game of a PDN text and reports each
+/// broken one with its line. Refused (400) only when no game could be read.
 pub async fn import_pdn(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ImportPdn>,
 ) -> Result<(StatusCode, Json<ImportAnswer>), ApiError> {
     // Reading a large file is CPU work: it runs on the blocking pool with the database write.
-    let ids = state
+    let answer = state
         .store
         .with(move |conn| {
-            let rows = crate::pdn::read(&req.pdn)?;
+            let read = crate::pdn::read(&req.pdn)?;
             let mut ids = Vec::new();
             let tx = conn.transaction()?;
-            for row in &rows {
-                ids.push(store::insert_in(&tx, row)?);
+            for (row, moves) in &read.games {
+                ids.push(store::insert(&tx, row, moves)?);
             }
             tx.commit()?;
-            Ok(ids)
+            Ok(ImportAnswer {
+                ids,
+                errors: read.errors,
+            })
         })
         .await?;
-    Ok((StatusCode::CREATED, Json(ImportAnswer { ids })))
+    if answer.ids.is_empty() {
+        let detail = answer
+            .errors
+            .iter()
+            .take(5)
+            .map(|e| format!("game {} line {}: {}", e.game, e.line, e.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(ApiError::BadRequest(if detail.is_empty() {
+            "PDN: no game found".into()
+        } else {
+            format!("PDN: no game could be read: {detail}")
+        }));
+    }
+    Ok((StatusCode::CREATED, Json(answer)))
 }

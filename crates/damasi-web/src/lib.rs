@@ -5,7 +5,13 @@
 //! [`router`] builds the whole app from an [`AppState`], so it can be tested without sockets;
 //! [`serve`] binds it to an address.
 //!
-//! The API (JSON in and out; `GET /api` lists it):
+//! The server is the referee of every saved game ([`referee`]): it keeps the game in memory,
+//! measures each move's time with its own clock, plays the engine's moves by itself, lets the
+//! flag fall when a side's time is out (even with no page open), and allows each action only
+//! to the side it belongs to. A page says what a person wants; it never reports times or
+//! results.
+//!
+//! The API (JSON in and out; `GET /api` lists it, `docs/web-api.md` describes it whole):
 //!
 //! | endpoint | what it does |
 //! |---|---|
@@ -13,16 +19,18 @@
 //! | `POST /api/move {fen, move}` | plays a move written in any notation the library reads |
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms}` | score, depth and best line |
-//! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games |
-//! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,flag}` | play a saved game |
+//! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change) |
+//! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,draw/answer,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
 //!
 //! The stateless endpoints also take `moves`, the moves played from `fen` before, so that
 //! repetitions count and the engine knows the game.
 //!
-//! Malformed input is a 400 with a message saying what is wrong; an illegal or ambiguous move
-//! a 422 listing the legal moves (or the candidates); an unknown game or path a 404; a move in
-//! a finished game a 409; a busy engine a 503.
+//! Every error is JSON with a message and a stable `code`: malformed input is a 400
+//! (`bad-request`); an illegal or ambiguous move a 422 listing the legal moves (or the
+//! candidates); an action for the engine's side a 403 (`engine-side`); an unknown game or path
+//! a 404; a change to a finished game a 409 (`game-over`, with the outcome code); a busy engine
+//! a 503.
 //!
 //! ```
 //! use damasi_web::{router, AppState};
@@ -45,10 +53,12 @@ pub mod error;
 pub mod games;
 pub mod pdn;
 pub mod record;
+pub mod referee;
 pub mod store;
 
 pub use brain::Brain;
 pub use error::ApiError;
+pub use referee::Referee;
 pub use store::Store;
 
 /// Largest request body accepted (a PDN file of many games fits).
@@ -61,22 +71,27 @@ pub struct AppState {
     pub store: Store,
     /// The engine.
     pub brain: Brain,
+    /// The referee of the saved games being played.
+    pub referee: Referee,
 }
 
 impl AppState {
     /// State with the games database in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<AppState, String> {
-        Ok(AppState {
-            store: Store::open(data_dir)?,
-            brain: Brain::new(),
-        })
+        Ok(AppState::with_store(Store::open(data_dir)?))
     }
 
     /// State with a database in memory (tests, demos).
     pub fn in_memory() -> AppState {
+        AppState::with_store(Store::in_memory())
+    }
+
+    fn with_store(store: Store) -> AppState {
+        let brain = Brain::new();
         AppState {
-            store: Store::in_memory(),
-            brain: Brain::new(),
+            referee: Referee::new(store.clone(), brain.clone()),
+            store,
+            brain,
         }
     }
 }
@@ -99,6 +114,7 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/takeback", post(games::take_back))
         .route("/games/{id}/resign", post(games::resign))
         .route("/games/{id}/draw", post(games::offer_draw))
+        .route("/games/{id}/draw/answer", post(games::answer_draw))
         .route("/games/{id}/flag", post(games::flag))
         .route("/games/{id}/pdn", get(games::export_pdn))
         .fallback(api::not_found);
@@ -117,6 +133,13 @@ pub async fn serve(
     on_ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
+    // Games left running (clocks, the engine to move) are looked after again at once.
+    let referee = state.referee.clone();
+    tokio::spawn(async move {
+        if let Err(e) = referee.resume_all().await {
+            eprintln!("damasi-web: cannot resume games: {e:?}");
+        }
+    });
     on_ready(listener.local_addr()?);
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async {

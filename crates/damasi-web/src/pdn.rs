@@ -1,16 +1,26 @@
 //! PDN records of saved games, through the library's reader and writer: export keeps the tags
-//! an imported game came with; import saves every game of a file, or none if one is broken.
+//! an imported game came with and writes the outcome's `Termination`; import keeps every good
+//! game of a file and reports each broken one with its line.
 
 use damasi::pdn::{read_games, write_game, PdnGame};
-use damasi::{Color, Notation};
+use damasi::{Game, Notation};
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
-use crate::record::{OutcomeInfo, Record};
-use crate::store::{GameRow, Player};
+use crate::games::ImportError;
+use crate::record::Record;
+use crate::store::{GameRow, MoveRow, Player};
 
 /// Tags the library derives from the game itself; they are not kept from imports.
-const DERIVED: &[&str] = &["Result", "GameType", "Rules", "SetUp", "FEN"];
+const DERIVED: &[&str] = &[
+    "Result",
+    "GameType",
+    "Rules",
+    "SetUp",
+    "FEN",
+    "Termination",
+    "TimeControl",
+];
 
 /// Most games one import may hold.
 const MAX_GAMES: usize = 1000;
@@ -23,17 +33,8 @@ fn player_name(p: Player) -> String {
 }
 
 /// Writes a saved game as PDN in `notation`.
-pub fn write(row: &GameRow, record: &Record, outcome: &OutcomeInfo, notation: Notation) -> String {
-    let mut game = record.game().clone();
-    // A result declared by the players (or a clock) is not in the moves: carry it over.
-    if outcome.over && game.outcome().is_none() {
-        match outcome.result.as_str() {
-            "1-0" => game.resign(Color::Black),
-            "0-1" => game.resign(Color::White),
-            _ => game.agree_draw(),
-        }
-    }
-    let mut pdn = PdnGame::new(game);
+pub fn write(row: &GameRow, game: &Game, notation: Notation) -> String {
+    let mut pdn = PdnGame::new(game.clone());
     pdn.set_tag("Event", "damasi game");
     pdn.set_tag("Site", "damasi");
     if let Some(date) = row.created.get(..10) {
@@ -47,58 +48,79 @@ pub fn write(row: &GameRow, record: &Record, outcome: &OutcomeInfo, notation: No
             pdn.set_tag(k, v);
         }
     }
-    if outcome.over {
-        pdn.set_tag("Termination", &outcome.reason);
-    }
     write_game(&pdn, notation)
 }
 
-/// Reads every game of a PDN text into rows ready to insert.
-pub fn read(text: &str) -> Result<Vec<GameRow>, ApiError> {
-    let mut rows = Vec::new();
+/// What an import read: the good games as rows ready to insert, and the broken ones.
+pub struct Read {
+    /// Each good game and its moves.
+    pub games: Vec<(GameRow, Vec<MoveRow>)>,
+    /// Each broken game: where and why.
+    pub errors: Vec<ImportError>,
+}
+
+/// Reads every game of a PDN text; a broken game is reported and the rest are kept.
+pub fn read(text: &str) -> Result<Read, ApiError> {
+    let mut out = Read {
+        games: Vec::new(),
+        errors: Vec::new(),
+    };
     for item in read_games(text.as_bytes()) {
-        let pdn = item.map_err(|e| ApiError::BadRequest(format!("PDN: {e}")))?;
-        if rows.len() == MAX_GAMES {
+        if out.games.len() + out.errors.len() == MAX_GAMES {
             return Err(ApiError::BadRequest(format!(
                 "PDN: more than {MAX_GAMES} games in one import"
             )));
         }
-        rows.push(row_of(pdn)?);
+        match item {
+            Ok(pdn) => out.games.push(row_of(pdn)),
+            Err(e) => out.errors.push(ImportError {
+                game: e.game,
+                line: e.line,
+                message: e.to_string(),
+            }),
+        }
     }
-    if rows.is_empty() {
-        return Err(ApiError::BadRequest("PDN: no game found".into()));
-    }
-    Ok(rows)
+    Ok(out)
 }
 
-fn row_of(pdn: PdnGame) -> Result<GameRow, ApiError> {
-    let record = Record::from_game(pdn.game.clone());
-    let (result, reason) = match pdn.game.outcome() {
-        Some(o) => (o.pdn_result().to_string(), o.describe()),
-        None => ("*".to_string(), String::new()),
-    };
-    let reason = match pdn.tag("Termination") {
-        Some(t) if result != "*" && !t.trim().is_empty() => t.to_string(),
-        _ => reason,
-    };
+fn row_of(pdn: PdnGame) -> (GameRow, Vec<MoveRow>) {
+    let game = &pdn.game;
     let tags: Map<String, Value> = pdn
         .tags
         .iter()
         .filter(|(k, _)| !DERIVED.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
-    Ok(GameRow {
+    let moves = game
+        .history()
+        .iter()
+        .enumerate()
+        .map(|(ply, m)| {
+            let clock = game.clock_at(ply + 1);
+            MoveRow {
+                token: Record::token(m),
+                elapsed_ms: 0,
+                white_ms: clock.map(|c| c.remaining(damasi::Color::White).as_millis() as i64),
+                black_ms: clock.map(|c| c.remaining(damasi::Color::Black).as_millis() as i64),
+            }
+        })
+        .collect();
+    let row = GameRow {
         id: 0,
         created: String::new(),
         updated: String::new(),
         white: Player::Human,
         black: Player::Human,
-        start_fen: record.start().to_fen(),
-        moves: record.to_tokens(),
-        result,
-        reason,
-        clock: None,
+        start_fen: game.initial_position().to_fen(),
+        rules: game.rules().name(),
+        time_control: game.clock().map(|c| c.control()),
+        outcome: game.outcome().map(|o| o.code()),
+        plies: game.ply() as i64,
+        turn_started_ms: None,
+        paused_ms: None,
+        draw_offers: [0, 0],
+        pending_draw: None,
         tags: Value::Object(tags).to_string(),
-        rules: record.game().rules().name(),
-    })
+    };
+    (row, moves)
 }

@@ -1,7 +1,9 @@
-//! A game as the web app keeps it: a start position and the moves played, each move described
-//! for the page (notation in both styles, route, captured squares), and how the game stands.
+//! Games as the web app describes and stores them: each move described for the page (notation
+//! in both styles, route, captured squares), how the game stands, and moves as storage tokens.
 
-use damasi::{Color, Game, GameError, Move, Notation, Outcome, Position, RuleSet, Square};
+use std::time::Duration;
+
+use damasi::{Game, Move, Notation, Outcome, Position, RuleSet, Square, TimeControl};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -62,7 +64,10 @@ pub struct OutcomeInfo {
     pub result: String,
     /// `white`, `black`, or none for a draw or a game in progress.
     pub winner: Option<String>,
-    /// Why the game ended, e.g. "draw: one piece each"; empty while it goes on.
+    /// The outcome's machine code ([`Outcome::code`]), e.g. `black:time`; none while the game
+    /// goes on. Pages translate this, not `reason`.
+    pub code: Option<String>,
+    /// Why the game ended, in English, e.g. "draw: one piece each"; empty while it goes on.
     pub reason: String,
 }
 
@@ -73,17 +78,8 @@ impl OutcomeInfo {
             over: false,
             result: "*".into(),
             winner: None,
+            code: None,
             reason: String::new(),
-        }
-    }
-
-    /// A win for `winner`, for `reason`.
-    pub fn win(winner: Color, reason: String) -> OutcomeInfo {
-        OutcomeInfo {
-            over: true,
-            result: if winner == Color::White { "1-0" } else { "0-1" }.into(),
-            winner: Some(winner.name().to_string()),
-            reason,
         }
     }
 
@@ -93,43 +89,76 @@ impl OutcomeInfo {
             over: true,
             result: o.pdn_result().into(),
             winner: o.winner().map(|c| c.name().to_string()),
+            code: Some(o.code()),
             reason: o.describe(),
         }
     }
 
-    /// A draw, for `reason`.
-    pub fn draw(reason: String) -> OutcomeInfo {
-        OutcomeInfo {
-            over: true,
-            result: "1/2-1/2".into(),
-            winner: None,
-            reason,
-        }
+    /// The outcome of `game`, or that it goes on.
+    pub fn of(game: &Game) -> OutcomeInfo {
+        game.outcome()
+            .map_or_else(OutcomeInfo::ongoing, |o| OutcomeInfo::from_outcome(&o))
     }
 }
 
-/// A game being played: rules, start position and moves, on top of [`damasi::Game`].
+/// A game rebuilt from stored moves, and the helpers that write moves for storage.
 #[derive(Clone, Debug)]
 pub struct Record {
     game: Game,
 }
 
 impl Record {
-    /// A game starting at `start` under `rules`.
-    pub fn new(start: Position, rules: RuleSet) -> Record {
+    /// A game starting at `start` under `rules`, timed by `control` if given.
+    pub fn new(start: Position, rules: RuleSet, control: Option<TimeControl>) -> Record {
+        let game = Game::from_position(start, rules);
         Record {
-            game: Game::from_position(start, rules),
+            game: match control {
+                Some(c) => game.with_time_control(c),
+                None => game,
+            },
         }
     }
 
-    /// A record of a game read elsewhere (a PDN import); its declared result is not kept.
-    pub fn from_game(game: Game) -> Record {
-        let mut record = Record::new(*game.initial_position(), *game.rules());
-        for m in game.history() {
-            // The moves were legal in `game`, so they are legal here.
-            let _ = record.game.play(m);
+    /// Replays stored moves (each a [`Record::token`] and its thinking time in ms): the clocks
+    /// come out exactly as they were, since they are pure arithmetic on those times.
+    pub fn replay<'a>(
+        start: Position,
+        rules: RuleSet,
+        control: Option<TimeControl>,
+        moves: impl IntoIterator<Item = (&'a str, u64)>,
+    ) -> Result<Record, ApiError> {
+        let mut record = Record::new(start, rules, control);
+        for (ply, (token, elapsed)) in moves.into_iter().enumerate() {
+            let m = resolve_token(record.game.position(), token).ok_or_else(|| {
+                ApiError::Internal(format!(
+                    "stored move {ply} '{token}' is not legal in its game"
+                ))
+            })?;
+            record
+                .game
+                .play_timed(&m, Duration::from_millis(elapsed))
+                .map_err(|e| ApiError::Internal(format!("stored move {ply} '{token}': {e}")))?;
         }
-        record
+        Ok(record)
+    }
+
+    /// [`Record::replay`] of a space-separated list of tokens, thinking times from `elapsed`.
+    pub fn from_tokens(
+        start: Position,
+        rules: RuleSet,
+        control: Option<TimeControl>,
+        tokens: &str,
+        elapsed: impl Fn(usize) -> u64,
+    ) -> Result<Record, ApiError> {
+        Record::replay(
+            start,
+            rules,
+            control,
+            tokens
+                .split_whitespace()
+                .enumerate()
+                .map(|(i, t)| (t, elapsed(i))),
+        )
     }
 
     /// The library's game.
@@ -137,75 +166,20 @@ impl Record {
         &self.game
     }
 
-    /// The start position.
-    pub fn start(&self) -> &Position {
-        self.game.initial_position()
+    /// The library's game, to play on.
+    pub fn game_mut(&mut self) -> &mut Game {
+        &mut self.game
     }
 
-    /// The position now.
-    pub fn current(&self) -> &Position {
-        self.game.position()
+    /// The game, handed over.
+    pub fn into_game(self) -> Game {
+        self.game
     }
 
-    /// Every position of the game, the start first.
-    pub fn positions(&self) -> Vec<Position> {
-        (0..=self.game.ply())
-            .filter_map(|i| self.game.position_at(i))
-            .collect()
-    }
-
-    /// The moves played.
-    pub fn moves(&self) -> &[Move] {
-        self.game.history()
-    }
-
-    /// Plays a legal move of the current position; refuses when the game is over.
-    pub fn push(&mut self, m: Move) -> Result<(), ApiError> {
-        self.game.play(&m).map_err(|e| match e {
-            GameError::Over(o) => {
-                ApiError::Conflict(format!("the game is over ({})", o.describe()))
-            }
-            other => ApiError::Conflict(other.to_string()),
-        })
-    }
-
-    /// Takes back the last `plies` moves (as many as there are).
-    pub fn take_back(&mut self, plies: usize) {
-        for _ in 0..plies {
-            if self.game.undo().is_none() {
-                break;
-            }
-        }
-    }
-
-    /// The moves as compact identity tokens `from.to.captured` (captured as hex bits), the
-    /// form the database keeps: it does not depend on how notation is written.
-    pub fn to_tokens(&self) -> String {
-        self.moves()
-            .iter()
-            .map(|m| format!("{}.{}.{:x}", m.from(), m.to(), m.captured_bits()))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    /// Rebuilds a record from [`Record::to_tokens`] output.
-    pub fn from_tokens(start: Position, rules: RuleSet, tokens: &str) -> Result<Record, ApiError> {
-        let mut record = Record::new(start, rules);
-        for token in tokens.split_whitespace() {
-            let m = resolve_token(record.current(), token).ok_or_else(|| {
-                ApiError::Internal(format!("stored move '{token}' is not legal in its game"))
-            })?;
-            record.push(m)?;
-        }
-        Ok(record)
-    }
-
-    /// How the game stands by the rules (no resignation, agreement or time).
-    pub fn outcome(&self) -> OutcomeInfo {
-        match self.game.outcome() {
-            Some(o) => OutcomeInfo::from_outcome(&o),
-            None => OutcomeInfo::ongoing(),
-        }
+    /// A move as a compact identity token `from.to.captured` (captured as hex bits), the form
+    /// the database keeps: it does not depend on how notation is written.
+    pub fn token(m: &Move) -> String {
+        format!("{}.{}.{:x}", m.from(), m.to(), m.captured_bits())
     }
 }
 

@@ -327,11 +327,11 @@ async fn a_game_between_two_people() {
     .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(!r.json()["legal"].as_array().unwrap().is_empty());
-    // Take back one ply.
+    // Black takes back its move.
     let r = post(
         &app,
         &format!("/api/games/{id}/takeback"),
-        json!({"plies": 1}),
+        json!({"side": "black"}),
     )
     .await;
     assert_eq!(r.json()["plies"].as_array().unwrap().len(), 1);
@@ -342,7 +342,7 @@ async fn a_game_between_two_people() {
     let r = send(&app, Method::POST, &format!("/api/games/{id}/hint"), None).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert!(r.json()["best"]["landing"].is_string());
-    // A draw offered between two people at one screen is agreed.
+    // A draw offered between two people waits for the other's answer.
     let r = post(
         &app,
         &format!("/api/games/{id}/draw"),
@@ -350,9 +350,28 @@ async fn a_game_between_two_people() {
     )
     .await;
     let v = r.json();
-    assert_eq!(v["accepted"], true);
-    assert_eq!(v["game"]["outcome"]["reason"], "draw: agreed");
-    assert_eq!(v["game"]["outcome"]["result"], "1/2-1/2");
+    assert_eq!(v["accepted"], false);
+    assert_eq!(v["pending"], true);
+    assert_eq!(v["game"]["draw"]["pending"], "black");
+    // Black cannot answer its own offer.
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/draw/answer"),
+        json!({"side": "black", "accept": true}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["code"], "no-draw-offer");
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/draw/answer"),
+        json!({"side": "white", "accept": true}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["outcome"]["code"], "draw:agreement");
+    assert_eq!(v["outcome"]["reason"], "draw: agreed");
+    assert_eq!(v["outcome"]["result"], "1/2-1/2");
     let r = post(
         &app,
         &format!("/api/games/{id}/move"),
@@ -360,15 +379,30 @@ async fn a_game_between_two_people() {
     )
     .await;
     assert_eq!(r.status, StatusCode::CONFLICT);
-    // Taking back reopens it.
-    let r = send(
+    assert_eq!(r.json()["code"], "game-over");
+    // A finished game stays finished: no take-back reopens it.
+    let r = post(
         &app,
-        Method::POST,
         &format!("/api/games/{id}/takeback"),
-        None,
+        json!({"side": "white"}),
     )
     .await;
-    assert_eq!(r.json()["outcome"]["over"], false);
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["code"], "game-over");
+    assert_eq!(r.json()["params"]["outcome"], "draw:agreement");
+}
+
+/// Waits (long polling) until the game satisfies `done`.
+async fn wait_for(app: &Router, id: i64, done: impl Fn(&Value) -> bool) -> Value {
+    let mut v = get(app, &format!("/api/games/{id}")).await.json();
+    for _ in 0..40 {
+        if done(&v) {
+            return v;
+        }
+        let uri = format!("/api/games/{id}?wait_version={}", v["version"]);
+        v = get(app, &uri).await.json();
+    }
+    panic!("game {id} never got there: {v}");
 }
 
 #[tokio::test]
@@ -380,14 +414,23 @@ async fn a_game_against_the_engine() {
     )
     .await;
     let id = g["id"].as_i64().unwrap();
-    let r = send(&app, Method::POST, &format!("/api/games/{id}/engine"), None).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    let v = r.json();
-    assert_eq!(v["game"]["side"], "black");
-    assert_eq!(v["game"]["plies"].as_array().unwrap().len(), 1);
+    // The engine plays White's first move by itself.
+    let v = wait_for(&app, id, |v| v["plies"].as_array().unwrap().len() == 1).await;
+    assert_eq!(v["side"], "black");
+    assert_eq!(v["engine"]["state"], "idle");
     // Not the engine's turn now.
     let r = send(&app, Method::POST, &format!("/api/games/{id}/engine"), None).await;
     assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["code"], "not-your-turn");
+    // Nobody resigns for the engine.
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/resign"),
+        json!({"side": "white"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    assert_eq!(r.json()["code"], "engine-side");
     let r = post(
         &app,
         &format!("/api/games/{id}/resign"),
@@ -407,9 +450,9 @@ async fn a_game_against_the_engine() {
 }
 
 #[tokio::test]
-async fn an_engine_move_for_a_game_that_changed_meanwhile_is_refused() {
+async fn an_engine_move_for_a_game_that_changed_meanwhile_is_dropped() {
     let app = app();
-    // A 12-second clock: the engine thinks about half a second.
+    // A 12-second clock: the engine thinks about half a second a move.
     let g = new_game(
         &app,
         json!({"white": {"kind": "engine", "level": 10}, "black": {"kind": "human"},
@@ -417,39 +460,37 @@ async fn an_engine_move_for_a_game_that_changed_meanwhile_is_refused() {
     )
     .await;
     let id = g["id"].as_i64().unwrap();
-    for m in ["d3-d4", "a6-a5"] {
-        let r = post(&app, &format!("/api/games/{id}/move"), json!({ "move": m })).await;
-        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    }
-    // While the engine thinks, Black takes its move back and plays another: the game has as
-    // many plies as before, but the engine's move was found for another position.
-    let engine_uri = format!("/api/games/{id}/engine");
-    let (engine, _) = tokio::join!(send(&app, Method::POST, &engine_uri, None), async {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        let r = post(
-            &app,
-            &format!("/api/games/{id}/takeback"),
-            json!({"plies": 1}),
-        )
-        .await;
-        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-        let r = post(
-            &app,
-            &format!("/api/games/{id}/move"),
-            json!({"move": "h6-h5"}),
-        )
-        .await;
-        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    });
-    assert_eq!(engine.status, StatusCode::CONFLICT, "{}", engine.text);
-    let v = get(&app, &format!("/api/games/{id}")).await.json();
-    let plies: Vec<&str> = v["plies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["move"]["landing"].as_str().unwrap())
-        .collect();
-    assert_eq!(plies, ["d3-d4", "h6-h5"]);
+    let v = wait_for(&app, id, |v| v["side"] == "black").await;
+    let first = v["plies"][0]["move"]["landing"].clone();
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "a6-a5"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json()["engine"]["state"], "thinking");
+    // While the engine thinks, Black takes its move back and plays another: the search for
+    // the old position must not land in the new one.
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/takeback"),
+        json!({"side": "black"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.json()["plies"].as_array().unwrap().len(), 1);
+    let r = post(
+        &app,
+        &format!("/api/games/{id}/move"),
+        json!({"move": "h6-h5"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = wait_for(&app, id, |v| v["plies"].as_array().unwrap().len() == 3).await;
+    assert_eq!(v["plies"][0]["move"]["landing"], first);
+    assert_eq!(v["plies"][1]["move"]["landing"], "h6-h5");
+    assert_eq!(v["side"], "black");
 }
 
 #[tokio::test]
@@ -468,36 +509,55 @@ async fn game_creation_errors() {
 }
 
 #[tokio::test]
-async fn clocks_and_losing_on_time() {
+async fn clocks_run_on_the_server_and_the_flag_falls_by_itself() {
     let app = app();
-    let g = new_game(&app, json!({"clock": {"minutes": 45, "increment_s": 0}})).await;
+    // 1.2 seconds each.
+    let g = new_game(&app, json!({"clock": {"minutes": 0.02, "increment_s": 0}})).await;
     let id = g["id"].as_i64().unwrap();
-    assert_eq!(g["clock"]["white_ms"], 45 * 60_000);
+    assert_eq!(g["clock"]["white_ms"], 1200);
+    assert_eq!(
+        g["clock"]["running"],
+        Value::Null,
+        "the first move is not timed"
+    );
+    // A client cannot set the clocks.
     let r = post(
         &app,
         &format!("/api/games/{id}/move"),
-        json!({"move": "d3-d4", "clock": {"white_ms": 2_000_000, "black_ms": 2_700_000}}),
+        json!({"move": "d3-d4", "clock": {"white_ms": 99_000_000, "black_ms": 1}}),
     )
     .await;
-    assert_eq!(r.json()["clock"]["white_ms"], 2_000_000);
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
     let r = post(
         &app,
-        &format!("/api/games/{id}/flag"),
-        json!({"side": "black"}),
+        &format!("/api/games/{id}/move"),
+        json!({"move": "d3-d4"}),
     )
     .await;
     let v = r.json();
-    assert_eq!(v["outcome"]["result"], "1-0");
+    assert_eq!(v["clock"]["white_ms"], 1200);
+    assert_eq!(v["clock"]["running"], "black");
+    // With time left, a flag claim is refused.
+    let r = send(&app, Method::POST, &format!("/api/games/{id}/flag"), None).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["code"], "time-not-out");
+    // Nobody moves: Black's flag falls on the server, with no request.
+    let v = wait_for(&app, id, |v| v["outcome"]["over"] == true).await;
+    assert_eq!(v["outcome"]["code"], "white:time");
     assert_eq!(v["outcome"]["reason"], "Black ran out of time: White wins");
+    assert_eq!(v["clock"]["black_ms"], 0);
+    assert_eq!(v["clock"]["running"], Value::Null);
     // A game without clocks cannot be lost on time.
     let g = new_game(&app, json!({})).await;
-    let r = post(
+    let r = send(
         &app,
+        Method::POST,
         &format!("/api/games/{}/flag", g["id"]),
-        json!({"side": "white"}),
+        None,
     )
     .await;
     assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["code"], "no-clock");
 }
 
 #[tokio::test]
@@ -628,20 +688,28 @@ async fn imported_tags_and_results_are_kept() {
 async fn the_engine_judges_a_draw_offer() {
     let app = app();
     let vs_engine = |fen: &str| json!({"fen": fen, "white": {"kind": "human"}, "black": {"kind": "engine", "level": 1}});
-    // The engine (Black) is far ahead: it declines, and the game goes on.
-    let g = new_game(&app, vs_engine("W:Wa2:Ba7,b7,c7,d7,e7")).await;
-    let r = post(
-        &app,
-        &format!("/api/games/{}/draw", g["id"]),
-        json!({"side": "white"}),
-    )
-    .await;
+    // The engine (Black) is far behind, but it is move 1: it declines, and the game goes on.
+    let g = new_game(&app, vs_engine("W:Wa2,b2,c2,d2,e2:Bh7")).await;
+    let uri = format!("/api/games/{}/draw", g["id"]);
+    let r = post(&app, &uri, json!({"side": "white"})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let v = r.json();
     assert_eq!(v["accepted"], false);
     assert_eq!(v["game"]["outcome"]["over"], false);
-    // The engine is far behind: it accepts.
-    let g = new_game(&app, vs_engine("W:Wa2,b2,c2,d2,e2:Bh7")).await;
+    assert_eq!(v["game"]["draw"]["offers"]["white"], 1);
+    // Two offers a game, no more.
+    assert_eq!(
+        post(&app, &uri, json!({"side": "white"})).await.status,
+        StatusCode::OK
+    );
+    let r = post(&app, &uri, json!({"side": "white"})).await;
+    assert_eq!(r.status, StatusCode::CONFLICT);
+    assert_eq!(r.json()["code"], "draw-offers-used");
+    // Nobody offers a draw for the engine.
+    let r = post(&app, &uri, json!({"side": "black"})).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    // A dead draw (two kings against one): accepted at once.
+    let g = new_game(&app, vs_engine("W:WKa1,Kb2:BKh8")).await;
     let r = post(
         &app,
         &format!("/api/games/{}/draw", g["id"]),
@@ -650,7 +718,7 @@ async fn the_engine_judges_a_draw_offer() {
     .await;
     let v = r.json();
     assert_eq!(v["accepted"], true, "{v}");
-    assert_eq!(v["game"]["outcome"]["reason"], "draw: agreed");
+    assert_eq!(v["game"]["outcome"]["code"], "draw:agreement");
 }
 
 #[tokio::test]

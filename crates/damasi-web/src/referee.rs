@@ -1,0 +1,872 @@
+//! The referee: the server's one owner of every saved game being played. It keeps each game in
+//! memory once loaded (replayed from the database once, never per request), measures every
+//! move's thinking time with the server's clock, plays the engine's moves by itself, lets a
+//! flag fall when a side's time runs out even with no page open, and allows each action only
+//! to the side it belongs to. Every change is saved before it is acknowledged.
+//!
+//! Each game sits behind its own async lock; a version number goes up with every change, so a
+//! page can wait for the next one (long polling) instead of asking again and again.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use damasi::{Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
+use damasi_engine::{Limits, SearchRoot};
+use tokio::sync::{watch, Mutex};
+use tokio::task::AbortHandle;
+
+use crate::api::parse_rules;
+use crate::brain::{Brain, Thought};
+use crate::error::ApiError;
+use crate::record::Record;
+use crate::store::{self, GameRow, MoveRow, Player, Store};
+
+type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+
+/// Attempts at an engine move before the page is told it failed.
+const ENGINE_ATTEMPTS: u32 = 3;
+
+/// Pause between two attempts at an engine move.
+const ENGINE_RETRY_PAUSE: Duration = Duration::from_millis(500);
+
+/// Draw offers each side may make in one game.
+pub const MAX_DRAW_OFFERS: u8 = 2;
+
+/// The engine accepts a draw only from this full move on, unless the position is a dead draw.
+pub const DRAW_EARLIEST_MOVE: usize = 20;
+
+/// Highest score (hundredths of a man, for the engine) at which the engine accepts a draw.
+const DRAW_ACCEPT_SCORE: i32 = 25;
+
+/// The server's time, in Unix milliseconds.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// What the engine is doing in a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineState {
+    /// Nothing (a person is to move, or the game is over).
+    Idle,
+    /// Searching for the side to move.
+    Thinking,
+    /// Its last attempts failed; its clock is paused until a retry.
+    Failed(String),
+}
+
+/// A game being refereed.
+pub struct Live {
+    /// The stored row: players, time control, outcome, clock start, offers.
+    pub row: GameRow,
+    /// The game itself, with its clocks.
+    pub game: Game,
+    /// Thinking time of every ply, in ms.
+    pub elapsed: Vec<u64>,
+    /// What the engine is doing.
+    pub engine: EngineState,
+    /// Failed engine attempts at the current move.
+    attempts: u32,
+    /// The engine's search task, while it runs.
+    engine_task: Option<AbortHandle>,
+    /// The task that lets the flag fall, while the clock runs.
+    timer: Option<AbortHandle>,
+    /// Goes up with every change.
+    pub version: u64,
+}
+
+impl Live {
+    /// Who plays `side`.
+    pub fn player(&self, side: Color) -> Player {
+        match side {
+            Color::White => self.row.white,
+            Color::Black => self.row.black,
+        }
+    }
+
+    /// The side to move.
+    pub fn side_to_move(&self) -> Color {
+        self.game.position().side_to_move()
+    }
+
+    /// Thinking time spent on the current move as of `now` (ms); frozen while paused.
+    pub fn elapsed_now(&self, now: i64) -> u64 {
+        match (self.row.paused_ms, self.row.turn_started_ms) {
+            (Some(p), _) => p.max(0) as u64,
+            (None, Some(t)) => (now - t).max(0) as u64,
+            (None, None) => 0,
+        }
+    }
+
+    /// The side whose clock is running now, if any: a timed game in progress, after the first
+    /// move, not paused.
+    pub fn running_clock(&self) -> Option<Color> {
+        let clock = self.game.clock()?;
+        let runs = clock.is_running()
+            && !self.game.is_over()
+            && self.row.paused_ms.is_none()
+            && self.row.turn_started_ms.is_some();
+        runs.then(|| self.side_to_move())
+    }
+
+    /// Both sides' time left as of `now`, White's first (timed games).
+    pub fn clocks_now(&self, now: i64) -> Option<[u64; 2]> {
+        let clock = self.game.clock()?;
+        let left = |side: Color| {
+            let d = if self.running_clock() == Some(side) {
+                clock.remaining_after(side, Duration::from_millis(self.elapsed_now(now)))
+            } else {
+                clock.remaining(side)
+            };
+            d.as_millis() as u64
+        };
+        Some([left(Color::White), left(Color::Black)])
+    }
+
+    /// A person's request for `side`: refused when the engine plays it.
+    fn check_person(&self, side: Color, what: &str) -> Result<(), ApiError> {
+        if self.player(side).is_engine() {
+            return Err(ApiError::Forbidden {
+                code: "engine-side",
+                message: format!("the engine plays {side}: you cannot {what} for it"),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_ongoing(&self) -> Result<(), ApiError> {
+        match self.game.outcome() {
+            Some(o) => Err(ApiError::game_over(&o)),
+            None => Ok(()),
+        }
+    }
+
+    /// Saves the row's outcome from the game.
+    fn sync_outcome(&mut self) {
+        self.row.outcome = self.game.outcome().map(|o| o.code());
+        self.row.plies = self.game.ply() as i64;
+        if self.game.is_over() {
+            self.row.pending_draw = None;
+        }
+    }
+
+    fn stop_engine(&mut self) {
+        if let Some(task) = self.engine_task.take() {
+            // Dropping the search's future stops the search (see `Brain::think`).
+            task.abort();
+        }
+        self.engine = EngineState::Idle;
+        self.attempts = 0;
+    }
+
+    fn move_row(&self, ply: usize) -> MoveRow {
+        let clock = self.game.clock_at(ply + 1);
+        MoveRow {
+            token: Record::token(&self.game.history()[ply]),
+            elapsed_ms: self.elapsed[ply] as i64,
+            white_ms: clock.map(|c| c.remaining(Color::White).as_millis() as i64),
+            black_ms: clock.map(|c| c.remaining(Color::Black).as_millis() as i64),
+        }
+    }
+}
+
+/// A loaded game: its state behind a lock, and its version outside it for waiters.
+pub struct Slot {
+    /// The game.
+    pub live: Mutex<Live>,
+    version: watch::Sender<u64>,
+}
+
+impl Slot {
+    /// Waits until the game's version is above `seen`, at most `timeout`.
+    pub async fn wait_past(&self, seen: u64, timeout: Duration) {
+        let mut rx = self.version.subscribe();
+        let _ = tokio::time::timeout(timeout, rx.wait_for(|v| *v > seen)).await;
+    }
+}
+
+/// The referee of all games; cheap to clone.
+#[derive(Clone)]
+pub struct Referee {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    brain: Brain,
+    games: StdMutex<HashMap<i64, Arc<Slot>>>,
+}
+
+impl Referee {
+    /// A referee over `store`, playing with `brain`.
+    pub fn new(store: Store, brain: Brain) -> Referee {
+        Referee {
+            inner: Arc::new(Inner {
+                store,
+                brain,
+                games: StdMutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The games database.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// Loads every unfinished game that needs looking after (timed games, engine to move), so
+    /// flags fall and engines move after a restart even before any page asks.
+    pub async fn resume_all(&self) -> Result<usize, ApiError> {
+        let ids = self
+            .inner
+            .store
+            .with(|conn| store::unfinished(conn))
+            .await?;
+        for &id in &ids {
+            if let Err(e) = self.slot(id).await {
+                eprintln!("damasi-web: cannot resume game {id}: {e:?}");
+            }
+        }
+        Ok(ids.len())
+    }
+
+    /// The game `id`, loaded (and looked after) on first use.
+    pub async fn slot(&self, id: i64) -> Result<Arc<Slot>, ApiError> {
+        if let Some(slot) = self.cached(id) {
+            return Ok(slot);
+        }
+        let (row, moves) = self
+            .inner
+            .store
+            .with(move |conn| store::get(conn, id))
+            .await?;
+        let live = tokio::task::spawn_blocking(move || build_live(row, &moves)).await??;
+        let version = live.version;
+        let fresh = Arc::new(Slot {
+            live: Mutex::new(live),
+            version: watch::Sender::new(version),
+        });
+        let slot = {
+            let mut games = self.inner.games.lock().unwrap_or_else(|p| p.into_inner());
+            games.entry(id).or_insert(fresh).clone()
+        };
+        {
+            let mut live = slot.live.lock().await;
+            self.look_after(&slot, &mut live).await?;
+        }
+        Ok(slot)
+    }
+
+    fn cached(&self, id: i64) -> Option<Arc<Slot>> {
+        let games = self.inner.games.lock().unwrap_or_else(|p| p.into_inner());
+        games.get(&id).cloned()
+    }
+
+    /// Creates and saves a new game and starts looking after it.
+    pub async fn create(
+        &self,
+        mut row: GameRow,
+        control: Option<TimeControl>,
+    ) -> Result<Arc<Slot>, ApiError> {
+        row.time_control = control;
+        row.turn_started_ms = Some(now_ms());
+        let start = Position::from_fen(&row.start_fen)?;
+        let rules = parse_rules(Some(&row.rules))?;
+        let game = Record::new(start, rules, control).into_game();
+        row.outcome = game.outcome().map(|o| o.code());
+        let to_insert = row.clone();
+        let id = self
+            .inner
+            .store
+            .with(move |conn| {
+                let tx = conn.transaction()?;
+                let id = store::insert(&tx, &to_insert, &[])?;
+                tx.commit()?;
+                Ok(id)
+            })
+            .await?;
+        self.slot(id).await
+    }
+
+    /// Forgets a game (after it was deleted): stops its engine and its timer.
+    pub async fn forget(&self, id: i64) {
+        let slot = {
+            let mut games = self.inner.games.lock().unwrap_or_else(|p| p.into_inner());
+            games.remove(&id)
+        };
+        if let Some(slot) = slot {
+            let mut live = slot.live.lock().await;
+            live.stop_engine();
+            if let Some(t) = live.timer.take() {
+                t.abort();
+            }
+        }
+    }
+
+    /// Saves `live` (moves from ply `keep` on rewritten), bumps its version, and starts what
+    /// the new state needs (the engine's move, the flag's timer).
+    async fn commit(&self, slot: &Arc<Slot>, live: &mut Live, keep: usize) -> Result<(), ApiError> {
+        self.persist(slot, live, keep).await?;
+        self.look_after(slot, live).await
+    }
+
+    /// Saves `live` (moves from ply `keep` on rewritten) and bumps its version.
+    async fn persist(
+        &self,
+        slot: &Arc<Slot>,
+        live: &mut Live,
+        keep: usize,
+    ) -> Result<(), ApiError> {
+        live.sync_outcome();
+        let row = live.row.clone();
+        let new_moves: Vec<MoveRow> = (keep..live.game.ply()).map(|p| live.move_row(p)).collect();
+        self.inner
+            .store
+            .with(move |conn| store::save(conn, &row, keep as i64, &new_moves))
+            .await?;
+        live.version += 1;
+        slot.version.send_replace(live.version);
+        Ok(())
+    }
+
+    /// Flags a side whose time is out, then starts the engine when it is to move and arms
+    /// the timer that lets the flag fall.
+    async fn look_after(&self, slot: &Arc<Slot>, live: &mut Live) -> Result<(), ApiError> {
+        if self.flag_if_out(live) {
+            let ply = live.game.ply();
+            self.persist(slot, live, ply).await?;
+        }
+        if let Some(t) = live.timer.take() {
+            t.abort();
+        }
+        if live.game.is_over() {
+            live.stop_engine();
+            return Ok(());
+        }
+        if let Some(side) = live.running_clock() {
+            let clock = live.game.clock().expect("a running clock");
+            let left = clock
+                .remaining_after(side, Duration::from_millis(live.elapsed_now(now_ms())))
+                .as_millis() as u64;
+            let me = self.clone();
+            let weak = Arc::downgrade(slot);
+            let version = live.version;
+            live.timer = Some(
+                tokio::spawn(async move {
+                    // A little after the deadline, so the check sees the time out.
+                    tokio::time::sleep(Duration::from_millis(left + 5)).await;
+                    me.on_timer(weak, version).await;
+                })
+                .abort_handle(),
+            );
+        }
+        let side = live.side_to_move();
+        if live.player(side).is_engine() && live.engine == EngineState::Idle {
+            self.start_engine(slot, live);
+        }
+        Ok(())
+    }
+
+    /// Ends the game on time if the side to move's time is out. Returns whether it did.
+    fn flag_if_out(&self, live: &mut Live) -> bool {
+        let Some(side) = live.running_clock() else {
+            return false;
+        };
+        let clock = live.game.clock().expect("a running clock");
+        let elapsed = Duration::from_millis(live.elapsed_now(now_ms()));
+        if !clock.is_flagged(side, elapsed) {
+            return false;
+        }
+        live.stop_engine();
+        live.game.lose_on_time(side).is_ok()
+    }
+
+    // Boxed with an explicit `Send`: the timer re-arms itself through `look_after`, and the
+    // compiler cannot see through that cycle otherwise.
+    fn on_timer(self, slot: Weak<Slot>, version: u64) -> BoxFuture {
+        Box::pin(async move {
+            let Some(slot) = slot.upgrade() else { return };
+            let mut live = slot.live.lock().await;
+            if live.version != version {
+                return;
+            }
+            live.timer = None;
+            if let Err(e) = self.look_after(&slot, &mut live).await {
+                eprintln!("damasi-web: clock of game {}: {e:?}", live.row.id);
+            }
+        })
+    }
+
+    /// Starts the engine's search for the side to move.
+    fn start_engine(&self, slot: &Arc<Slot>, live: &mut Live) {
+        let side = live.side_to_move();
+        let Player::Engine { level } = live.player(side) else {
+            return;
+        };
+        let root = SearchRoot::from_game(&live.game);
+        let mut limits = Limits::move_time(engine_move_time(level));
+        if let Some(clock) = live.game.clock() {
+            let left =
+                clock.remaining_after(side, Duration::from_millis(live.elapsed_now(now_ms())));
+            limits.clock = Some(damasi_engine::Clock {
+                time: left,
+                inc: clock.control().increment,
+                moves_to_go: None,
+            });
+        }
+        live.engine = EngineState::Thinking;
+        let me = self.clone();
+        let weak = Arc::downgrade(slot);
+        let version = live.version;
+        let brain = self.inner.brain.clone();
+        live.engine_task = Some(
+            tokio::spawn(async move {
+                let result = brain.think(root, level, limits).await;
+                me.on_engine_result(weak, version, result).await;
+            })
+            .abort_handle(),
+        );
+    }
+
+    // Boxed with an explicit `Send` for the same reason as `on_timer`.
+    fn on_engine_result(
+        self,
+        slot: Weak<Slot>,
+        version: u64,
+        result: Result<Thought, ApiError>,
+    ) -> BoxFuture {
+        Box::pin(async move { self.engine_result(slot, version, result).await })
+    }
+
+    async fn engine_result(
+        &self,
+        slot: Weak<Slot>,
+        version: u64,
+        result: Result<Thought, ApiError>,
+    ) {
+        let Some(slot) = slot.upgrade() else { return };
+        let mut live = slot.live.lock().await;
+        if live.version != version || live.engine != EngineState::Thinking {
+            return; // the game changed meanwhile: this search is for another position
+        }
+        live.engine_task = None;
+        let outcome = match result {
+            Ok(Thought { best: Some(m), .. }) => self.engine_plays(&slot, &mut live, m).await,
+            Ok(Thought { best: None, .. }) => Err(ApiError::Internal(
+                "the engine found no move in a live game".into(),
+            )),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = outcome {
+            live.attempts += 1;
+            let message = match &e {
+                ApiError::Internal(_) => "the engine failed".to_string(),
+                other => format!("{other:?}"),
+            };
+            eprintln!(
+                "damasi-web: engine move in game {} failed (attempt {}): {e:?}",
+                live.row.id, live.attempts
+            );
+            if live.attempts < ENGINE_ATTEMPTS {
+                live.engine = EngineState::Idle;
+                drop(live);
+                tokio::time::sleep(ENGINE_RETRY_PAUSE).await;
+                let mut live = slot.live.lock().await;
+                if live.version == version && live.engine == EngineState::Idle {
+                    let attempts = live.attempts;
+                    self.start_engine(&slot, &mut live);
+                    live.attempts = attempts;
+                }
+            } else {
+                // Pause the engine's clock until someone asks for a retry.
+                let now = now_ms();
+                live.row.paused_ms = Some(live.elapsed_now(now) as i64);
+                live.engine = EngineState::Failed(message);
+                live.engine_task = None;
+                let ply = live.game.ply();
+                if let Err(e) = self.commit(&slot, &mut live, ply).await {
+                    eprintln!("damasi-web: saving game {}: {e:?}", live.row.id);
+                }
+            }
+        }
+    }
+
+    async fn engine_plays(
+        &self,
+        slot: &Arc<Slot>,
+        live: &mut Live,
+        m: Move,
+    ) -> Result<(), ApiError> {
+        live.engine = EngineState::Idle;
+        live.attempts = 0;
+        self.play_now(slot, live, m).await
+    }
+
+    /// Plays `m` for the side to move, timed by the server's clock.
+    async fn play_now(&self, slot: &Arc<Slot>, live: &mut Live, m: Move) -> Result<(), ApiError> {
+        let now = now_ms();
+        let elapsed = live.elapsed_now(now);
+        let keep = live.game.ply();
+        match live.game.play_timed(&m, Duration::from_millis(elapsed)) {
+            Ok(()) => {
+                live.elapsed.push(elapsed);
+                live.row.turn_started_ms = Some(now);
+                live.row.paused_ms = None;
+                self.commit(slot, live, keep).await
+            }
+            Err(damasi::GameError::Over(o)) if live.game.is_over() => {
+                // The mover's time ran out before the move arrived.
+                live.stop_engine();
+                self.commit(slot, live, keep).await?;
+                Err(ApiError::game_over(&o))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// A person plays `text` (any notation) for the side to move.
+    pub async fn play(&self, id: i64, text: &str) -> Result<Arc<Slot>, ApiError> {
+        let slot = self.slot(id).await?;
+        {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            let side = live.side_to_move();
+            if live.player(side).is_engine() {
+                return Err(ApiError::conflict(
+                    "not-your-turn",
+                    format!("it is {side}'s move, and the engine plays {side}"),
+                ));
+            }
+            let m = live.game.position().parse_move(text)?;
+            self.play_now(&slot, &mut live, m).await?;
+        }
+        Ok(slot)
+    }
+
+    /// Starts the engine again for the side to move (after it failed), its clock resumed.
+    pub async fn retry_engine(&self, id: i64) -> Result<Arc<Slot>, ApiError> {
+        let slot = self.slot(id).await?;
+        {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            let side = live.side_to_move();
+            if !live.player(side).is_engine() {
+                return Err(ApiError::conflict(
+                    "not-your-turn",
+                    format!("it is {side}'s move, and a person plays {side}"),
+                ));
+            }
+            if live.engine != EngineState::Thinking {
+                let now = now_ms();
+                if let Some(p) = live.row.paused_ms.take() {
+                    live.row.turn_started_ms = Some(now - p);
+                }
+                live.engine = EngineState::Idle;
+                live.attempts = 0;
+                let ply = live.game.ply();
+                self.commit(&slot, &mut live, ply).await?;
+            }
+        }
+        Ok(slot)
+    }
+
+    /// Takes back `side`'s last move (and whatever was played after it).
+    pub async fn take_back(&self, id: i64, side: Color) -> Result<Arc<Slot>, ApiError> {
+        let slot = self.slot(id).await?;
+        {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            live.check_person(side, "take back a move")?;
+            let game = &live.game;
+            let has_own = (0..game.ply()).any(|p| {
+                game.position_at(p)
+                    .is_some_and(|pos| pos.side_to_move() == side)
+            });
+            if !has_own {
+                return Err(ApiError::conflict(
+                    "nothing-to-take-back",
+                    format!("{side} has no move to take back"),
+                ));
+            }
+            live.stop_engine();
+            loop {
+                let mover = live
+                    .game
+                    .position_at(live.game.ply() - 1)
+                    .map(|p| p.side_to_move());
+                live.game.take_back()?;
+                live.elapsed.pop();
+                if mover == Some(side) {
+                    break;
+                }
+            }
+            live.row.turn_started_ms = Some(now_ms());
+            live.row.paused_ms = None;
+            live.row.pending_draw = None;
+            let keep = live.game.ply();
+            self.commit(&slot, &mut live, keep).await?;
+        }
+        Ok(slot)
+    }
+
+    /// `side` resigns.
+    pub async fn resign(&self, id: i64, side: Color) -> Result<Arc<Slot>, ApiError> {
+        self.declare(
+            id,
+            side,
+            "resign",
+            Outcome::Win {
+                winner: !side,
+                reason: WinReason::Resignation,
+            },
+        )
+        .await
+    }
+
+    /// Ends the game with `outcome`, asked for by the person playing `side`.
+    async fn declare(
+        &self,
+        id: i64,
+        side: Color,
+        what: &str,
+        outcome: Outcome,
+    ) -> Result<Arc<Slot>, ApiError> {
+        let slot = self.slot(id).await?;
+        {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            live.check_person(side, what)?;
+            live.stop_engine();
+            live.game.end(outcome)?;
+            let ply = live.game.ply();
+            self.commit(&slot, &mut live, ply).await?;
+        }
+        Ok(slot)
+    }
+
+    /// Checks the side to move's clock now and ends the game if its time is out; refused
+    /// with `time-not-out` when time is left.
+    pub async fn claim_flag(&self, id: i64) -> Result<Arc<Slot>, ApiError> {
+        let slot = self.slot(id).await?;
+        {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            if live.game.clock().is_none() {
+                return Err(ApiError::conflict("no-clock", "this game has no clock"));
+            }
+            if self.flag_if_out(&mut live) {
+                let ply = live.game.ply();
+                self.commit(&slot, &mut live, ply).await?;
+            } else {
+                let side = live.side_to_move();
+                let left = live.clocks_now(now_ms()).map_or(0, |c| match side {
+                    Color::White => c[0],
+                    Color::Black => c[1],
+                });
+                return Err(ApiError::Conflict {
+                    code: "time-not-out",
+                    message: format!("{side} still has {:.1} s", left as f64 / 1000.0),
+                    params: serde_json::json!({ "side": side.name(), "ms": left }),
+                });
+            }
+        }
+        Ok(slot)
+    }
+
+    /// `side` offers a draw. Against the engine, the engine answers at once (see
+    /// [`engine_accepts_draw`]); between people, the offer waits for the other's answer.
+    /// Returns whether the draw was agreed.
+    pub async fn offer_draw(&self, id: i64, side: Color) -> Result<(Arc<Slot>, bool), ApiError> {
+        let slot = self.slot(id).await?;
+        let (root, version) = {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            live.check_person(side, "offer a draw")?;
+            let i = side_index(side);
+            if live.row.draw_offers[i] >= MAX_DRAW_OFFERS {
+                return Err(ApiError::Conflict {
+                    code: "draw-offers-used",
+                    message: format!(
+                        "{side} has already offered a draw {MAX_DRAW_OFFERS} times in this game"
+                    ),
+                    params: serde_json::json!({ "max": MAX_DRAW_OFFERS }),
+                });
+            }
+            live.row.draw_offers[i] += 1;
+            if !live.player(!side).is_engine() {
+                live.row.pending_draw = Some(side.name().to_string());
+                let ply = live.game.ply();
+                self.commit(&slot, &mut live, ply).await?;
+                return Ok((slot.clone(), false));
+            }
+            let ply = live.game.ply();
+            self.commit(&slot, &mut live, ply).await?;
+            (SearchRoot::from_game(&live.game), live.version)
+        };
+        let engine_side = !side;
+        let dead = is_dead_draw(&root.position);
+        let full_move = {
+            let live = slot.live.lock().await;
+            live.game.ply() / 2 + 1
+        };
+        let accepted = if dead {
+            true
+        } else if full_move < DRAW_EARLIEST_MOVE {
+            false
+        } else {
+            let t = self
+                .inner
+                .brain
+                .think(
+                    root.clone(),
+                    10,
+                    Limits::move_time(Duration::from_millis(600)),
+                )
+                .await?;
+            let engine_score = if root.position.side_to_move() == engine_side {
+                t.score
+            } else {
+                -t.score
+            };
+            engine_accepts_draw(engine_score, full_move, dead)
+        };
+        if accepted {
+            let mut live = slot.live.lock().await;
+            if live.version != version {
+                return Err(ApiError::conflict(
+                    "game-changed",
+                    "the game changed while the engine considered the draw",
+                ));
+            }
+            live.check_ongoing()?;
+            live.stop_engine();
+            live.game.end(Outcome::Draw(DrawReason::Agreement))?;
+            let ply = live.game.ply();
+            self.commit(&slot, &mut live, ply).await?;
+        }
+        Ok((slot, accepted))
+    }
+
+    /// `side` answers the other person's draw offer.
+    pub async fn answer_draw(
+        &self,
+        id: i64,
+        side: Color,
+        accept: bool,
+    ) -> Result<Arc<Slot>, ApiError> {
+        let slot = self.slot(id).await?;
+        {
+            let mut live = slot.live.lock().await;
+            live.check_ongoing()?;
+            live.check_person(side, "answer a draw offer")?;
+            if live.row.pending_draw.as_deref() != Some((!side).name()) {
+                return Err(ApiError::conflict(
+                    "no-draw-offer",
+                    format!("{} has not offered a draw", !side),
+                ));
+            }
+            live.row.pending_draw = None;
+            if accept {
+                live.stop_engine();
+                live.game.end(Outcome::Draw(DrawReason::Agreement))?;
+            }
+            let ply = live.game.ply();
+            self.commit(&slot, &mut live, ply).await?;
+        }
+        Ok(slot)
+    }
+}
+
+fn side_index(side: Color) -> usize {
+    match side {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// How long the engine may think per move at `level` (the clock may give it less).
+pub fn engine_move_time(level: u8) -> Duration {
+    Duration::from_millis(match level {
+        1..=3 => 300,
+        4..=6 => 700,
+        7..=9 => 1500,
+        _ => 3000,
+    })
+}
+
+/// A position no side can win with correct play whatever happens: kings only, at most two a
+/// side (two kings cannot force a win against one in Turkish draughts, nor against two).
+pub fn is_dead_draw(pos: &Position) -> bool {
+    let men = pos.men_of(Color::White) | pos.men_of(Color::Black);
+    men == 0 && pos.count(Color::White) <= 2 && pos.count(Color::Black) <= 2
+}
+
+/// Whether the engine, scoring the position `engine_score` (hundredths of a man, its own
+/// view) at full move `full_move`, accepts a draw: in a dead draw always; else not before
+/// [`DRAW_EARLIEST_MOVE`], and then only when it is not better.
+pub fn engine_accepts_draw(engine_score: i32, full_move: usize, dead_draw: bool) -> bool {
+    dead_draw || (full_move >= DRAW_EARLIEST_MOVE && engine_score <= DRAW_ACCEPT_SCORE)
+}
+
+/// Rebuilds a game from its stored row and moves.
+fn build_live(row: GameRow, moves: &[MoveRow]) -> Result<Live, ApiError> {
+    let id = row.id;
+    let start = Position::from_fen(&row.start_fen)
+        .map_err(|e| ApiError::Internal(format!("game {id}: stored FEN: {e}")))?;
+    let rules = parse_rules(Some(&row.rules))
+        .map_err(|e| ApiError::Internal(format!("game {id}: stored rules: {e:?}")))?;
+    let record = Record::replay(
+        start,
+        rules,
+        row.time_control,
+        moves
+            .iter()
+            .map(|m| (m.token.as_str(), m.elapsed_ms.max(0) as u64)),
+    )
+    .map_err(|e| e.prefixed(&format!("game {id}")))?;
+    let mut game = record.into_game();
+    if game.board_outcome().is_none() {
+        if let Some(code) = &row.outcome {
+            let o: Outcome = code
+                .parse()
+                .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+            // Put back the declared outcome; a loss on time also empties the loser's clock.
+            let on_time = matches!(
+                o,
+                Outcome::Win {
+                    reason: WinReason::Time,
+                    ..
+                } | Outcome::Draw(DrawReason::TimeoutCannotWin)
+            );
+            let side = game.position().side_to_move();
+            let restored = if on_time {
+                game.lose_on_time(side).map(|_| ())
+            } else {
+                game.end(o)
+            };
+            if let Err(e) = restored {
+                eprintln!("damasi-web: game {id}: stored outcome {code}: {e}");
+            }
+        }
+    }
+    let paused = row.paused_ms.is_some();
+    let elapsed = moves.iter().map(|m| m.elapsed_ms.max(0) as u64).collect();
+    Ok(Live {
+        row,
+        game,
+        elapsed,
+        engine: if paused {
+            EngineState::Failed("the engine failed before the server restarted".into())
+        } else {
+            EngineState::Idle
+        },
+        attempts: 0,
+        engine_task: None,
+        timer: None,
+        // Versions start from the clock so that they only grow, across restarts too: a page
+        // waiting for a version it saw before a restart is answered at once.
+        version: now_ms().max(1) as u64,
+    })
+}
