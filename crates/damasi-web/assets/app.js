@@ -14,35 +14,22 @@ let lang = localStorage.getItem("damasi.lang") || ((navigator.language || "en").
 
 function t(key, vars) {
   let s = (I18N[lang] && I18N[lang][key]) || I18N.en[key] || key;
-  for (const [k, v] of Object.entries(vars || {})) s = s.replace("{" + k + "}", v);
+  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(v);
   return s;
 }
+function hasText(key) { return Object.prototype.hasOwnProperty.call(I18N.en, key); }
 function sideName(side) { return t(side === "white" || side === "W" ? "white" : "black"); }
 
-function translateReason(reason) {
-  if (lang === "en" || !reason) return reason;
-  const col = (c) => (c === "White" ? "Beyaz" : c === "Black" ? "Siyah" : c);
-  const fixed = {
-    "draw: one piece each": "Berabere: iki tarafta da birer taş",
-    "draw: threefold repetition": "Berabere: üç kez tekrar",
-    "draw: both sides blocked": "Berabere: iki taraf da kapalı",
-    "draw: both sides are blocked": "Berabere: iki taraf da kapalı",
-    "draw: agreed": "Berabere: anlaşmayla",
-    "draw: no-capture limit reached": "Berabere: taş almadan hamle sınırı doldu",
-  };
-  if (fixed[reason]) return fixed[reason];
-  const rules = [
-    [/^(\w+) has no pieces left: (\w+) wins$/, (a, b) => `${col(a)} taşı kalmadı: ${col(b)} kazanır`],
-    [/^(\w+) is blocked: (\w+) wins$/, (a, b) => `${col(a)} hamle yapamıyor: ${col(b)} kazanır`],
-    [/^(\w+) resigns: (\w+) wins$/, (a, b) => `${col(a)} terk etti: ${col(b)} kazanır`],
-    [/^(\w+) ran out of time: (\w+) wins$/, (a, b) => `${col(a)} süresi bitti: ${col(b)} kazanır`],
-    [/^king against a lone man: (\w+) wins$/, (a) => `Tek taşa karşı dama: ${col(a)} kazanır`],
-  ];
-  for (const [re, f] of rules) {
-    const m = reason.match(re);
-    if (m) return f(...m.slice(1));
-  }
-  return reason;
+// An outcome in the reader's language, from its code (`white:resignation`, `draw:agreement`,
+// `aborted`); the server's English sentence only for a code this page does not know.
+function outcomeText(outcome) {
+  const o = typeof outcome === "string" ? { code: outcome } : outcome || {};
+  const code = o.code || "";
+  if (code === "aborted") return t("out:aborted");
+  const [who, reason] = code.split(":");
+  const key = (who === "draw" ? "draw:" : "win:") + reason;
+  if (!reason || !["white", "black", "draw"].includes(who) || !hasText(key)) return o.reason || code;
+  return t(key, { winner: sideName(who), loser: sideName(who === "white" ? "black" : "white") });
 }
 
 function applyI18n() {
@@ -71,11 +58,16 @@ function toast(text, ms = 3500) {
 // ---------------------------------------------------------------------------------------------
 // Server
 
+// A refusal or fault the server answered with: its status, machine code and the values its
+// message names (see docs/web-api.md). The English message is kept only as a last resort.
 class ApiError extends Error {
   constructor(status, body) {
-    super((body && body.error) || "HTTP " + status);
+    body = body && typeof body === "object" ? body : {};
+    super(typeof body.error === "string" ? body.error : "HTTP " + status);
     this.status = status;
-    this.legal = (body && body.legal) || null;
+    this.code = typeof body.code === "string" ? body.code : status >= 500 ? "internal" : "";
+    this.params = body.params && typeof body.params === "object" ? body.params : {};
+    this.legal = Array.isArray(body.legal) ? body.legal : null;
   }
 }
 
@@ -93,12 +85,26 @@ async function api(method, path, body, signal) {
   return data;
 }
 
-function showError(e) {
-  if (e instanceof ApiError && e.legal) {
-    toast(e.message, 6000);
-  } else {
-    toast(e.message || String(e));
+// An error in the reader's language: by the server's code and params, never by its sentence.
+function errorText(e) {
+  if (!(e instanceof ApiError)) return e instanceof TypeError ? t("err:network") : String((e && e.message) || e);
+  const list = (e.legal || []).join("  ");
+  switch (e.code) {
+    case "illegal-move": {
+      const head = t("illegalMove") + (e.typed ? `: “${e.typed}”` : "");
+      return head + ". " + (e.legal && e.legal.length ? t("legalAre", { list }) : t("noMoves"));
+    }
+    case "ambiguous-move": return t("err:ambiguous-move", { text: e.typed || "", list });
+    case "game-over": return t("err:game-over", { outcome: outcomeText(e.params.outcome || "") });
+    default:
+      if (e.code && hasText("err:" + e.code)) return t("err:" + e.code, { detail: e.message });
+      return t("err:unknown", { detail: e.message });
   }
+}
+
+function showError(e) {
+  if (e && e.name === "AbortError") return;
+  toast(errorText(e), e instanceof ApiError && e.legal ? 7000 : 4500);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,70 +443,59 @@ const board = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Play
+// Play. The server referees: it keeps the game, runs the clocks, plays the engine's moves and
+// decides the outcome. The page shows the game the server last described, sends what the
+// person wants to do, and follows the game by long polling while it goes on.
 
 let game = null;        // the game as the server last described it
+let gameAt = 0;         // performance.now() when `game` arrived: the clocks count on from there
 let viewPly = null;     // null: the live position; else the ply index shown (0 = start)
-let busy = false;       // the engine is thinking
-let clocks = null;      // { white_ms, black_ms } counted here while the game runs
-let clockRunning = false;
-let lastTick = 0;
+let acting = 0;         // the person's requests under way (a move, a take-back, ...)
+let animating = false;  // a move of the followed game is being animated
+let offline = false;    // the server cannot be reached: the follower keeps retrying
 let statusNote = "";
 
+function other(side) { return side === "white" ? "black" : "white"; }
 function playerOf(side) { return game ? game[side] : { kind: "human" }; }
-function vsEngine() { return game && (game.white.kind === "engine" || game.black.kind === "engine"); }
+function isEngine(side) { return playerOf(side).kind === "engine"; }
+function vsEngine() { return !!game && (isEngine("white") || isEngine("black")); }
+// The side a person's request speaks for: against the engine the person's own side; between
+// two people on one screen the side to move.
 function humanSide() {
   if (!game) return "white";
-  if (game.white.kind === "human" && game.black.kind === "engine") return "white";
-  if (game.black.kind === "human" && game.white.kind === "engine") return "black";
+  if (vsEngine()) return isEngine("white") ? "black" : "white";
   return game.side;
 }
+function live() { return !!game && !game.outcome.over; }
+function engineState() { return (game && game.engine && game.engine.state) || "idle"; }
+function engineToMove() { return live() && isEngine(game.side); }
+function drawInfo() { return (game && game.draw) || { offers: {}, pending: null }; }
 function notation() { return $("notation").value; }
 function moveText(m) { return notation() === "captured" ? m.captured : m.landing; }
+// Who played ply `i` (0-based) of the game.
+function moverOf(i) {
+  const first = parseFen(game.start_fen).side === "B" ? "black" : "white";
+  return i % 2 === 0 ? first : other(first);
+}
+function hasOwnMove(side) { return game.plies.some((_, i) => moverOf(i) === side); }
 
 function setStatusNote(s) { statusNote = s; renderStatus(); }
 
-let bannerShownFor = null;
-function renderBanner() {
-  const el = $("banner");
-  const over = mode === "play" && game && game.outcome.over && viewPly === null;
-  const key = over ? game.id + ":" + game.plies.length + ":" + game.outcome.reason : null;
-  if (!over || bannerShownFor === "dismissed:" + key) { el.hidden = true; return; }
-  bannerShownFor = key;
-  el.innerHTML = "";
-  const w = game.outcome.winner;
-  el.append(w ? t(w === "white" ? "whiteWins" : "blackWins") : t("drawn"));
-  const why = document.createElement("small");
-  why.textContent = translateReason(game.outcome.reason) + " · " + game.outcome.result;
-  el.appendChild(why);
-  el.hidden = false;
-  el.onclick = () => { bannerShownFor = "dismissed:" + key; el.hidden = true; };
+// A game as the server describes it; anything else (a proxy's page, a truncated answer) is
+// not taken for one.
+function isGame(g) {
+  return !!g && typeof g === "object" && Number.isInteger(g.id) && Array.isArray(g.plies)
+    && typeof g.fen === "string" && !!g.outcome && Array.isArray(g.legal);
 }
 
-function renderStatus() {
-  renderBanner();
-  const el = $("status");
-  el.classList.remove("over", "thinking");
-  if (mode === "study") { el.textContent = statusNote; return; }
-  if (!game) { el.textContent = ""; return; }
-  if (game.outcome.over) {
-    el.textContent = translateReason(game.outcome.reason) + " (" + game.outcome.result + ")";
-    el.classList.add("over");
-  } else if (viewPly !== null) {
-    el.textContent = t("viewing", { n: viewPly });
-  } else if (busy) {
-    el.textContent = t("thinking");
-    el.classList.add("thinking");
-  } else {
-    const base = vsEngine() ? t("yourMove", { side: sideName(game.side) }) : t("toMove", { side: sideName(game.side) });
-    el.textContent = statusNote ? base + ". " + statusNote : base + (game.forced_capture ? ". " + t("mustCapture") : "");
-  }
-}
+// ----- clocks: the server's figures, counted down here only for the running side
 
-function playerLabel(side) {
-  const p = playerOf(side);
-  const who = p.kind === "engine" ? t("engineLevel", { n: p.level }) : (vsEngine() ? t("you") : t("person"));
-  return `<span class="dot ${side}"></span>${sideName(side)} · ${who}`;
+function clockLeft(side) {
+  const c = game && game.clock;
+  if (!c) return null;
+  let ms = Number(c[side + "_ms"]) || 0;
+  if (c.running === side && live()) ms -= performance.now() - gameAt;
+  return Math.max(0, ms);
 }
 
 function fmtClock(ms) {
@@ -511,58 +506,249 @@ function fmtClock(ms) {
   return `${m}:${String(s % 60).padStart(2, "0")}`;
 }
 
-function renderPlayers() {
-  const topSide = board.flipped ? "white" : "black";
-  const bottomSide = board.flipped ? "black" : "white";
-  if (mode !== "play" || !game) {
-    $("name-top").innerHTML = ""; $("name-bottom").innerHTML = "";
-    $("name-top").classList.remove("tomove"); $("name-bottom").classList.remove("tomove");
-    $("clock-top").hidden = true; $("clock-bottom").hidden = true;
-    return;
+let flagAskedAt = -Infinity;
+
+function tick() {
+  if (mode === "play") renderClocks();
+  const running = live() && game.clock && game.clock.running;
+  // The page never decides a loss on time: at zero it asks the server, which knows better.
+  if (running && clockLeft(running) === 0 && performance.now() - flagAskedAt > 2000) askFlag();
+}
+
+async function askFlag() {
+  flagAskedAt = performance.now();
+  const id = game.id;
+  try {
+    accept(await api("POST", `/api/games/${id}/flag`));
+  } catch (e) {
+    // `time-not-out`: the server's clock still runs; take its figures.
+    try { accept(await api("GET", `/api/games/${id}`)); } catch (_) { /* the follower retries */ }
   }
-  $("name-top").innerHTML = playerLabel(topSide);
-  $("name-bottom").innerHTML = playerLabel(bottomSide);
-  const live = !game.outcome.over;
-  $("name-top").classList.toggle("tomove", live && game.side === topSide);
-  $("name-bottom").classList.toggle("tomove", live && game.side === bottomSide);
-  for (const [id, side] of [["clock-top", topSide], ["clock-bottom", bottomSide]]) {
+}
+
+// ----- following the game: the engine's moves, the server's flag, another tab's actions
+
+let follower = null;    // { id, ctrl }: the loop that follows the shown game
+let engineKicked = "";  // the game state for which the page asked the engine to start
+
+function follow() {
+  if (!live()) { stopFollowing(); return; }
+  if (follower && follower.id === game.id) return;
+  stopFollowing();
+  const f = { id: game.id, ctrl: new AbortController() };
+  follower = f;
+  followLoop(f).finally(() => { if (follower === f) follower = null; });
+}
+
+function stopFollowing() {
+  if (follower) follower.ctrl.abort();
+  follower = null;
+  setOffline(false);
+}
+
+function setOffline(v) {
+  if (offline === v) return;
+  offline = v;
+  if (game) renderPlay();
+}
+
+// A failure worth retrying: no answer at all, or the server's own fault (a restart, a busy
+// engine). A 4xx is an answer.
+function transient(e) { return !(e instanceof ApiError) || e.status >= 500; }
+
+async function followLoop(f) {
+  let failures = 0;
+  while (follower === f && live() && game.id === f.id) {
+    const started = performance.now();
+    try {
+      const g = await nextState(f);
+      failures = 0;
+      setOffline(false);
+      await settled();
+      if (follower !== f) return;
+      await advance(g);
+      // A server that answers at once (no long poll) is asked again only after a pause.
+      if (performance.now() - started < 300) await sleep(1000);
+    } catch (e) {
+      if (e.name === "AbortError" || follower !== f) return;
+      failures++;
+      if (transient(e)) setOffline(true);
+      else if (e.status === 404) { showError(e); return; }
+      await sleep(Math.min(5000, 400 * 2 ** Math.min(failures, 4)));
+    }
+  }
+}
+
+// The next state of the game: when the engine is to move but not thinking (a game just
+// created or loaded), ask it to start once; otherwise wait for the next version.
+async function nextState(f) {
+  const key = [game.id, game.version, game.plies.length].join(":");
+  if (engineToMove() && engineState() === "idle" && engineKicked !== key) {
+    engineKicked = key;
+    const res = await api("POST", `/api/games/${f.id}/engine`, undefined, f.ctrl.signal);
+    return res && res.game ? res.game : res;
+  }
+  const wait = Number.isInteger(game.version) ? `?wait_version=${game.version}` : "";
+  return api("GET", `/api/games/${f.id}${wait}`, undefined, f.ctrl.signal);
+}
+
+// Waits until the person's requests and the animations are done, so that a state the
+// follower fetched meanwhile is compared with the newest one.
+async function settled() {
+  while (acting || animating) await sleep(50);
+}
+
+// ----- taking in a game the server sent
+
+// Whether `g` changes what the page shows beyond the clocks.
+function differs(g) {
+  if (!Number.isInteger(g.version) || !Number.isInteger(game.version)) return true;
+  if (g.version !== game.version) return true;
+  const e = (x) => JSON.stringify([x.engine, x.draw, x.outcome, x.clock && x.clock.running]);
+  return e(g) !== e(game);
+}
+
+// Takes `g` if it is the shown game and not older than what the page has; returns whether
+// the page was redrawn.
+function accept(g) {
+  if (!isGame(g) || !game || g.id !== game.id) return false;
+  if (Number.isInteger(g.version) && Number.isInteger(game.version) && g.version < game.version) return false;
+  if (!differs(g)) {
+    game = g;
+    gameAt = performance.now();
+    renderClocks();
+    return false;
+  }
+  setGame(g);
+  return true;
+}
+
+// The plies `g` adds to the shown game (a move and perhaps the engine's reply), if it only adds.
+function addedPlies(g) {
+  const n = game.plies.length;
+  if (g.plies.length <= n || g.plies.length > n + 2) return 0;
+  if (n > 0 && g.plies[n - 1].fen !== game.plies[n - 1].fen) return 0;
+  return g.plies.length - n;
+}
+
+// Shows `g`, animating the moves it adds when the live position is on the board; the first
+// `skip` of them are already animated.
+async function advance(g, skip = 0) {
+  if (!isGame(g) || !game || g.id !== game.id) return;
+  const from = game.plies.length;
+  const added = differs(g) ? addedPlies(g) : 0;
+  if (added && mode === "play" && viewPly === null) {
+    animating = true;
+    try {
+      for (let k = from + skip; k < from + added; k++) {
+        // After a move animated without its position (the person's own), set that position.
+        if (k > from) { board.pos = parseFen(g.plies[k - 1].fen); board.drawPieces(); }
+        await board.animate(g.plies[k].move, g.plies[k].fen);
+      }
+    } finally { animating = false; }
+  }
+  if (!game || g.id !== game.id || !accept(g)) return;
+  for (let k = from; k < from + added; k++) announceMove(k);
+  if (g.outcome.over) announce(outcomeText(g.outcome));
+}
+
+function announceMove(k) {
+  const m = game.plies[k].move;
+  const side = moverOf(k);
+  announce(isEngine(side) ? t("enginePlays", { move: moveText(m) }) : t("played", { side: sideName(side), move: moveText(m) }));
+}
+
+function setGame(g) {
+  game = g;
+  gameAt = performance.now();
+  board.hint = null;
+  board.hintMove = null;
+  localStorage.setItem("damasi.game", String(g.id));
+  viewPly = null;
+  if (mode === "play") statusNote = "";
+  renderPlay();
+  follow();
+}
+
+// ----- rendering
+
+let bannerShownFor = null;
+function renderBanner() {
+  const el = $("banner");
+  const over = mode === "play" && game && game.outcome.over && viewPly === null;
+  const key = over ? game.id + ":" + game.plies.length + ":" + (game.outcome.code || game.outcome.reason) : null;
+  if (!over || bannerShownFor === "dismissed:" + key) { el.hidden = true; return; }
+  bannerShownFor = key;
+  el.innerHTML = "";
+  const w = game.outcome.winner;
+  el.append(w ? t(w === "white" ? "whiteWins" : "blackWins") : t("drawn"));
+  const why = document.createElement("small");
+  why.textContent = outcomeText(game.outcome) + " · " + game.outcome.result;
+  el.appendChild(why);
+  el.hidden = false;
+  el.onclick = () => { bannerShownFor = "dismissed:" + key; el.hidden = true; };
+}
+
+// What the status line says about the live game. It names a person's move only when the
+// server says it is that person's move and the page can reach the server.
+function liveStatus() {
+  if (offline) return { text: t("reconnecting"), cls: "offline" };
+  if (engineToMove()) {
+    if (engineState() === "failed") return { text: t("engineFailed", { error: game.engine.error || "?" }), cls: "failed" };
+    return { text: t("thinking"), cls: "thinking" };
+  }
+  const pending = drawInfo().pending;
+  if (pending && !vsEngine()) return { text: t("drawAsk", { side: sideName(pending), other: sideName(other(pending)) }), cls: "" };
+  const base = vsEngine() ? t("yourMove", { side: sideName(game.side) }) : t("toMove", { side: sideName(game.side) });
+  const note = statusNote || (game.forced_capture ? t("mustCapture") : "");
+  return { text: note ? base + ". " + note : base, cls: "" };
+}
+
+function renderStatus() {
+  renderBanner();
+  const el = $("status");
+  el.classList.remove("over", "thinking", "offline", "failed");
+  if (mode === "study") { el.textContent = statusNote; return; }
+  if (!game) { el.textContent = ""; return; }
+  let s;
+  if (game.outcome.over) s = { text: outcomeText(game.outcome) + " (" + game.outcome.result + ")", cls: "over" };
+  else if (viewPly !== null) s = { text: t("viewing", { n: viewPly }), cls: "" };
+  else s = liveStatus();
+  el.textContent = s.text;
+  if (s.cls) el.classList.add(s.cls);
+}
+
+function playerLabel(side) {
+  const p = playerOf(side);
+  const who = p.kind === "engine" ? t("engineLevel", { n: p.level }) : (vsEngine() ? t("you") : t("person"));
+  return `<span class="dot ${side}"></span>${sideName(side)} · ${who}`;
+}
+
+function topSide() { return board.flipped ? "white" : "black"; }
+
+function renderPlayers() {
+  const sides = [["top", topSide()], ["bottom", other(topSide())]];
+  for (const [pos, side] of sides) {
+    const name = $("name-" + pos);
+    const shown = mode === "play" && !!game;
+    name.innerHTML = shown ? playerLabel(side) : "";
+    name.classList.toggle("tomove", shown && live() && game.side === side);
+  }
+  renderClocks();
+}
+
+function renderClocks() {
+  for (const [id, side] of [["clock-top", topSide()], ["clock-bottom", other(topSide())]]) {
     const el = $(id);
-    el.hidden = !clocks;
-    if (!clocks) continue;
-    const ms = clocks[side + "_ms"];
+    const ms = mode === "play" ? clockLeft(side) : null;
+    el.hidden = ms === null;
+    if (ms === null) continue;
     el.textContent = fmtClock(ms);
-    el.classList.toggle("running", clockRunning && game.side === side && live);
+    el.dataset.ms = String(Math.round(ms));
+    el.classList.toggle("running", live() && game.clock.running === side);
     el.classList.toggle("low", ms < 20000);
     el.setAttribute("aria-label", `${sideName(side)} ${fmtClock(ms)}`);
   }
-}
-
-function tick() {
-  if (!clockRunning || !game || !clocks || game.outcome.over) { lastTick = performance.now(); return; }
-  const now = performance.now();
-  const key = game.side + "_ms";
-  clocks[key] -= now - lastTick;
-  lastTick = now;
-  if (clocks[key] <= 0) {
-    clocks[key] = 0;
-    clockRunning = false;
-    const side = game.side;
-    api("POST", `/api/games/${game.id}/flag`, { side, clock: clockBody() })
-      .then((g) => setGame(g)).catch(showError);
-  }
-  renderPlayers();
-}
-
-function clockBody() {
-  if (!clocks) return undefined;
-  return { white_ms: Math.max(0, Math.round(clocks.white_ms)), black_ms: Math.max(0, Math.round(clocks.black_ms)) };
-}
-
-// After `side` moves: add the increment.
-function clockAfterMove(side) {
-  if (!clocks || !game.clock) return;
-  clocks[side + "_ms"] += game.clock.increment_ms;
-  if (!clockRunning) { clockRunning = true; lastTick = performance.now(); }
 }
 
 function shownFen() {
@@ -577,14 +763,19 @@ function lastMoveSquares(ply) {
   return [m.from, ...m.route];
 }
 
+// Whether the person to move may act now (move, hint, offer a draw).
+function personToMove() {
+  return live() && viewPly === null && !acting && !offline && !isEngine(game.side)
+    && !(drawInfo().pending && !vsEngine());
+}
+
 function renderPlayBoard() {
   if (!game) return;
-  const live = viewPly === null;
-  const ply = live ? game.plies.length : viewPly;
-  const myTurn = live && !busy && !game.outcome.over && playerOf(game.side).kind === "human";
+  const ply = viewPly === null ? game.plies.length : viewPly;
+  const mine = personToMove();
   board.set(shownFen(), {
-    moves: myTurn ? game.legal : [],
-    onMove: myTurn ? humanMove : null,
+    moves: mine ? game.legal : [],
+    onMove: mine ? humanMove : null,
     last: lastMoveSquares(ply),
   });
 }
@@ -622,36 +813,45 @@ function renderMoveList(listEl, plies, startFen, current, onPick, result) {
   if (cur) cur.scrollIntoView({ block: "nearest" });
 }
 
+// The buttons for the person's own side; take back is gone once the game has ended.
+function renderButtons() {
+  const going = live() && !acting && !offline;
+  const me = humanSide();
+  const thinking = engineToMove() && engineState() === "thinking";
+  $("btn-takeback").hidden = !live();
+  $("btn-takeback").disabled = !going || thinking || !hasOwnMove(vsEngine() ? me : other(game.side));
+  $("btn-hint").disabled = !personToMove();
+  const used = Number(drawInfo().offers[me]) || 0;
+  $("btn-draw").disabled = !personToMove() || used >= 2;
+  $("btn-draw").title = t("offersLeft", { n: Math.max(0, 2 - used) });
+  $("btn-resign").disabled = !going || (!vsEngine() && !!drawInfo().pending);
+  $("move-input").disabled = !personToMove();
+  $("btn-retry").hidden = !(mode === "play" && engineToMove() && engineState() === "failed" && !offline && viewPly === null);
+  $("btn-retry").disabled = acting > 0;
+  renderDrawAsk();
+}
+
+// Between two people on one screen, a draw offer waits for the other person's answer here
+// (also after a reload: the offer is part of the game).
+function renderDrawAsk() {
+  const pending = mode === "play" && live() && !vsEngine() ? drawInfo().pending : null;
+  $("draw-ask").hidden = !pending;
+  if (!pending) return;
+  $("draw-ask-text").textContent = t("drawAsk", { side: sideName(pending), other: sideName(other(pending)) });
+  $("draw-yes").disabled = $("draw-no").disabled = acting > 0 || offline;
+}
+
 function renderPlay() {
   if (!game) return;
   // The board belongs to whichever tab is shown; the game may change behind the Study tab.
-  if (mode === "play") renderPlayBoard();
+  if (mode === "play" && !animating) renderPlayBoard();
   const current = viewPly === null ? game.plies.length : viewPly;
   renderMoveList($("movelist"), game.plies, game.start_fen, current, (n) => browse(n), game.outcome.over ? game.outcome.result : null);
-  const live = viewPly === null && !game.outcome.over;
-  const humanToMove = live && !busy && playerOf(game.side).kind === "human";
-  $("btn-takeback").disabled = busy || game.plies.length === 0;
-  $("btn-hint").disabled = !humanToMove;
-  $("btn-draw").disabled = !humanToMove;
-  $("btn-resign").disabled = !live || busy;
-  $("move-input").disabled = !humanToMove;
+  renderButtons();
   $("btn-export-play").href = `/api/games/${game.id}/pdn`;
   $("btn-export-play").setAttribute("download", `damasi-game-${game.id}.pdn`);
   renderPlayers();
   renderStatus();
-}
-
-function setGame(g, opts = {}) {
-  game = g;
-  board.hint = null;
-  board.hintMove = null;
-  localStorage.setItem("damasi.game", String(g.id));
-  if (opts.resetClock || !clocks) clocks = g.clock ? { white_ms: g.clock.white_ms, black_ms: g.clock.black_ms } : null;
-  if (!g.clock) clocks = null;
-  if (g.outcome.over) clockRunning = false;
-  viewPly = null;
-  statusNote = "";
-  renderPlay();
 }
 
 function browse(n) {
@@ -663,156 +863,153 @@ function browse(n) {
   if (n > 0) announce(moveText(game.plies[n - 1].move));
 }
 
-async function humanMove(m, opts = {}) {
-  if (!game || busy) return;
-  const side = game.side;
-  clockAfterMove(side);
+// ----- the person's actions
+
+// Runs a request of the person: the follower waits for it, and the page is redrawn whatever
+// the answer (an error is shown in the reader's language).
+async function act(fn) {
+  acting++;
+  renderButtons();
   try {
-    busy = true;
-    const animation = board.animate(m, null, opts.dragged);
-    const g = await api("POST", `/api/games/${game.id}/move`, { move: m.landing, clock: clockBody() });
-    await animation;
-    busy = false;
-    setGame(g);
-    announce(t("played", { side: sideName(side), move: moveText(m) }) + (g.outcome.over ? ". " + translateReason(g.outcome.reason) : ""));
-    maybeEngine();
+    return await fn();
   } catch (e) {
-    busy = false;
     showError(e);
-    renderPlay();
+    return null;
+  } finally {
+    acting--;
+    if (game) renderPlay();
   }
+}
+
+async function humanMove(m, opts = {}) {
+  if (!game || acting) return;
+  const id = game.id;
+  await act(async () => {
+    const animation = board.animate(m, null, opts.dragged);
+    let g;
+    try { g = await api("POST", `/api/games/${id}/move`, { move: m.landing }); } finally { await animation; }
+    await advanceAfterAction(g, 1);
+  });
 }
 
 async function typedMove(text) {
-  if (!game || busy || viewPly !== null) return;
-  const side = game.side;
-  try {
-    const g = await api("POST", `/api/games/${game.id}/move`, { move: text, clock: clockBody() });
-    const m = g.plies[g.plies.length - 1].move;
-    clockAfterMove(side);
-    busy = true;
-    renderStatus();
-    await board.animate(m, g.fen);
-    busy = false;
-    setGame(g);
-    announce(t("played", { side: sideName(side), move: moveText(m) }));
-    $("move-input").value = "";
-    maybeEngine();
-  } catch (e) {
-    busy = false;
-    if (e instanceof ApiError && e.legal) {
-      toast(`${t("illegalMove")}: “${text}”. ${t("legalAre", { list: e.legal.join("  ") })}`, 7000);
-      announce(t("illegalMove"));
-    } else showError(e);
-    renderPlay();
-  }
+  if (!game || acting || viewPly !== null) return;
+  const id = game.id;
+  await act(async () => {
+    try {
+      const g = await api("POST", `/api/games/${id}/move`, { move: text });
+      $("move-input").value = "";
+      await advanceAfterAction(g, 0);
+    } catch (e) {
+      e.typed = text;   // an illegal move's message quotes what was typed
+      throw e;
+    }
+  });
 }
 
-async function maybeEngine() {
-  if (!game || busy || game.outcome.over || playerOf(game.side).kind !== "engine") return;
-  busy = true;
-  const id = game.id;
-  if (clocks && !clockRunning && game.plies.length > 0) { clockRunning = true; lastTick = performance.now(); }
-  renderPlay();
-  try {
-    const res = await api("POST", `/api/games/${id}/engine`, { clock: clockBody() });
-    if (!game || game.id !== id) { busy = false; return; }
-    const g = res.game;
-    const m = g.plies[g.plies.length - 1].move;
-    const side = game.side;
-    if (mode === "play" && viewPly === null) await board.animate(m, g.fen);
-    clockAfterMove(side);
-    busy = false;
-    setGame(g);
-    announce(t("enginePlays", { move: moveText(m) }) + (g.outcome.over ? ". " + translateReason(g.outcome.reason) : ""));
-  } catch (e) {
-    busy = false;
-    showError(e);
-    renderPlay();
-  }
+// Shows the game a person's action answered with; `skip` of its new plies are already
+// animated. This runs inside the action, so the follower waits for it.
+async function advanceAfterAction(g, skip) {
+  if (isGame(g) && game && g.id === game.id) await advance(g, skip);
 }
 
 async function newGame(body) {
   try {
-    if (game && game.plies.length === 0 && !game.outcome.over) {
+    // An unplayed game with the person to move is not worth keeping.
+    if (game && game.plies.length === 0 && live() && !isEngine(game.side)) {
       await api("DELETE", `/api/games/${game.id}`).catch(() => {});
     }
     const g = await api("POST", "/api/games", body);
-    clockRunning = false;
+    stopFollowing();
+    game = null;
     $("move-input").value = "";
-    setGame(g, { resetClock: true });
-    const flip = g.white.kind === "engine" && g.black.kind === "human";
-    if (board.flipped !== flip) { board.setFlipped(flip); renderPlay(); }
+    showNewGame(g);
     setMode("play");
-    maybeEngine();
   } catch (e) { showError(e); }
+}
+
+function showNewGame(g) {
+  if (!isGame(g)) throw new Error(t("err:bad-answer"));
+  const flip = g.white.kind === "engine" && g.black.kind === "human";
+  if (board.flipped !== flip) board.setFlipped(flip);
+  setGame(g);
 }
 
 async function loadGame(id) {
   const g = await api("GET", `/api/games/${id}`);
-  clockRunning = false;
-  busy = false;
-  setGame(g, { resetClock: true });
-  const flip = g.white.kind === "engine" && g.black.kind === "human";
-  if (board.flipped !== flip) { board.setFlipped(flip); renderPlay(); }
+  stopFollowing();
+  game = null;
+  showNewGame(g);
 }
 
+// The side whose last move a take-back removes: against the engine the person's own (the
+// server takes back the engine's reply too); between two people the move just played.
+function takeBackSide() { return vsEngine() ? humanSide() : other(game.side); }
+
 async function takeBack() {
-  if (!game || busy) return;
-  let plies = 1;
-  if (vsEngine() && playerOf(game.side).kind === "human") plies = 2;
-  if (vsEngine() && game.outcome.over && playerOf(game.side).kind === "engine") plies = 1;
-  if (vsEngine() && game.outcome.over && playerOf(game.side).kind === "human") plies = 2;
-  // Never leave the engine to move right after a take-back of our own move only.
-  if (vsEngine() && game.plies.length < plies) plies = game.plies.length;
-  try {
-    const g = await api("POST", `/api/games/${game.id}/takeback`, { plies });
-    setGame(g);
-    if (g.clock && clocks) clockRunning = g.plies.length > 0;
-    maybeEngine();
-  } catch (e) { showError(e); }
+  if (!game || acting) return;
+  const id = game.id, side = takeBackSide();
+  await act(async () => accept(await api("POST", `/api/games/${id}/takeback`, { side })));
 }
 
 async function hint() {
-  if (!game || busy) return;
-  try {
-    setStatusNote(t("thinking"));
-    const a = await api("POST", `/api/games/${game.id}/hint`);
+  if (!game || acting) return;
+  const id = game.id;
+  setStatusNote(t("thinking"));
+  await act(async () => {
+    const a = await api("POST", `/api/games/${id}/hint`);
     statusNote = "";
-    if (!a.best) return;
+    if (!a || !a.best || !game || game.id !== id) return;
     board.hint = [a.best.from, ...a.best.route];
     board.hintMove = a.best;
     board.drawMarks();
     const msg = t("hintIs", { move: moveText(a.best) });
     toast(msg);
     announce(msg);
-    renderStatus();
-  } catch (e) { showError(e); }
+  });
+  statusNote = "";
+  renderStatus();
 }
 
 async function offerDraw() {
-  if (!game || busy || game.outcome.over) return;
-  let side = vsEngine() ? humanSide() : game.side;
-  if (!vsEngine() && !confirm(t("confirmDrawHuman", { side: sideName(side) }))) return;
-  try {
-    busy = true;
-    renderStatus();
-    const res = await api("POST", `/api/games/${game.id}/draw`, { side, clock: clockBody() });
-    busy = false;
-    setGame(res.game);
-    if (vsEngine()) { const msg = t(res.accepted ? "drawAccepted" : "drawDeclined"); toast(msg); announce(msg); }
-  } catch (e) { busy = false; showError(e); renderPlay(); }
+  if (!personToMove()) return;
+  const id = game.id, side = humanSide();
+  if (!confirm(t("confirmDraw"))) return;
+  await act(async () => {
+    const res = await api("POST", `/api/games/${id}/draw`, { side });
+    accept(res && res.game);
+    if (res && res.pending) { announce($("draw-ask-text").textContent); return; }
+    const msg = vsEngine() ? t(res && res.accepted ? "drawAccepted" : "drawDeclined") : "";
+    if (msg) { toast(msg); announce(msg); }
+  });
+}
+
+async function answerDraw(accepted) {
+  const pending = drawInfo().pending;
+  if (!live() || !pending || acting) return;
+  const id = game.id, side = other(pending);
+  await act(async () => {
+    accept(await api("POST", `/api/games/${id}/draw/answer`, { side, accept: accepted }));
+    if (!accepted) { const msg = t("drawDeclinedBy", { side: sideName(side) }); toast(msg); announce(msg); }
+  });
 }
 
 async function resign() {
-  if (!game || game.outcome.over) return;
+  if (!live() || acting) return;
+  const id = game.id, side = humanSide();
   if (!confirm(t("confirmResign"))) return;
-  const side = vsEngine() ? humanSide() : game.side;
-  try {
-    const g = await api("POST", `/api/games/${game.id}/resign`, { side, clock: clockBody() });
-    setGame(g);
-    announce(translateReason(g.outcome.reason));
-  } catch (e) { showError(e); }
+  await act(async () => accept(await api("POST", `/api/games/${id}/resign`, { side })));
+  if (game && game.outcome.over) announce(outcomeText(game.outcome));
+}
+
+// After the engine failed (its clock is paused), the person asks it to try again.
+async function retryEngine() {
+  if (!engineToMove() || acting) return;
+  const id = game.id;
+  await act(async () => {
+    const res = await api("POST", `/api/games/${id}/engine`);
+    accept(res && res.game ? res.game : res);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -833,7 +1030,7 @@ async function studyShow() {
     if (seq !== study.seq) return;
     study.legal = v.moves;
     study.outcome = v.outcome;
-    statusNote = v.outcome.over ? translateReason(v.outcome.reason) : t("toMove", { side: sideName(v.side) });
+    statusNote = v.outcome.over ? outcomeText(v.outcome) : t("toMove", { side: sideName(v.side) });
   } catch (e) { showError(e); study.legal = []; }
   if (mode !== "study" || study.editing) return;
   board.set(fen, {
@@ -878,7 +1075,7 @@ function analyze(fen, seq) {
   $("an-pv").textContent = "…";
   $("an-depth").textContent = "";
   if (study.outcome && study.outcome.over) {
-    $("an-score").textContent = translateReason(study.outcome.reason);
+    $("an-score").textContent = outcomeText(study.outcome);
     $("an-pv").textContent = "–";
     setEval(study.outcome.winner === "white" ? 1 : study.outcome.winner === "black" ? -1 : 0);
     return;
@@ -898,7 +1095,7 @@ function analyze(fen, seq) {
       setEval(frac);
     } catch (e) {
       if (e.name === "AbortError") return;
-      if (seq === study.seq) { $("an-score").textContent = "–"; $("an-pv").textContent = e.message; }
+      if (seq === study.seq) { $("an-score").textContent = "–"; $("an-pv").textContent = errorText(e); }
     }
   }, 150);
 }
@@ -966,7 +1163,7 @@ async function loadFen(fen) {
     if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
     study.start = v.fen; study.line = []; study.idx = 0;
     studyShow();
-  } catch (e) { toast(e.message, 6000); }
+  } catch (e) { showError(e); }
 }
 
 async function copyText(text) {
@@ -985,6 +1182,14 @@ async function copyText(text) {
 
 // ---------------------------------------------------------------------------------------------
 // Saved games
+
+// A saved game's ending in the reader's language: from its outcome code (the summary gives
+// it as `outcome`, a code or an object with one), else the stored sentence.
+function summaryOutcome(g) {
+  const o = g.outcome;
+  const code = typeof o === "string" ? o : (o && o.code) || g.code || "";
+  return code ? outcomeText({ code, reason: g.reason }) : g.reason || "";
+}
 
 function playerShort(p) { return p.kind === "engine" ? t("engineLevel", { n: p.level }) : t("person"); }
 
@@ -1011,18 +1216,19 @@ async function renderGames() {
         ev.textContent = g.event;
         tr.children[2].appendChild(ev);
       }
-      if (g.reason) {
-        const why = document.createElement("div");
-        why.className = "muted small";
-        why.textContent = translateReason(g.reason);
-        tr.children[5].appendChild(why);
+      const why = summaryOutcome(g);
+      if (why) {
+        const el = document.createElement("div");
+        el.className = "muted small";
+        el.textContent = why;
+        tr.children[5].appendChild(el);
       }
       const acts = document.createElement("td");
       const open = document.createElement("button");
       open.textContent = t("resume");
       open.className = "resume";
       open.addEventListener("click", async () => {
-        try { await loadGame(g.id); setMode("play"); maybeEngine(); } catch (e) { showError(e); }
+        try { await loadGame(g.id); setMode("play"); } catch (e) { showError(e); }
       });
       const pdn = document.createElement("a");
       pdn.className = "button";
@@ -1045,14 +1251,32 @@ async function renderGames() {
   } catch (e) { showError(e); }
 }
 
+// Every good game of the file is saved; each broken one is listed with its line.
 async function importPdn(text) {
   try {
     const res = await api("POST", "/api/pdn/import", { pdn: text });
-    toast(t("imported", { n: res.ids.length }));
-    announce(t("imported", { n: res.ids.length }));
-    $("pdn-text").value = "";
+    const ids = Array.isArray(res && res.ids) ? res.ids : [];
+    const errors = Array.isArray(res && res.errors) ? res.errors : [];
+    const msg = t("imported", { n: ids.length }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
+    toast(msg, errors.length ? 7000 : 3500);
+    announce(msg);
+    showImportReport(ids.length, errors);
+    if (ids.length) $("pdn-text").value = "";
     await renderGames();
-  } catch (e) { toast(e.message, 7000); }
+  } catch (e) { showError(e); }
+}
+
+function showImportReport(imported, errors) {
+  const box = $("pdn-report");
+  box.hidden = false;
+  $("pdn-report-head").textContent = t("imported", { n: imported }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
+  const list = $("pdn-report-list");
+  list.innerHTML = "";
+  for (const err of errors) {
+    const li = document.createElement("li");
+    li.textContent = t("importError", { game: err.game, line: err.line, message: err.message });
+    list.appendChild(li);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1071,6 +1295,7 @@ function setMode(m) {
   document.body.classList.toggle("games-mode", m === "games");
   statusNote = "";
   board.hint = null; board.hintMove = null;
+  if (game) renderButtons();
   if (m === "study") {
     if (!study.start) study.start = game ? shownFen() : "W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7";
     renderPlayers();
@@ -1137,6 +1362,9 @@ function wire() {
   $("btn-flip").addEventListener("click", () => { board.setFlipped(!board.flipped); renderPlay(); });
   $("btn-draw").addEventListener("click", offerDraw);
   $("btn-resign").addEventListener("click", resign);
+  $("btn-retry").addEventListener("click", retryEngine);
+  $("draw-yes").addEventListener("click", () => answerDraw(true));
+  $("draw-no").addEventListener("click", () => answerDraw(false));
   $("notation").addEventListener("change", () => {
     localStorage.setItem("damasi.notation", notation());
     if (mode === "study") studyShow(); else renderPlay();
@@ -1226,7 +1454,6 @@ async function boot() {
     if (saved) await loadGame(Number(saved));
     else throw new Error("no saved game");
     setMode("play");
-    maybeEngine();
   } catch (_) {
     await newGame({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
   }

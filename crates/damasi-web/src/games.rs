@@ -1,4 +1,4 @@
-//! Saved games over HTTP: thin handlers that read the request, ask the [`Referee`] to act, and
+//! Saved games over HTTP: thin handlers that read the request, ask the [`Referee`](crate::Referee) to act, and
 //! answer with the game as the page shows it. See `docs/web-api.md` for the whole contract.
 
 use std::sync::Arc;

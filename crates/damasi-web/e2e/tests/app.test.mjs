@@ -5,12 +5,14 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch } from "./browser.mjs";
-import { URL_BASE, waitUntilUp, crashAndRestart } from "./server.mjs";
+import { waitUntilUp, crashAndRestart } from "./server.mjs";
+import {
+  openApp, sq, moveTexts as pageMoveTexts, waitForPlies as pageWaitForPlies, waitIdle as pageWaitIdle,
+  newGame as pageNewGame,
+} from "./page.mjs";
 
 const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
-let browser, page;
-const pageErrors = [];
+let browser, page, pageErrors = [];
 
 async function shot(name, p = page) {
   if (!SHOTS) return;
@@ -20,42 +22,14 @@ async function shot(name, p = page) {
   await p.screenshot({ path: join(SHOTS, name + ".png") });
 }
 
-const sq = (name) => `#board .sq[data-sq="${name}"]`;
-const moveTexts = () => page.$$eval("#movelist button", (bs) => bs.map((b) => b.textContent));
-
-async function waitForPlies(n) {
-  await page.waitForFunction((n) => document.querySelectorAll("#movelist button").length === n, n, { timeout: 20000 });
-}
-
-async function waitIdle() {
-  await page.waitForFunction(() => !document.querySelector("#status.thinking"), null, { timeout: 20000 });
-}
-
-async function newGame({ opponent = "engine", level = 1, color = "white", time = "", fromStudy = false } = {}) {
-  await page.click("#tab-play");
-  const previous = await page.evaluate(() => (game ? game.id : 0));
-  await page.click("#btn-new");
-  await page.check(`input[name="opp"][value="${opponent}"]`);
-  if (opponent === "engine") {
-    await page.fill("#new-level", String(level));
-    await page.selectOption("#new-color", color);
-  }
-  await page.selectOption("#new-time", time);
-  if (fromStudy) await page.check("#new-from-fen");
-  else if (await page.isVisible("#new-from-fen")) await page.uncheck("#new-from-fen");
-  await page.click("#new-ok");
-  await page.waitForFunction((prev) => !document.querySelector("#new-dialog").open && game && game.id !== prev, previous);
-}
+const moveTexts = () => pageMoveTexts(page);
+const waitForPlies = (n) => pageWaitForPlies(page, n);
+const waitIdle = () => pageWaitIdle(page);
+const newGame = (opts) => pageNewGame(page, opts);
 
 before(async () => {
   await waitUntilUp();
-  browser = await launch();
-  page = browser.context.pages()[0] || (await browser.context.newPage());
-  page.on("dialog", (d) => d.accept());
-  page.setDefaultTimeout(15000);
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  await page.goto(URL_BASE + "/");
-  await page.waitForSelector("#board .piece");
+  ({ browser, page, errors: pageErrors } = await openApp());
 });
 
 after(async () => {
