@@ -71,14 +71,23 @@ class ApiError extends Error {
   }
 }
 
+// No answer at all: the server is down or restarting, or the network is gone.
+class NetworkError extends Error {}
+
 async function api(method, path, body, signal) {
   const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
-  const text = await res.text();
+  let res, text;
+  try {
+    res = await fetch(path, opts);
+    text = await res.text();
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
+    throw new NetworkError(e.message);
+  }
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (_) { data = { error: text }; }
   if (!res.ok) throw new ApiError(res.status, data);
@@ -87,7 +96,8 @@ async function api(method, path, body, signal) {
 
 // An error in the reader's language: by the server's code and params, never by its sentence.
 function errorText(e) {
-  if (!(e instanceof ApiError)) return e instanceof TypeError ? t("err:network") : String((e && e.message) || e);
+  if (e instanceof NetworkError) return t("err:network");
+  if (!(e instanceof ApiError)) return String((e && e.message) || e);
   const list = (e.legal || []).join("  ");
   switch (e.code) {
     case "illegal-move": {
@@ -451,6 +461,7 @@ let game = null;        // the game as the server last described it
 let gameAt = 0;         // performance.now() when `game` arrived: the clocks count on from there
 let viewPly = null;     // null: the live position; else the ply index shown (0 = start)
 let acting = 0;         // the person's requests under way (a move, a take-back, ...)
+let actionSeq = 0;      // counts the person's finished requests
 let animating = false;  // a move of the followed game is being animated
 let offline = false;    // the server cannot be reached: the follower keeps retrying
 let statusNote = "";
@@ -522,7 +533,7 @@ async function askFlag() {
     accept(await api("POST", `/api/games/${id}/flag`));
   } catch (e) {
     // `time-not-out`: the server's clock still runs; take its figures.
-    try { accept(await api("GET", `/api/games/${id}`)); } catch (_) { /* the follower retries */ }
+    await refresh(id);
   }
 }
 
@@ -554,19 +565,21 @@ function setOffline(v) {
 
 // A failure worth retrying: no answer at all, or the server's own fault (a restart, a busy
 // engine). A 4xx is an answer.
-function transient(e) { return !(e instanceof ApiError) || e.status >= 500; }
+function transient(e) { return e instanceof NetworkError || (e instanceof ApiError && e.status >= 500); }
 
 async function followLoop(f) {
   let failures = 0;
   while (follower === f && live() && game.id === f.id) {
     const started = performance.now();
+    const seq = actionSeq;
     try {
       const g = await nextState(f);
       failures = 0;
       setOffline(false);
       await settled();
       if (follower !== f) return;
-      await advance(g);
+      // A state fetched while the person acted is stale unless it is a newer version.
+      if (actionSeq === seq || newer(g)) await advance(g);
       // A server that answers at once (no long poll) is asked again only after a pause.
       if (performance.now() - started < 300) await sleep(1000);
     } catch (e) {
@@ -574,6 +587,7 @@ async function followLoop(f) {
       failures++;
       if (transient(e)) setOffline(true);
       else if (e.status === 404) { showError(e); return; }
+      else console.error(e);
       await sleep(Math.min(5000, 400 * 2 ** Math.min(failures, 4)));
     }
   }
@@ -599,6 +613,10 @@ async function settled() {
 }
 
 // ----- taking in a game the server sent
+
+function newer(g) {
+  return isGame(g) && !!game && g.id === game.id && Number.isInteger(g.version) && g.version > game.version;
+}
 
 // Whether `g` changes what the page shows beyond the clocks.
 function differs(g) {
@@ -874,11 +892,18 @@ async function act(fn) {
     return await fn();
   } catch (e) {
     showError(e);
+    // A refusal because the game moved on (the clock fell, another tab played): show it now.
+    if (e instanceof ApiError && e.status === 409 && game) refresh(game.id);
     return null;
   } finally {
     acting--;
+    actionSeq++;
     if (game) renderPlay();
   }
+}
+
+async function refresh(id) {
+  try { accept(await api("GET", `/api/games/${id}`)); } catch (_) { /* the follower retries */ }
 }
 
 async function humanMove(m, opts = {}) {

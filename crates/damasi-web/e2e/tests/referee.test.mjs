@@ -1,0 +1,203 @@
+// The server as the referee, seen from the browser: clocks that survive a reload, draw offers
+// with a confirmation and a limit, no take-back after the end, errors in the reader's
+// language, a partial PDN import, and an engine thought that survives a server restart.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { waitUntilUp, crashAndRestart } from "./server.mjs";
+import {
+  openApp, moveTexts, waitForPlies, waitIdle, newGame, clickMove, toastMatching, apiCall,
+} from "./page.mjs";
+
+let browser, page, dialogs, errors;
+
+before(async () => {
+  await waitUntilUp();
+  ({ browser, page, dialogs, errors } = await openApp());
+});
+
+after(async () => {
+  if (browser) await browser.close();
+});
+
+// The clocks as the page shows them: { white, black } in ms, and the side whose clock runs.
+async function shownClocks() {
+  return page.evaluate(() => {
+    const ms = (id) => Number(document.getElementById(id).dataset.ms);
+    const top = board.flipped ? "white" : "black";
+    const bottom = top === "white" ? "black" : "white";
+    const running = document.querySelector(".clock.running");
+    return {
+      [top]: ms("clock-top"),
+      [bottom]: ms("clock-bottom"),
+      running: running ? (running.id === "clock-top" ? top : bottom) : null,
+    };
+  });
+}
+
+test("a reload mid-game keeps the clocks running and true", async () => {
+  await newGame(page, { opponent: "human", time: "3+2" });
+  await clickMove(page, "d3", "d4");
+  await clickMove(page, "e6", "e5");
+  await page.waitForFunction(() => document.querySelector(".clock.running"));
+  const first = await shownClocks();
+  assert.ok(first.running, "a clock runs after two moves");
+  const idle = first.running === "white" ? "black" : "white";
+  // Let the running clock lose a few seconds, then reload.
+  await page.waitForFunction(([id, ms]) => Number(document.getElementById(id).dataset.ms) < ms,
+    [await clockId(first.running), first[first.running] - 2500], { timeout: 10000 });
+  const before = await shownClocks();
+  await page.reload();
+  await page.waitForFunction(() => game && document.querySelector(".clock.running"));
+  const after = await shownClocks();
+  assert.equal(after.running, first.running, "the same side's clock runs after the reload");
+  assert.ok(after[first.running] < before[first.running], `${after[first.running]} < ${before[first.running]}`);
+  assert.ok(after[first.running] > before[first.running] - 5000, "the reload did not lose time");
+  assert.equal(after[idle], before[idle], "the other clock is unchanged");
+  // It keeps going down.
+  await page.waitForFunction(([id, ms]) => Number(document.getElementById(id).dataset.ms) < ms,
+    [await clockId(first.running), after[first.running] - 1000], { timeout: 5000 });
+  const server = (await apiCall("GET", `/api/games/${await page.evaluate(() => game.id)}`)).body;
+  assert.equal(server.clock.running, first.running);
+});
+
+async function clockId(side) {
+  return page.evaluate((side) => ((board.flipped ? "white" : "black") === side ? "clock-top" : "clock-bottom"), side);
+}
+
+test("a draw offer is confirmed first, answered by the other person, at most twice", async () => {
+  await newGame(page, { opponent: "human" });
+  await clickMove(page, "d3", "d4");
+  // Black offers; the page asks for confirmation, then the other person answers (declines).
+  dialogs.length = 0;
+  await page.click("#btn-draw");
+  await page.waitForSelector("#draw-ask:not([hidden])");
+  assert.deepEqual(dialogs, ["Offer a draw? If accepted the game ends in a draw."]);
+  assert.match(await page.textContent("#draw-ask-text"), /Black offers a draw\. White, do you accept\?/);
+  assert.ok(await page.isDisabled("#btn-draw"), "no second offer while one waits");
+  await page.click("#draw-no");
+  await page.waitForSelector("#draw-ask", { state: "hidden" });
+  // The second offer is the last one for Black.
+  await page.click("#btn-draw");
+  await page.waitForSelector("#draw-ask:not([hidden])");
+  await page.click("#draw-no");
+  await page.waitForSelector("#draw-ask", { state: "hidden" });
+  await page.waitForFunction(() => game.draw.offers.black === 2);
+  assert.ok(await page.isDisabled("#btn-draw"), "Black has used both offers");
+  // White offers and Black accepts: the game ends in an agreed draw.
+  await clickMove(page, "e6", "e5");
+  await page.click("#btn-draw");
+  await page.waitForSelector("#draw-ask:not([hidden])");
+  await page.click("#draw-yes");
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /Draw.*draw: agreed/);
+  assert.equal(await page.evaluate(() => game.outcome.code), "draw:agreement");
+});
+
+test("take back is refused after the end", async () => {
+  await newGame(page, { opponent: "engine", level: 1, color: "white" });
+  await clickMove(page, "d3", "d4");
+  await waitForPlies(page, 2);
+  await waitIdle(page);
+  assert.ok(await page.isEnabled("#btn-takeback"), "take back is possible while the game goes on");
+  await page.click("#btn-resign");
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /Black wins.*White resigns: Black wins/);
+  assert.ok(await page.isHidden("#btn-takeback"), "no take-back button after the end");
+  const id = await page.evaluate(() => game.id);
+  const res = await apiCall("POST", `/api/games/${id}/takeback`, { side: "white" });
+  assert.equal(res.status, 409);
+  assert.equal(res.body.code, "game-over");
+  assert.equal(res.body.params.outcome, "black:resignation");
+  // The game on the server is unchanged.
+  const g = (await apiCall("GET", `/api/games/${id}`)).body;
+  assert.equal(g.plies.length, 2);
+  assert.equal(g.outcome.code, "black:resignation");
+});
+
+test("the Turkish page shows Turkish errors", async () => {
+  await page.click("#lang-tr");
+  await page.waitForFunction(() => document.querySelector("#btn-new").textContent === "Yeni oyun");
+  await newGame(page, { opponent: "human" });
+  // An illegal typed move: the server's code becomes a Turkish message with the legal moves.
+  await page.fill("#move-input", "a3-a6");
+  await page.press("#move-input", "Enter");
+  let text = await toastMatching(page, /Kuralsız hamle/);
+  assert.match(text, /“a3-a6”.*Yasal hamleler: /);
+  // Nothing to take back yet (the button is off; ask anyway, as a stale page would).
+  await page.evaluate(() => takeBack());
+  text = await toastMatching(page, /Geri alınacak hamle yok/);
+  // A move after the end: the outcome inside the error is translated from its code.
+  await page.click("#btn-resign");
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /Siyah kazandı.*Beyaz terk etti: Siyah kazanır/);
+  await page.evaluate(() => typedMove("d3-d4"));
+  text = await toastMatching(page, /Oyun bitti/);
+  assert.match(text, /Oyun bitti: Beyaz terk etti: Siyah kazanır/);
+  await page.click("#lang-en");
+  await page.waitForFunction(() => document.querySelector("#btn-new").textContent === "New game");
+});
+
+const PARTLY_BROKEN = `[Event "good one"]
+[GameType "30"]
+
+1. d3-d4 e6-e5 *
+
+[Event "broken one"]
+[GameType "30"]
+
+1. d3-d4 a3-a8 *
+
+[Event "good two"]
+[GameType "30"]
+
+1. c3-c4 *
+`;
+
+test("a PDN import keeps every good game and lists the broken one with its line", async () => {
+  await page.click("#tab-games");
+  await page.fill("#pdn-text", PARTLY_BROKEN);
+  await page.click("#pdn-form button[type=submit]");
+  await toastMatching(page, /Imported 2 game\(s\)\. 1 game\(s\) could not be read/);
+  await page.waitForSelector("#pdn-report:not([hidden])");
+  const items = await page.$$eval("#pdn-report-list li", (ls) => ls.map((l) => l.textContent));
+  assert.equal(items.length, 1, items.join("\n"));
+  assert.match(items[0], /^Game \d+, line \d+: ./);
+  await page.waitForFunction(() => /good two/.test(document.querySelector("#games-body").textContent));
+  assert.match(await page.textContent("#games-body"), /good one/);
+  assert.doesNotMatch(await page.textContent("#games-body"), /broken one/);
+});
+
+test("a server restart during the engine's thought recovers without a reload", async () => {
+  // Full strength with a clock: the engine thinks for seconds, long enough to be interrupted.
+  await newGame(page, { opponent: "engine", level: 10, color: "white", time: "3+2" });
+  await clickMove(page, "d3", "d4");
+  await page.waitForFunction(() => game.engine.state === "thinking" && document.querySelector("#status.thinking"));
+  // Remember this very page, and every status it shows from now on.
+  await page.evaluate(() => {
+    window.samePage = true;
+    window.statuses = [];
+    const el = document.querySelector("#status");
+    new MutationObserver(() => statuses.push({ text: el.textContent, plies: game.plies.length }))
+      .observe(el, { childList: true, characterData: true, subtree: true });
+  });
+  await crashAndRestart();
+  await waitForPlies(page, 2, 60000);
+  await waitIdle(page);
+  assert.ok(await page.evaluate(() => window.samePage), "the page was not reloaded");
+  const statuses = await page.evaluate(() => window.statuses);
+  const seen = statuses.map((s) => `${s.plies}: ${s.text}`).join(" | ");
+  assert.ok(statuses.some((s) => /Reconnecting/.test(s.text)), seen);
+  // While Black (the engine) is to move, the page never says it is White's move.
+  assert.ok(!statuses.some((s) => s.plies === 1 && /Your move/.test(s.text)), seen);
+  await page.waitForFunction(() => /Your move \(White\)/.test(document.querySelector("#status").textContent));
+  // The board takes the person's next move again.
+  const m = await page.evaluate(() => game.legal[0]);
+  await clickMove(page, m.from, m.to);
+  assert.equal((await moveTexts(page)).length >= 3, true);
+  await page.click("#btn-resign");
+  await page.waitForSelector("#banner:not([hidden])");
+});
+
+test("no script errors on the page", () => {
+  assert.deepEqual(errors, []);
+});
