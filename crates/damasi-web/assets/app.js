@@ -578,8 +578,11 @@ async function followLoop(f) {
       setOffline(false);
       await settled();
       if (follower !== f) return;
-      // A state fetched while the person acted is stale unless it is a newer version.
-      if (actionSeq === seq || newer(g)) await advance(g);
+      // A state fetched while the person acted is stale unless it is a newer version; one
+      // fetched while nothing happened here is the server's word, even if its version went
+      // back (a server that lost its numbering must not leave the page stuck).
+      if (actionSeq === seq) await advance(g, 0, true);
+      else if (newer(g)) await advance(g);
       // A server that answers at once (no long poll) is asked again only after a pause.
       if (performance.now() - started < 300) await sleep(1000);
     } catch (e) {
@@ -626,11 +629,11 @@ function differs(g) {
   return e(g) !== e(game);
 }
 
-// Takes `g` if it is the shown game and not older than what the page has; returns whether
-// the page was redrawn.
-function accept(g) {
+// Takes `g` if it is the shown game and (unless `force`) not older than what the page has;
+// returns whether the page was redrawn.
+function accept(g, force = false) {
   if (!isGame(g) || !game || g.id !== game.id) return false;
-  if (Number.isInteger(g.version) && Number.isInteger(game.version) && g.version < game.version) return false;
+  if (!force && Number.isInteger(g.version) && Number.isInteger(game.version) && g.version < game.version) return false;
   if (!differs(g)) {
     game = g;
     gameAt = performance.now();
@@ -651,7 +654,7 @@ function addedPlies(g) {
 
 // Shows `g`, animating the moves it adds when the live position is on the board; the first
 // `skip` of them are already animated.
-async function advance(g, skip = 0) {
+async function advance(g, skip = 0, force = false) {
   if (!isGame(g) || !game || g.id !== game.id) return;
   const from = game.plies.length;
   const added = differs(g) ? addedPlies(g) : 0;
@@ -665,7 +668,7 @@ async function advance(g, skip = 0) {
       }
     } finally { animating = false; }
   }
-  if (!game || g.id !== game.id || !accept(g)) return;
+  if (!game || g.id !== game.id || !accept(g, force)) return;
   for (let k = from; k < from + added; k++) announceMove(k);
   if (g.outcome.over) announce(outcomeText(g.outcome));
 }
@@ -835,13 +838,13 @@ function renderMoveList(listEl, plies, startFen, current, onPick, result) {
 function renderButtons() {
   const going = live() && !acting && !offline;
   const me = humanSide();
-  const thinking = engineToMove() && engineState() === "thinking";
+  // Taking back while the engine thinks is allowed: the server stops the engine first.
   $("btn-takeback").hidden = !live();
-  $("btn-takeback").disabled = !going || thinking || !hasOwnMove(vsEngine() ? me : other(game.side));
+  $("btn-takeback").disabled = !going || !hasOwnMove(takeBackSide());
   $("btn-hint").disabled = !personToMove();
-  const used = Number(drawInfo().offers[me]) || 0;
-  $("btn-draw").disabled = !personToMove() || used >= 2;
-  $("btn-draw").title = t("offersLeft", { n: Math.max(0, 2 - used) });
+  const left = (Number(drawInfo().max) || 2) - (Number(drawInfo().offers[me]) || 0);
+  $("btn-draw").disabled = !personToMove() || left <= 0;
+  $("btn-draw").title = t("offersLeft", { n: Math.max(0, left) });
   $("btn-resign").disabled = !going || (!vsEngine() && !!drawInfo().pending);
   $("move-input").disabled = !personToMove();
   $("btn-retry").hidden = !(mode === "play" && engineToMove() && engineState() === "failed" && !offline && viewPly === null);
@@ -1232,7 +1235,7 @@ async function renderGames() {
       const tr = document.createElement("tr");
       tr.dataset.id = g.id;
       const cells = [String(g.id), g.updated.slice(0, 16), g.white_name || playerShort(g.white),
-        g.black_name || playerShort(g.black), String(g.plies), g.result === "*" ? t("inProgress") : g.result];
+        g.black_name || playerShort(g.black), String(g.plies), g.result === "*" && !g.outcome ? t("inProgress") : g.result];
       for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
       tr.children[1].className = "nowrap";
       if (g.event) {

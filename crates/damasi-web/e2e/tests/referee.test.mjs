@@ -167,6 +167,45 @@ test("a PDN import keeps every good game and lists the broken one with its line"
   assert.doesNotMatch(await page.textContent("#games-body"), /broken one/);
 });
 
+test("an engine failure is said plainly, with a Retry button, and never as the person's move", async () => {
+  await newGame(page, { opponent: "engine", level: 1, color: "white" });
+  // The server's answer to the move says the engine failed, and nothing changes afterwards:
+  // the long polls are held while `failing` holds.
+  let failing = true;
+  const release = [];
+  const isMove = (url) => /\/api\/games\/\d+\/move$/.test(url.pathname);
+  const isPoll = (url) => /\/api\/games\/\d+$/.test(url.pathname) && url.searchParams.has("wait_version");
+  await page.route(isMove, async (route) => {
+    const res = await route.fetch();
+    const g = await res.json();
+    g.engine = { state: "failed", error: "test: the engine crashed" };
+    if (g.clock) g.clock.running = null;
+    await route.fulfill({ response: res, json: g });
+  });
+  await page.route(isPoll, async (route) => {
+    if (failing) await new Promise((r) => release.push(r));
+    // The page may have moved on (or the route been removed) meanwhile.
+    await route.continue().catch(() => {});
+  });
+  try {
+    await clickMove(page, "d3", "d4");
+    await page.waitForFunction(() => document.querySelector("#status.failed"));
+    assert.equal(await page.textContent("#status"), "The engine failed: test: the engine crashed");
+    assert.ok(await page.isVisible("#btn-retry"));
+    assert.equal(await page.locator("#board .piece.movable").count(), 0, "the board waits for the engine");
+    // Retry: the page asks the server, which has the engine's move by now.
+    await page.unroute(isMove);
+    await page.click("#btn-retry");
+    await waitForPlies(page, 2);
+    await page.waitForFunction(() => /Your move \(White\)/.test(document.querySelector("#status").textContent));
+    assert.ok(await page.isHidden("#btn-retry"));
+  } finally {
+    failing = false;
+    release.forEach((r) => r());
+    await page.unroute(isPoll);
+  }
+});
+
 test("a server restart during the engine's thought recovers without a reload", async () => {
   // Full strength with a clock: the engine thinks for seconds, long enough to be interrupted.
   await newGame(page, { opponent: "engine", level: 10, color: "white", time: "3+2" });
