@@ -263,7 +263,7 @@ impl Session {
     fn human_move(&mut self, text: &str) {
         if let Some(o) = self.game.outcome() {
             self.say(&format!(
-                "error: the game is over ({}); 'undo', 'new' or 'quit'",
+                "error: the game is over ({}); 'new' or 'quit'",
                 o.describe()
             ));
             return;
@@ -301,10 +301,14 @@ impl Session {
     }
 
     fn undo(&mut self) {
-        let Some(_) = self.game.undo() else {
-            self.say("error: nothing to undo");
+        if let Err(e) = self.game.take_back() {
+            let hint = match e {
+                damasi::GameError::Over(_) => "; 'new' starts another game",
+                _ => "",
+            };
+            self.say(&format!("error: {e}{hint}"));
             return;
-        };
+        }
         // Against the engine, take back its answer too, so that it is the person's turn again.
         if self.engine_to_move() {
             self.game.undo();

@@ -39,6 +39,7 @@ pub struct Thought {
 pub struct Brain {
     permits: Arc<Semaphore>,
     engines: Arc<Vec<Mutex<Engine>>>,
+    queue_wait: Duration,
 }
 
 impl Default for Brain {
@@ -50,7 +51,13 @@ impl Default for Brain {
 impl Brain {
     /// Engines for two searches at once.
     pub fn new() -> Brain {
-        let engines = (0..MAX_SEARCHES)
+        Brain::with_capacity(MAX_SEARCHES, QUEUE_WAIT)
+    }
+
+    /// Engines for `searches` searches at once; a search waits at most `queue_wait` for a
+    /// free one. With none, every search fails as busy (tests of the engine failing).
+    pub fn with_capacity(searches: usize, queue_wait: Duration) -> Brain {
+        let engines = (0..searches)
             .map(|_| {
                 Mutex::new(Engine::new(EngineOptions {
                     hash_mb: HASH_MB,
@@ -59,8 +66,9 @@ impl Brain {
             })
             .collect();
         Brain {
-            permits: Arc::new(Semaphore::new(MAX_SEARCHES)),
+            permits: Arc::new(Semaphore::new(searches)),
             engines: Arc::new(engines),
+            queue_wait,
         }
     }
 
@@ -77,7 +85,7 @@ impl Brain {
         let cap = crate::MAX_MOVE_TIME;
         limits.move_time = Some(limits.move_time.map_or(cap, |t| t.min(cap)));
         let move_time = limits.move_time.unwrap_or(cap);
-        let _permit = tokio::time::timeout(QUEUE_WAIT, self.permits.clone().acquire_owned())
+        let _permit = tokio::time::timeout(self.queue_wait, self.permits.clone().acquire_owned())
             .await
             .map_err(|_| ApiError::Busy("the engine is busy; try again in a moment".into()))?
             .map_err(|e| ApiError::Internal(format!("engine semaphore: {e}")))?;

@@ -87,7 +87,11 @@ impl AppState {
     }
 
     fn with_store(store: Store) -> AppState {
-        let brain = Brain::new();
+        AppState::with_parts(store, Brain::new())
+    }
+
+    /// State from its parts (tests that need an engine of a given capacity).
+    pub fn with_parts(store: Store, brain: Brain) -> AppState {
         AppState {
             referee: Referee::new(store.clone(), brain.clone()),
             store,

@@ -833,18 +833,19 @@ fn build_live(row: GameRow, moves: &[MoveRow]) -> Result<Live, ApiError> {
                 .parse()
                 .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
             // Put back the declared outcome; a loss on time also empties the loser's clock.
-            let on_time = matches!(
-                o,
+            let flagged = match o {
                 Outcome::Win {
+                    winner,
                     reason: WinReason::Time,
-                    ..
-                } | Outcome::Draw(DrawReason::TimeoutCannotWin)
-            );
-            let side = game.position().side_to_move();
-            let restored = if on_time {
-                game.lose_on_time(side).map(|_| ())
-            } else {
-                game.end(o)
+                } => Some(!winner),
+                Outcome::Draw(DrawReason::TimeoutCannotWin) => Some(game.position().side_to_move()),
+                _ => None,
+            };
+            let restored = match flagged {
+                Some(loser) if game.time_outcome(loser) == o => {
+                    game.lose_on_time(loser).map(|_| ())
+                }
+                _ => game.end(o),
             };
             if let Err(e) = restored {
                 eprintln!("damasi-web: game {id}: stored outcome {code}: {e}");
