@@ -8,9 +8,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use damasi::RuleSet;
 use damasi_engine::hub::HubConfig;
-use damasi_engine::match_runner::{split_command, EngineSpec, MatchConfig, MoveLimit};
-use damasi_engine::openings::{parse_openings, DEFAULT_OPENINGS};
-use damasi_engine::sprt::Sprt;
+use damasi_tools::match_runner::{split_command, EngineSpec, MatchConfig, MoveLimit};
+use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
+use damasi_tools::sprt::Sprt;
 
 /// Arguments of `damasi hub`.
 #[derive(Args)]
@@ -392,7 +392,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     );
     let event = format!("damasi match ({})", config.limit);
     let mut write_error = None;
-    let summary = damasi_engine::match_runner::run_match(&config, &mut |record, summary| {
+    let summary = damasi_tools::match_runner::run_match(&config, &mut |record, summary| {
         if let Some(out) = pdn.as_mut() {
             // Games are separated by a blank line.
             let text = record.to_pdn(&summary.names, &event) + "\n";

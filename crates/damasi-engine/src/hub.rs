@@ -27,11 +27,11 @@ use std::time::Duration;
 
 use damasi::{Move, Position};
 
-use crate::hub_notation::{parse_hub_move, read_hub_position, write_hub_move};
 use crate::protocol::Line;
 use crate::{
     Clock, Engine, EngineOptions, Info, Level, Limits, RuleSet, Score, SearchControl, SearchRoot,
 };
+use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 
 /// Largest hash size the `hash` parameter accepts, in MiB.
 const MAX_HASH_MB: usize = 65_536;

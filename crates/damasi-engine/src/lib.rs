@@ -3,7 +3,8 @@
 //! Iterative-deepening principal-variation search with a shared transposition table (Lazy SMP
 //! threads), forced captures resolved before any static evaluation, the game's draw rules as
 //! scores inside the search, a hand-written evaluation with weights that can be fitted
-//! ([`eval::Weights`], [`tune`]), time management ([`time`]) and a fixed [`bench`](mod@bench).
+//! ([`eval::Weights`], by `damasi_tools::tune`), time management ([`time`]) and a fixed
+//! [`bench`](mod@bench).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -31,26 +32,23 @@
 //! wins and losses in a known number of plies near ±[`Score::MATE`].
 //!
 //! Modules: [`search`] (the search, [`search::SearchParams`] to switch its selective parts
-//! off for measurement), [`tt`], [`eval`], [`time`], [`bench`](mod@bench) (`damasi bench`), [`tune`]
-//! (Texel tuning and in-process self-play matches: `cargo run --release -p damasi-engine
-//! --example tune`), and the Hub protocol side: [`hub`], [`protocol`], [`hub_notation`],
-//! [`match_runner`], [`openings`], [`sprt`].
+//! off for measurement), [`tt`] (the shared transposition table), [`eval`] (the evaluation
+//! and its features), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
+//! [`SearchControl`] (stop, ponder), [`bench`](mod@bench) (`damasi bench`), and the Hub
+//! protocol: [`hub`] (the engine loop) and [`protocol`] (its line parser). The Hub's square
+//! numbering and move format are the rules library's ([`damasi::hub`]). Matches, SPRT,
+//! opening sets and Texel tuning live in the `damasi-tools` crate.
 
 pub mod bench;
 mod control;
 pub mod eval;
 pub mod hub;
-pub mod hub_notation;
 mod level;
-pub mod match_runner;
-pub mod openings;
 pub mod protocol;
 mod score;
 pub mod search;
-pub mod sprt;
 pub mod time;
 pub mod tt;
-pub mod tune;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -63,7 +63,7 @@ impl Default for ThreadState {
 }
 
 /// Switches for the selective parts of the search, to measure each one in self-play
-/// (`cargo run --release -p damasi-engine --example tune -- ab <part> [nodes]`). Measured at
+/// (`cargo run --release -p damasi-tools --example tune -- ab <part> [nodes]`). Measured at
 /// fixed nodes against the same search without the part, 100 openings, both colours:
 /// RFP +82 =51 -67; ProbCut +77 =48 -75 (3000 nodes) and +68 =53 -79 (8000 nodes);
 /// LMR +87 =40 -73; LMP +72 =38 -90 (3000) and +68 =69 -63 (6000). None is significant at

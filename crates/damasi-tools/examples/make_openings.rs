@@ -1,5 +1,5 @@
 //! Makes the balanced opening set `data/openings.txt` for `damasi match`:
-//! `cargo run --release -p damasi-engine --example make_openings > crates/damasi-engine/data/openings.txt`
+//! `cargo run --release -p damasi-tools --example make_openings > crates/damasi-tools/data/openings.txt`
 //!
 //! Every line of `PLIES` plies from the start position is played out, transpositions merged,
 //! and each resulting position searched to `DEPTH` plies at full strength. Positions whose
@@ -76,7 +76,7 @@ fn main() {
         seen.len()
     );
     println!(
-        "# {COUNT} taken evenly spread. Made by crates/damasi-engine/examples/make_openings.rs;"
+        "# {COUNT} taken evenly spread. Made by crates/damasi-tools/examples/make_openings.rs;"
     );
     println!("# the number after each line is the search score in centi-men for the side to move.");
     let mut i = 0.0;
