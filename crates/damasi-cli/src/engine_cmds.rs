@@ -173,7 +173,7 @@ fn line_text(pos: &damasi::Position, moves: &[damasi::Move]) -> String {
 /// `damasi analyze`: info lines as the search deepens, then the best move, its score and the
 /// principal variation.
 pub fn analyze(a: AnalyzeArgs) -> Result<()> {
-    use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+    use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
     let start = crate::rules_cmds::position_arg(a.fen.as_deref())?;
     let mut game = damasi::Game::from_position(start, a.rules);
     for text in &a.moves {
@@ -200,10 +200,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let control = std::sync::Arc::new(SearchControl::new());
     let mut out = std::io::stdout().lock();
     let result = engine.search(
-        &root,
-        &limits,
-        Level::MAX,
-        a.multipv.max(1),
+        &SearchRequest::new(root.clone(), limits.clone()).with_multipv(a.multipv.max(1)),
         &control,
         &mut |info| {
             let _ = writeln!(

@@ -25,13 +25,14 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 use damasi::{Move, Position};
 
 use crate::protocol::Line;
 use crate::{
-    Clock, Engine, EngineOptions, Info, Level, Limits, RuleSet, Score, SearchControl, SearchRoot,
+    Clock, Engine, EngineOptions, Info, Level, Limits, RuleSet, Score, SearchControl,
+    SearchRequest, SearchRoot,
 };
-use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 
 /// Largest hash size the `hash` parameter accepts, in MiB.
 const MAX_HASH_MB: usize = 65_536;
@@ -338,14 +339,14 @@ impl Session {
         let Some(mut engine) = self.engine.take() else {
             return;
         };
-        let level = Level::new(self.config.level);
+        let request = SearchRequest::new(root, limits).with_level(Level::new(self.config.level));
         let out = self.out.clone();
         let done = Arc::new(AtomicBool::new(false));
         let thread_control = Arc::clone(&control);
         let thread_done = Arc::clone(&done);
         let thread = std::thread::spawn(move || {
             let search = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                engine.search(&root, &limits, level, 1, &thread_control, &mut |info| {
+                engine.search(&request, &thread_control, &mut |info| {
                     out.send(&info_line(info));
                 })
             }));
@@ -358,7 +359,7 @@ impl Session {
                 Err(_) => {
                     // Never leave the client waiting: report, and play a legal move.
                     out.error("the search failed; playing the first legal move");
-                    let first = root.position.legal_moves().iter().next().copied();
+                    let first = request.root.position.legal_moves().iter().next().copied();
                     out.send(&done_line(first.as_ref(), None));
                     None
                 }

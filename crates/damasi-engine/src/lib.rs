@@ -9,13 +9,13 @@
 //! ```
 //! use std::sync::Arc;
 //! use damasi::Position;
-//! use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+//! use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 //!
 //! let mut engine = Engine::new(EngineOptions { hash_mb: 1, threads: 1 });
-//! let root = SearchRoot::new(Position::start());
+//! let request = SearchRequest::new(SearchRoot::new(Position::start()), Limits::depth(4));
 //! let control = Arc::new(SearchControl::new());
 //! let mut lines = 0;
-//! let result = engine.search(&root, &Limits::depth(4), Level::MAX, 1, &control, &mut |info| {
+//! let result = engine.search(&request, &control, &mut |info| {
 //!     lines += 1;
 //!     assert!(!info.pv.is_empty());
 //! });
@@ -25,6 +25,7 @@
 //! assert!(lines >= 4);
 //! ```
 //!
+//! A [`SearchRequest`] names the root, the [`Limits`], the [`Level`] and the number of lines.
 //! A game in progress goes in with [`SearchRoot::from_game`], so that repetitions of earlier
 //! positions and the rule set's options count. Another thread may end a search with
 //! [`SearchControl::stop`]; a ponder search ([`SearchControl::new_ponder`]) becomes a timed
@@ -45,6 +46,7 @@ pub mod eval;
 pub mod hub;
 mod level;
 pub mod protocol;
+mod request;
 mod score;
 pub mod search;
 pub mod time;
@@ -53,11 +55,12 @@ pub mod tt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use damasi::{Game, Move, Position};
+use damasi::Move;
 
 pub use control::SearchControl;
 pub use damasi::RuleSet;
 pub use level::Level;
+pub use request::{SearchRequest, SearchRoot};
 pub use score::Score;
 pub use time::{Clock, Limits};
 
@@ -76,71 +79,6 @@ impl Default for EngineOptions {
             hash_mb: 64,
             threads: 1,
         }
-    }
-}
-
-/// The position to search and what the game rules need to know about the game so far.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct SearchRoot {
-    /// The position to search.
-    pub position: Position,
-    /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
-    pub history: Vec<u64>,
-    /// The rule set the game is played under.
-    pub rules: RuleSet,
-    /// Plies played since the last capture (for the rule set's no-capture limit; 0 if
-    /// unknown).
-    pub plies_since_capture: u32,
-}
-
-impl SearchRoot {
-    /// A position with no game history, under the default rules.
-    pub fn new(position: Position) -> SearchRoot {
-        SearchRoot {
-            position,
-            history: Vec::new(),
-            rules: RuleSet::default(),
-            plies_since_capture: 0,
-        }
-    }
-
-    /// The current position of a game, with its repetition keys, rules and capture count.
-    pub fn from_game(game: &Game) -> SearchRoot {
-        SearchRoot {
-            position: *game.position(),
-            history: game.repetition_keys().to_vec(),
-            rules: *game.rules(),
-            plies_since_capture: game.plies_without_capture(),
-        }
-    }
-
-    /// The position after playing `moves` (which must be legal, in order) from `start`, with
-    /// the history and capture count filled in. Returns the index of the first illegal move
-    /// as the error.
-    pub fn from_moves(
-        start: Position,
-        moves: &[Move],
-        rules: RuleSet,
-    ) -> Result<SearchRoot, usize> {
-        let mut root = SearchRoot {
-            position: start,
-            history: Vec::new(),
-            rules,
-            plies_since_capture: 0,
-        };
-        for (i, m) in moves.iter().enumerate() {
-            if !root.position.legal_moves().contains(m) {
-                return Err(i);
-            }
-            root.history.push(root.position.key());
-            root.plies_since_capture = if m.is_capture() {
-                0
-            } else {
-                root.plies_since_capture + 1
-            };
-            root.position = root.position.play(m);
-        }
-        Ok(root)
     }
 }
 
@@ -251,16 +189,13 @@ impl Engine {
         self.options = options;
     }
 
-    /// Searches `root` within `limits` at playing strength `level`, reporting `multipv` lines
-    /// through `on_info` after each iteration. Returns when a limit is reached or `control` is
-    /// stopped; with [`Limits::infinite`] or a ponder control it does not return before
-    /// `stop` (or, when pondering, before the time limit after `ponder_hit`).
+    /// Runs the search `request` describes, reporting its lines through `on_info` after each
+    /// iteration. Returns when a limit is reached or `control` is stopped; with
+    /// [`Limits::infinite`] or a ponder control it does not return before `stop` (or, when
+    /// pondering, before the time limit after `ponder_hit`).
     pub fn search(
         &mut self,
-        root: &SearchRoot,
-        limits: &Limits,
-        level: Level,
-        multipv: usize,
+        request: &SearchRequest,
         control: &Arc<SearchControl>,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
@@ -269,10 +204,7 @@ impl Engine {
             &mut self.threads,
             &self.weights,
             self.params,
-            root,
-            limits,
-            level,
-            multipv.max(1),
+            request,
             control,
             on_info,
         )

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use damasi::{Move, Notation, Position};
-use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 const PLIES: usize = 4;
 const DEPTH: u32 = 6;
@@ -48,10 +48,7 @@ fn main() {
             .expect("legal by construction");
         let control = Arc::new(SearchControl::new());
         let result = engine.search(
-            &root,
-            &Limits::depth(DEPTH),
-            Level::MAX,
-            1,
+            &SearchRequest::new(root.clone(), Limits::depth(DEPTH)),
             &control,
             &mut |_| {},
         );

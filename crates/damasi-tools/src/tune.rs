@@ -13,7 +13,7 @@ use std::sync::Arc;
 use damasi::{Color, Game, Move, Position, RuleSet};
 
 use damasi_engine::eval::{feature, features, phase, Weights, PHASE_MAX};
-use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 const N: usize = feature::COUNT;
 
@@ -207,10 +207,7 @@ fn play_game(
         };
         let control = Arc::new(SearchControl::new());
         let r = engine.search(
-            &SearchRoot::from_game(&game),
-            &Limits::nodes(nodes),
-            Level::MAX,
-            1,
+            &SearchRequest::new(SearchRoot::from_game(&game), Limits::nodes(nodes)),
             &control,
             &mut |_| {},
         );
