@@ -45,6 +45,8 @@ mod control;
 pub mod eval;
 pub mod hub;
 mod level;
+pub mod line_reader;
+mod machine;
 pub mod protocol;
 mod request;
 mod score;
