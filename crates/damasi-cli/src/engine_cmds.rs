@@ -8,9 +8,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use damasi::RuleSet;
 use damasi_engine::hub::HubConfig;
-use damasi_engine::match_runner::{split_command, EngineSpec, MatchConfig, MoveLimit};
-use damasi_engine::openings::{parse_openings, DEFAULT_OPENINGS};
-use damasi_engine::sprt::Sprt;
+use damasi_tools::match_runner::{split_command, EngineSpec, MatchConfig, MoveLimit};
+use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
+use damasi_tools::sprt::Sprt;
 
 /// Arguments of `damasi hub`.
 #[derive(Args)]
@@ -173,7 +173,7 @@ fn line_text(pos: &damasi::Position, moves: &[damasi::Move]) -> String {
 /// `damasi analyze`: info lines as the search deepens, then the best move, its score and the
 /// principal variation.
 pub fn analyze(a: AnalyzeArgs) -> Result<()> {
-    use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+    use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
     let start = crate::rules_cmds::position_arg(a.fen.as_deref())?;
     let mut game = damasi::Game::from_position(start, a.rules);
     for text in &a.moves {
@@ -200,10 +200,7 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
     let control = std::sync::Arc::new(SearchControl::new());
     let mut out = std::io::stdout().lock();
     let result = engine.search(
-        &root,
-        &limits,
-        Level::MAX,
-        a.multipv.max(1),
+        &SearchRequest::new(root.clone(), limits.clone()).with_multipv(a.multipv.max(1)),
         &control,
         &mut |info| {
             let _ = writeln!(
@@ -392,7 +389,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     );
     let event = format!("damasi match ({})", config.limit);
     let mut write_error = None;
-    let summary = damasi_engine::match_runner::run_match(&config, &mut |record, summary| {
+    let summary = damasi_tools::match_runner::run_match(&config, &mut |record, summary| {
         if let Some(out) = pdn.as_mut() {
             // Games are separated by a blank line.
             let text = record.to_pdn(&summary.names, &event) + "\n";

@@ -12,7 +12,9 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use damasi::pdn::{self, PdnGame};
 use damasi::{Color, Game, Move, Notation, Position, Role, RuleSet, Square};
-use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::{
+    Engine, EngineOptions, Level, Limits, SearchControl, SearchRequest, SearchRoot,
+};
 
 use crate::rules_cmds::NotationArg;
 
@@ -329,10 +331,8 @@ impl Session {
     fn search(&mut self, level: Level, time: Duration) -> Option<Move> {
         let root = SearchRoot::from_game(&self.game);
         let control = Arc::new(SearchControl::new());
-        let limits = Limits::move_time(time);
-        self.engine()
-            .search(&root, &limits, level, 1, &control, &mut |_| {})
-            .best
+        let request = SearchRequest::new(root, Limits::move_time(time)).with_level(level);
+        self.engine().search(&request, &control, &mut |_| {}).best
     }
 
     fn engine_move(&mut self) {

@@ -7,8 +7,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
+use damasi::hub::{parse_hub_move, read_hub_position};
 use damasi::Position;
-use damasi_engine::hub_notation::{parse_hub_move, read_hub_position};
 use damasi_engine::protocol::Line;
 
 const START: &str = "Weeeeeeeebbbbbbbbbbbbbbbbeeeeeeeeeeeeeeeewwwwwwwwwwwwwwwweeeeeeee";

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use damasi::Position;
 
-use crate::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use crate::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 /// Default bench depth.
 pub const DEFAULT_DEPTH: u32 = 8;
@@ -43,10 +43,7 @@ pub fn bench(depth: Option<u32>) -> (u64, Duration) {
         });
         let control = Arc::new(SearchControl::new());
         let r = engine.search(
-            &SearchRoot::new(pos),
-            &Limits::depth(depth),
-            Level::MAX,
-            1,
+            &SearchRequest::new(SearchRoot::new(pos), Limits::depth(depth)),
             &control,
             &mut |_| {},
         );

@@ -1,6 +1,6 @@
 //! Static evaluation: a weighted sum of features, blended between a middlegame and an
 //! endgame weight set by the number of men left (tapered evaluation). The weights live in one
-//! struct, [`Weights`], so that [`crate::tune`] can fit them by logistic regression.
+//! struct, [`Weights`], so that `damasi_tools::tune` can fit them by logistic regression.
 //!
 //! Only called in quiet positions: the search resolves pending captures first.
 

@@ -15,22 +15,31 @@
 //!   negative for a loss), which is how wins and losses are written.
 //! - It merges the engine's stderr into stdout, so the loop writes nothing to stderr.
 //!
-//! End of input ends the loop like `quit`, except that a running search with a limit
-//! (depth, nodes, time) is allowed to finish and report first, so that
+//! End of input ends the loop like `quit`: the client is gone, so a running search is stopped
+//! (an orphaned engine must not think on for minutes). A search with a limit (depth, nodes,
+//! time) gets a short grace ([`END_OF_INPUT_GRACE`]) to finish and report first, so that
 //! `echo "pos ... go think" | damasi hub` prints a move.
+//!
+//! Hardening: a line longer than [`MAX_LINE`] is answered with an `error` (that does not echo
+//! it) and dropped without being kept in memory; `threads` is capped at the machine's
+//! hardware threads and `hash` at half its memory, each with an `info message=..` line.
 
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 use damasi::{Move, Position};
 
-use crate::hub_notation::{parse_hub_move, read_hub_position, write_hub_move};
+pub use crate::line_reader::MAX_LINE;
+use crate::line_reader::{read_line, LineRead};
+use crate::machine::{available_threads, max_hash_mb};
 use crate::protocol::Line;
 use crate::{
-    Clock, Engine, EngineOptions, Info, Level, Limits, RuleSet, Score, SearchControl, SearchRoot,
+    Clock, Engine, EngineOptions, Info, Level, Limits, RuleSet, Score, SearchControl,
+    SearchRequest, SearchRoot,
 };
 
 /// Largest hash size the `hash` parameter accepts, in MiB.
@@ -39,6 +48,8 @@ const MAX_HASH_MB: usize = 65_536;
 const MAX_THREADS: usize = 256;
 /// Longest no-capture limit the parameter accepts, in plies.
 const MAX_NO_CAPTURE_LIMIT: u32 = 10_000;
+/// How long a search with a limit may go on after the end of input before it is stopped.
+pub const END_OF_INPUT_GRACE: Duration = Duration::from_secs(1);
 /// Thinking time when no `level` line has been sent.
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// pydraughts reads scores above 90 men as wins: a win in `n` plies is written `100 - n/100`.
@@ -66,6 +77,30 @@ impl Default for HubConfig {
             level: Level::MAX.get(),
             rules: RuleSet::default(),
         }
+    }
+}
+
+impl HubConfig {
+    /// Caps `threads` at the machine's hardware threads and `hash` at half its memory;
+    /// returns a message for each setting it lowered.
+    pub fn cap_to_machine(&mut self) -> Vec<String> {
+        let mut lowered = Vec::new();
+        let threads = available_threads();
+        if self.threads > threads {
+            self.threads = threads;
+            lowered.push(format!(
+                "threads capped at {threads}, the hardware threads of this machine"
+            ));
+        }
+        if let Some(max) = max_hash_mb() {
+            if self.hash_mb > max {
+                self.hash_mb = max;
+                lowered.push(format!(
+                    "hash capped at {max} MiB, half the memory of this machine"
+                ));
+            }
+        }
+        lowered
     }
 }
 
@@ -120,6 +155,10 @@ pub fn run(
     output: impl Write + Send + 'static,
     config: HubConfig,
 ) -> io::Result<()> {
+    let mut config = config;
+    // Quietly: nothing may come before the handshake (pydraughts even reads stderr as
+    // protocol output).
+    let _ = config.cap_to_machine();
     let mut session = Session {
         out: Output(Arc::new(Mutex::new(Box::new(output)))),
         config,
@@ -131,10 +170,18 @@ pub fn run(
     let mut input = input;
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
-            session.finish_at_end_of_input();
-            return Ok(());
+        match read_line(&mut input, &mut buf, MAX_LINE)? {
+            LineRead::Line => {}
+            LineRead::TooLong => {
+                session.out.error(format!(
+                    "line too long (more than {MAX_LINE} bytes), ignored"
+                ));
+                continue;
+            }
+            LineRead::End => {
+                session.finish_at_end_of_input();
+                return Ok(());
+            }
         }
         // Invalid UTF-8 becomes replacement characters: a bad line, never a crash.
         let text = String::from_utf8_lossy(&buf);
@@ -269,8 +316,14 @@ impl Session {
                     Err(format!("variant '{value}' is not supported (only turkish)"))
                 }
             }
-            "hash" => int(1, MAX_HASH_MB as u64).map(|n| self.config.hash_mb = n as usize),
-            "threads" => int(1, MAX_THREADS as u64).map(|n| self.config.threads = n as usize),
+            "hash" => int(1, MAX_HASH_MB as u64).map(|n| {
+                self.config.hash_mb = n as usize;
+                self.cap_to_machine();
+            }),
+            "threads" => int(1, MAX_THREADS as u64).map(|n| {
+                self.config.threads = n as usize;
+                self.cap_to_machine();
+            }),
             "level" => int(1, 10).map(|n| self.config.level = n as u8),
             "no-capture-limit" => int(0, MAX_NO_CAPTURE_LIMIT as u64)
                 .map(|n| self.config.rules.no_capture_limit = (n > 0).then_some(n as u32)),
@@ -281,6 +334,13 @@ impl Session {
         };
         if let Err(message) = result {
             self.out.error(message);
+        }
+    }
+
+    /// Caps the settings to the machine, telling the client when one was lowered.
+    fn cap_to_machine(&mut self) {
+        for message in self.config.cap_to_machine() {
+            self.out.send(&Line::new("info").arg("message", message));
         }
     }
 
@@ -338,14 +398,14 @@ impl Session {
         let Some(mut engine) = self.engine.take() else {
             return;
         };
-        let level = Level::new(self.config.level);
+        let request = SearchRequest::new(root, limits).with_level(Level::new(self.config.level));
         let out = self.out.clone();
         let done = Arc::new(AtomicBool::new(false));
         let thread_control = Arc::clone(&control);
         let thread_done = Arc::clone(&done);
         let thread = std::thread::spawn(move || {
             let search = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                engine.search(&root, &limits, level, 1, &thread_control, &mut |info| {
+                engine.search(&request, &thread_control, &mut |info| {
                     out.send(&info_line(info));
                 })
             }));
@@ -358,7 +418,7 @@ impl Session {
                 Err(_) => {
                     // Never leave the client waiting: report, and play a legal move.
                     out.error("the search failed; playing the first legal move");
-                    let first = root.position.legal_moves().iter().next().copied();
+                    let first = request.root.position.legal_moves().iter().next().copied();
                     out.send(&done_line(first.as_ref(), None));
                     None
                 }
@@ -384,10 +444,15 @@ impl Session {
         }
     }
 
-    /// End of input: stop an endless search, let a limited one finish.
+    /// End of input: stop an endless search at once, a limited one after a short grace.
     fn finish_at_end_of_input(&mut self) {
-        let endless = self.running.as_ref().is_some_and(|r| r.endless);
-        self.wait_for_search(endless);
+        if let Some(r) = &self.running {
+            let deadline = Instant::now() + END_OF_INPUT_GRACE;
+            while !r.endless && !r.thread.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        self.wait_for_search(true);
     }
 
     /// Creates the engine if there is none, and applies changed hash or thread settings.
@@ -661,5 +726,58 @@ mod tests {
         ] {
             assert!(parse_limits(&Line::parse(bad).unwrap()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_over_long_line_gets_a_short_error_and_the_session_goes_on() {
+        let mut script = b"pos pos=".to_vec();
+        script.extend(std::iter::repeat(b'e').take(4 * MAX_LINE));
+        script.extend_from_slice(b"\nping\n");
+        let lines = session_bytes(&script);
+        assert_eq!(lines.len(), 2, "{:?}", lines[0].get(..100));
+        assert!(lines[0].starts_with("error message=") && lines[0].contains("too long"));
+        assert!(lines[0].len() < 200, "the line is not echoed");
+        assert_eq!(lines[1], "pong");
+    }
+
+    #[test]
+    fn end_of_input_stops_a_long_search() {
+        let start = Instant::now();
+        let lines = session(&format!("pos pos={START}\nlevel move-time=60\ngo think\n"));
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            start.elapsed()
+        );
+        let done = lines.last().unwrap();
+        assert!(done.starts_with("done move="), "{lines:?}");
+    }
+
+    #[test]
+    fn threads_are_capped_at_the_machine_with_a_message() {
+        let lines = session("set-param name=threads value=256\nhub\n");
+        let n = available_threads();
+        if n < 256 {
+            assert!(
+                lines[0].starts_with("info message=\"threads capped at"),
+                "{lines:?}"
+            );
+        }
+        let param = format!("param name=threads value={} type=int", n.min(256));
+        assert!(lines.iter().any(|l| l.starts_with(&param)), "{lines:?}");
+    }
+
+    #[test]
+    fn hash_is_capped_by_the_machine_memory_with_a_message() {
+        let lines = session(&format!("set-param name=hash value={MAX_HASH_MB}\nhub\n"));
+        let max = max_hash_mb().unwrap_or(MAX_HASH_MB).min(MAX_HASH_MB);
+        if max < MAX_HASH_MB {
+            assert!(
+                lines[0].starts_with("info message=\"hash capped at"),
+                "{lines:?}"
+            );
+        }
+        let param = format!("param name=hash value={max} type=int");
+        assert!(lines.iter().any(|l| l.starts_with(&param)), "{lines:?}");
     }
 }

@@ -3,18 +3,19 @@
 //! Iterative-deepening principal-variation search with a shared transposition table (Lazy SMP
 //! threads), forced captures resolved before any static evaluation, the game's draw rules as
 //! scores inside the search, a hand-written evaluation with weights that can be fitted
-//! ([`eval::Weights`], [`tune`]), time management ([`time`]) and a fixed [`bench`](mod@bench).
+//! ([`eval::Weights`], by `damasi_tools::tune`), time management ([`time`]) and a fixed
+//! [`bench`](mod@bench).
 //!
 //! ```
 //! use std::sync::Arc;
 //! use damasi::Position;
-//! use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+//! use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 //!
 //! let mut engine = Engine::new(EngineOptions { hash_mb: 1, threads: 1 });
-//! let root = SearchRoot::new(Position::start());
+//! let request = SearchRequest::new(SearchRoot::new(Position::start()), Limits::depth(4));
 //! let control = Arc::new(SearchControl::new());
 //! let mut lines = 0;
-//! let result = engine.search(&root, &Limits::depth(4), Level::MAX, 1, &control, &mut |info| {
+//! let result = engine.search(&request, &control, &mut |info| {
 //!     lines += 1;
 //!     assert!(!info.pv.is_empty());
 //! });
@@ -24,6 +25,7 @@
 //! assert!(lines >= 4);
 //! ```
 //!
+//! A [`SearchRequest`] names the root, the [`Limits`], the [`Level`] and the number of lines.
 //! A game in progress goes in with [`SearchRoot::from_game`], so that repetitions of earlier
 //! positions and the rule set's options count. Another thread may end a search with
 //! [`SearchControl::stop`]; a ponder search ([`SearchControl::new_ponder`]) becomes a timed
@@ -31,35 +33,36 @@
 //! wins and losses in a known number of plies near ±[`Score::MATE`].
 //!
 //! Modules: [`search`] (the search, [`search::SearchParams`] to switch its selective parts
-//! off for measurement), [`tt`], [`eval`], [`time`], [`bench`](mod@bench) (`damasi bench`), [`tune`]
-//! (Texel tuning and in-process self-play matches: `cargo run --release -p damasi-engine
-//! --example tune`), and the Hub protocol side: [`hub`], [`protocol`], [`hub_notation`],
-//! [`match_runner`], [`openings`], [`sprt`].
+//! off for measurement), [`tt`] (the shared transposition table), [`eval`] (the evaluation
+//! and its features), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
+//! [`SearchControl`] (stop, ponder), [`bench`](mod@bench) (`damasi bench`), and the Hub
+//! protocol: [`hub`] (the engine loop) and [`protocol`] (its line parser). The Hub's square
+//! numbering and move format are the rules library's ([`damasi::hub`]). Matches, SPRT,
+//! opening sets and Texel tuning live in the `damasi-tools` crate.
 
 pub mod bench;
 mod control;
 pub mod eval;
 pub mod hub;
-pub mod hub_notation;
 mod level;
-pub mod match_runner;
-pub mod openings;
+pub mod line_reader;
+mod machine;
 pub mod protocol;
+mod request;
 mod score;
 pub mod search;
-pub mod sprt;
 pub mod time;
 pub mod tt;
-pub mod tune;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use damasi::{Game, Move, Position};
+use damasi::Move;
 
 pub use control::SearchControl;
 pub use damasi::RuleSet;
 pub use level::Level;
+pub use request::{SearchRequest, SearchRoot};
 pub use score::Score;
 pub use time::{Clock, Limits};
 
@@ -78,71 +81,6 @@ impl Default for EngineOptions {
             hash_mb: 64,
             threads: 1,
         }
-    }
-}
-
-/// The position to search and what the game rules need to know about the game so far.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct SearchRoot {
-    /// The position to search.
-    pub position: Position,
-    /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
-    pub history: Vec<u64>,
-    /// The rule set the game is played under.
-    pub rules: RuleSet,
-    /// Plies played since the last capture (for the rule set's no-capture limit; 0 if
-    /// unknown).
-    pub plies_since_capture: u32,
-}
-
-impl SearchRoot {
-    /// A position with no game history, under the default rules.
-    pub fn new(position: Position) -> SearchRoot {
-        SearchRoot {
-            position,
-            history: Vec::new(),
-            rules: RuleSet::default(),
-            plies_since_capture: 0,
-        }
-    }
-
-    /// The current position of a game, with its repetition keys, rules and capture count.
-    pub fn from_game(game: &Game) -> SearchRoot {
-        SearchRoot {
-            position: *game.position(),
-            history: game.repetition_keys().to_vec(),
-            rules: *game.rules(),
-            plies_since_capture: game.plies_without_capture(),
-        }
-    }
-
-    /// The position after playing `moves` (which must be legal, in order) from `start`, with
-    /// the history and capture count filled in. Returns the index of the first illegal move
-    /// as the error.
-    pub fn from_moves(
-        start: Position,
-        moves: &[Move],
-        rules: RuleSet,
-    ) -> Result<SearchRoot, usize> {
-        let mut root = SearchRoot {
-            position: start,
-            history: Vec::new(),
-            rules,
-            plies_since_capture: 0,
-        };
-        for (i, m) in moves.iter().enumerate() {
-            if !root.position.legal_moves().contains(m) {
-                return Err(i);
-            }
-            root.history.push(root.position.key());
-            root.plies_since_capture = if m.is_capture() {
-                0
-            } else {
-                root.plies_since_capture + 1
-            };
-            root.position = root.position.play(m);
-        }
-        Ok(root)
     }
 }
 
@@ -253,16 +191,13 @@ impl Engine {
         self.options = options;
     }
 
-    /// Searches `root` within `limits` at playing strength `level`, reporting `multipv` lines
-    /// through `on_info` after each iteration. Returns when a limit is reached or `control` is
-    /// stopped; with [`Limits::infinite`] or a ponder control it does not return before
-    /// `stop` (or, when pondering, before the time limit after `ponder_hit`).
+    /// Runs the search `request` describes, reporting its lines through `on_info` after each
+    /// iteration. Returns when a limit is reached or `control` is stopped; with
+    /// [`Limits::infinite`] or a ponder control it does not return before `stop` (or, when
+    /// pondering, before the time limit after `ponder_hit`).
     pub fn search(
         &mut self,
-        root: &SearchRoot,
-        limits: &Limits,
-        level: Level,
-        multipv: usize,
+        request: &SearchRequest,
         control: &Arc<SearchControl>,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
@@ -271,10 +206,7 @@ impl Engine {
             &mut self.threads,
             &self.weights,
             self.params,
-            root,
-            limits,
-            level,
-            multipv.max(1),
+            request,
             control,
             on_info,
         )

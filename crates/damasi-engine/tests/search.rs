@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use damasi::{Notation, Position, RuleSet};
 use damasi_engine::{
-    Engine, EngineOptions, Level, Limits, Score, SearchControl, SearchResult, SearchRoot,
+    Engine, EngineOptions, Level, Limits, Score, SearchControl, SearchRequest, SearchResult,
+    SearchRoot,
 };
 
 fn search_root(root: &SearchRoot, limits: &Limits) -> SearchResult {
@@ -14,7 +15,11 @@ fn search_root(root: &SearchRoot, limits: &Limits) -> SearchResult {
         threads: 1,
     });
     let control = Arc::new(SearchControl::new());
-    engine.search(root, limits, Level::MAX, 1, &control, &mut |_| {})
+    engine.search(
+        &SearchRequest::new(root.clone(), limits.clone()),
+        &control,
+        &mut |_| {},
+    )
 }
 
 fn search_fen(fen: &str, depth: u32) -> (Position, SearchResult) {
@@ -174,10 +179,7 @@ fn a_first_iteration_cut_short_reports_no_made_up_score() {
     let control = Arc::new(SearchControl::new());
     let mut scores = Vec::new();
     let r = engine.search(
-        &SearchRoot::new(pos),
-        &Limits::nodes(1),
-        Level::MAX,
-        1,
+        &SearchRequest::new(SearchRoot::new(pos), Limits::nodes(1)),
         &control,
         &mut |info| scores.push(info.score),
     );
@@ -205,9 +207,11 @@ fn a_panic_in_the_main_thread_also_ends_the_helpers() {
                 ..Limits::default()
             };
             let root = SearchRoot::new(Position::start());
-            engine.search(&root, &limits, Level::MAX, 1, &control, &mut |_| {
-                panic!("a failure in the main search thread")
-            })
+            engine.search(
+                &SearchRequest::new(root.clone(), limits.clone()),
+                &control,
+                &mut |_| panic!("a failure in the main search thread"),
+            )
         });
         let _ = tx.send(outcome.is_err());
     });
@@ -242,7 +246,11 @@ fn stops_on_node_and_time_limits_and_on_stop() {
         infinite: true,
         ..Limits::default()
     };
-    let r = engine.search(&root, &limits, Level::MAX, 1, &control, &mut |_| {});
+    let r = engine.search(
+        &SearchRequest::new(root.clone(), limits.clone()),
+        &control,
+        &mut |_| {},
+    );
     stopper.join().unwrap();
     assert!(r.best.is_some());
 }
@@ -261,10 +269,7 @@ fn ponder_search_becomes_timed_after_ponder_hit() {
         threads: 1,
     });
     let r = engine.search(
-        &root,
-        &Limits::move_time(Duration::from_millis(40)),
-        Level::MAX,
-        1,
+        &SearchRequest::new(root.clone(), Limits::move_time(Duration::from_millis(40))),
         &control,
         &mut |_| {},
     );
@@ -290,10 +295,7 @@ fn multipv_reports_distinct_lines() {
     let control = Arc::new(SearchControl::new());
     let mut last = Vec::new();
     engine.search(
-        &root,
-        &Limits::depth(4),
-        Level::MAX,
-        3,
+        &SearchRequest::new(root.clone(), Limits::depth(4)).with_multipv(3),
         &control,
         &mut |i| {
             if i.depth == 4 {
@@ -318,10 +320,7 @@ fn weak_levels_play_legal_moves() {
     for level in 1..=10 {
         let control = Arc::new(SearchControl::new());
         let r = engine.search(
-            &root,
-            &Limits::depth(6),
-            Level::new(level),
-            1,
+            &SearchRequest::new(root.clone(), Limits::depth(6)).with_level(Level::new(level)),
             &control,
             &mut |_| {},
         );
@@ -348,10 +347,7 @@ fn never_loses_on_time_with_a_short_clock() {
         let control = Arc::new(SearchControl::new());
         let start = std::time::Instant::now();
         let r = engine.search(
-            &SearchRoot::from_game(&game),
-            &limits,
-            Level::MAX,
-            1,
+            &SearchRequest::new(SearchRoot::from_game(&game), limits.clone()),
             &control,
             &mut |_| {},
         );

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use damasi::{Game, RuleSet};
-use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 #[test]
 fn fast_games_end_without_illegal_moves() {
@@ -38,10 +38,7 @@ fn fast_games_end_without_illegal_moves() {
                 let control = Arc::new(SearchControl::new());
                 let depth = 2 + (g % 3) as u32;
                 let r = engine.search(
-                    &SearchRoot::from_game(&game),
-                    &Limits::depth(depth),
-                    Level::MAX,
-                    1,
+                    &SearchRequest::new(SearchRoot::from_game(&game), Limits::depth(depth)),
                     &control,
                     &mut |_| {},
                 );

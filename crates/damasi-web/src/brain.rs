@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use damasi::Move;
-use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::{
+    Engine, EngineOptions, Level, Limits, SearchControl, SearchRequest, SearchRoot,
+};
 use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
@@ -106,7 +108,8 @@ impl Brain {
                 })
                 .ok_or_else(|| ApiError::Busy("no engine free".into()));
             let mut engine = slot?;
-            let r = engine.search(&root, &limits, Level::new(level), 1, &ctl, &mut |_| {});
+            let request = SearchRequest::new(root, limits).with_level(Level::new(level));
+            let r = engine.search(&request, &ctl, &mut |_| {});
             Ok::<Thought, ApiError>(Thought {
                 best: r.best,
                 score: r.score.0,

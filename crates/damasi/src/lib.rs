@@ -2,8 +2,8 @@
 //!
 //! Exact rules of Turkish draughts as played by the Turkish federation: orthogonal men, flying
 //! kings, immediate removal of captured pieces, the maximum-capture rule and no 180-degree
-//! turns; with positions (FEN), move notation, games with draw rules, PDN records, Zobrist
-//! keys and perft.
+//! turns; with positions (FEN), move notation (also the Hub protocol's numeric one, [`hub`]),
+//! games with draw rules, PDN records, Zobrist keys and perft.
 //!
 //! ```
 //! use damasi::{Position, perft};
@@ -19,6 +19,7 @@ pub mod color;
 pub mod diagram;
 pub mod fen;
 pub mod game;
+pub mod hub;
 pub mod movegen;
 pub mod moves;
 pub mod notation;

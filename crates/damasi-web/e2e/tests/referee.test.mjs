@@ -20,8 +20,8 @@ after(async () => {
 });
 
 // The clocks as the page shows them: { white, black } in ms, and the side whose clock runs.
-async function shownClocks() {
-  return page.evaluate(() => {
+async function shownClocks(p = page) {
+  return p.evaluate(() => {
     const ms = (id) => Number(document.getElementById(id).dataset.ms);
     const top = board.flipped ? "white" : "black";
     const bottom = top === "white" ? "black" : "white";
@@ -58,6 +58,40 @@ test("a reload mid-game keeps the clocks running and true", async () => {
     [await clockId(first.running), after[first.running] - 1000], { timeout: 5000 });
   const server = (await apiCall("GET", `/api/games/${await page.evaluate(() => game.id)}`)).body;
   assert.equal(server.clock.running, first.running);
+  // A second tab shows the same game with the same time, and follows a move made in the first.
+  const second = await browser.context.newPage();
+  try {
+    await second.goto(page.url());
+    await second.waitForFunction(() => game && document.querySelector(".clock.running"));
+    const [a, b] = [await shownClocks(), await shownClocks(second)];
+    assert.ok(Math.abs(a[first.running] - b[first.running]) < 1500, `${a[first.running]} vs ${b[first.running]}`);
+    assert.equal(a[idle], b[idle]);
+    const m = await page.evaluate(() => game.legal[0]);
+    await clickMove(page, m.from, m.to);
+    await second.waitForFunction((n) => game.plies.length === n, 3);
+    await second.waitForFunction((side) => document.querySelector(".clock.running")
+      && game.clock.running === side, idle);
+  } finally {
+    await second.close();
+  }
+});
+
+test("a flag falls on the server and the page shows the loss on time", async () => {
+  // A two-second clock, made through the API and opened from the Games tab.
+  const made = await apiCall("POST", "/api/games", {
+    white: { kind: "human" }, black: { kind: "human" }, clock: { minutes: 2 / 60, increment_s: 0 },
+  });
+  assert.equal(made.status, 201);
+  const id = made.body.id;
+  await page.click("#tab-games");
+  await page.click(`#games-body tr[data-id="${id}"] button.resume`);
+  await page.waitForFunction((id) => game && game.id === id, id);
+  await clickMove(page, "d3", "d4");
+  // Black's clock runs out while nobody does anything.
+  await page.waitForSelector("#banner:not([hidden])", { timeout: 10000 });
+  assert.match(await page.textContent("#banner"), /White wins.*Black ran out of time: White wins/);
+  assert.equal(await page.evaluate(() => game.outcome.code), "white:time");
+  assert.equal(await page.textContent("#clock-top"), "0:00.0");
 });
 
 async function clockId(side) {

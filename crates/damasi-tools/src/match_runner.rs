@@ -34,10 +34,10 @@ use damasi::game::{Game, Outcome, RuleSet};
 use damasi::pdn::{write_game, PdnGame};
 use damasi::{Color, Move, Notation, Position};
 
-use crate::hub_notation::{parse_hub_move, write_hub_move, write_hub_position};
 use crate::openings::Opening;
-use crate::protocol::Line;
 use crate::sprt::{EloEstimate, Pentanomial, Sprt, Verdict, Wdl};
+use damasi::hub::{parse_hub_move, write_hub_move, write_hub_position};
+use damasi_engine::protocol::Line;
 
 /// How long an engine may take to start up and answer `hub` and `init`.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);

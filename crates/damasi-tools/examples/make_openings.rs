@@ -1,5 +1,5 @@
 //! Makes the balanced opening set `data/openings.txt` for `damasi match`:
-//! `cargo run --release -p damasi-engine --example make_openings > crates/damasi-engine/data/openings.txt`
+//! `cargo run --release -p damasi-tools --example make_openings > crates/damasi-tools/data/openings.txt`
 //!
 //! Every line of `PLIES` plies from the start position is played out, transpositions merged,
 //! and each resulting position searched to `DEPTH` plies at full strength. Positions whose
@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use damasi::{Move, Notation, Position};
-use damasi_engine::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 const PLIES: usize = 4;
 const DEPTH: u32 = 6;
@@ -48,10 +48,7 @@ fn main() {
             .expect("legal by construction");
         let control = Arc::new(SearchControl::new());
         let result = engine.search(
-            &root,
-            &Limits::depth(DEPTH),
-            Level::MAX,
-            1,
+            &SearchRequest::new(root.clone(), Limits::depth(DEPTH)),
             &control,
             &mut |_| {},
         );
@@ -76,7 +73,7 @@ fn main() {
         seen.len()
     );
     println!(
-        "# {COUNT} taken evenly spread. Made by crates/damasi-engine/examples/make_openings.rs;"
+        "# {COUNT} taken evenly spread. Made by crates/damasi-tools/examples/make_openings.rs;"
     );
     println!("# the number after each line is the search score in centi-men for the side to move.");
     let mut i = 0.0;

@@ -19,7 +19,7 @@
 //! noise the openings add.
 //!
 //! ```
-//! use damasi_engine::sprt::{Sprt, Verdict, Wdl};
+//! use damasi_tools::sprt::{Sprt, Verdict, Wdl};
 //!
 //! let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
 //! let results = Wdl { wins: 60, draws: 20, losses: 20 };

@@ -1,4 +1,5 @@
-//! How the Hub protocol writes positions and moves for Turkish draughts.
+//! How the Hub protocol (the draughts engines' protocol, and pydraughts) writes positions and
+//! moves for Turkish draughts: the engine notation, beside the human one in [`crate::notation`].
 //!
 //! - Positions: the side to move (`W` or `B`), then 64 characters from `w b W B e` (white man,
 //!   black man, white king, black king, empty), read a8 to h8, then a7 .. h7, down to a1 .. h1.
@@ -11,7 +12,7 @@
 //!
 //! ```
 //! use damasi::Position;
-//! use damasi_engine::hub_notation::{parse_hub_move, read_hub_position, write_hub_move};
+//! use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 //!
 //! let start = read_hub_position(
 //!     "Weeeeeeeebbbbbbbbbbbbbbbbeeeeeeeeeeeeeeeewwwwwwwwwwwwwwwweeeeeeee",
@@ -24,7 +25,10 @@
 
 use std::fmt;
 
-use damasi::{Color, Move, Piece, Position, Role, Square};
+use crate::color::{Color, Piece, Role};
+use crate::moves::Move;
+use crate::position::Position;
+use crate::square::Square;
 
 /// Why a position string or a move was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,15 +1,15 @@
 //! Texel tuning of the evaluation weights: self-play games, logistic regression, then a
 //! self-play match of the fitted weights against the current ones.
 //!
-//! `cargo run --release -p damasi-engine --example tune -- [games] [nodes] [epochs] [match-nodes]`
+//! `cargo run --release -p damasi-tools --example tune -- [games] [nodes] [epochs] [match-nodes]`
 //! fits; `... --example tune -- match [nodes]` only plays the current weights against the
 //! hand-set ones.
 
 use damasi_engine::eval::Weights;
-use damasi_engine::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_engine::search::SearchParams;
-use damasi_engine::tune;
 use damasi_engine::{Engine, EngineOptions};
+use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
+use damasi_tools::tune;
 
 fn main() {
     let openings: Vec<_> = parse_openings(DEFAULT_OPENINGS)

@@ -7,7 +7,7 @@
 //! moves from that position (`W:Wa3,b3:Ba6,b6 | a3-a4`), or a FEN alone.
 //!
 //! ```
-//! use damasi_engine::openings::{parse_openings, Opening};
+//! use damasi_tools::openings::{parse_openings, Opening};
 //!
 //! let set = parse_openings("# two openings\nd3-d4 d6-d5\n20-28 44-36\n").unwrap();
 //! assert_eq!(set.len(), 2);
@@ -17,9 +17,8 @@
 
 use std::fmt;
 
+use damasi::hub::parse_hub_move;
 use damasi::{Move, Position};
-
-use crate::hub_notation::parse_hub_move;
 
 /// The opening set used when none is given: balanced lines of a few plies, one per line (see
 /// the file's header for how it was made).

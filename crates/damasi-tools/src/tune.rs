@@ -1,19 +1,19 @@
 //! Texel tuning: fits the evaluation [`Weights`] by logistic regression on positions from the
 //! engine's own games, and an in-process self-play match to check that fitted weights win.
 //!
-//! The evaluation is linear in its features (see [`crate::eval::features`]), so the model is
+//! The evaluation is linear in its features (see [`damasi_engine::eval::features`]), so the model is
 //! `P(White wins) = sigmoid(k * eval_white)`: `k` is fitted first with the current weights,
 //! then every weight except the man's (which fixes the scale) by gradient descent (Adam) on
 //! the mean squared error between the game result and the prediction.
 //!
-//! Run it with `cargo run --release -p damasi-engine --example tune`.
+//! Run it with `cargo run --release -p damasi-tools --example tune`.
 
 use std::sync::Arc;
 
 use damasi::{Color, Game, Move, Position, RuleSet};
 
-use crate::eval::{feature, features, phase, Weights, PHASE_MAX};
-use crate::{Engine, EngineOptions, Level, Limits, SearchControl, SearchRoot};
+use damasi_engine::eval::{feature, features, phase, Weights, PHASE_MAX};
+use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 const N: usize = feature::COUNT;
 
@@ -207,10 +207,7 @@ fn play_game(
         };
         let control = Arc::new(SearchControl::new());
         let r = engine.search(
-            &SearchRoot::from_game(&game),
-            &Limits::nodes(nodes),
-            Level::MAX,
-            1,
+            &SearchRequest::new(SearchRoot::from_game(&game), Limits::nodes(nodes)),
             &control,
             &mut |_| {},
         );
@@ -358,7 +355,7 @@ mod tests {
         ] {
             let pos = Position::from_fen(fen).unwrap();
             let white = Sample::new(&pos, 0.5).eval(&v);
-            let stm = crate::eval::evaluate(&pos, &w) as f32;
+            let stm = damasi_engine::eval::evaluate(&pos, &w) as f32;
             let expect = if pos.side_to_move() == Color::White { stm } else { -stm };
             assert!((white - expect).abs() <= 2.0, "{fen}: {white} vs {expect}");
         }

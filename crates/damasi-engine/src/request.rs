@@ -1,0 +1,111 @@
+//! What a search is asked: the position with its game so far, the limits, the playing level
+//! and the number of lines.
+
+use damasi::{Game, Move, Position, RuleSet};
+
+use crate::{Level, Limits};
+
+/// The position to search and what the game rules need to know about the game so far.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SearchRoot {
+    /// The position to search.
+    pub position: Position,
+    /// Zobrist keys of the earlier positions of the game, oldest first (for repetitions).
+    pub history: Vec<u64>,
+    /// The rule set the game is played under.
+    pub rules: RuleSet,
+    /// Plies played since the last capture (for the rule set's no-capture limit; 0 if
+    /// unknown).
+    pub plies_since_capture: u32,
+}
+
+impl SearchRoot {
+    /// A position with no game history, under the default rules.
+    pub fn new(position: Position) -> SearchRoot {
+        SearchRoot {
+            position,
+            history: Vec::new(),
+            rules: RuleSet::default(),
+            plies_since_capture: 0,
+        }
+    }
+
+    /// The current position of a game, with its repetition keys, rules and capture count.
+    pub fn from_game(game: &Game) -> SearchRoot {
+        SearchRoot {
+            position: *game.position(),
+            history: game.repetition_keys().to_vec(),
+            rules: *game.rules(),
+            plies_since_capture: game.plies_without_capture(),
+        }
+    }
+
+    /// The position after playing `moves` (which must be legal, in order) from `start`, with
+    /// the history and capture count filled in. Returns the index of the first illegal move
+    /// as the error.
+    pub fn from_moves(
+        start: Position,
+        moves: &[Move],
+        rules: RuleSet,
+    ) -> Result<SearchRoot, usize> {
+        let mut root = SearchRoot {
+            position: start,
+            history: Vec::new(),
+            rules,
+            plies_since_capture: 0,
+        };
+        for (i, m) in moves.iter().enumerate() {
+            if !root.position.legal_moves().contains(m) {
+                return Err(i);
+            }
+            root.history.push(root.position.key());
+            root.plies_since_capture = if m.is_capture() {
+                0
+            } else {
+                root.plies_since_capture + 1
+            };
+            root.position = root.position.play(m);
+        }
+        Ok(root)
+    }
+}
+
+/// One search to run: where, how long, how well and how many lines
+/// ([`crate::Engine::search`]).
+#[derive(Clone, PartialEq, Debug)]
+pub struct SearchRequest {
+    /// The position and the game that led to it.
+    pub root: SearchRoot,
+    /// When to stop (depth, nodes, time, clock, or never: [`Limits::infinite`]).
+    pub limits: Limits,
+    /// Playing strength; below [`Level::MAX`] the engine searches less and picks among the
+    /// best few moves.
+    pub level: Level,
+    /// Lines to report in each iteration (multi-PV; at least 1).
+    pub multipv: usize,
+}
+
+impl SearchRequest {
+    /// A search of `root` within `limits` at full strength, reporting one line.
+    pub fn new(root: SearchRoot, limits: Limits) -> SearchRequest {
+        SearchRequest {
+            root,
+            limits,
+            level: Level::MAX,
+            multipv: 1,
+        }
+    }
+
+    /// The same request at playing strength `level`.
+    pub fn with_level(self, level: Level) -> SearchRequest {
+        SearchRequest { level, ..self }
+    }
+
+    /// The same request reporting `multipv` lines (at least 1).
+    pub fn with_multipv(self, multipv: usize) -> SearchRequest {
+        SearchRequest {
+            multipv: multipv.max(1),
+            ..self
+        }
+    }
+}
