@@ -109,3 +109,31 @@ impl SearchRequest {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_full_strength_and_one_line_unless_told() {
+        let root = SearchRoot::new(Position::start());
+        let r = SearchRequest::new(root.clone(), Limits::depth(3));
+        assert_eq!((r.level, r.multipv), (Level::MAX, 1));
+        let r = r.with_level(Level::new(4)).with_multipv(0);
+        assert_eq!((r.level, r.multipv), (Level::new(4), 1));
+        assert_eq!(r.with_multipv(3).multipv, 3);
+    }
+
+    #[test]
+    fn a_root_from_moves_rejects_the_first_illegal_move() {
+        let start = Position::start();
+        let first = start.legal_moves()[0];
+        let root = SearchRoot::from_moves(start, &[first], RuleSet::default()).unwrap();
+        assert_eq!(root.history, vec![start.key()]);
+        assert_eq!(root.plies_since_capture, 1);
+        assert_eq!(
+            SearchRoot::from_moves(start, &[first, first], RuleSet::default()),
+            Err(1)
+        );
+    }
+}

@@ -7,8 +7,9 @@
 //! library: every move an engine sends is checked, and a game ends when
 //! [`damasi::game::Game::outcome`] says so (no pieces, blocked, mutual block, one piece each,
 //! threefold repetition, the no-capture limit of the rule set), or as a draw at the ply cap.
-//! An illegal or unreadable move, a crash, a silence past the time-out or a flag fall loses the
-//! game; a crashed engine is restarted for the next one.
+//! An illegal or unreadable move, a crash (also an output line over 64 KiB, which is never
+//! held in memory), a silence past the time-out or a flag fall loses the game; a crashed
+//! engine is restarted for the next one.
 //!
 //! Results are counted from the first engine's view, as single games (win, draw, loss) and
 //! as game pairs (pentanomial), and an optional [`Sprt`] stops the match as soon as it
@@ -24,7 +25,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -37,6 +38,7 @@ use damasi::{Color, Move, Notation, Position};
 use crate::openings::Opening;
 use crate::sprt::{EloEstimate, Pentanomial, Sprt, Verdict, Wdl};
 use damasi::hub::{parse_hub_move, write_hub_move, write_hub_position};
+use damasi_engine::line_reader::{read_line, LineRead, MAX_LINE};
 use damasi_engine::protocol::Line;
 
 /// How long an engine may take to start up and answer `hub` and `init`.
@@ -758,9 +760,16 @@ impl HubProcess {
         let stdout = child.stdout.take().ok_or("no stdout pipe")?;
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+            // Bounded lines: an engine writing one endless line must not take all memory.
+            // Such a line, like invalid UTF-8, ends the reading: the engine's output counts
+            // as closed.
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            while let Ok(LineRead::Line) = read_line(&mut reader, &mut buf, MAX_LINE) {
+                let Ok(line) = std::str::from_utf8(&buf) else {
+                    break;
+                };
+                if tx.send(line.trim_end_matches('\r').to_string()).is_err() {
                     break;
                 }
             }
@@ -1143,5 +1152,22 @@ mod tests {
             read.game.outcome().and_then(|o| o.winner()),
             Some(Color::Black)
         );
+    }
+
+    #[test]
+    fn an_engine_writing_an_endless_line_counts_as_closed() {
+        let spec = EngineSpec {
+            name: "flood".to_string(),
+            program: "sh".to_string(),
+            args: vec![
+                "-c".to_string(),
+                format!("head -c {} /dev/zero; echo; exec sleep 60", 4 * MAX_LINE),
+            ],
+            params: Vec::new(),
+        };
+        let Err(e) = HubProcess::start(&spec, &RuleSet::default()) else {
+            panic!("the handshake cannot succeed");
+        };
+        assert!(e.contains("its output closed"), "{e}");
     }
 }
