@@ -719,7 +719,7 @@ function liveStatus() {
     return { text: t("thinking"), cls: "thinking" };
   }
   const pending = drawInfo().pending;
-  if (pending && !vsEngine()) return { text: t("drawAsk", { side: sideName(pending), other: sideName(other(pending)) }), cls: "" };
+  if (pending && !vsEngine()) return { text: t("drawWaits", { side: sideName(other(pending)) }), cls: "" };
   const base = vsEngine() ? t("yourMove", { side: sideName(game.side) }) : t("toMove", { side: sideName(game.side) });
   const note = statusNote || (game.forced_capture ? t("mustCapture") : "");
   return { text: note ? base + ". " + note : base, cls: "" };
