@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use damasi::game::{Game, Outcome, RuleSet};
+use damasi::game::{DrawReason, Game, Outcome, RuleSet, WinReason};
 use damasi::pdn::{write_game, PdnGame};
 use damasi::{Color, Move, Notation, Position};
 
@@ -242,9 +242,30 @@ impl GameRecord {
         }
     }
 
+    /// How the game ended, as the rules library names it: the board's outcome, or a forfeit
+    /// (illegal move, time, a failed engine) for the other side, or the ply cap's adjudicated
+    /// draw.
+    pub fn outcome(&self) -> Outcome {
+        let forfeit = |reason: WinReason| match self.winner {
+            Some(winner) => Outcome::Win { winner, reason },
+            None => Outcome::Draw(DrawReason::Adjudication),
+        };
+        match &self.termination {
+            Termination::Rules(o) => *o,
+            Termination::MaxPlies => Outcome::Draw(DrawReason::Adjudication),
+            Termination::IllegalMove { .. } => forfeit(WinReason::IllegalMove),
+            Termination::Time { .. } => match self.winner {
+                Some(_) => forfeit(WinReason::Time),
+                None => Outcome::Draw(DrawReason::TimeoutCannotWin),
+            },
+            Termination::Failure { .. } => forfeit(WinReason::EngineFailure),
+        }
+    }
+
     /// The game as a PDN record ([`damasi::pdn`]): `[GameType "30"]`, the players, the
-    /// result, the rule set and a `Termination` tag with the reason. A result the board does
-    /// not explain (a forfeit, the ply cap) is recorded as a resignation or an agreed draw.
+    /// result, the rule set, a `Termination` tag with the outcome's code (`time`,
+    /// `illegal-move`, `engine-failure`, `adjudication`, or the board's reason) and a
+    /// `TerminationDetail` tag saying what happened in words.
     pub fn to_pdn(&self, names: &[String; 2], event: &str) -> String {
         let mut game = Game::from_position(self.start, self.rules);
         for m in &self.moves {
@@ -253,10 +274,7 @@ impl GameRecord {
             }
         }
         if game.outcome().is_none() {
-            match self.winner {
-                Some(winner) => game.resign(!winner),
-                None => game.agree_draw(),
-            }
+            let _ = game.end(self.outcome());
         }
         let mut record = PdnGame::new(game);
         record.set_tag("Event", event);
@@ -264,7 +282,7 @@ impl GameRecord {
         record.set_tag("Round", &self.number.to_string());
         record.set_tag("White", &names[self.white]);
         record.set_tag("Black", &names[1 - self.white]);
-        record.set_tag("Termination", &self.describe(names));
+        record.set_tag("TerminationDetail", &self.describe(names));
         write_game(&record, Notation::Landing)
     }
 }
@@ -1144,14 +1162,33 @@ mod tests {
         assert!(pdn.contains("[Black \"one\"]"));
         assert!(pdn.contains("[Result \"0-1\"]"));
         assert!(pdn.contains("[GameType \"30\"]"));
-        assert!(pdn.contains("[Termination \"two lost on time\"]"));
-        // It reads back: same moves, same result.
+        // A loss on time is recorded as one, not as a resignation.
+        assert!(pdn.contains("[Termination \"time\"]"), "{pdn}");
+        assert!(pdn.contains("[TerminationDetail \"two lost on time\"]"));
+        // It reads back: same moves, same result, same reason.
         let read = damasi::pdn::read_game(&pdn).unwrap();
         assert_eq!(read.game.history(), &r.moves[..]);
         assert_eq!(
-            read.game.outcome().and_then(|o| o.winner()),
-            Some(Color::Black)
+            read.game.outcome(),
+            Some(Outcome::Win {
+                winner: Color::Black,
+                reason: WinReason::Time
+            })
         );
+        // A crashed engine and an illegal move are forfeits of their own kind.
+        r.termination = Termination::Failure {
+            engine: 1,
+            reason: "exited".into(),
+        };
+        assert_eq!(r.outcome().code(), "black:engine-failure");
+        r.termination = Termination::IllegalMove {
+            engine: 1,
+            text: "z9".into(),
+            reason: "unreadable".into(),
+        };
+        assert_eq!(r.outcome().code(), "black:illegal-move");
+        r.termination = Termination::MaxPlies;
+        assert_eq!(r.outcome().code(), "draw:adjudication");
     }
 
     #[test]
