@@ -942,18 +942,20 @@ async function advanceAfterAction(g, skip) {
 }
 
 async function newGame(body) {
-  try {
-    // An unplayed game with the person to move is not worth keeping.
-    if (game && game.plies.length === 0 && live() && !isEngine(game.side)) {
-      await api("DELETE", `/api/games/${game.id}`).catch(() => {});
-    }
-    const g = await api("POST", "/api/games", body);
-    stopFollowing();
-    game = null;
-    $("move-input").value = "";
-    showNewGame(g);
-    setMode("play");
-  } catch (e) { showError(e); }
+  try { await createGame(body); } catch (e) { showError(e); }
+}
+
+async function createGame(body) {
+  // An unplayed game with the person to move is not worth keeping.
+  if (game && game.plies.length === 0 && live() && !isEngine(game.side)) {
+    await api("DELETE", `/api/games/${game.id}`).catch(() => {});
+  }
+  const g = await api("POST", "/api/games", body);
+  stopFollowing();
+  game = null;
+  $("move-input").value = "";
+  showNewGame(g);
+  setMode("play");
 }
 
 function showNewGame(g) {
@@ -1477,13 +1479,26 @@ async function boot() {
   const n = localStorage.getItem("damasi.notation");
   if (n) $("notation").value = n;
   setInterval(tick, 200);
-  const saved = localStorage.getItem("damasi.game");
-  try {
-    if (saved) await loadGame(Number(saved));
-    else throw new Error("no saved game");
-    setMode("play");
-  } catch (_) {
-    await newGame({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
+  await openFirstGame();
+}
+
+// The game shown at the start: the one played last, or else a new game against the engine.
+// While the server cannot be reached, the page says so and tries again.
+async function openFirstGame() {
+  const saved = Number(localStorage.getItem("damasi.game")) || 0;
+  for (let failures = 1; ; failures++) {
+    try {
+      if (saved) {
+        try { await loadGame(saved); setMode("play"); return; } catch (e) { if (transient(e)) throw e; }
+      }
+      await createGame({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
+      return;
+    } catch (e) {
+      if (!transient(e)) { showError(e); return; }
+      $("status").textContent = t("reconnecting");
+      $("status").className = "status offline";
+      await sleep(Math.min(5000, 400 * 2 ** Math.min(failures, 4)));
+    }
   }
 }
 

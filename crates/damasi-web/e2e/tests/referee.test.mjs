@@ -240,6 +240,19 @@ test("an engine failure is said plainly, with a Retry button, and never as the p
   }
 });
 
+test("a page opened while the server is unreachable waits and recovers by itself", async () => {
+  const id = await page.evaluate(() => game.id);
+  const api = (url) => url.pathname.startsWith("/api/");
+  await page.route(api, (route) => route.abort("connectionrefused"));
+  try {
+    await page.reload();
+    await page.waitForFunction(() => /Reconnecting/.test(document.querySelector("#status").textContent));
+  } finally {
+    await page.unroute(api);
+  }
+  await page.waitForFunction((id) => game && game.id === id && !/Reconnecting/.test(document.querySelector("#status").textContent), id);
+});
+
 test("a server restart during the engine's thought recovers without a reload", async () => {
   // Full strength with a clock: the engine thinks for seconds, long enough to be interrupted.
   await newGame(page, { opponent: "engine", level: 10, color: "white", time: "3+2" });
