@@ -1,5 +1,6 @@
-// The damasi page. It holds no rules of the game: legal moves (with their routes), positions
-// and outcomes all come from the server's JSON API.
+// The damasi page. It holds no rules of the game and decides nothing: legal moves (with
+// their routes), positions, clocks, the engine's moves and outcomes all come from the server's
+// JSON API (docs/web-api.md), which referees every saved game.
 "use strict";
 
 const FILES = "abcdefgh";
