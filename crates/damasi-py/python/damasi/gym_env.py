@@ -3,10 +3,11 @@
 Observations are the board planes of :meth:`damasi.Position.planes` (``float32``,
 ``(4, 8, 8)``, from the agent's view), actions the 4096 from-to actions of
 :meth:`damasi.Position.move_to_action`; ``info["action_mask"]`` (and the
-``action_masks()`` method, as sb3-contrib's MaskablePPO expects) gives the legal ones. An
-illegal action raises :class:`damasi.MoveError`. The reward is +1 when the agent wins, -1
-when it loses, 0 otherwise (draws included); an episode is truncated after ``max_plies``
-plies.
+``action_masks()`` method, as sb3-contrib's MaskablePPO expects) gives the legal ones. The
+reward is +1 when the agent wins, -1 when it loses, 0 otherwise (draws included); an episode
+is truncated after ``max_plies`` plies. An illegal action loses the episode at once (reward
+-1, ``info["illegal_action"]`` true, the board unchanged), or raises
+:class:`damasi.MoveError` with ``illegal_action="raise"``.
 
 >>> from damasi.gym_env import DamasiEnv
 >>> env = DamasiEnv(opponent="random")
@@ -48,7 +49,11 @@ class DamasiEnv(gym.Env):
         max_plies: int = 500,
         opponent_nodes: int = 1000,
         render_mode: Optional[str] = None,
+        illegal_action: str = "lose",
     ):
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError("illegal_action must be 'lose' or 'raise'")
+        self.illegal_action = illegal_action
         if agent not in ("white", "black", "random"):
             raise ValueError("agent must be 'white', 'black' or 'random'")
         if render_mode not in (None, "ansi"):
@@ -63,6 +68,7 @@ class DamasiEnv(gym.Env):
         self.action_space = spaces.Discrete(4096)
         self.game = Game(rules=rules)
         self.agent = "white"
+        self._lost_by_illegal_action = False
 
     def _opponent_move(self):
         if self.opponent == "random":
@@ -80,8 +86,8 @@ class DamasiEnv(gym.Env):
         return self.game.position.with_turn(self.agent).planes()
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions for the agent (all false once the game is over)."""
-        if self.game.is_over:
+        """The legal actions for the agent (all false once the episode is over)."""
+        if self.game.is_over or self._lost_by_illegal_action:
             return np.zeros(4096, dtype=bool)
         return self.game.position.action_mask()
 
@@ -92,6 +98,7 @@ class DamasiEnv(gym.Env):
         super().reset(seed=seed)
         fen = (options or {}).get("fen")
         self.game = Game(fen, rules=self.rules)
+        self._lost_by_illegal_action = False
         if self.agent_choice == "random":
             self.agent = "white" if self.np_random.integers(2) == 0 else "black"
         else:
@@ -100,9 +107,15 @@ class DamasiEnv(gym.Env):
         return self._observation(), self._info()
 
     def step(self, action):
-        if self.game.is_over:
+        if self.game.is_over or self._lost_by_illegal_action:
             raise RuntimeError("the episode is over: call reset()")
-        self.game.play(int(action))
+        action = int(action)
+        if self.illegal_action == "lose" and not self.game.position.action_mask()[action]:
+            self._lost_by_illegal_action = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), -1.0, True, False, info
+        self.game.play(action)
         self._play_opponent()
         terminated = self.game.is_over
         reward = 0.0
