@@ -58,8 +58,10 @@ fn parse_square(obj: &Bound<'_, PyAny>) -> PyResult<Square> {
 /// either notation, or an action number of the fixed action space.
 pub(crate) fn resolve_move(pos: &Position, obj: &Bound<'_, PyAny>) -> PyResult<Move> {
     if let Ok(m) = obj.cast::<PyMove>() {
-        let m = m.borrow();
-        if pos.legal_moves().contains(&m.mv) {
+        let m = m.get();
+        // Every `Move` object is made from a legal move of its own position, so a move of
+        // this very position needs no check; one of another position must be legal here.
+        if m.position == *pos || pos.legal_moves().contains(&m.mv) {
             return Ok(m.mv);
         }
         return Err(MoveError::new_err(format!(
