@@ -37,6 +37,7 @@
 //! [`match_runner`], [`openings`], [`sprt`].
 
 pub mod bench;
+mod clock;
 mod control;
 pub mod eval;
 pub mod hub;

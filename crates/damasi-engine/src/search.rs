@@ -11,7 +11,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use damasi::bitboard::shift;
 use damasi::{Move, MoveList, Position};
@@ -1101,8 +1103,8 @@ fn wait_while_analysing(limits: &Limits, control: &SearchControl) {
 /// a deliberate pick of the second to fourth best.
 fn pick_handicapped(moves: &[RootMove], lines: usize, level: Level, key: u64) -> usize {
     let seed = key
-        ^ std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        ^ crate::clock::SystemTime::now()
+            .duration_since(crate::clock::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
         | 1;
     let mut rng = Rng(seed);
