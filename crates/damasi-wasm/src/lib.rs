@@ -15,9 +15,12 @@
 //! ```
 //!
 //! The JavaScript side (from `wasm-bindgen --target web`): `new Hub()`, `hub.line(text)`
-//! returning the output lines joined by `\n`, `perft(fen, depth)`, `bench(depth)`.
+//! returning the output lines joined by `\n`, `perft(fen, depth)`, `bench(depth)`, and `Game`
+//! ([`web_game::WebGame`]) for the offline page, whose static files are in [`site`].
 
 pub mod session;
+pub mod site;
+pub mod web_game;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
