@@ -334,25 +334,3 @@ impl PyVecGames {
         ))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn view_reverses_ranks_for_black_only() {
-        assert_eq!(view(0, Color::White), 0); // a1
-        assert_eq!(view(0, Color::Black), 56); // a1 seen by Black is a8
-        assert_eq!(view(63, Color::Black), 7);
-    }
-
-    #[test]
-    fn start_planes_show_sixteen_men_each_on_rows_one_two_and_five_six() {
-        let mut out = vec![0.0; OBS_LEN];
-        write_planes(&Position::start(), &mut out);
-        let own: f32 = out[..64].iter().sum();
-        assert_eq!(own, 16.0);
-        assert!(out[8..24].iter().all(|&x| x == 1.0)); // ranks 2 and 3
-        assert!(out[128 + 40..128 + 56].iter().all(|&x| x == 1.0)); // ranks 6 and 7
-    }
-}
