@@ -258,3 +258,28 @@ def test_pdn_with_setup_and_result():
     text = g.pdn()
     assert '[FEN "W:WKa1:Bh7"]' in text and '[Result "1/2-1/2"]' in text
     assert damasi.Game.from_pdn(text).initial_position == damasi.Position("W:WKa1:Bh7")
+
+
+def test_arbitrary_text_raises_value_errors_never_panics():
+    # A Rust panic would surface as pyo3's PanicException (a BaseException, not a ValueError).
+    rng = random.Random(5)
+    alphabet = "WBKabcdefgh12345678:,x->=K \n\"[]{}0;*/\\é"
+    pieces = ["W:", "B:", "Wa2", "Bh7", "Kc4", ":", ",", "x", "-", "d3", "d4", "1.", "[FEN \"", "\"]"]
+    pos = damasi.Position()
+    for i in range(3000):
+        if i % 2:
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        else:
+            text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        for call in (
+            lambda: damasi.Position(text),
+            lambda: pos.parse_move(text),
+            lambda: pos.play(text),
+            lambda: damasi.Game.from_pdn(text),
+            lambda: damasi.Game(rules=text),
+            lambda: pos.outcome(text),
+        ):
+            try:
+                call()
+            except ValueError:
+                pass
