@@ -24,7 +24,7 @@
 
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
-use damasi::Color;
+use damasi::{Color, MoveList};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
@@ -148,7 +148,9 @@ fn init_entry(tb: &Tablebase, ix: &Indexer, succ: &Indexer, i: u64) -> Result<In
         return Ok(Init::Unused);
     };
     let pos = p.to_position().expect("decoded placements are valid");
-    let moves = pos.legal_moves();
+    // Filled in place: returning a move list by value copies its whole inline array.
+    let mut moves = MoveList::new();
+    pos.legal_moves_into(&mut moves);
     if moves.is_empty() {
         let other_blocked = !pos.with_side_to_move(Color::Black).has_legal_move();
         return Ok(Init::Solved(if other_blocked { DRAW } else { LOSS }));

@@ -278,9 +278,15 @@ impl Indexer {
             bk: s[2],
             bm: s[3],
         };
-        if !p.is_disjoint() || self.index(&p) != i {
+        if !p.is_disjoint() {
             return None;
         }
+        // With a self-symmetric first group only the smaller of the two rests is used.
+        let symmetric = self.canon.to_canon[r as usize] & SYMMETRIC != 0;
+        if symmetric && self.rest_index(&sets(&p.mirror())) < i % self.rest_size {
+            return None;
+        }
+        debug_assert_eq!(self.index(&p), i);
         Some(p)
     }
 }

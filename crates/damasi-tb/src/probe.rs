@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use damasi::Position;
+use damasi::{MoveList, Position};
 
 use crate::error::{ProbeError, TbError};
 use crate::placement::Placement;
@@ -89,36 +89,29 @@ impl Tablebase {
         })
     }
 
-    /// The value of `pos` for the side to move, under the default rules.
+    /// The value of `pos` for the side to move, under the default rules. Positions with a
+    /// capture are not stored (their entries are "don't care"): captures are forced, so the
+    /// value is the best over the captures, each leading to fewer pieces.
     pub fn probe(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        self.probe_placement(&Placement::of(pos))
-    }
-
-    /// The value of a placement with White to move. Positions with a capture are not stored
-    /// (their entries are "don't care"): captures are forced, so the value is the best over
-    /// the captures, each leading to fewer pieces.
-    pub(crate) fn probe_placement(&self, p: &Placement) -> Result<Wdl, ProbeError> {
-        let sig = p.signature();
-        let (white, black) = (sig.wm + sig.wk, sig.bm + sig.bk);
-        if white == 0 {
+        let us = pos.count(pos.side_to_move());
+        let them = pos.count(!pos.side_to_move());
+        if us == 0 {
             return Ok(Wdl::Loss);
         }
-        if black == 0 {
+        if them == 0 {
             return Ok(Wdl::Win);
         }
-        if white == 1 && black == 1 {
+        if us == 1 && them == 1 {
             return Ok(Wdl::Draw);
         }
-        if sig.pieces() > MAX_PIECES {
-            return Err(ProbeError::TooManyPieces(sig.pieces()));
+        if us + them > MAX_PIECES {
+            return Err(ProbeError::TooManyPieces(us + them));
         }
-        let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
-        let pos = p
-            .to_position()
-            .expect("a placement made from a position is a valid position");
         if pos.has_capture() {
             let mut best = Wdl::Loss;
-            for m in pos.legal_moves().iter() {
+            let mut moves = MoveList::new();
+            pos.legal_moves_into(&mut moves);
+            for m in moves.iter() {
                 let v = self.probe(&pos.play(m))?.negate();
                 if v > best {
                     best = v;
@@ -129,6 +122,18 @@ impl Tablebase {
             }
             return Ok(best);
         }
-        Ok(table.get(table.indexer().index(p))?)
+        let p = Placement::of(pos);
+        let sig = p.signature();
+        let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
+        Ok(table.get(table.indexer().index(&p))?)
+    }
+
+    /// The value of a placement with White to move (see [`Tablebase::probe`]).
+    pub fn probe_placement(&self, p: &Placement) -> Result<Wdl, ProbeError> {
+        match p.to_position() {
+            Some(pos) => self.probe(&pos),
+            // Not a position: two pieces on a square or a man on a rank it never reaches.
+            None => Err(ProbeError::MissingTable(p.signature())),
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use damasi::Color;
+use damasi::{Color, MoveList};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
@@ -39,7 +39,8 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
                 if pos.has_capture() {
                     continue;
                 }
-                let moves = pos.legal_moves();
+                let mut moves = MoveList::new();
+                pos.legal_moves_into(&mut moves);
                 let computed = if moves.is_empty() {
                     if pos.with_side_to_move(Color::Black).has_legal_move() {
                         Wdl::Loss
