@@ -4,7 +4,7 @@
 //! `damasi` (no legal move loses; mutual block, one piece each and repetition draw). One table
 //! per material signature, White to move (Black to move by the colour flip), mirror images
 //! stored once; solved by retrograde analysis ([`builder`]); stored as 2-bit values in zstd
-//! blocks ([`file`]).
+//! blocks ([`mod@file`]).
 //!
 //! ```
 //! use damasi::Position;
