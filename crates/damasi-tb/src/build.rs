@@ -42,6 +42,9 @@ pub enum BuildError {
     File(TbError),
     /// A table needed by a capture or promotion could not be probed.
     Probe(ProbeError),
+    /// A pair too large for this builder (more than [`crate::builder::MAX_ENTRIES`] entries
+    /// in one table); the tables built before it are kept.
+    TooLarge(Vec<Signature>),
 }
 
 impl std::fmt::Display for BuildError {
@@ -49,6 +52,12 @@ impl std::fmt::Display for BuildError {
         match self {
             BuildError::File(e) => e.fmt(f),
             BuildError::Probe(e) => e.fmt(f),
+            BuildError::TooLarge(pair) => write!(
+                f,
+                "{} is too large for this builder (more than {} entries in one table)",
+                pair[0],
+                crate::builder::MAX_ENTRIES
+            ),
         }
     }
 }
@@ -99,6 +108,9 @@ pub fn build_all(
             }
             report(&BuildEvent::Loaded { pair });
             continue;
+        }
+        if !crate::builder::fits(&pair) {
+            return Err(BuildError::TooLarge(pair));
         }
         let t0 = Instant::now();
         let values = build_pair(&tb, &pair)?;

@@ -46,6 +46,16 @@ const CAPTURE: u8 = 0x40;
 /// An open position with a promotion that draws: it cannot lose any more.
 const DRAW_FLOOR: u8 = 0x80;
 
+/// Largest table the builder solves in one piece: entry numbers are kept as `u32` in the
+/// frontier. The largest six-piece table (w1m2k-b1m2k, 4.76 G entries) needs the men-rank
+/// slicing the builder does not have yet.
+pub const MAX_ENTRIES: u64 = u32::MAX as u64;
+
+/// Whether the builder can solve `pair`.
+pub fn fits(pair: &[Signature]) -> bool {
+    pair.iter().all(|&s| Indexer::new(s).size() < MAX_ENTRIES)
+}
+
 /// Entries handled by one rayon task.
 const CHUNK: usize = 1 << 12;
 
@@ -64,7 +74,8 @@ enum Init {
 }
 
 /// Solves the signatures of `pair` (`[s]` or `[s, s.flip()]`) and returns their packed 2-bit
-/// values in the same order. `tb` must hold every table a capture or promotion reaches.
+/// values in the same order. `tb` must hold every table a capture or promotion reaches, and
+/// each table must be smaller than [`MAX_ENTRIES`] (see [`fits`]).
 pub fn build_pair(tb: &Tablebase, pair: &[Signature]) -> Result<Vec<Vec<u8>>, ProbeError> {
     assert!(
         pair.len() == 1 && pair[0].flip() == pair[0]
@@ -75,10 +86,7 @@ pub fn build_pair(tb: &Tablebase, pair: &[Signature]) -> Result<Vec<Vec<u8>>, Pr
         .map(|&s| {
             let indexer = Indexer::new(s);
             let n = indexer.size() as usize;
-            assert!(
-                n < u32::MAX as usize,
-                "table too large for the frontier's u32 entries"
-            );
+            assert!((n as u64) < MAX_ENTRIES, "{s} is too large: see `fits`");
             Work {
                 indexer,
                 state: (0..n).map(|_| AtomicU8::new(UNKNOWN)).collect(),
