@@ -7,6 +7,7 @@ mod play_cmd;
 mod rules_cmds;
 mod serve_cmd;
 mod site_cmd;
+mod tb_cmds;
 
 /// Turkish draughts (Dama): play, analyse, and test the rules.
 #[derive(Parser)]
@@ -38,6 +39,8 @@ enum Command {
     Match(engine_cmds::MatchArgs),
     /// Write the offline page (engine in WebAssembly, games in the browser) as static files.
     ExportSite(site_cmd::ExportSiteArgs),
+    /// Endgame tablebases: build, probe, stats, verify.
+    Tb(tb_cmds::TbArgs),
 }
 
 fn main() {
@@ -54,6 +57,7 @@ fn main() {
         Some(Command::Bench(a)) => engine_cmds::bench(a),
         Some(Command::Match(a)) => engine_cmds::run_match(a),
         Some(Command::ExportSite(a)) => site_cmd::export_site(a),
+        Some(Command::Tb(a)) => tb_cmds::tb(a),
     };
     if let Err(e) = result {
         eprintln!("damasi: error: {e:#}");

@@ -1,0 +1,199 @@
+//! `damasi tb ...`: build, probe, count and verify the endgame tablebases.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use damasi::Position;
+use damasi_tb::{build_all, signature_stats, verify_table, BuildEvent, Tablebase, Wdl};
+
+/// Arguments of `damasi tb`.
+#[derive(Args)]
+pub struct TbArgs {
+    #[command(subcommand)]
+    command: TbCommand,
+}
+
+#[derive(Subcommand)]
+enum TbCommand {
+    /// Build every table with up to N pieces (restartable: finished tables are kept).
+    Build(BuildArgs),
+    /// The value of a position (`win`, `draw` or `loss` for the side to move); without
+    /// --fen, one FEN per line from standard input, answered by `FEN value` lines.
+    Probe(ProbeArgs),
+    /// One line per table: `wm bm wk bk positions win draw loss`, White to move.
+    Stats(DirArgs),
+    /// Check that every stored value equals the best value over its moves.
+    Verify(DirArgs),
+}
+
+/// The table directory option.
+#[derive(Args)]
+struct DirArgs {
+    /// Table directory (default: `tablebases/` in the user's data directory).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// Largest number of pieces (3 to 6).
+    #[arg(long)]
+    pieces: u32,
+    #[command(flatten)]
+    dir: DirArgs,
+}
+
+#[derive(Args)]
+struct ProbeArgs {
+    /// The position (FEN); without it, FENs are read from standard input.
+    #[arg(long)]
+    fen: Option<String>,
+    #[command(flatten)]
+    dir: DirArgs,
+}
+
+/// `tablebases/` in the data directory `damasi serve` uses, e.g.
+/// `~/.local/share/damasi/tablebases` on Linux.
+pub fn default_dir() -> Result<PathBuf> {
+    directories::ProjectDirs::from("", "", "damasi")
+        .map(|d| d.data_dir().join("tablebases"))
+        .ok_or_else(|| anyhow!("no home directory found: pass --dir"))
+}
+
+impl DirArgs {
+    fn path(&self) -> Result<PathBuf> {
+        match &self.dir {
+            Some(d) => Ok(d.clone()),
+            None => default_dir(),
+        }
+    }
+
+    fn open(&self) -> Result<Tablebase> {
+        let dir = self.path()?;
+        let tb = Tablebase::open(&dir).context("cannot load the tablebases")?;
+        if tb.signatures().is_empty() {
+            bail!(
+                "no tables in {}: build them with `damasi tb build --pieces 5`",
+                dir.display()
+            );
+        }
+        Ok(tb)
+    }
+}
+
+/// `damasi tb ...`.
+pub fn tb(a: TbArgs) -> Result<()> {
+    match a.command {
+        TbCommand::Build(b) => build(b),
+        TbCommand::Probe(p) => probe(p),
+        TbCommand::Stats(d) => stats(d),
+        TbCommand::Verify(d) => verify(d),
+    }
+}
+
+fn hms(secs: u64) -> String {
+    format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+fn build(a: BuildArgs) -> Result<()> {
+    if !(3..=damasi_tb::MAX_PIECES).contains(&a.pieces) {
+        bail!("--pieces must be 3 to {}", damasi_tb::MAX_PIECES);
+    }
+    let dir = a.dir.path()?;
+    println!(
+        "building tables up to {} pieces in {}",
+        a.pieces,
+        dir.display()
+    );
+    let start = Instant::now();
+    build_all(&dir, a.pieces, |e| match e {
+        BuildEvent::Loaded { pair } => {
+            let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+            println!("kept  {} (already built)", names.join(" "));
+        }
+        BuildEvent::Built {
+            pair,
+            entries,
+            took,
+            estimate_left,
+            ..
+        } => {
+            let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+            println!(
+                "built {} ({entries} entries, {:.1} s); elapsed {}, about {} left",
+                names.join(" "),
+                took.as_secs_f64(),
+                hms(start.elapsed().as_secs()),
+                hms(estimate_left.as_secs())
+            );
+        }
+    })?;
+    println!("done in {}", hms(start.elapsed().as_secs()));
+    Ok(())
+}
+
+fn probe(a: ProbeArgs) -> Result<()> {
+    let tb = a.dir.open()?;
+    if let Some(fen) = a.fen {
+        let pos = Position::from_fen(&fen).with_context(|| format!("cannot read --fen '{fen}'"))?;
+        let v: Wdl = tb.probe(&pos)?;
+        println!("{v}");
+        return Ok(());
+    }
+    let mut failed = 0;
+    for (n, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.context("cannot read standard input")?;
+        let fen = line.trim();
+        if fen.is_empty() {
+            continue;
+        }
+        let value = Position::from_fen(fen)
+            .map_err(anyhow::Error::from)
+            .and_then(|pos| Ok(tb.probe(&pos)?));
+        match value {
+            Ok(v) => println!("{fen} {v}"),
+            Err(e) => {
+                failed += 1;
+                eprintln!("damasi: error: line {}: {fen}: {e:#}", n + 1);
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} line(s) could not be probed");
+    }
+    Ok(())
+}
+
+fn stats(a: DirArgs) -> Result<()> {
+    let tb = a.open()?;
+    println!("wm bm wk bk positions win draw loss");
+    for sig in tb.signatures() {
+        let s = signature_stats(&tb, sig)?;
+        println!(
+            "{} {} {} {} {} {} {} {}",
+            sig.wm, sig.bm, sig.wk, sig.bk, s.positions, s.win, s.draw, s.loss
+        );
+    }
+    Ok(())
+}
+
+fn verify(a: DirArgs) -> Result<()> {
+    let tb = a.open()?;
+    let mut bad = 0;
+    for sig in tb.signatures() {
+        let v = verify_table(&tb, sig)?;
+        println!("{sig} {} checked, {} wrong", v.checked, v.mismatch_count);
+        for (fen, stored, computed) in &v.mismatches {
+            println!("  {fen}: stored {stored}, moves give {computed}");
+        }
+        bad += v.mismatch_count;
+    }
+    if bad > 0 {
+        bail!("{bad} stored values disagree with their moves");
+    }
+    println!("all tables verified");
+    Ok(())
+}

@@ -1,0 +1,45 @@
+//! # damasi-tb: Turkish draughts endgame tablebases
+//!
+//! Win/draw/loss for every position with up to six pieces, under the default rules of
+//! `damasi` (no legal move loses; mutual block, one piece each and repetition draw). One table
+//! per material signature, White to move (Black to move by the colour flip), mirror images
+//! stored once; solved by retrograde analysis ([`builder`]); stored as 2-bit values in zstd
+//! blocks ([`mod@file`]).
+//!
+//! ```
+//! use damasi::Position;
+//! use damasi_tb::{build_all, Wdl};
+//!
+//! let dir = std::env::temp_dir().join(format!("damasi-tb-doc-{}", std::process::id()));
+//! let tb = build_all(&dir, 3, |_| {})?;
+//! // Two kings against one: a draw, unless a capture is on the board.
+//! let pos = Position::from_fen("W:WKa1,Kb2:BKh8")?;
+//! assert_eq!(tb.probe(&pos)?, Wdl::Draw);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod build;
+pub mod builder;
+pub mod error;
+pub mod file;
+pub mod index;
+pub mod placement;
+pub mod probe;
+pub mod signature;
+pub mod stats;
+pub mod table;
+pub mod unmove;
+pub mod verify;
+pub mod wdl;
+
+pub use build::{build_all, BuildError, BuildEvent};
+pub use error::{ProbeError, TbError};
+pub use index::Indexer;
+pub use placement::Placement;
+pub use probe::Tablebase;
+pub use signature::{Signature, MAX_PIECES};
+pub use stats::{signature_stats, Stats};
+pub use table::Table;
+pub use verify::verify_table;
+pub use wdl::Wdl;

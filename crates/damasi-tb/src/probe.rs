@@ -1,0 +1,139 @@
+//! The tablebase: a set of tables and the probe that reads them.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use damasi::{MoveList, Position};
+
+use crate::error::{ProbeError, TbError};
+use crate::placement::Placement;
+use crate::signature::{Signature, MAX_PIECES};
+use crate::table::Table;
+use crate::wdl::Wdl;
+
+/// Tables up to this many pieces are read whole into memory; larger ones are memory-mapped.
+pub const IN_MEMORY_PIECES: u32 = 5;
+
+/// A set of tables, one per signature.
+#[derive(Default)]
+pub struct Tablebase {
+    tables: HashMap<Signature, Table>,
+}
+
+impl Tablebase {
+    /// No tables: every probe with three or more pieces fails.
+    pub fn new() -> Tablebase {
+        Tablebase::default()
+    }
+
+    /// Every table file (`*.dtb`) in `dir`: up to five pieces into memory, six memory-mapped.
+    /// A directory that does not exist holds no tables; a damaged file is an error.
+    pub fn open(dir: &Path) -> Result<Tablebase, TbError> {
+        let mut tb = Tablebase::new();
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tb),
+            Err(e) => return Err(TbError::io(dir, e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| TbError::io(dir, e))?;
+            let name = entry.file_name();
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".dtb")) else {
+                continue;
+            };
+            let Ok(sig) = stem.parse::<Signature>() else {
+                continue;
+            };
+            let path = entry.path();
+            let table = Table::open(&path, sig.pieces() > IN_MEMORY_PIECES)?;
+            if table.signature() != sig {
+                return Err(TbError::corrupt(
+                    &path,
+                    format!("holds {}, not {sig}", table.signature()),
+                ));
+            }
+            tb.insert(table);
+        }
+        Ok(tb)
+    }
+
+    /// Adds (or replaces) a table.
+    pub fn insert(&mut self, table: Table) {
+        self.tables.insert(table.signature(), table);
+    }
+
+    /// Removes a table.
+    pub fn remove(&mut self, sig: Signature) -> Option<Table> {
+        self.tables.remove(&sig)
+    }
+
+    /// The table of a signature, if loaded.
+    pub fn table(&self, sig: Signature) -> Option<&Table> {
+        self.tables.get(&sig)
+    }
+
+    /// The signatures loaded, sorted by pieces, then by signature.
+    pub fn signatures(&self) -> Vec<Signature> {
+        let mut v: Vec<Signature> = self.tables.keys().copied().collect();
+        v.sort_by_key(|s| (s.pieces(), *s));
+        v
+    }
+
+    /// Whether every table a position of this many pieces can reach is loaded (all
+    /// signatures with 3 up to `pieces` pieces).
+    pub fn is_complete_to(&self, pieces: u32) -> bool {
+        (3..=pieces).all(|n| {
+            Signature::all_with(n)
+                .iter()
+                .all(|s| self.tables.contains_key(s))
+        })
+    }
+
+    /// The value of `pos` for the side to move, under the default rules. Positions with a
+    /// capture are not stored (their entries are "don't care"): captures are forced, so the
+    /// value is the best over the captures, each leading to fewer pieces.
+    pub fn probe(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let us = pos.count(pos.side_to_move());
+        let them = pos.count(!pos.side_to_move());
+        if us == 0 {
+            return Ok(Wdl::Loss);
+        }
+        if them == 0 {
+            return Ok(Wdl::Win);
+        }
+        if us == 1 && them == 1 {
+            return Ok(Wdl::Draw);
+        }
+        if us + them > MAX_PIECES {
+            return Err(ProbeError::TooManyPieces(us + them));
+        }
+        if pos.has_capture() {
+            let mut best = Wdl::Loss;
+            let mut moves = MoveList::new();
+            pos.legal_moves_into(&mut moves);
+            for m in moves.iter() {
+                let v = self.probe(&pos.play(m))?.negate();
+                if v > best {
+                    best = v;
+                    if best == Wdl::Win {
+                        break;
+                    }
+                }
+            }
+            return Ok(best);
+        }
+        let p = Placement::of(pos);
+        let sig = p.signature();
+        let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
+        Ok(table.get(table.indexer().index(&p))?)
+    }
+
+    /// The value of a placement with White to move (see [`Tablebase::probe`]).
+    pub fn probe_placement(&self, p: &Placement) -> Result<Wdl, ProbeError> {
+        match p.to_position() {
+            Some(pos) => self.probe(&pos),
+            // Not a position: two pieces on a square or a man on a rank it never reaches.
+            None => Err(ProbeError::MissingTable(p.signature())),
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! Statistics of a table: wins, draws and losses for White to move over every placement.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use crate::error::ProbeError;
+use crate::probe::Tablebase;
+use crate::signature::Signature;
+use crate::wdl::Wdl;
+
+/// Counts of one signature, White to move, over every placement of its pieces with men on
+/// the ranks they can stand on (mirror images counted separately, capture positions
+/// included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// The signature.
+    pub signature: Option<Signature>,
+    /// Positions counted.
+    pub positions: u64,
+    /// Won for White.
+    pub win: u64,
+    /// Drawn.
+    pub draw: u64,
+    /// Lost for White.
+    pub loss: u64,
+}
+
+/// The statistics of one signature's table (which must be loaded in `tb`, with every table
+/// its captures reach).
+pub fn signature_stats(tb: &Tablebase, sig: Signature) -> Result<Stats, ProbeError> {
+    let table = tb.table(sig).ok_or(ProbeError::MissingTable(sig))?;
+    let ix = table.indexer();
+    let counts = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+    let n = ix.size();
+    (0..n.div_ceil(4096))
+        .into_par_iter()
+        .try_for_each(|c| -> Result<(), ProbeError> {
+            let mut local = [0u64; 3];
+            for i in c * 4096..((c + 1) * 4096).min(n) {
+                let Some(p) = ix.decode(i) else { continue };
+                // A position and its mirror image share the entry.
+                let weight = if p.mirror() == p { 1 } else { 2 };
+                local[tb.probe_placement(&p)? as usize] += weight;
+            }
+            for (c, l) in counts.iter().zip(local) {
+                c.fetch_add(l, Relaxed);
+            }
+            Ok(())
+        })?;
+    let [loss, draw, win] = counts.map(|c| c.into_inner());
+    Ok(Stats {
+        signature: Some(sig),
+        positions: loss + draw + win,
+        win,
+        draw,
+        loss,
+    })
+}
+
+impl Stats {
+    /// Share of a value among the positions, in percent.
+    pub fn percent(&self, v: Wdl) -> f64 {
+        let k = match v {
+            Wdl::Win => self.win,
+            Wdl::Draw => self.draw,
+            Wdl::Loss => self.loss,
+        };
+        100.0 * k as f64 / self.positions.max(1) as f64
+    }
+}

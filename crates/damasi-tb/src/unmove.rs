@@ -1,0 +1,84 @@
+//! Unmoves: the positions a quiet move could have come from (retrograde move generation).
+//!
+//! Only quiet moves that stay inside a signature are undone: king moves and men's steps that
+//! do not promote. Captures and promotions lead into other tables, which are solved first, so
+//! the builder looks those up forwards instead of undoing them. An unmove may produce a
+//! position in which the move was not legal because a capture was forced there; such
+//! positions are already solved from their captures, and the builder skips solved positions.
+
+use damasi::bitboard::{fill, shift, Dir, RANK_8};
+
+use crate::placement::Placement;
+
+/// Calls `f` with every placement (White to move) whose side to move could have reached `p`
+/// with one quiet move that stays inside the signature. In `p` White is to move, so Black made
+/// the last move; the parent has Black to move and is handed over colour-flipped, so it has
+/// White to move and belongs to the signature `p.signature().flip()`.
+pub fn for_each_parent(p: &Placement, mut f: impl FnMut(Placement)) {
+    let empty = !p.occupied();
+    let mut kings = p.bk;
+    while kings != 0 {
+        let to = kings & kings.wrapping_neg();
+        kings &= kings - 1;
+        for dir in Dir::ALL {
+            // Every empty square on the ray: the king slid from there over empty squares.
+            let mut from = fill(to, empty, dir) & !to;
+            while from != 0 {
+                let s = from & from.wrapping_neg();
+                from &= from - 1;
+                f(Placement {
+                    bk: p.bk ^ to ^ s,
+                    ..*p
+                }
+                .flip());
+            }
+        }
+    }
+    let mut men = p.bm;
+    while men != 0 {
+        let to = men & men.wrapping_neg();
+        men &= men - 1;
+        // A black man steps south, east or west: it came from north, west or east. From the
+        // north only if that square is not rank 8, where a black man never stands.
+        let from = (shift(to, Dir::North) & !RANK_8) | shift(to, Dir::East) | shift(to, Dir::West);
+        let mut from = from & empty;
+        while from != 0 {
+            let s = from & from.wrapping_neg();
+            from &= from - 1;
+            f(Placement {
+                bm: p.bm ^ to ^ s,
+                ..*p
+            }
+            .flip());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damasi::Position;
+
+    /// Every parent found has a legal quiet move to the child, and every quiet non-promoting
+    /// move of every position of a small set is found by undoing it.
+    #[test]
+    fn unmoves_invert_quiet_moves() {
+        for fen in [
+            "B:WKd4,e5:Bc6,Kh8",
+            "B:Wb2,Kd4:Bd6,e7,Ka1",
+            "B:WKa1:BKd4,Kd5",
+            "B:Wh7:Bb2,c2",
+        ] {
+            let parent = Position::from_fen(fen).unwrap();
+            for m in parent.legal_moves().iter() {
+                if m.is_capture() || m.is_promotion() {
+                    continue;
+                }
+                let child = Placement::of(&parent.play(m));
+                let mut found = false;
+                for_each_parent(&child, |q| found |= q == Placement::of(&parent));
+                assert!(found, "{fen}: {:?} not undone", m);
+            }
+        }
+    }
+}

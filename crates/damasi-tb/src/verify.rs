@@ -1,0 +1,74 @@
+//! Verification: every stored value equals the best value over the position's moves, with the
+//! successors read from the tables (a check of the retrograde solution's local consistency).
+
+use std::sync::Mutex;
+
+use damasi::{Color, MoveList};
+use rayon::prelude::*;
+
+use crate::error::ProbeError;
+use crate::probe::Tablebase;
+use crate::signature::Signature;
+use crate::wdl::Wdl;
+
+/// What a verification found.
+#[derive(Clone, Debug, Default)]
+pub struct Verified {
+    /// Positions checked (capture positions and unused entries have no stored value).
+    pub checked: u64,
+    /// Positions whose stored value disagrees with their moves: FEN, stored, computed (at
+    /// most 20 kept).
+    pub mismatches: Vec<(String, Wdl, Wdl)>,
+    /// Number of disagreements in all.
+    pub mismatch_count: u64,
+}
+
+/// Checks every stored entry of `sig` against its moves.
+pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeError> {
+    let table = tb.table(sig).ok_or(ProbeError::MissingTable(sig))?;
+    let ix = table.indexer();
+    let n = ix.size();
+    let out = Mutex::new(Verified::default());
+    (0..n.div_ceil(4096))
+        .into_par_iter()
+        .try_for_each(|c| -> Result<(), ProbeError> {
+            let (mut checked, mut bad) = (0u64, Vec::new());
+            for i in c * 4096..((c + 1) * 4096).min(n) {
+                let Some(p) = ix.decode(i) else { continue };
+                let pos = p.to_position().expect("decoded placements are valid");
+                if pos.has_capture() {
+                    continue;
+                }
+                let mut moves = MoveList::new();
+                pos.legal_moves_into(&mut moves);
+                let computed = if moves.is_empty() {
+                    if pos.with_side_to_move(Color::Black).has_legal_move() {
+                        Wdl::Loss
+                    } else {
+                        Wdl::Draw
+                    }
+                } else {
+                    let mut best = Wdl::Loss;
+                    for m in moves.iter() {
+                        best = best.max(tb.probe(&pos.play(m))?.negate());
+                    }
+                    best
+                };
+                let stored = table.get(i)?;
+                checked += 1;
+                if stored != computed {
+                    bad.push((pos.to_fen(), stored, computed));
+                }
+            }
+            let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+            o.checked += checked;
+            o.mismatch_count += bad.len() as u64;
+            for b in bad {
+                if o.mismatches.len() < 20 {
+                    o.mismatches.push(b);
+                }
+            }
+            Ok(())
+        })?;
+    Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+}

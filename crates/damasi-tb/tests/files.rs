@@ -1,0 +1,127 @@
+//! Table files: written, read back, and refused with a clear error (never a panic) when they
+//! are damaged or truncated.
+
+use std::path::{Path, PathBuf};
+
+use damasi::Position;
+use damasi_tb::{build_all, Signature, Table, Tablebase, TbError, Wdl};
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("damasi-tb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A directory with every three-piece table.
+fn three_piece_dir(name: &str) -> PathBuf {
+    let d = fresh_dir(name);
+    build_all(&d, 3, |_| {}).unwrap();
+    d
+}
+
+const SIG: Signature = Signature::new(0, 2, 0, 1);
+
+fn table_path(dir: &Path) -> PathBuf {
+    dir.join(SIG.file_name())
+}
+
+fn expect_corrupt(path: &Path, map: bool, what: &str) {
+    match Table::open(path, map) {
+        Err(TbError::Corrupt { what: w, .. }) => assert!(w.contains(what), "{w}"),
+        Err(e) => panic!("expected a corrupt-file error, got {e}"),
+        Ok(_) => panic!("a damaged file was accepted"),
+    }
+}
+
+#[test]
+fn a_rebuilt_directory_is_kept_and_reads_back_in_both_modes() {
+    let d = three_piece_dir("keep");
+    let before = std::fs::read(table_path(&d)).unwrap();
+    let mut kept = 0;
+    build_all(&d, 3, |e| {
+        kept += matches!(e, damasi_tb::BuildEvent::Loaded { .. }) as u32
+    })
+    .unwrap();
+    assert!(kept > 0, "finished signatures are not rebuilt");
+    assert_eq!(std::fs::read(table_path(&d)).unwrap(), before);
+    let memory = Table::open(&table_path(&d), false).unwrap();
+    let mapped = Table::open(&table_path(&d), true).unwrap();
+    assert!(memory.is_in_memory() && !mapped.is_in_memory());
+    for i in (0..memory.indexer().size()).step_by(7) {
+        assert_eq!(memory.get(i).unwrap(), mapped.get(i).unwrap());
+    }
+    let tb = Tablebase::open(&d).unwrap();
+    // d4 takes d6.
+    let pos = Position::from_fen("W:WKd4,Ka1:BKd6").unwrap();
+    assert_eq!(tb.probe(&pos).unwrap(), Wdl::Win);
+    // Four pieces: no table here.
+    let pos = Position::from_fen("W:WKa1,Kb2,Kc3:BKh8").unwrap();
+    assert!(tb.probe(&pos).is_err());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn truncated_files_are_refused() {
+    let d = three_piece_dir("truncated");
+    let path = table_path(&d);
+    let bytes = std::fs::read(&path).unwrap();
+    for keep in [0, 7, 39, 45, bytes.len() - 1] {
+        std::fs::write(&path, &bytes[..keep]).unwrap();
+        for map in [false, true] {
+            assert!(Table::open(&path, map).is_err(), "kept {keep} bytes");
+        }
+        let e = Tablebase::open(&d).err().expect("the directory is refused");
+        assert!(e.to_string().contains(&SIG.file_name()), "{e}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn damaged_bytes_are_refused() {
+    let d = three_piece_dir("damaged");
+    let path = table_path(&d);
+    let bytes = std::fs::read(&path).unwrap();
+    let damage = |at: usize| {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        std::fs::write(&path, &b).unwrap();
+    };
+    damage(0);
+    expect_corrupt(&path, false, "magic");
+    damage(9);
+    expect_corrupt(&path, false, "version");
+    damage(17);
+    expect_corrupt(&path, false, "");
+    damage(44);
+    expect_corrupt(&path, false, "checksum");
+    // A damaged block: refused when read whole, and by the probe that reads it when mapped.
+    damage(bytes.len() - 3);
+    expect_corrupt(&path, false, "block");
+    let mapped = Table::open(&path, true).unwrap();
+    let errors = (0..mapped.indexer().size())
+        .filter(|&i| mapped.get(i).is_err())
+        .count();
+    assert!(errors > 0, "the damaged block is detected");
+    // Garbage that is not a table at all.
+    std::fs::write(
+        &path,
+        b"not a table, just some text that is long enough to parse",
+    )
+    .unwrap();
+    expect_corrupt(&path, true, "magic");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn missing_tables_and_large_positions_are_errors_not_guesses() {
+    let tb = Tablebase::new();
+    let pos = Position::from_fen("W:WKa1,Kb2:BKh8").unwrap();
+    assert!(tb.probe(&pos).is_err());
+    assert!(tb.probe(&Position::start()).is_err());
+    // One piece each needs no table.
+    let pos = Position::from_fen("W:WKa1:BKh8").unwrap();
+    assert_eq!(tb.probe(&pos).unwrap(), Wdl::Draw);
+    // A directory that does not exist holds no tables.
+    let tb = Tablebase::open(Path::new("/nonexistent/damasi/tables")).unwrap();
+    assert!(tb.signatures().is_empty());
+}
