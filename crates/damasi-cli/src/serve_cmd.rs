@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use damasi_web::AppState;
+use damasi_web::{AppState, Security};
 
 /// Arguments of `damasi serve`.
 #[derive(Args, Default)]
@@ -20,6 +20,32 @@ pub struct ServeArgs {
     /// Where the saved games are kept (default: the user's data directory).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Another host name the server answers to (e.g. its name on the network or behind a
+    /// reverse proxy); may be given several times. Localhost names and IP addresses are
+    /// always accepted; other names are refused, which stops DNS-rebinding attacks.
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    allowed_hosts: Vec<String>,
+    /// The access token that changes need when the server listens beyond this machine
+    /// (default: a new random one, printed at start). Viewing needs none.
+    #[arg(long)]
+    token: Option<String>,
+}
+
+/// A random token: 128 bits from the standard library's per-process random hash keys.
+fn random_token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::new();
+    for i in 0..2u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        out.push_str(&format!("{:016x}", h.finish()));
+    }
+    out
 }
 
 /// The user's data directory for damasi, e.g. `~/.local/share/damasi` on Linux.
@@ -37,7 +63,21 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         Some(d) => d,
         None => default_data_dir()?,
     };
-    let state = AppState::open(&data_dir).map_err(|e| anyhow!(e))?;
+    let mut security = Security::local();
+    for name in &a.allowed_hosts {
+        security = security.allow_host(name);
+    }
+    let token = if host.is_loopback() {
+        a.token
+    } else {
+        Some(a.token.unwrap_or_else(random_token))
+    };
+    if let Some(t) = &token {
+        security = security.with_token(t.clone());
+    }
+    let state = AppState::open(&data_dir)
+        .map_err(|e| anyhow!(e))?
+        .with_security(security);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -54,10 +94,14 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                 };
                 println!("damasi: open http://{shown}/ in a browser (Ctrl-C stops the server)");
                 println!("damasi: games are saved in {}", data_dir.display());
-                if !addr.ip().is_loopback() {
+                if let Some(t) = &token {
                     println!(
-                        "damasi: listening on {addr}: other machines on the network can reach it"
+                        "damasi: WARNING: listening on {addr}: other machines on the network can reach it"
                     );
+                    println!(
+                        "damasi: viewing is open to them; playing and changing games needs the token:"
+                    );
+                    println!("damasi:   http://{shown}/?token={t}  (or Authorization: Bearer {t})");
                 }
             },
         ))

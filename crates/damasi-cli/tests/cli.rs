@@ -47,7 +47,7 @@ fn perft_divide_lists_root_moves_then_total() {
 
 #[test]
 fn perft_paths_counts_routes() {
-    // RULES.md: depth 7, 10,782,308 moves but 10,782,382 routes.
+    // docs/rules.md: depth 7, 10,782,308 moves but 10,782,382 routes.
     let o = damasi(&["perft", "--depth", "7", "--paths"]);
     assert_eq!(stdout(&o).lines().last(), Some("10782382"));
 }
@@ -76,7 +76,7 @@ fn show_prints_board_and_side() {
     assert!(out.contains("7 . . . . . . . b 7"), "{out}");
     assert!(out.contains("Black to move"), "{out}");
     assert!(out.contains("game state: in progress"), "{out}");
-    // One piece each: a draw (RULES.md, End of the game).
+    // One piece each: a draw (docs/rules.md, End of the game).
     let o = damasi(&["show", "--fen", "W:WKa1:Bh7"]);
     assert!(
         stdout(&o).contains("game state: over, draw: one piece each"),

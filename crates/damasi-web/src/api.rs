@@ -2,7 +2,10 @@
 
 use std::time::Duration;
 
-use axum::extract::State;
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, FromRequestParts, State};
+use axum::http::request::Parts;
 use axum::http::Uri;
 use axum::Json;
 use damasi::game::position_outcome;
@@ -258,17 +261,38 @@ pub struct EngineMoveAnswer {
     pub position: PositionView,
 }
 
-/// Chooses a thinking time: the client's, capped.
+/// Longest a client's analysis or engine-move request may think: the engines are shared.
+pub const MAX_ANALYSIS_TIME: Duration = Duration::from_secs(10);
+
+/// Chooses a thinking time: the client's, capped at [`MAX_ANALYSIS_TIME`].
 pub fn move_time(ms: Option<u64>, default_ms: u64) -> Duration {
     Duration::from_millis(
         ms.unwrap_or(default_ms)
-            .clamp(10, MAX_MOVE_TIME.as_millis() as u64),
+            .clamp(10, MAX_ANALYSIS_TIME.min(MAX_MOVE_TIME).as_millis() as u64),
     )
 }
 
-/// Runs the engine on `root` and describes the result.
+/// The address of the client that sent a request, when the server knows it (not in tests
+/// that call the router directly).
+pub struct Client(pub Option<IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Client(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|c| c.0.ip()),
+        ))
+    }
+}
+
+/// Runs the engine on `root` for `client` and describes the result.
 pub async fn think(
     state: &AppState,
+    client: Option<IpAddr>,
     root: SearchRoot,
     level: u8,
     time: Duration,
@@ -276,7 +300,7 @@ pub async fn think(
     let pos = root.position;
     let t = state
         .brain
-        .think(root, level, Limits::move_time(time))
+        .think_for(client, root, level, Limits::move_time(time))
         .await?;
     let mut line = Vec::new();
     let mut p = pos;
@@ -305,13 +329,21 @@ pub async fn think(
 /// `POST /api/engine/move {"fen": ..., "level": 5}`: the engine's move and the position after.
 pub async fn engine_move(
     State(state): State<AppState>,
+    Client(client): Client,
     ApiJson(req): ApiJson<EngineRequest>,
 ) -> Result<Json<EngineMoveAnswer>, ApiError> {
     let rules = parse_rules(req.rules.as_deref())?;
     let mut game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(5))?;
     let root = SearchRoot::from_game(&game);
-    let analysis = think(&state, root, level, move_time(req.move_time_ms, 1000)).await?;
+    let analysis = think(
+        &state,
+        client,
+        root,
+        level,
+        move_time(req.move_time_ms, 1000),
+    )
+    .await?;
     if let Some(b) = analysis.best.as_ref() {
         let m = game.position().parse_move(&b.landing)?;
         game.play(&m)?;
@@ -325,6 +357,7 @@ pub async fn engine_move(
 /// `POST /api/analyze {"fen": ..., "move_time_ms": 1000}`: score and best line.
 pub async fn analyze(
     State(state): State<AppState>,
+    Client(client): Client,
     ApiJson(req): ApiJson<EngineRequest>,
 ) -> Result<Json<Analysis>, ApiError> {
     let rules = parse_rules(req.rules.as_deref())?;
@@ -332,7 +365,14 @@ pub async fn analyze(
     let level = check_level(req.level.unwrap_or(10))?;
     let root = SearchRoot::from_game(&game);
     Ok(Json(
-        think(&state, root, level, move_time(req.move_time_ms, 1000)).await?,
+        think(
+            &state,
+            client,
+            root,
+            level,
+            move_time(req.move_time_ms, 1000),
+        )
+        .await?,
     ))
 }
 

@@ -1,6 +1,8 @@
 //! The engine as the web app uses it: searches run on blocking worker threads, never on the
 //! async runtime, a few at a time, and always within a time limit.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -42,6 +44,49 @@ pub struct Brain {
     permits: Arc<Semaphore>,
     engines: Arc<Vec<Mutex<Engine>>>,
     queue_wait: Duration,
+    /// Searches under way per client.
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// Searches one client may have under way at once.
+const SEARCHES_PER_CLIENT: usize = 1;
+
+/// A client's search under way; gives its turn back when dropped.
+struct ClientTurn {
+    clients: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    ip: IpAddr,
+}
+
+impl ClientTurn {
+    fn take(
+        clients: &Arc<Mutex<HashMap<IpAddr, usize>>>,
+        ip: IpAddr,
+    ) -> Result<ClientTurn, ApiError> {
+        let mut map = clients.lock().unwrap_or_else(|p| p.into_inner());
+        let n = map.entry(ip).or_insert(0);
+        if *n >= SEARCHES_PER_CLIENT {
+            return Err(ApiError::Busy(
+                "you already have an engine search under way; wait for it to finish".into(),
+            ));
+        }
+        *n += 1;
+        Ok(ClientTurn {
+            clients: clients.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for ClientTurn {
+    fn drop(&mut self) {
+        let mut map = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = map.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&self.ip);
+            }
+        }
+    }
 }
 
 impl Default for Brain {
@@ -71,7 +116,25 @@ impl Brain {
             permits: Arc::new(Semaphore::new(searches)),
             engines: Arc::new(engines),
             queue_wait,
+            clients: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// Like [`Brain::think`] for a request from `client`: a client may have one search under
+    /// way at a time (queued or running), so that no one holds every engine while others
+    /// wait. The server's own searches (engine moves in games) pass `None`.
+    pub async fn think_for(
+        &self,
+        client: Option<IpAddr>,
+        root: SearchRoot,
+        level: u8,
+        limits: Limits,
+    ) -> Result<Thought, ApiError> {
+        let _turn = match client {
+            Some(ip) => Some(ClientTurn::take(&self.clients, ip)?),
+            None => None,
+        };
+        self.think(root, level, limits).await
     }
 
     /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never

@@ -435,6 +435,7 @@ pub async fn engine(
 /// `POST /api/games/{id}/hint`: the engine's suggestion for the person to move.
 pub async fn hint(
     State(state): State<AppState>,
+    api::Client(client): api::Client,
     ApiPath(id): ApiPath<i64>,
 ) -> Result<Json<Analysis>, ApiError> {
     let slot = state.referee.slot(id).await?;
@@ -453,7 +454,7 @@ pub async fn hint(
         SearchRoot::from_game(&live.game)
     };
     Ok(Json(
-        api::think(&state, root, 10, Duration::from_millis(800)).await?,
+        api::think(&state, client, root, 10, Duration::from_millis(800)).await?,
     ))
 }
 

@@ -40,11 +40,15 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
+use axum::middleware;
 use axum::routing::{get, post};
 use axum::Router;
+use tower::ServiceExt;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub mod api;
 pub mod assets;
@@ -54,11 +58,13 @@ pub mod games;
 pub mod pdn;
 pub mod record;
 pub mod referee;
+pub mod security;
 pub mod store;
 
 pub use brain::Brain;
 pub use error::ApiError;
 pub use referee::Referee;
+pub use security::Security;
 pub use store::Store;
 
 /// Largest request body accepted (a PDN file of many games fits).
@@ -73,6 +79,8 @@ pub struct AppState {
     pub brain: Brain,
     /// The referee of the saved games being played.
     pub referee: Referee,
+    /// Which hosts, sites and tokens may use the server.
+    pub security: Arc<Security>,
 }
 
 impl AppState {
@@ -96,7 +104,14 @@ impl AppState {
             referee: Referee::new(store.clone(), brain.clone()),
             store,
             brain,
+            security: Arc::new(Security::local()),
         }
+    }
+
+    /// The same state under another security policy.
+    pub fn with_security(mut self, security: Security) -> AppState {
+        self.security = Arc::new(security);
+        self
     }
 }
 
@@ -122,18 +137,63 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/flag", post(games::flag))
         .route("/games/{id}/pdn", get(games::export_pdn))
         .fallback(api::not_found);
+    let security = state.security.clone();
     Router::new()
         .nest("/api", api)
         .merge(assets::routes())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
+        .layer(middleware::from_fn_with_state(security, security::guard))
         .with_state(state)
 }
 
+/// Longest a client may take to send a request's headers (also the idle time allowed on a
+/// kept-alive connection before its next request).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest a client may take to send a request's body.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Most connections served at once; more wait in the listen queue. Each costs a file
+/// descriptor, and the usual limit is 1,024.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// Limits on connections, for [`serve_with`].
+#[derive(Clone, Copy, Debug)]
+pub struct ServeOptions {
+    /// Most connections served at once; more wait in the listen queue.
+    pub max_connections: usize,
+    /// Longest a client may take to send a request's headers, and to start its next request
+    /// on a kept-alive connection.
+    pub header_timeout: Duration,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            max_connections: MAX_CONNECTIONS,
+            header_timeout: HEADER_TIMEOUT,
+        }
+    }
+}
+
 /// Serves `router(state)` on `addr` until Ctrl-C; `on_ready` is called with the bound address
-/// (useful when the port is 0).
+/// (useful when the port is 0). Slow clients cannot hold the server: headers must arrive
+/// within [`HEADER_TIMEOUT`], bodies within [`BODY_TIMEOUT`], and at most
+/// [`MAX_CONNECTIONS`] connections are served at once.
 pub async fn serve(
     state: AppState,
     addr: SocketAddr,
+    on_ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    serve_with(state, addr, ServeOptions::default(), on_ready).await
+}
+
+/// [`serve`] with other connection limits.
+pub async fn serve_with(
+    state: AppState,
+    addr: SocketAddr,
+    options: ServeOptions,
     on_ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -145,11 +205,44 @@ pub async fn serve(
         }
     });
     on_ready(listener.local_addr()?);
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+    let app = router(state);
+    let slots = Arc::new(tokio::sync::Semaphore::new(options.max_connections.max(1)));
+    let shutdown = tokio::signal::ctrl_c();
+    tokio::pin!(shutdown);
+    loop {
+        // Wait for a free slot before accepting: extra clients queue in the kernel.
+        let permit = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+        };
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => return Ok(()),
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a little, keep serving.
+                    eprintln!("damasi-web: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let app = app.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(
+                move |mut req: hyper::Request<hyper::body::Incoming>| {
+                    req.extensions_mut().insert(ConnectInfo(peer));
+                    app.clone().oneshot(req)
+                },
+            );
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(options.header_timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let _ = conn.await;
+            drop(permit);
+        });
+    }
 }
 
 /// Longest an engine request may think, whatever the client asks.

@@ -73,11 +73,19 @@ pub fn read(text: &str) -> Result<Read, ApiError> {
         }
         match item {
             Ok(pdn) => out.games.push(row_of(pdn)),
-            Err(e) => out.errors.push(ImportError {
-                game: e.game,
-                line: e.line,
-                message: e.to_string(),
-            }),
+            Err(e) => {
+                // The message without the "line N (game M): " the fields already say.
+                let full = e.to_string();
+                let message = full
+                    .split_once("): ")
+                    .map_or(full.as_str(), |(_, m)| m)
+                    .to_string();
+                out.errors.push(ImportError {
+                    game: e.game,
+                    line: e.line,
+                    message,
+                })
+            }
         }
     }
     Ok(out)

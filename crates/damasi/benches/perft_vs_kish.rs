@@ -4,7 +4,7 @@
 //! Each round runs kish's `Board::perft(DEPTH)`, then damasi on one thread, then damasi on
 //! every core, so the machine's noise hits all three alike; the medians and their ratios are
 //! printed. Note that kish counts routes, damasi counts moves by identity (both are checked
-//! against RULES.md).
+//! against docs/rules.md).
 use std::time::{Duration, Instant};
 
 fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {

@@ -37,8 +37,8 @@ use crate::moves::{Move, MoveList};
 use crate::notation::{MoveError, Notation};
 use crate::position::Position;
 
-/// The rules a game is played under: the federation's rules plus the options RULES.md lists,
-/// all off by default.
+/// The rules a game is played under: the federation's rules plus the options listed in the
+/// rules (docs/rules.md, "Rule-set options"), all off by default.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct RuleSet {
     /// Draw after this many plies in a row without a capture (seed 000 9.4 uses 50).

@@ -5,7 +5,7 @@ use crate::square::Square;
 use std::mem::MaybeUninit;
 
 /// A legal move, identified by its start square, end square and set of captured squares
-/// (RULES.md "Move identity"): two routes that capture the same set and end on the same
+/// (docs/rules.md, "Move identity"): two routes that capture the same set and end on the same
 /// square are the same move. The route itself is recovered by the notation module when needed.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Move {

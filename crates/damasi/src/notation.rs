@@ -1,6 +1,6 @@
 //! Move notation: writing and reading moves.
 //!
-//! Two styles are written (RULES.md, "Notation"):
+//! Two styles are written (docs/rules.md, "Notation"):
 //! - **Landing** notation (seed 000, the default): the start square, then every square the piece
 //!   lands on: `d3-d4` (quiet), `d4xd6`, `b3xd3xd5`, `c7-c8=K`, `c7xc8=K`.
 //! - **Captured**-square notation (the federation's style, seed 001): the start square, then

@@ -7,7 +7,8 @@ use crate::position::Position;
 /// What perft counts as distinct moves.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Counting {
-    /// Moves by identity (from, to, captured set): the numbers of RULES.md's first column.
+    /// Moves by identity (from, to, captured set): the first column of the perft table in
+    /// docs/rules.md.
     #[default]
     Moves,
     /// Routes: a capture reachable by several routes counts once per route (`--paths`).

@@ -1,4 +1,4 @@
-//! End-of-game rules (RULES.md "End of the game"), one named test each, plus undo/redo and
+//! End-of-game rules (docs/rules.md, "End of the game"), one named test each, plus undo/redo and
 //! rule-set names. Every expected outcome is worked out by hand from the position in the
 //! comment next to it.
 

@@ -1,5 +1,5 @@
 //! Move notation: writing both styles, reading every accepted form, and the errors.
-//! Expected texts were written by hand from RULES.md ("Notation") and the positions drawn in
+//! Expected texts were written by hand from docs/rules.md ("Notation") and the positions drawn in
 //! the comments.
 
 use damasi::{Move, MoveError, Notation, Position, Square};

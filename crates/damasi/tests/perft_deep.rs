@@ -1,4 +1,4 @@
-//! Perft beyond the quick start-position test: the deep start-position counts of RULES.md
+//! Perft beyond the quick start-position test: the deep start-position counts of docs/rules.md
 //! (ignored by default; run with `cargo test -p damasi --test perft_deep -- --ignored`), and
 //! small positions whose counts were worked out by hand.
 

@@ -1,4 +1,4 @@
-//! Start-position perft against the table in RULES.md.
+//! Start-position perft against the table in docs/rules.md.
 use damasi::{perft_with, Counting, Position};
 
 #[test]
@@ -28,7 +28,7 @@ fn start_position_depth_7() {
 
 #[test]
 fn parallel_perft_with_more_threads_than_root_moves() {
-    // The start has 8 root moves (RULES.md, depth 1): asking for more threads than that,
+    // The start has 8 root moves (docs/rules.md, depth 1): asking for more threads than that,
     // however many, must neither fail to start threads nor change the count.
     for threads in [9, usize::MAX] {
         assert_eq!(

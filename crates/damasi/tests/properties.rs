@@ -3,7 +3,7 @@
 //! every move written in either notation reads back as itself, perft by moves never exceeds
 //! perft by routes, the bulk move count equals the list length, played moves do what they
 //! say, and the legal moves and routes agree with a slow reference generator written here
-//! straight from RULES.md.
+//! straight from docs/rules.md.
 
 use std::collections::BTreeSet;
 

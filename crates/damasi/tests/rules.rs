@@ -1,4 +1,5 @@
-//! One named test per rule of RULES.md ("Moves", "Captures", "Move identity").
+//! One named test per rule of docs/rules.md ("Men", "Kings", "Captures", "Promotion",
+//! "Move identity").
 //!
 //! Every expected move list was worked out by hand from the rules on the position drawn in the
 //! comment above it. Moves are compared by identity (from, to, captured set), written

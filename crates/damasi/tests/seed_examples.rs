@@ -1,7 +1,7 @@
-//! The worked examples of the rule sources in /work/shared/seeds:
+//! The worked examples of the rule sources (the seeds listed in docs/rules.md, "Sources"):
 //! - seed 001 (the Turkish federation's text, Atila Zeybek), Examples 1 to 10. The seed's
 //!   diagrams are lost; each position below is built to match its text, and the expected moves
-//!   were worked out by hand from the text and RULES.md.
+//!   were worked out by hand from the text and docs/rules.md.
 //! - seed 000 section 10, the notation examples, each read and written in a position where it
 //!   is legal.
 

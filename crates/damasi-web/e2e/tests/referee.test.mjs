@@ -51,7 +51,7 @@ test("a reload mid-game keeps the clocks running and true", async () => {
   const after = await shownClocks();
   assert.equal(after.running, first.running, "the same side's clock runs after the reload");
   assert.ok(after[first.running] < before[first.running], `${after[first.running]} < ${before[first.running]}`);
-  assert.ok(after[first.running] > before[first.running] - 5000, "the reload did not lose time");
+  assert.ok(after[first.running] > before[first.running] - 10000, "the reload did not cost more time than it took");
   assert.equal(after[idle], before[idle], "the other clock is unchanged");
   // It keeps going down.
   await page.waitForFunction(([id, ms]) => Number(document.getElementById(id).dataset.ms) < ms,
@@ -64,7 +64,7 @@ test("a reload mid-game keeps the clocks running and true", async () => {
     await second.goto(page.url());
     await second.waitForFunction(() => game && document.querySelector(".clock.running"));
     const [a, b] = [await shownClocks(), await shownClocks(second)];
-    assert.ok(Math.abs(a[first.running] - b[first.running]) < 1500, `${a[first.running]} vs ${b[first.running]}`);
+    assert.ok(Math.abs(a[first.running] - b[first.running]) < 2500, `${a[first.running]} vs ${b[first.running]}`);
     assert.equal(a[idle], b[idle]);
     const m = await page.evaluate(() => game.legal[0]);
     await clickMove(page, m.from, m.to);

@@ -1,0 +1,272 @@
+//! What keeps other web sites and other machines from using the server on a player's behalf:
+//!
+//! - **Host check** (DNS rebinding): a request must name a host the server answers to (the
+//!   localhost names, an IP address, and the `--allowed-host` names), or it is refused
+//!   before any handler runs.
+//! - **Cross-site requests** (CSRF): a request that changes anything (any method but `GET`,
+//!   `HEAD`, `OPTIONS`) is refused when the browser says it comes from another site
+//!   (`Sec-Fetch-Site`) or its `Origin` is not this server; a body must be JSON, which a
+//!   page on another site cannot send without the browser asking first.
+//! - **Access token**: when the server is open to a network, changes need the token printed at
+//!   start (`Authorization: Bearer TOKEN`, or the cookie set by opening the printed link);
+//!   viewing stays open.
+//! - **Security headers** on every answer: a Content-Security-Policy that allows only the
+//!   server's own scripts and no framing, `nosniff`, no referrer.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+/// The policy of one server.
+#[derive(Clone, Debug)]
+pub struct Security {
+    /// Host names (lower case, without port) the server answers to.
+    allowed_hosts: HashSet<String>,
+    /// The token changes need, when the server is open to a network.
+    token: Option<String>,
+}
+
+/// The cookie that carries the access token for the page.
+pub const TOKEN_COOKIE: &str = "damasi_token";
+
+impl Default for Security {
+    fn default() -> Self {
+        Security::local()
+    }
+}
+
+impl Security {
+    /// A server for this machine only: localhost names, no token.
+    pub fn local() -> Security {
+        let allowed_hosts = ["localhost", "127.0.0.1", "[::1]", "::1"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        Security {
+            allowed_hosts,
+            token: None,
+        }
+    }
+
+    /// Also answers to `host` (a name or an address, with or without a port).
+    pub fn allow_host(mut self, host: &str) -> Security {
+        self.allowed_hosts.insert(host_name(host));
+        self
+    }
+
+    /// Changes need `token`.
+    pub fn with_token(mut self, token: impl Into<String>) -> Security {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The token changes need, if any.
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Localhost names, the `--allowed-host` names, and any address written as an IP: DNS
+    /// rebinding needs a name the attacker controls, so an address cannot be one.
+    fn host_allowed(&self, host: &str) -> bool {
+        let name = host_name(host);
+        let literal = name.trim_start_matches('[').trim_end_matches(']');
+        self.allowed_hosts.contains(&name) || literal.parse::<std::net::IpAddr>().is_ok()
+    }
+}
+
+/// The host name of a `Host` header or an origin's authority: lower case, port removed
+/// (`[::1]:8080` -> `[::1]`, `Example.org:80` -> `example.org`).
+fn host_name(authority: &str) -> String {
+    let a = authority.trim().to_ascii_lowercase();
+    if a.starts_with('[') {
+        return match a.find(']') {
+            Some(end) => a[..=end].to_string(),
+            None => a,
+        };
+    }
+    match a.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') && port.chars().all(|c| c.is_ascii_digit()) => {
+            name.to_string()
+        }
+        _ => a,
+    }
+}
+
+fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
+    (status, Json(json!({ "error": message, "code": code }))).into_response()
+}
+
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Whether a request that changes something comes from this server's own pages (or from a
+/// program that is not a browser, which sends neither header).
+fn same_site(headers: &HeaderMap) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        if site != "same-origin" && site != "none" {
+            return false;
+        }
+    }
+    match header_str(headers, header::ORIGIN) {
+        None => true,
+        Some(origin) => {
+            let authority = origin
+                .split_once("://")
+                .map_or(origin, |(_, rest)| rest)
+                .trim_end_matches('/');
+            match header_str(headers, header::HOST) {
+                Some(host) => authority.eq_ignore_ascii_case(host.trim()),
+                None => false,
+            }
+        }
+    }
+}
+
+fn has_body(headers: &HeaderMap) -> bool {
+    let length = header_str(headers, header::CONTENT_LENGTH)
+        .and_then(|l| l.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    length > 0 || headers.contains_key(header::TRANSFER_ENCODING)
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    header_str(headers, header::CONTENT_TYPE).is_some_and(|t| {
+        let mime = t.split(';').next().unwrap_or("").trim();
+        mime.eq_ignore_ascii_case("application/json")
+    })
+}
+
+fn token_given(headers: &HeaderMap, token: &str) -> bool {
+    let bearer = header_str(headers, header::AUTHORIZATION)
+        .and_then(|a| a.strip_prefix("Bearer "))
+        .is_some_and(|t| constant_time_eq(t.trim().as_bytes(), token.as_bytes()));
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|c| c.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .any(|(k, v)| k == TOKEN_COOKIE && constant_time_eq(v.as_bytes(), token.as_bytes()));
+    bearer || cookie
+}
+
+/// Compares without stopping at the first difference, so the time taken does not tell how
+/// much of a guessed token was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The middleware: checks the host, cross-site changes and the token, then adds the security
+/// headers to the answer.
+pub async fn guard(State(policy): State<Arc<Security>>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    if let Some(host) = header_str(headers, header::HOST) {
+        if !policy.host_allowed(host) {
+            return with_headers(refuse(
+                StatusCode::MISDIRECTED_REQUEST,
+                "host-not-allowed",
+                "this server does not answer to that host name (start it with --allowed-host NAME)",
+            ));
+        }
+    }
+    let changes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    if changes {
+        if !same_site(headers) {
+            return with_headers(refuse(
+                StatusCode::FORBIDDEN,
+                "cross-site",
+                "requests from other web sites may not change anything here",
+            ));
+        }
+        let typed = headers.contains_key(header::CONTENT_TYPE);
+        if (typed || has_body(headers)) && !is_json(headers) {
+            return with_headers(refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "bad-request",
+                "the request body must be JSON (Content-Type: application/json)",
+            ));
+        }
+        if let Some(token) = policy.token() {
+            if !token_given(headers, token) {
+                return with_headers(refuse(
+                    StatusCode::UNAUTHORIZED,
+                    "token-required",
+                    "this server is open to the network: changes need its access token \
+                     (open the link it printed at start, or send Authorization: Bearer TOKEN)",
+                ));
+            }
+        }
+    }
+    // The printed link `/?token=T` sets the cookie and drops the token from the address bar.
+    if let (Some(token), Some(query)) = (policy.token(), req.uri().query()) {
+        let given = query
+            .split('&')
+            .filter_map(|p| p.split_once('='))
+            .find(|(k, _)| *k == "token")
+            .map(|(_, v)| v);
+        if let Some(given) = given {
+            if constant_time_eq(given.as_bytes(), token.as_bytes()) {
+                let cookie = format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
+                let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
+                if let Ok(v) = HeaderValue::from_str(&cookie) {
+                    res.headers_mut().insert(header::SET_COOKIE, v);
+                }
+                return with_headers(res);
+            }
+        }
+    }
+    with_headers(next.run(req).await)
+}
+
+/// The page's policy: its own scripts (and WebAssembly), styles, images and connections only;
+/// never inside a frame.
+const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+    worker-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; \
+    form-action 'self'; object-src 'none'";
+
+fn with_headers(mut res: Response) -> Response {
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_lose_their_port() {
+        assert_eq!(host_name("LocalHost:8080"), "localhost");
+        assert_eq!(host_name("[::1]:8080"), "[::1]");
+        assert_eq!(host_name("192.168.1.5"), "192.168.1.5");
+        assert_eq!(host_name("example.org:x"), "example.org:x");
+    }
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+}

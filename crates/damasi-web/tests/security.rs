@@ -1,0 +1,336 @@
+//! Requests from other sites, other host names, other machines and slow or greedy clients:
+//! through the router for the header checks, and through real sockets for the connection
+//! limits and the engine's fair sharing.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, Method, Request, StatusCode};
+use axum::Router;
+use damasi_web::{router, serve_with, AppState, Security, ServeOptions};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tower::ServiceExt;
+
+struct Reply {
+    status: StatusCode,
+    headers: axum::http::HeaderMap,
+    json: Value,
+}
+
+async fn send(app: &Router, req: Request<Body>) -> Reply {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let bytes = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+    Reply {
+        status,
+        headers,
+        json: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    }
+}
+
+fn request(method: Method, uri: &str) -> axum::http::request::Builder {
+    Request::builder()
+        .method(method)
+        .uri(uri)
+        .header(header::HOST, "127.0.0.1:8080")
+}
+
+async fn new_game(app: &Router) -> i64 {
+    let r = send(
+        app,
+        request(Method::POST, "/api/games")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from("{}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.json);
+    r.json["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn only_known_host_names_are_served() {
+    let app =
+        router(AppState::in_memory().with_security(Security::local().allow_host("dama.club")));
+    for host in [
+        "localhost:8080",
+        "127.0.0.1",
+        "[::1]:8080",
+        "192.168.1.20:8080",
+        "dama.club",
+    ] {
+        let r = send(
+            &app,
+            Request::builder()
+                .uri("/api/games")
+                .header(header::HOST, host)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{host}");
+    }
+    // A rebinding attacker's name is refused before anything is listed or deleted.
+    for (method, uri) in [
+        (Method::GET, "/api/games"),
+        (Method::DELETE, "/api/games/1"),
+        (Method::GET, "/"),
+    ] {
+        let r = send(
+            &app,
+            Request::builder()
+                .method(method)
+                .uri(uri)
+                .header(header::HOST, "attacker.example")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::MISDIRECTED_REQUEST, "{uri}");
+        assert_eq!(r.json["code"], "host-not-allowed");
+    }
+}
+
+#[tokio::test]
+async fn cross_site_requests_change_nothing() {
+    let app = router(AppState::in_memory());
+    let id = new_game(&app).await;
+    let uri = format!("/api/games/{id}/takeback");
+    // A "simple" cross-site form post: text/plain, no preflight.
+    let r = send(
+        &app,
+        request(Method::POST, &uri)
+            .header(header::CONTENT_TYPE, "text/plain")
+            .body(Body::from("{\"side\":\"white\"}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{}", r.json);
+    // Another origin, or a browser saying cross-site: refused whatever the body.
+    for (name, value) in [
+        ("origin", "http://evil.example"),
+        ("sec-fetch-site", "cross-site"),
+        ("sec-fetch-site", "same-site"),
+    ] {
+        let r = send(
+            &app,
+            request(Method::DELETE, &format!("/api/games/{id}"))
+                .header(name, value)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{name}: {value}");
+        assert_eq!(r.json["code"], "cross-site");
+    }
+    // The page itself (same origin) and programs that are not browsers may.
+    let r = send(
+        &app,
+        request(Method::POST, &format!("/api/games/{id}/move"))
+            .header(header::CONTENT_TYPE, "application/json")
+            .header("origin", "http://127.0.0.1:8080")
+            .header("sec-fetch-site", "same-origin")
+            .body(Body::from("{\"move\":\"d3-d4\"}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.json);
+    let r = send(
+        &app,
+        request(Method::DELETE, &format!("/api/games/{id}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
+async fn a_server_open_to_the_network_needs_its_token_for_changes() {
+    let app = router(AppState::in_memory().with_security(Security::local().with_token("s3cret")));
+    // Viewing is open.
+    let r = send(
+        &app,
+        request(Method::GET, "/api/games")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    // Changes are not.
+    let r = send(
+        &app,
+        request(Method::POST, "/api/games")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from("{}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.json["code"], "token-required");
+    let r = send(
+        &app,
+        request(Method::POST, "/api/games")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::AUTHORIZATION, "Bearer wrong")
+            .body(Body::from("{}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let r = send(
+        &app,
+        request(Method::POST, "/api/games")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::AUTHORIZATION, "Bearer s3cret")
+            .body(Body::from("{}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    // The printed link sets a cookie the page then sends by itself.
+    let r = send(
+        &app,
+        request(Method::GET, "/?token=s3cret")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    let cookie = r.headers[header::SET_COOKIE].to_str().unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap();
+    let r = send(
+        &app,
+        request(Method::POST, "/api/games")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::COOKIE, pair)
+            .body(Body::from("{}"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let app = router(AppState::in_memory());
+    for uri in ["/", "/app.js", "/api/games", "/api/nothing"] {
+        let r = send(&app, request(Method::GET, uri).body(Body::empty()).unwrap()).await;
+        let csp = r.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{uri}: {csp}");
+        assert!(csp.contains("default-src 'self'"), "{uri}: {csp}");
+        assert_eq!(r.headers[header::X_FRAME_OPTIONS], "DENY");
+        assert_eq!(r.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    }
+}
+
+/// Starts a real server on a free port with `options`.
+async fn start(options: ServeOptions) -> SocketAddr {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let _ = serve_with(
+            AppState::in_memory(),
+            "127.0.0.1:0".parse().unwrap(),
+            options,
+            move |addr| {
+                let _ = tx.send(addr);
+            },
+        )
+        .await;
+    });
+    rx.await.unwrap()
+}
+
+/// A whole request over a new connection; the status code of the answer.
+async fn http_get(addr: SocketAddr, path: &str) -> u16 {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8_lossy(&out);
+    text.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+async fn post_json(addr: SocketAddr, path: &str, body: &Value) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let body = body.to_string();
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (code, text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_sent_requests_cannot_hold_the_server() {
+    let addr = start(ServeOptions {
+        max_connections: 16,
+        header_timeout: Duration::from_millis(800),
+    })
+    .await;
+    // Three times as many clients as connection slots, each sending half a request line and
+    // then nothing.
+    let mut slow = Vec::new();
+    for _ in 0..48 {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET /api/health HTTP/1.1\r\nHost: 127")
+            .await
+            .unwrap();
+        slow.push(s);
+    }
+    // A real client still gets its answer once the slow ones time out.
+    let t = Instant::now();
+    assert_eq!(http_get(addr, "/api/health").await, 200);
+    assert!(t.elapsed() < Duration::from_secs(20));
+    // The server closed the slow connections (a read sees the end, or an error).
+    let mut s = slow.pop().unwrap();
+    let mut buf = [0u8; 256];
+    let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut buf))
+        .await
+        .expect("the server closes a half-sent request")
+        .unwrap_or(0);
+    let text = String::from_utf8_lossy(&buf[..n]);
+    assert!(n == 0 || text.starts_with("HTTP/1.1 408"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_hold_every_engine() {
+    let addr = start(ServeOptions::default()).await;
+    // A long analysis is capped, and a second one from the same client is refused at once
+    // instead of taking the other engine.
+    let long = json!({"move_time_ms": 60_000});
+    let first = tokio::spawn(async move { post_json(addr, "/api/analyze", &long).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let t = Instant::now();
+    let (code, text) = post_json(addr, "/api/analyze", &json!({"move_time_ms": 100})).await;
+    assert_eq!(code, 503, "{text}");
+    assert!(text.contains("engine-busy"), "{text}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+    // The first one ends within the cap (10 s), not after the minute it asked for.
+    let (code, text) = tokio::time::timeout(Duration::from_secs(20), first)
+        .await
+        .expect("the analysis is capped")
+        .unwrap();
+    assert_eq!(code, 200, "{text}");
+}
