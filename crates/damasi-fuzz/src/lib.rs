@@ -314,17 +314,21 @@ fn web_app() -> &'static (tokio::runtime::Runtime, axum::Router) {
 /// Methods the [`web_api`] target chooses from (by the input's first byte).
 const METHODS: [&str; 7] = ["GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"];
 
-/// The web app's router, without sockets: the first byte chooses the method and the
-/// Content-Type (JSON, text or none), the text up to the first line break is the path and
-/// query (`/api/` is put in front of a path not starting with `/`), the rest is the body. A
-/// request runs at most 2 seconds (then it is dropped, which stops its search); it must not
-/// panic, and an answer under `/api/` is JSON.
+/// The web app's router, without sockets: the first byte chooses the method, the
+/// Content-Type (JSON, text or none) and where the request says it comes from (this
+/// machine, another site by `Origin` or `Sec-Fetch-Site`, another host name); the text up to
+/// the first line break is the path and query (`/api/` is put in front of a path not starting
+/// with `/`), the rest is the body. A request runs at most 2 seconds (then it is dropped,
+/// which stops its search). It must not panic or fail with 500; an answer under `/api/` is
+/// JSON; another host name is refused (421), and so is a change from another site or with a
+/// text body.
 pub fn web_api(data: &[u8]) {
     let Some((&first, rest)) = data.split_first() else {
         return;
     };
-    let method = METHODS[usize::from(first) % METHODS.len()];
-    let content_type = match (first / 8) % 3 {
+    // Bits 0-2: the method; bits 3-4: the Content-Type; bits 5-7: the origin.
+    let method = METHODS[usize::from(first & 7) % METHODS.len()];
+    let content_type = match (first >> 3) & 3 {
         0 => Some("application/json"),
         1 => Some("text/plain"),
         _ => None,
@@ -337,10 +341,24 @@ pub fn web_api(data: &[u8]) {
     } else {
         format!("/api/{path}")
     };
+    let (host, extra) = match first >> 5 {
+        1 => ("127.0.0.1:8080", Some(("origin", "http://evil.example"))),
+        2 => ("127.0.0.1:8080", Some(("origin", "http://127.0.0.1:8080"))),
+        3 => ("127.0.0.1:8080", Some(("sec-fetch-site", "cross-site"))),
+        4 => ("attacker.example", None),
+        5 => ("localhost", Some(("sec-fetch-site", "same-origin"))),
+        _ => ("127.0.0.1:8080", None),
+    };
+    let foreign_host = host == "attacker.example";
+    let cross_site = matches!(first >> 5, 1 | 3);
+    let changes = !matches!(method, "GET" | "HEAD" | "OPTIONS");
     let mut request = axum::http::Request::builder()
         .method(method)
         .uri(&uri)
-        .header("host", "127.0.0.1:8080");
+        .header("host", host);
+    if let Some((name, value)) = extra {
+        request = request.header(name, value);
+    }
     if let Some(t) = content_type {
         request = request.header("content-type", t);
     }
@@ -370,6 +388,18 @@ pub fn web_api(data: &[u8]) {
         let api = path.len() > 5 && path.starts_with("/api/");
         if api && method != "HEAD" && !body.is_empty() {
             assert!(json, "{method} {uri}: {status} not JSON");
+        }
+        // Another host name (DNS rebinding) gets nothing; a change from another site, or
+        // with a body that is not JSON, is refused.
+        if foreign_host {
+            assert_eq!(
+                status,
+                axum::http::StatusCode::MISDIRECTED_REQUEST,
+                "{method} {uri}"
+            );
+        }
+        if changes && (cross_site || content_type == Some("text/plain")) {
+            assert!(status.is_client_error(), "{method} {uri}: {status}");
         }
         assert!(
             status != axum::http::StatusCode::INTERNAL_SERVER_ERROR,
