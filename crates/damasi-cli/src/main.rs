@@ -6,6 +6,7 @@ mod engine_cmds;
 mod play_cmd;
 mod rules_cmds;
 mod serve_cmd;
+mod site_cmd;
 
 /// Turkish draughts (Dama): play, analyse, and test the rules.
 #[derive(Parser)]
@@ -35,6 +36,8 @@ enum Command {
     Bench(engine_cmds::BenchArgs),
     /// Play engine against engine and test the result statistically (SPRT).
     Match(engine_cmds::MatchArgs),
+    /// Write the offline page (engine in WebAssembly, games in the browser) as static files.
+    ExportSite(site_cmd::ExportSiteArgs),
 }
 
 fn main() {
@@ -50,6 +53,7 @@ fn main() {
         Some(Command::Analyze(a)) => engine_cmds::analyze(a),
         Some(Command::Bench(a)) => engine_cmds::bench(a),
         Some(Command::Match(a)) => engine_cmds::run_match(a),
+        Some(Command::ExportSite(a)) => site_cmd::export_site(a),
     };
     if let Err(e) = result {
         eprintln!("damasi: error: {e:#}");

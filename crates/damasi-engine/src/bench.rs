@@ -2,7 +2,9 @@
 //! node count identifies the search's behaviour; record it when the search changes.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use damasi::Position;
 

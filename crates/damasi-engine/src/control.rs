@@ -1,7 +1,9 @@
 //! Stopping a search from another thread, and turning a ponder search into a timed one.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 /// Shared between the searching thread and whoever may stop it (wrap it in an `Arc`).
 /// Use one control per search.

@@ -28,7 +28,9 @@ use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 use damasi::{Move, Position};
@@ -494,7 +496,7 @@ fn parse_seconds(name: &str, text: &str) -> Result<Duration, String> {
 }
 
 /// Reads a `level` line into search limits. A `level` line replaces all earlier limits.
-fn parse_limits(line: &Line) -> Result<Limits, String> {
+pub fn parse_limits(line: &Line) -> Result<Limits, String> {
     let mut limits = Limits::default();
     let number = |name: &str| -> Result<Option<u64>, String> {
         line.get(name)
@@ -539,7 +541,7 @@ fn parse_limits(line: &Line) -> Result<Limits, String> {
 }
 
 /// The search root for `pos pos=.. moves=".."`.
-fn build_root(text: &str, moves: &str, rules: RuleSet) -> Result<SearchRoot, String> {
+pub fn build_root(text: &str, moves: &str, rules: RuleSet) -> Result<SearchRoot, String> {
     let start = read_hub_position(text).map_err(|e| format!("bad position: {e}"))?;
     let mut pos: Position = start;
     let mut played: Vec<Move> = Vec::new();
@@ -565,7 +567,8 @@ pub fn score_text(score: Score) -> String {
     format!("{sign}{}.{:02}", centi.abs() / 100, centi.abs() % 100)
 }
 
-fn info_line(info: &Info) -> Line {
+/// The `info` line reporting a search's progress.
+pub fn info_line(info: &Info) -> Line {
     let pv: Vec<String> = info.pv.iter().map(write_hub_move).collect();
     let secs = info.time.as_secs_f64();
     Line::new("info")
@@ -579,7 +582,8 @@ fn info_line(info: &Info) -> Line {
         .arg("pv", pv.join(" "))
 }
 
-fn done_line(best: Option<&Move>, ponder: Option<&Move>) -> Line {
+/// The `done` line ending a search, with the move to play and the expected reply.
+pub fn done_line(best: Option<&Move>, ponder: Option<&Move>) -> Line {
     let mut line = Line::new("done");
     if let Some(m) = best {
         line = line.arg("move", write_hub_move(m));

@@ -41,6 +41,7 @@
 //! opening sets and Texel tuning live in the `damasi-tools` crate.
 
 pub mod bench;
+mod clock;
 mod control;
 pub mod eval;
 pub mod hub;

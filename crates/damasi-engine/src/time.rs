@@ -2,7 +2,9 @@
 //! `move_time`, `depth`, `nodes` and `infinite`, with a safety margin so that the engine never
 //! loses on time.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Instant;
 
 /// A player's clock.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]

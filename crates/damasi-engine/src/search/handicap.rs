@@ -25,8 +25,8 @@ impl Rng {
 /// of the move to play.
 pub(super) fn pick_handicapped(moves: &[RootMove], lines: usize, level: Level, key: u64) -> usize {
     let seed = key
-        ^ std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        ^ crate::clock::SystemTime::now()
+            .duration_since(crate::clock::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
         | 1;
     let mut rng = Rng(seed);

@@ -2,9 +2,11 @@
 //! the launch of the helper threads: the body of [`crate::Engine::search`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use damasi::{Move, Position};
+
+use crate::clock::Instant;
 
 use super::draw::no_move_score;
 use super::handicap::pick_handicapped;

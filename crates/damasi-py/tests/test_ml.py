@@ -1,0 +1,168 @@
+"""Board planes, the action space and its mask, VecGames, self-play data."""
+
+import random
+
+import numpy as np
+import pytest
+
+import damasi
+
+FILES = "abcdefgh"
+
+
+def view_index(square, turn):
+    """The square's index from the side to move's view (ranks reversed for Black)."""
+    file, rank = FILES.index(square[0]), int(square[1]) - 1
+    if turn == "black":
+        rank = 7 - rank
+    return rank * 8 + file
+
+
+def random_positions(games=30, seed=11, max_plies=200):
+    rng = random.Random(seed)
+    for _ in range(games):
+        pos = damasi.Position()
+        for _ in range(max_plies):
+            yield pos
+            moves = pos.legal_moves()
+            if not moves or pos.outcome() is not None:
+                break
+            pos = pos.play(rng.choice(moves))
+
+
+def test_planes_show_the_pieces_from_the_side_to_move():
+    pos = damasi.Position("B:Wd4,Kh1:Bc6,Ka8")
+    planes = pos.planes()
+    assert planes.shape == (4, 8, 8) and planes.dtype == np.float32
+    # Black to move: own man c6 -> row 7-5 = 2, file 2; own king a8 -> row 0, file 0;
+    # White man d4 -> row 4, file 3; White king h1 -> row 7, file 7.
+    expected = np.zeros((4, 8, 8), dtype=np.float32)
+    expected[0, 2, 2] = 1
+    expected[1, 0, 0] = 1
+    expected[2, 4, 3] = 1
+    expected[3, 7, 7] = 1
+    assert np.array_equal(planes, expected)
+    # The start position looks the same to both sides (the setup is symmetric).
+    start = damasi.Position()
+    assert np.array_equal(start.planes(), start.with_turn("black").planes())
+
+
+def test_mask_equals_the_legal_moves_over_random_games():
+    checked = 0
+    for pos in random_positions():
+        mask = pos.action_mask()
+        assert mask.shape == (4096,) and mask.dtype == np.bool_
+        moves = pos.legal_moves()
+        expected = {
+            view_index(m.from_square, pos.turn) * 64 + view_index(m.to_square, pos.turn)
+            for m in moves
+        }
+        assert set(np.flatnonzero(mask).tolist()) == expected
+        for a in expected:
+            m = pos.action_to_move(a)
+            assert m in moves
+            assert m.action == a
+        checked += 1
+    assert checked > 500
+
+
+def test_illegal_actions_are_refused():
+    pos = damasi.Position()
+    legal = set(np.flatnonzero(pos.action_mask()).tolist())
+    illegal = next(a for a in range(4096) if a not in legal)
+    with pytest.raises(damasi.MoveError, match="not legal"):
+        pos.action_to_move(illegal)
+    with pytest.raises(damasi.MoveError):
+        pos.action_to_move(-1)
+    with pytest.raises(damasi.MoveError):
+        pos.action_to_move(4096)
+
+
+def test_captures_sharing_from_and_to_take_the_smallest_captured_set():
+    # The king on h6 can take d6, c4, e1 or d6, b4, e1 and land on f1, g1 or h1 either way:
+    # two moves per landing square, one action each.
+    pos = damasi.Position("W:WKh6:Bc4,d6,b4,Ke1,Kg8,g7,Ke7")
+    moves = pos.legal_moves()
+    assert len(moves) == 6
+    assert int(pos.action_mask().sum()) == 3
+    for to in ["f1", "g1", "h1"]:
+        pair = [m for m in moves if m.to_square == to]
+        assert len(pair) == 2
+        small = min(pair, key=lambda m: m.captured_mask)
+        large = max(pair, key=lambda m: m.captured_mask)
+        assert sorted(small.captured) == ["b4", "d6", "e1"]  # b4 has a lower index than c4
+        a = view_index("h6", "white") * 64 + view_index(to, "white")
+        assert small.action == a
+        assert pos.action_to_move(a) == small
+        with pytest.raises(damasi.MoveError, match="no action"):
+            pos.move_to_action(large)
+
+
+def test_vec_games_step_in_rust_and_reset_at_the_end():
+    n = 8
+    games = damasi.VecGames(n, max_plies=300, seed=5)
+    assert len(games) == n
+    obs = games.reset()
+    assert obs.shape == (n, 4, 8, 8)
+    assert np.array_equal(obs[0], damasi.Position().planes())
+    finished = 0
+    for _ in range(400):
+        masks = games.action_masks()
+        actions = games.random_actions()
+        assert masks[np.arange(n), actions].all()
+        before = games.positions()
+        obs, rewards, terminated, truncated = games.step(actions)
+        after = games.positions()
+        for i in range(n):
+            if terminated[i] or truncated[i]:
+                finished += 1
+                assert after[i] == damasi.Position()
+                assert games.last_outcomes()[i] in (-1, 0, 1)
+            else:
+                assert rewards[i] == 0
+                assert after[i] == before[i].play(int(actions[i]))
+                assert np.array_equal(obs[i], after[i].planes())
+            if terminated[i] and rewards[i] != 0:
+                # The mover won: its winner code matches the colour that moved.
+                assert games.last_outcomes()[i] == (1 if before[i].turn == "white" else -1)
+    assert finished > 0
+
+
+def test_vec_games_refuse_bad_actions_and_change_nothing():
+    games = damasi.VecGames(2)
+    ok = games.random_actions()
+    with pytest.raises(damasi.MoveError, match="game 1"):
+        games.step([int(ok[0]), 0])
+    assert games.positions() == [damasi.Position(), damasi.Position()]
+    with pytest.raises(ValueError):
+        games.step([int(ok[0])])
+    with pytest.raises(ValueError):
+        damasi.VecGames(0)
+
+
+def test_selfplay_data(tmp_path):
+    data = damasi.selfplay(2, nodes=300, random_plies=4, max_plies=120, seed=1)
+    m = len(data["fens"])
+    assert m > 20
+    assert data["planes"].shape == (m, 4, 8, 8)
+    for key in ["scores", "actions", "results", "games", "plies"]:
+        assert data[key].shape == (m,)
+    assert set(np.unique(data["games"]).tolist()) == {0, 1}
+    assert data["plies"].min() >= 4
+    for i in range(0, m, 7):
+        pos = damasi.Position(data["fens"][i])
+        assert np.array_equal(data["planes"][i], pos.planes())
+        assert pos.action_mask()[data["actions"][i]] or data["actions"][i] == -1
+    # Results are per side to move: within a decided game, the two sides have opposite signs.
+    for g in (0, 1):
+        rows = np.flatnonzero(data["games"] == g)
+        results = data["results"][rows]
+        turns = [damasi.Position(data["fens"][i]).turn for i in rows]
+        white = {r for r, t in zip(results, turns) if t == "white"}
+        black = {r for r, t in zip(results, turns) if t == "black"}
+        assert len(white) == 1 and len(black) == 1 and white.pop() == -black.pop()
+    path = tmp_path / "selfplay.npz"
+    damasi.save_selfplay(path, data)
+    loaded = np.load(path)
+    assert np.array_equal(loaded["planes"], data["planes"])
+    assert list(loaded["fens"]) == data["fens"]

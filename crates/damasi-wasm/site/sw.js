@@ -1,0 +1,34 @@
+// Service worker: keeps every file of the site in a cache when it is installed and answers
+// from that cache first, so the page loads and plays with no network. A new CACHE name (a new
+// site export) replaces the old cache.
+const CACHE = "damasi-offline-v1";
+const FILES = [
+  "./",
+  "index.html",
+  "offline.css",
+  "offline.js",
+  "worker.js",
+  "damasi_wasm.js",
+  "damasi_wasm_bg.wasm",
+  "manifest.webmanifest",
+  "icon.svg",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  if (event.request.method !== "GET") return;
+  event.respondWith(
+    caches.match(event.request, { ignoreSearch: true }).then((hit) => hit || fetch(event.request)),
+  );
+});

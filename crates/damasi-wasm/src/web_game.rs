@@ -1,0 +1,256 @@
+//! A game for the offline page: the page holds no rules, it asks this for the board, the legal
+//! moves, the result and the record. Exported to JavaScript as `Game`; results are plain
+//! strings (JSON where there is structure), errors are messages.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use damasi::hub::{parse_hub_move, write_hub_move, write_hub_position};
+use damasi::pdn::{self, PdnGame};
+use damasi::{Game, Notation, Position};
+
+/// A game: start position, moves, draw rules, PDN.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = Game))]
+pub struct WebGame {
+    record: PdnGame,
+}
+
+impl Default for WebGame {
+    fn default() -> Self {
+        WebGame::new()
+    }
+}
+
+/// `text` as a JSON string literal.
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON array of strings.
+fn json_strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    let parts: Vec<String> = items.into_iter().map(|s| json_string(s.as_ref())).collect();
+    format!("[{}]", parts.join(","))
+}
+
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_class = Game))]
+impl WebGame {
+    /// A game from the start position.
+    #[cfg_attr(target_arch = "wasm32", wasm_bindgen(constructor))]
+    pub fn new() -> WebGame {
+        WebGame {
+            record: PdnGame::new(Game::new()),
+        }
+    }
+
+    /// A game from a FEN; the error says what is wrong with it.
+    pub fn from_fen(fen: &str) -> Result<WebGame, String> {
+        let pos = Position::from_fen(fen).map_err(|e| e.to_string())?;
+        Ok(WebGame {
+            record: PdnGame::new(Game::from_position(pos, Default::default())),
+        })
+    }
+
+    /// The first game of a PDN text; the error names the line.
+    pub fn from_pdn(text: &str) -> Result<WebGame, String> {
+        let record = pdn::read_game(text).map_err(|e| e.to_string())?;
+        Ok(WebGame { record })
+    }
+
+    /// The game as PDN (landing notation).
+    pub fn pdn(&self) -> String {
+        pdn::write_game(&self.record, Notation::Landing)
+    }
+
+    /// Sets a PDN tag (`White`, `Black`, `Date`, ...).
+    pub fn set_tag(&mut self, name: &str, value: &str) {
+        self.record.set_tag(name, value);
+    }
+
+    /// The current position as a FEN.
+    pub fn fen(&self) -> String {
+        self.record.game.position().to_fen()
+    }
+
+    /// The current position as a Hub position string: side to move, then 64 squares from a8
+    /// to h1 (`w`/`b` men, `W`/`B` kings, `e` empty). The page draws the board from it.
+    pub fn board(&self) -> String {
+        write_hub_position(self.record.game.position())
+    }
+
+    /// The start position as a Hub position string (for the engine's `pos` line).
+    pub fn start_board(&self) -> String {
+        write_hub_position(self.record.game.initial_position())
+    }
+
+    /// The moves played in Hub notation, separated by spaces (for the engine's `moves=`).
+    pub fn hub_moves(&self) -> String {
+        let moves: Vec<String> = self
+            .record
+            .game
+            .history()
+            .iter()
+            .map(write_hub_move)
+            .collect();
+        moves.join(" ")
+    }
+
+    /// The moves played in landing notation, as a JSON array.
+    pub fn history(&self) -> String {
+        let g = &self.record.game;
+        json_strings(g.history().iter().enumerate().map(|(ply, m)| {
+            g.position_at(ply)
+                .expect("a position before every move")
+                .write_move(m, Notation::Landing)
+        }))
+    }
+
+    /// `white` or `black`.
+    pub fn turn(&self) -> String {
+        self.record
+            .game
+            .position()
+            .side_to_move()
+            .name()
+            .to_string()
+    }
+
+    /// Plies played.
+    pub fn ply(&self) -> usize {
+        self.record.game.ply()
+    }
+
+    /// The legal moves as a JSON array of `{"text", "from", "to", "captured": [..]}` (landing
+    /// notation, square names); empty once the game is over.
+    pub fn legal(&self) -> String {
+        let pos = self.record.game.position();
+        let items: Vec<String> = self
+            .record
+            .game
+            .legal_moves()
+            .iter()
+            .map(|m| {
+                format!(
+                    "{{\"text\":{},\"from\":{},\"to\":{},\"captured\":{}}}",
+                    json_string(&pos.write_move(m, Notation::Landing)),
+                    json_string(&m.from().to_string()),
+                    json_string(&m.to().to_string()),
+                    json_strings(pos.capture_order(m).iter().map(|s| s.to_string()))
+                )
+            })
+            .collect();
+        format!("[{}]", items.join(","))
+    }
+
+    /// Plays a move given in landing or captured-square notation; returns it in landing
+    /// notation.
+    pub fn play(&mut self, text: &str) -> Result<String, String> {
+        let pos = *self.record.game.position();
+        let m = self
+            .record
+            .game
+            .play_text(text)
+            .map_err(|e| e.to_string())?;
+        Ok(pos.write_move(&m, Notation::Landing))
+    }
+
+    /// Plays a move in Hub notation (the engine's `done move=`); returns it in landing
+    /// notation.
+    pub fn play_hub(&mut self, text: &str) -> Result<String, String> {
+        let pos = *self.record.game.position();
+        let m = parse_hub_move(&pos, text).map_err(|e| e.to_string())?;
+        self.record.game.play(&m).map_err(|e| e.to_string())?;
+        Ok(pos.write_move(&m, Notation::Landing))
+    }
+
+    /// Takes back the last move; false at the start.
+    pub fn undo(&mut self) -> bool {
+        self.record.game.undo().is_some()
+    }
+
+    /// The result in words (`Black is blocked: White wins`), or an empty string while the
+    /// game goes on.
+    pub fn outcome(&self) -> String {
+        self.record
+            .game
+            .outcome()
+            .map(|o| o.describe())
+            .unwrap_or_default()
+    }
+
+    /// The PDN result token: `1-0`, `0-1`, `1/2-1/2`, or `*` while the game goes on.
+    pub fn result(&self) -> String {
+        self.record
+            .game
+            .outcome()
+            .map_or("*", |o| o.pdn_result())
+            .to_string()
+    }
+
+    /// `white` or `black` resigns.
+    pub fn resign(&mut self, color: &str) {
+        let c = if color == "black" {
+            damasi::Color::Black
+        } else {
+            damasi::Color::White
+        };
+        self.record.game.resign(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_has_eight_moves_and_a_hub_board() {
+        let g = WebGame::new();
+        assert_eq!(g.legal().matches("\"text\"").count(), 8);
+        assert_eq!(g.board().len(), 65);
+        assert_eq!(g.turn(), "white");
+        assert_eq!(g.result(), "*");
+    }
+
+    #[test]
+    fn moves_in_both_notations_and_hub_numbers_round_trip_through_pdn() {
+        let mut g = WebGame::new();
+        assert_eq!(g.play("d3-d4").unwrap(), "d3-d4");
+        // d6-d5 in pydraughts' numbering: d6 = 44, d5 = 36.
+        assert_eq!(g.play_hub("44-36").unwrap(), "d6-d5");
+        assert_eq!(g.hub_moves(), "20-28 44-36");
+        assert_eq!(g.history(), r#"["d3-d4","d6-d5"]"#);
+        let again = WebGame::from_pdn(&g.pdn()).unwrap();
+        assert_eq!(again.fen(), g.fen());
+        assert!(g.play("a1-a2").unwrap_err().contains("not legal"));
+        assert!(g.undo());
+        assert_eq!(g.ply(), 1);
+    }
+
+    #[test]
+    fn captures_list_their_victims_and_the_end_is_reported() {
+        let mut g = WebGame::from_fen("W:Wd4,a3:Bd5").unwrap();
+        assert_eq!(
+            g.legal(),
+            r#"[{"text":"d4xd6","from":"d4","to":"d6","captured":["d5"]}]"#
+        );
+        g.play("d4xd6").unwrap();
+        assert_eq!(g.outcome(), "Black has no pieces left: White wins");
+        assert_eq!(g.result(), "1-0");
+        assert!(WebGame::from_fen("zz").is_err());
+    }
+
+    #[test]
+    fn json_strings_escape_quotes() {
+        assert_eq!(json_strings(["a\"b", "c\\"]), r#"["a\"b","c\\"]"#);
+    }
+}
