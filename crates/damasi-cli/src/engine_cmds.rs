@@ -342,13 +342,34 @@ fn sprt_arg(a: &MatchOptions) -> Result<Option<Sprt>> {
     Ok(Some(Sprt::new(elo0, elo1, a.alpha, a.beta)))
 }
 
+/// Largest opening file read, in bytes: opening sets are a few KiB; a device or an endless
+/// file (`/dev/zero`) cannot make `damasi match` read without end.
+const MAX_OPENINGS_FILE: u64 = 16 << 20;
+
+/// Reads an opening file of at most [`MAX_OPENINGS_FILE`] bytes, as UTF-8.
+fn read_openings_file(path: &std::path::Path) -> Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_OPENINGS_FILE + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() as u64 > MAX_OPENINGS_FILE {
+        bail!(
+            "{} is larger than {} MiB: not an opening set",
+            path.display(),
+            MAX_OPENINGS_FILE >> 20
+        );
+    }
+    String::from_utf8(bytes).map_err(|_| anyhow!("{} is not UTF-8 text", path.display()))
+}
+
 /// `damasi match`: two Hub engines play each other; a line per game, then a report.
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let a = *args.options;
     let openings = match &a.openings {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            let text = read_openings_file(path)?;
             parse_openings(&text).with_context(|| format!("in {}", path.display()))?
         }
         None => parse_openings(DEFAULT_OPENINGS).context("the built-in opening set")?,

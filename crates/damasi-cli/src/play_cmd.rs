@@ -4,12 +4,13 @@
 //! from a pipe it reads one move or command per line and prints one line per event, so it can
 //! be scripted.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use damasi::line_reader::{read_line, LineRead};
 use damasi::pdn::{self, PdnGame};
 use damasi::{Color, Game, Move, Notation, Position, Role, RuleSet, Square};
 use damasi_engine::{
@@ -95,6 +96,50 @@ they are unambiguous) or a command:
   resign           give up the game
   quit             leave";
 
+/// Longest input line, in bytes: a move or a command with a file name (no path is longer
+/// than 4 KiB on Linux). A longer line is dropped as it is read, and refused without being
+/// echoed.
+const MAX_LINE: usize = 4096;
+
+/// Most bytes `load` reads from a file looking for its first game (real game files are a few
+/// KiB; a large PDN database is fine when its first game comes early). Past it, `load` stops
+/// and says so: a device or endless file (`/dev/zero`) cannot keep it reading.
+const MAX_LOAD: u64 = 64 << 20;
+
+/// A reader that fails, once it has given `limit` bytes, with an error saying so.
+struct Limited<R> {
+    inner: R,
+    left: u64,
+    /// Set when the limit stopped the reading.
+    hit: bool,
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            // An empty buffer asks for nothing: only a real read is past the limit.
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            let mut probe = [0u8; 1];
+            if self.inner.read(&mut probe)? == 0 {
+                return Ok(0);
+            }
+            self.hit = true;
+            return Err(std::io::Error::other(format!(
+                "more than {} MiB",
+                MAX_LOAD >> 20
+            )));
+        }
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
 struct Session {
     game: Game,
     vs: Opponent,
@@ -174,10 +219,16 @@ impl Session {
                 let _ = write!(self.out, "{prompt}> ");
                 let _ = self.out.flush();
             }
-            bytes.clear();
-            match input.read_until(b'\n', &mut bytes) {
-                Ok(0) => break,
-                Ok(_) => {}
+            match read_line(&mut input, &mut bytes, MAX_LINE) {
+                Ok(LineRead::End) => break,
+                Ok(LineRead::Line) => {}
+                Ok(LineRead::TooLong) => {
+                    // Dropped as it was read, and not echoed: the session goes on.
+                    self.say(&format!(
+                        "error: line too long (more than {MAX_LINE} bytes), ignored"
+                    ));
+                    continue;
+                }
                 Err(e) => {
                     self.say(&format!("error: cannot read input: {e}"));
                     break;
@@ -398,7 +449,25 @@ impl Session {
                 return;
             }
         };
-        match pdn::read_games(std::io::BufReader::new(file)).next() {
+        let mut limited = Limited {
+            inner: file,
+            left: MAX_LOAD,
+            hit: false,
+        };
+        let first = pdn::read_games(std::io::BufReader::new(&mut limited)).next();
+        // A game read whole stands even if the reader's buffer then ran into the limit.
+        let first = match first {
+            Some(Ok(record)) => Some(Ok(record)),
+            _ if limited.hit => {
+                self.say(&format!(
+                    "error: {path}: no whole game in its first {} MiB; load reads no further",
+                    MAX_LOAD >> 20
+                ));
+                return;
+            }
+            other => other,
+        };
+        match first {
             Some(Ok(record)) => {
                 self.game = record.game;
                 if let Some(e) = self.engine.as_mut() {

@@ -99,3 +99,49 @@ fn an_engine_sending_illegal_moves_loses_each_game() {
     );
     assert!(stdout.contains("broken lost 4 game(s)"), "{stdout}");
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_opening_file_is_refused_in_bounded_memory() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args([
+            "match",
+            "--engine1",
+            "damasi hub",
+            "--engine2",
+            "damasi hub",
+        ])
+        .args(["--depth", "1", "--openings", "/dev/zero"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run damasi match");
+    // A watchdog, so that the test fails instead of taking the machine's memory.
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
+        let kib: u64 = status
+            .ok()
+            .and_then(|s| {
+                let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+                line.split_whitespace().nth(1)?.parse().ok()
+            })
+            .unwrap_or(0);
+        if kib > 512 << 10 || start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("damasi match read /dev/zero on: {} MiB", kib >> 10);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/dev/zero is larger than 16 MiB: not an opening set"),
+        "{err}"
+    );
+}

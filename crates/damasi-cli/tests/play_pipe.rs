@@ -1,6 +1,6 @@
 //! `damasi play` driven through a pipe, one line at a time, as a script would.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 fn play(args: &[&str], input: &str) -> String {
@@ -132,4 +132,140 @@ fn a_line_that_is_not_utf8_is_refused_and_the_session_goes_on() {
     assert!(lines[0].starts_with("error: "), "{out}");
     assert!(lines[0].contains("is not a move"), "{out}");
     assert_eq!(lines.get(1), Some(&"White plays d3-d4"), "{out}");
+}
+
+/// Peak resident memory of process `pid` in KiB (`VmHWM`), on Linux.
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `damasi play --vs human`, writes `input` (from another thread, so a child that
+/// answers early cannot block it), and reads its output until a FEN line comes. A watchdog
+/// kills the child if its memory passes `kill_at_mib` or 60 s pass (the test then fails
+/// instead of taking the machine's memory). Returns the output up to and including the FEN
+/// line and the child's peak memory in MiB, read while it still runs; then ends it with
+/// `quit` and checks that it exits cleanly.
+fn play_until_fen(input: Vec<u8>, kill_at_mib: u64) -> (String, u64) {
+    use std::io::BufRead;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["play", "--vs", "human"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start damasi play");
+    let pid = child.id();
+    let done = Arc::new(AtomicBool::new(false));
+    let killed = Arc::new(AtomicBool::new(false));
+    let watchdog = {
+        let (done, killed) = (done.clone(), killed.clone());
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while !done.load(Ordering::SeqCst) {
+                let big = peak_kib(pid).is_some_and(|k| k > kill_at_mib << 10);
+                if big || start.elapsed() > std::time::Duration::from_secs(60) {
+                    killed.store(true, Ordering::SeqCst);
+                    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+        stdin
+    });
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = String::new();
+    let mut line = Vec::new();
+    // Lines are read in bounded pieces: the test must not take the memory it checks for.
+    loop {
+        line.clear();
+        let n = (&mut stdout)
+            .take(1 << 20)
+            .read_until(b'\n', &mut line)
+            .unwrap();
+        if n == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        out.push_str(&text);
+        if text.starts_with("W:") || text.starts_with("B:") {
+            break;
+        }
+    }
+    let peak = peak_kib(pid).unwrap_or(0) >> 10;
+    done.store(true, Ordering::SeqCst);
+    watchdog.join().unwrap();
+    assert!(
+        !killed.load(Ordering::SeqCst),
+        "damasi play took more than {kill_at_mib} MiB or 60 s; output so far: {} bytes",
+        out.len()
+    );
+    let mut stdin = writer.join().unwrap();
+    stdin.write_all(b"quit\n").unwrap();
+    drop(stdin);
+    std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
+    assert!(child.wait().unwrap().success());
+    (out, peak)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_line_is_refused_unechoed_in_bounded_memory_and_the_session_goes_on() {
+    let mut input = b"d3-d4\n".to_vec();
+    input.extend(std::iter::repeat(b'x').take(64 << 20));
+    input.extend_from_slice(b"\nd6-d5\nfen\n");
+    let (out, peak_mib) = play_until_fen(input, 1024);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(out.len() < 1000, "{} bytes of output", out.len());
+    assert_eq!(lines[0], "White plays d3-d4", "{out}");
+    assert_eq!(
+        lines[1], "error: line too long (more than 4096 bytes), ignored",
+        "{out}"
+    );
+    assert_eq!(lines[2], "Black plays d6-d5", "{out}");
+    assert!(lines[3].starts_with("W:"), "{out}");
+    assert!(peak_mib < 48, "damasi play peaked at {peak_mib} MiB");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn loading_an_endless_file_stops_with_a_clear_error_and_the_session_goes_on() {
+    let (out, peak_mib) = play_until_fen(b"load /dev/zero\nd3-d4\nfen\n".to_vec(), 1024);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0], "error: /dev/zero: no whole game in its first 64 MiB; load reads no further",
+        "{out}"
+    );
+    assert_eq!(lines[1], "White plays d3-d4", "{out}");
+    assert!(lines[2].starts_with("B:"), "{out}");
+    assert!(peak_mib < 48, "damasi play peaked at {peak_mib} MiB");
+}
+
+#[test]
+fn a_large_file_whose_first_game_comes_early_loads() {
+    let dir = std::env::temp_dir().join(format!("damasi-play-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.pdn");
+    let mut text = b"[Event \"one\"]\n1. d3-d4 e6-e5 *\n\n".to_vec();
+    // More than `load` reads: another game whose movetext is one endless line.
+    text.extend_from_slice(b"[Event \"two\"]\n1. ");
+    text.extend(std::iter::repeat(b'x').take(80 << 20));
+    std::fs::write(&file, &text).unwrap();
+    let out = play(
+        &["--vs", "human"],
+        &format!("load {}\nfen\n", file.display()),
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].ends_with("big.pdn: 2 plies"), "{out}");
+    assert!(lines[1].starts_with("W:"), "{out}");
 }

@@ -16,7 +16,9 @@
 //! (a1 = 1, b1 = 2, .., h8 = 64, as pydraughts writes them) and every move notation
 //! [`Position::parse_move`] reads. A game that cannot be read (bad tag, GameType other than 30,
 //! bad FEN or rule set, illegal move) is reported with its line number and what is wrong; the
-//! reader then skips to the end of that game and reads the next.
+//! reader then skips to the end of that game and reads the next. Memory stays bounded on any
+//! input: a line longer than [`MAX_LINE`] is skipped without being held, and is such an
+//! error.
 //!
 //! The writer adds `[TimeControl "..."]` for a timed game and `[Termination "..."]` with the
 //! outcome's reason code ([`Outcome::reason_code`]: `resignation`, `time`, `agreement`,
@@ -53,6 +55,7 @@ use crate::clock::TimeControl;
 use crate::color::Color;
 use crate::fen::FenError;
 use crate::game::{DrawReason, Game, GameError, Outcome, RuleSet, RuleSetError, WinReason};
+use crate::line_reader::{read_line, LineRead};
 use crate::notation::Notation;
 use crate::position::Position;
 use crate::square::Square;
@@ -95,6 +98,12 @@ pub const TIME_CONTROL_TAG: &str = "TimeControl";
 /// Longest tag name or value, and longest move or comment word, read before the input is
 /// called broken: real records stay far below; the cap bounds memory on hostile input.
 const MAX_TOKEN: usize = 4096;
+
+/// Longest line read, in bytes. A longer line is never held in memory: it is read to its end,
+/// dropped and reported as a [`PdnErrorKind::Syntax`] error of its game (which is then
+/// skipped, like any broken game). Writers wrap movetext at 80 columns; a whole game of tens
+/// of thousands of plies on one line stays under this.
+pub const MAX_LINE: usize = 1 << 20;
 
 /// A game record: the tags as read or set (name, value), in order, and the game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -657,6 +666,8 @@ fn numbers_to_names(word: &str) -> Result<String, String> {
 /// numbers and `%` lines. Reads one line at a time, so files of any size stream.
 struct Lexer<R> {
     input: R,
+    /// The bytes of the current line, as read (kept to reuse the allocation).
+    bytes: Vec<u8>,
     /// The current line.
     chars: Vec<char>,
     pos: usize,
@@ -670,6 +681,7 @@ impl<R: BufRead> Lexer<R> {
     fn new(input: R) -> Lexer<R> {
         Lexer {
             input,
+            bytes: Vec::new(),
             chars: Vec::new(),
             pos: 0,
             line: 0,
@@ -687,22 +699,33 @@ impl<R: BufRead> Lexer<R> {
         if self.eof {
             return Ok(false);
         }
-        let mut bytes = Vec::new();
-        match self.input.read_until(b'\n', &mut bytes) {
-            Ok(0) => {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        let read = read_line(&mut self.input, &mut bytes, MAX_LINE);
+        let result = match read {
+            Ok(LineRead::End) => {
                 self.eof = true;
                 self.chars.clear();
                 self.pos = 0;
                 Ok(false)
             }
-            Ok(_) => {
+            Ok(LineRead::TooLong) => {
+                // Never held whole, never echoed: the line is dropped and reported.
+                self.line += 1;
+                self.chars.clear();
+                self.pos = 0;
+                Err(self.syntax(
+                    self.line,
+                    format!("the line is longer than {MAX_LINE} bytes; it is skipped"),
+                ))
+            }
+            Ok(LineRead::Line) => {
                 self.line += 1;
                 // UTF-8, else Latin-1 (older PDN files), so no byte is ever refused.
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(s) => s.chars().collect(),
-                    Err(_) => bytes.iter().map(|&b| b as char).collect(),
-                };
-                self.chars = text;
+                self.chars.clear();
+                match std::str::from_utf8(&bytes) {
+                    Ok(s) => self.chars.extend(s.chars()),
+                    Err(_) => self.chars.extend(bytes.iter().map(|&b| b as char)),
+                }
                 if self.line == 1 && self.chars.first() == Some(&'\u{feff}') {
                     self.chars.remove(0);
                 }
@@ -721,7 +744,9 @@ impl<R: BufRead> Lexer<R> {
                     io: true,
                 })
             }
-        }
+        };
+        self.bytes = bytes;
+        result
     }
 
     /// The next character, loading lines as needed; `None` at the end of the input.

@@ -1,0 +1,6 @@
+//! libFuzzer entry of the `hub_line` target: the checks are `damasi_fuzz::hub_line`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| damasi_fuzz::hub_line(data));
