@@ -114,8 +114,11 @@ impl Live {
     /// Both sides' time left as of `now`, White's first (timed games).
     pub fn clocks_now(&self, now: i64) -> Option<[u64; 2]> {
         let clock = self.game.clock()?;
+        // The side to move's current move counts, also while its clock is paused (the time
+        // it had used when the engine failed), so a retry shows no jump.
+        let thinking = (clock.is_running() && !self.game.is_over()).then(|| self.side_to_move());
         let left = |side: Color| {
-            let d = if self.running_clock() == Some(side) {
+            let d = if thinking == Some(side) {
                 clock.remaining_after(side, Duration::from_millis(self.elapsed_now(now)))
             } else {
                 clock.remaining(side)
