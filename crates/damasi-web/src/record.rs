@@ -166,11 +166,6 @@ impl Record {
         &self.game
     }
 
-    /// The library's game, to play on.
-    pub fn game_mut(&mut self) -> &mut Game {
-        &mut self.game
-    }
-
     /// The game, handed over.
     pub fn into_game(self) -> Game {
         self.game

@@ -478,9 +478,7 @@ impl Referee {
                 tokio::time::sleep(ENGINE_RETRY_PAUSE).await;
                 let mut live = slot.live.lock().await;
                 if live.version == version && live.engine == EngineState::Idle {
-                    let attempts = live.attempts;
                     self.start_engine(&slot, &mut live);
-                    live.attempts = attempts;
                 }
             } else {
                 // Pause the engine's clock until someone asks for a retry.
@@ -683,7 +681,7 @@ impl Referee {
     /// Returns whether the draw was agreed.
     pub async fn offer_draw(&self, id: i64, side: Color) -> Result<(Arc<Slot>, bool), ApiError> {
         let slot = self.slot(id).await?;
-        let (root, version) = {
+        let (root, version, full_move) = {
             let mut live = slot.live.lock().await;
             live.check_ongoing()?;
             live.check_person(side, "offer a draw")?;
@@ -706,19 +704,13 @@ impl Referee {
             }
             let ply = live.game.ply();
             self.commit(&slot, &mut live, ply).await?;
-            (SearchRoot::from_game(&live.game), live.version)
+            let full_move = live.game.ply() / 2 + 1;
+            (SearchRoot::from_game(&live.game), live.version, full_move)
         };
-        let engine_side = !side;
         let dead = is_dead_draw(&root.position);
-        let full_move = {
-            let live = slot.live.lock().await;
-            live.game.ply() / 2 + 1
-        };
-        let accepted = if dead {
-            true
-        } else if full_move < DRAW_EARLIEST_MOVE {
-            false
-        } else {
+        // Only a live question needs the engine's opinion: dead draws are accepted and early
+        // offers declined whatever it thinks.
+        let engine_score = if !dead && full_move >= DRAW_EARLIEST_MOVE {
             let t = self
                 .inner
                 .brain
@@ -728,13 +720,15 @@ impl Referee {
                     Limits::move_time(Duration::from_millis(600)),
                 )
                 .await?;
-            let engine_score = if root.position.side_to_move() == engine_side {
+            if root.position.side_to_move() == !side {
                 t.score
             } else {
                 -t.score
-            };
-            engine_accepts_draw(engine_score, full_move, dead)
+            }
+        } else {
+            0
         };
+        let accepted = engine_accepts_draw(engine_score, full_move, dead);
         if accepted {
             let mut live = slot.live.lock().await;
             if live.version != version {
