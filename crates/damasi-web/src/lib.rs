@@ -269,7 +269,9 @@ pub async fn serve_with(
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(options.header_timeout)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                // WebSockets (online play) take the connection over after the upgrade.
+                .with_upgrades();
             let _ = conn.await;
             drop(permit);
         });
