@@ -289,7 +289,7 @@ async fn two_bots_play_through_the_board_api() {
     let r = mv(&a, "d3-d4").await;
     assert_eq!(
         (r.status, r.body["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("not-your-turn"))
+        (StatusCode::CONFLICT, Some("not-your-turn"))
     );
     assert_eq!(mv(&b, "c6-c5").await.status, StatusCode::OK);
     let r = mv(&a, "zz").await;

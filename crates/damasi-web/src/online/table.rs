@@ -365,10 +365,7 @@ impl TableState {
         let side = self.seat_of(player)?;
         let to_move = self.game.position().side_to_move();
         if side != to_move {
-            return Err(ApiError::Forbidden {
-                code: "not-your-turn",
-                message: "it is not your turn".into(),
-            });
+            return Err(ApiError::conflict("not-your-turn", "it is not your turn"));
         }
         let m = self.game.position().parse_move(text)?;
         let raw = self.elapsed_now(now);
