@@ -30,6 +30,9 @@ enum UserCommand {
         /// The server's data directory (default: the user's data directory).
         #[arg(long)]
         data_dir: Option<PathBuf>,
+        /// The server's PostgreSQL database, if it uses one (`damasi serve --database`).
+        #[arg(long, value_name = "URL")]
+        database: Option<String>,
         /// Read a password for logging in on the page from the first line of standard input
         /// (without it the account logs in with tokens only, as a bot does).
         #[arg(long)]
@@ -45,6 +48,9 @@ pub struct TokenArgs {
     /// The server's data directory (default: the user's data directory).
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// The server's PostgreSQL database, if it uses one (`damasi serve --database`).
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -55,12 +61,22 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-fn accounts(data_dir: Option<PathBuf>) -> Result<Accounts> {
-    let dir = match data_dir {
-        Some(d) => d,
-        None => default_data_dir()?,
+fn accounts(
+    rt: &tokio::runtime::Runtime,
+    data_dir: Option<PathBuf>,
+    database: Option<String>,
+) -> Result<Accounts> {
+    let db = match database {
+        Some(url) => rt.block_on(OnlineDb::connect(&url)),
+        None => {
+            let dir = match data_dir {
+                Some(d) => d,
+                None => default_data_dir()?,
+            };
+            OnlineDb::open(&dir)
+        }
     };
-    Ok(Accounts::new(OnlineDb::open(&dir).map_err(|e| anyhow!(e))?))
+    Ok(Accounts::new(db.map_err(|e| anyhow!(e))?))
 }
 
 fn now_ms() -> i64 {
@@ -73,6 +89,7 @@ pub fn user(a: UserArgs) -> Result<()> {
         UserCommand::Add {
             name,
             data_dir,
+            database,
             password_stdin,
         } => {
             let password = if password_stdin {
@@ -85,8 +102,9 @@ pub fn user(a: UserArgs) -> Result<()> {
             } else {
                 None
             };
-            let accounts = accounts(data_dir)?;
-            let token = runtime()?.block_on(async {
+            let rt = runtime()?;
+            let accounts = accounts(&rt, data_dir, database)?;
+            let token = rt.block_on(async {
                 let player = match password {
                     Some(p) => accounts.sign_up(&name, p, now_ms()).await,
                     None => accounts.add_bot(&name, now_ms()).await,
@@ -106,8 +124,9 @@ pub fn user(a: UserArgs) -> Result<()> {
 
 /// `damasi token NAME`.
 pub fn token(a: TokenArgs) -> Result<()> {
-    let accounts = accounts(a.data_dir)?;
-    let token = runtime()?
+    let rt = runtime()?;
+    let accounts = accounts(&rt, a.data_dir, a.database)?;
+    let token = rt
         .block_on(accounts.token_for(&a.name, now_ms()))
         .map_err(|e| anyhow!("{}", api_message(&e)))?;
     println!("{token}");

@@ -29,6 +29,10 @@ pub struct ServeArgs {
     /// (default: a new random one, printed at start). Viewing needs none.
     #[arg(long)]
     token: Option<String>,
+    /// Keep accounts, ratings and online games in PostgreSQL
+    /// (`postgres://USER:PASSWORD@HOST/DB`) instead of `online.sqlite3` in the data directory.
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
 }
 
 /// A random token: 128 bits from the standard library's per-process random hash keys.
@@ -75,13 +79,23 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     if let Some(t) = &token {
         security = security.with_token(t.clone());
     }
-    let state = AppState::open(&data_dir)
-        .map_err(|e| anyhow!(e))?
-        .with_security(security);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let online = match &a.database {
+        None => damasi_web::OnlineDb::open(&data_dir),
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            runtime.block_on(damasi_web::OnlineDb::connect(url))
+        }
+        Some(url) => Err(format!(
+            "--database {url}: only postgres:// URLs are understood (SQLite is the default)"
+        )),
+    }
+    .map_err(|e| anyhow!(e))?;
+    let state = AppState::open_with(&data_dir, online)
+        .map_err(|e| anyhow!(e))?
+        .with_security(security);
     runtime
         .block_on(damasi_web::serve(
             state,

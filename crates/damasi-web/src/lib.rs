@@ -95,7 +95,12 @@ pub struct AppState {
 impl AppState {
     /// State with the games database in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<AppState, String> {
-        let online = Online::new(OnlineDb::open(data_dir)?, OnlineConfig::default());
+        AppState::open_with(data_dir, OnlineDb::open(data_dir)?)
+    }
+
+    /// State with the saved games in `data_dir` and online play in `online` (e.g. PostgreSQL).
+    pub fn open_with(data_dir: &Path, online: OnlineDb) -> Result<AppState, String> {
+        let online = Online::new(online, OnlineConfig::default());
         Ok(AppState::with_store(Store::open(data_dir)?).with_online(online))
     }
 

@@ -1,8 +1,5 @@
-//! Online play's storage: accounts, their secrets (log-in sessions and API tokens, kept only as
-//! SHA-256 hashes), ratings per speed class, and online games with one row per move. It lives
-//! in `online.sqlite3` beside the saved games, in WAL mode, every change one transaction: a
-//! move is acknowledged only after its row is committed, so a crash loses no acknowledged move
-//! and no finished game.
+//! Online play's storage in SQLite: `online.sqlite3` beside the saved games, in WAL mode, every
+//! change one transaction.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -11,6 +8,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::ApiError;
 use crate::store::{run_blocking, set_pragmas};
+
+use super::{GameSummary, OnlineGameRow, RatingRow, SecretKind, UserRow};
 
 /// The schema version this code writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
@@ -65,92 +64,9 @@ CREATE TABLE IF NOT EXISTS online_moves (
 ) WITHOUT ROWID;
 ";
 
-/// An account as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UserRow {
-    /// Database id.
-    pub id: i64,
-    /// The name shown to others (unique, case-insensitively).
-    pub name: String,
-    /// The argon2id hash of the password (PHC string); none for guests and bot accounts made
-    /// from the command line.
-    pub password: Option<String>,
-    /// Whether this is a guest (casual games only, no password).
-    pub guest: bool,
-}
-
-/// What a secret opens.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SecretKind {
-    /// A browser's log-in session (cookie).
-    Session,
-    /// An API token (`Authorization: Bearer`).
-    Token,
-}
-
-impl SecretKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            SecretKind::Session => "session",
-            SecretKind::Token => "token",
-        }
-    }
-}
-
-/// A player's Glicko-2 rating in one speed class.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RatingRow {
-    /// Rating, 1500 at the start.
-    pub rating: f64,
-    /// Rating deviation, 350 at the start.
-    pub deviation: f64,
-    /// Volatility, 0.06 at the start.
-    pub volatility: f64,
-    /// Rated games played in this class.
-    pub games: i64,
-}
-
-/// An online game as stored, without its moves.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OnlineGameRow {
-    /// The game's id: random, so links cannot be guessed.
-    pub id: String,
-    /// When it was created (Unix ms).
-    pub created_ms: i64,
-    /// White's and Black's account ids (none while a seat is open).
-    pub players: [Option<i64>; 2],
-    /// Time each side starts with (ms).
-    pub initial_ms: i64,
-    /// Increment per move (ms).
-    pub increment_ms: i64,
-    /// Whether the result changes ratings.
-    pub rated: bool,
-    /// Whether the players may chat.
-    pub chat: bool,
-    /// `open` (a seat is free), `playing`, or `over`.
-    pub status: String,
-    /// The outcome code once over.
-    pub outcome: Option<String>,
-    /// When the side to move's turn began (Unix ms), to resume clocks after a restart.
-    pub turn_started_ms: Option<i64>,
-    /// Rating changes of White and Black, once a rated game is over.
-    pub diffs: [Option<i64>; 2],
-}
-
-/// One game in a player's list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameSummary {
-    /// The game.
-    pub row: OnlineGameRow,
-    /// White's and Black's names.
-    pub names: [Option<String>; 2],
-    /// Plies played.
-    pub plies: i64,
-}
-
-/// Online play's database; cheap to clone.
+/// The SQLite store; cheap to clone.
 #[derive(Clone)]
-pub struct OnlineDb {
+pub struct SqliteDb {
     conn: Arc<Mutex<Connection>>,
 }
 
@@ -182,24 +98,24 @@ fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
     })
 }
 
-impl OnlineDb {
+impl SqliteDb {
     /// Opens (creating if needed) `online.sqlite3` in `dir`.
-    pub fn open(dir: &Path) -> Result<OnlineDb, String> {
+    pub fn open(dir: &Path) -> Result<SqliteDb, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
         let path = dir.join("online.sqlite3");
         let conn = Connection::open(&path)
             .map_err(|e| format!("cannot open database {}: {e}", path.display()))?;
-        OnlineDb::init(conn).map_err(|e| format!("cannot set up database {}: {e}", path.display()))
+        SqliteDb::init(conn).map_err(|e| format!("cannot set up database {}: {e}", path.display()))
     }
 
     /// A database in memory, for tests.
-    pub fn in_memory() -> OnlineDb {
-        OnlineDb::init(Connection::open_in_memory().expect("an in-memory database opens"))
+    pub fn in_memory() -> SqliteDb {
+        SqliteDb::init(Connection::open_in_memory().expect("an in-memory database opens"))
             .expect("the schema applies to an empty database")
     }
 
-    fn init(conn: Connection) -> Result<OnlineDb, String> {
+    fn init(conn: Connection) -> Result<SqliteDb, String> {
         let e = |e: rusqlite::Error| e.to_string();
         set_pragmas(&conn).map_err(e)?;
         let version: i64 = conn
@@ -213,7 +129,7 @@ impl OnlineDb {
         conn.execute_batch(SCHEMA).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
-        Ok(OnlineDb {
+        Ok(SqliteDb {
             conn: Arc::new(Mutex::new(conn)),
         })
     }

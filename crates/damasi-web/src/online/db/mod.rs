@@ -1,0 +1,252 @@
+//! Online play's storage: accounts, their secrets (log-in sessions and API tokens, kept only as
+//! SHA-256 hashes), ratings per speed class, and online games with one row per move. Every
+//! change is one transaction, and a move is acknowledged only after its row is committed, so a
+//! crash loses no acknowledged move and no finished game.
+//!
+//! Two stores hold the same data: SQLite (`online.sqlite3` in the data directory, nothing to
+//! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
+
+mod postgres;
+mod sqlite;
+
+use std::path::Path;
+
+use crate::error::ApiError;
+
+pub use postgres::PostgresDb;
+pub use sqlite::SqliteDb;
+
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserRow {
+    /// Database id.
+    pub id: i64,
+    /// The name shown to others (unique, case-insensitively).
+    pub name: String,
+    /// The argon2id hash of the password (PHC string); none for guests and bot accounts made
+    /// from the command line.
+    pub password: Option<String>,
+    /// Whether this is a guest (casual games only, no password).
+    pub guest: bool,
+}
+
+/// What a secret opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecretKind {
+    /// A browser's log-in session (cookie).
+    Session,
+    /// An API token (`Authorization: Bearer`).
+    Token,
+}
+
+impl SecretKind {
+    /// The stored word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecretKind::Session => "session",
+            SecretKind::Token => "token",
+        }
+    }
+}
+
+/// A player's Glicko-2 rating in one speed class.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingRow {
+    /// Rating, 1500 at the start.
+    pub rating: f64,
+    /// Rating deviation, 350 at the start.
+    pub deviation: f64,
+    /// Volatility, 0.06 at the start.
+    pub volatility: f64,
+    /// Rated games played in this class.
+    pub games: i64,
+}
+
+/// An online game as stored, without its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OnlineGameRow {
+    /// The game's id: random, so links cannot be guessed.
+    pub id: String,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// White's and Black's account ids (none while a seat is open).
+    pub players: [Option<i64>; 2],
+    /// Time each side starts with (ms).
+    pub initial_ms: i64,
+    /// Increment per move (ms).
+    pub increment_ms: i64,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// Whether the players may chat.
+    pub chat: bool,
+    /// `open` (a seat is free), `playing`, or `over`.
+    pub status: String,
+    /// The outcome code once over.
+    pub outcome: Option<String>,
+    /// When the side to move's turn began (Unix ms), to resume clocks after a restart.
+    pub turn_started_ms: Option<i64>,
+    /// Rating changes of White and Black, once a rated game is over.
+    pub diffs: [Option<i64>; 2],
+}
+
+/// One game in a player's list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSummary {
+    /// The game.
+    pub row: OnlineGameRow,
+    /// White's and Black's names.
+    pub names: [Option<String>; 2],
+    /// Plies played.
+    pub plies: i64,
+}
+
+/// Online play's database, SQLite or PostgreSQL; cheap to clone.
+#[derive(Clone)]
+pub enum OnlineDb {
+    /// An SQLite file (or memory).
+    Sqlite(SqliteDb),
+    /// A PostgreSQL server.
+    Postgres(PostgresDb),
+}
+
+/// Calls the same method on whichever store is in use.
+macro_rules! both {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self {
+            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
+            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
+        }
+    };
+}
+
+impl OnlineDb {
+    /// Opens (creating if needed) `online.sqlite3` in `dir`.
+    pub fn open(dir: &Path) -> Result<OnlineDb, String> {
+        SqliteDb::open(dir).map(OnlineDb::Sqlite)
+    }
+
+    /// Connects to PostgreSQL at `url` (`postgres://user:password@host/db`) and creates the
+    /// tables if needed.
+    pub async fn connect(url: &str) -> Result<OnlineDb, String> {
+        PostgresDb::connect(url).await.map(OnlineDb::Postgres)
+    }
+
+    /// A database in memory, for tests.
+    pub fn in_memory() -> OnlineDb {
+        OnlineDb::Sqlite(SqliteDb::in_memory())
+    }
+
+    /// Creates an account; refused (409 `name-taken`) when the name is in use.
+    pub async fn create_user(
+        &self,
+        name: &str,
+        password: Option<String>,
+        guest: bool,
+        now_ms: i64,
+    ) -> Result<UserRow, ApiError> {
+        both!(self.create_user(name, password, guest, now_ms))
+    }
+
+    /// The account called `name` (any case).
+    pub async fn user_by_name(&self, name: &str) -> Result<Option<UserRow>, ApiError> {
+        both!(self.user_by_name(name))
+    }
+
+    /// The account with id `id`.
+    pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
+        both!(self.user(id))
+    }
+
+    /// Keeps the hash of a new secret of `user`.
+    pub async fn add_secret(
+        &self,
+        user: i64,
+        kind: SecretKind,
+        hash: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        both!(self.add_secret(user, kind, hash, now_ms))
+    }
+
+    /// The account a secret of `kind` with this hash belongs to.
+    pub async fn user_by_secret(
+        &self,
+        hash: String,
+        kind: SecretKind,
+    ) -> Result<Option<UserRow>, ApiError> {
+        both!(self.user_by_secret(hash, kind))
+    }
+
+    /// Forgets a secret (log-out).
+    pub async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
+        both!(self.delete_secret(hash))
+    }
+
+    /// `user`'s rating in `speed`, if it has played there.
+    pub async fn rating(&self, user: i64, speed: &str) -> Result<Option<RatingRow>, ApiError> {
+        both!(self.rating(user, speed))
+    }
+
+    /// All of `user`'s ratings, by speed class name.
+    pub async fn ratings(&self, user: i64) -> Result<Vec<(String, RatingRow)>, ApiError> {
+        both!(self.ratings(user))
+    }
+
+    /// Stores a new game, or its changed row (seats, status).
+    pub async fn save_game(&self, g: OnlineGameRow) -> Result<(), ApiError> {
+        both!(self.save_game(g))
+    }
+
+    /// Appends ply `ply` to game `id` and records when the next turn began, in one
+    /// transaction.
+    pub async fn add_move(
+        &self,
+        id: &str,
+        ply: usize,
+        token: String,
+        elapsed_ms: i64,
+        turn_started_ms: i64,
+    ) -> Result<(), ApiError> {
+        both!(self.add_move(id, ply, token, elapsed_ms, turn_started_ms))
+    }
+
+    /// Drops the plies of game `id` from `ply` on (a takeback) and records when the turn began.
+    pub async fn truncate_moves(
+        &self,
+        id: &str,
+        ply: usize,
+        turn_started_ms: i64,
+    ) -> Result<(), ApiError> {
+        both!(self.truncate_moves(id, ply, turn_started_ms))
+    }
+
+    /// Ends game `id` with `outcome`, its rating changes and the players' new ratings, in one
+    /// transaction.
+    pub async fn finish(
+        &self,
+        id: &str,
+        outcome: String,
+        diffs: [Option<i64>; 2],
+        new_ratings: Vec<(i64, String, RatingRow)>,
+    ) -> Result<(), ApiError> {
+        both!(self.finish(id, outcome, diffs, new_ratings))
+    }
+
+    /// Game `id` and its moves (token, thinking time in ms), if it exists.
+    pub async fn game(
+        &self,
+        id: &str,
+    ) -> Result<Option<(OnlineGameRow, Vec<(String, i64)>)>, ApiError> {
+        both!(self.game(id))
+    }
+
+    /// Ids of the games not over (to look after again after a restart).
+    pub async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
+        both!(self.unfinished())
+    }
+
+    /// `user`'s newest games, at most `limit`.
+    pub async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError> {
+        both!(self.games_of(user, limit))
+    }
+}

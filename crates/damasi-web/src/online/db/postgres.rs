@@ -1,0 +1,462 @@
+//! Online play's storage in PostgreSQL (`damasi serve --database postgres://...`): the same
+//! tables as the SQLite store, created on first connection (under an advisory lock, so several
+//! servers starting at once do not race). One connection, re-opened when it breaks; each
+//! change is one transaction.
+
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, NoTls, Row};
+
+use crate::error::ApiError;
+
+use super::{GameSummary, OnlineGameRow, RatingRow, SecretKind, UserRow};
+
+const SCHEMA: &str = "
+SELECT pg_advisory_xact_lock(72617301);
+CREATE TABLE IF NOT EXISTS users (
+    id BIGSERIAL PRIMARY KEY,
+    name TEXT NOT NULL,
+    password TEXT,
+    guest BOOLEAN NOT NULL DEFAULT FALSE,
+    created_ms BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS users_name ON users (lower(name));
+CREATE TABLE IF NOT EXISTS secrets (
+    hash TEXT PRIMARY KEY,
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    created_ms BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ratings (
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    speed TEXT NOT NULL,
+    rating DOUBLE PRECISION NOT NULL,
+    deviation DOUBLE PRECISION NOT NULL,
+    volatility DOUBLE PRECISION NOT NULL,
+    games BIGINT NOT NULL,
+    PRIMARY KEY (user_id, speed)
+);
+CREATE TABLE IF NOT EXISTS online_games (
+    id TEXT PRIMARY KEY,
+    created_ms BIGINT NOT NULL,
+    white_id BIGINT REFERENCES users(id),
+    black_id BIGINT REFERENCES users(id),
+    initial_ms BIGINT NOT NULL,
+    increment_ms BIGINT NOT NULL,
+    rated BOOLEAN NOT NULL,
+    chat BOOLEAN NOT NULL,
+    status TEXT NOT NULL,
+    outcome TEXT,
+    turn_started_ms BIGINT,
+    white_diff BIGINT,
+    black_diff BIGINT
+);
+CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
+CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
+CREATE INDEX IF NOT EXISTS online_games_black ON online_games(black_id);
+CREATE TABLE IF NOT EXISTS online_moves (
+    game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
+    ply BIGINT NOT NULL,
+    token TEXT NOT NULL,
+    elapsed_ms BIGINT NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+";
+
+const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
+    chat, status, outcome, turn_started_ms, white_diff, black_diff";
+
+fn db_error(e: tokio_postgres::Error) -> ApiError {
+    ApiError::Internal(format!("postgres: {e}"))
+}
+
+fn game_row(r: &Row) -> OnlineGameRow {
+    OnlineGameRow {
+        id: r.get(0),
+        created_ms: r.get(1),
+        players: [r.get(2), r.get(3)],
+        initial_ms: r.get(4),
+        increment_ms: r.get(5),
+        rated: r.get(6),
+        chat: r.get(7),
+        status: r.get(8),
+        outcome: r.get(9),
+        turn_started_ms: r.get(10),
+        diffs: [r.get(11), r.get(12)],
+    }
+}
+
+fn user_row(r: &Row) -> UserRow {
+    UserRow {
+        id: r.get(0),
+        name: r.get(1),
+        password: r.get(2),
+        guest: r.get(3),
+    }
+}
+
+fn rating_row(r: &Row, from: usize) -> RatingRow {
+    RatingRow {
+        rating: r.get(from),
+        deviation: r.get(from + 1),
+        volatility: r.get(from + 2),
+        games: r.get(from + 3),
+    }
+}
+
+/// The PostgreSQL store; cheap to clone.
+#[derive(Clone)]
+pub struct PostgresDb {
+    url: Arc<String>,
+    client: Arc<Mutex<Client>>,
+}
+
+async fn open(url: &str) -> Result<Client, String> {
+    let (client, connection) = tokio_postgres::connect(url, NoTls)
+        .await
+        .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            eprintln!("damasi-web: PostgreSQL connection: {e}");
+        }
+    });
+    Ok(client)
+}
+
+impl PostgresDb {
+    /// Connects to `url` and creates the tables if needed.
+    pub async fn connect(url: &str) -> Result<PostgresDb, String> {
+        let mut client = open(url).await?;
+        let tx = client.transaction().await.map_err(|e| e.to_string())?;
+        tx.batch_execute(SCHEMA)
+            .await
+            .map_err(|e| format!("cannot set up the PostgreSQL tables: {e}"))?;
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok(PostgresDb {
+            url: Arc::new(url.to_string()),
+            client: Arc::new(Mutex::new(client)),
+        })
+    }
+
+    /// The connection, opened again if it broke (the server restarted).
+    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>, ApiError> {
+        let mut guard = self.client.lock().await;
+        if guard.is_closed() {
+            *guard = open(&self.url).await.map_err(ApiError::Internal)?;
+        }
+        Ok(guard)
+    }
+
+    pub(super) async fn create_user(
+        &self,
+        name: &str,
+        password: Option<String>,
+        guest: bool,
+        now_ms: i64,
+    ) -> Result<UserRow, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_one(
+                "INSERT INTO users (name, password, guest, created_ms) VALUES ($1, $2, $3, $4) RETURNING id",
+                &[&name, &password, &guest, &now_ms],
+            )
+            .await
+            .map_err(|e| {
+                if e.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+                    ApiError::conflict("name-taken", format!("the name '{name}' is taken"))
+                } else {
+                    db_error(e)
+                }
+            })?;
+        Ok(UserRow {
+            id: row.get(0),
+            name: name.to_string(),
+            password,
+            guest,
+        })
+    }
+
+    pub(super) async fn user_by_name(&self, name: &str) -> Result<Option<UserRow>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT id, name, password, guest FROM users WHERE lower(name) = lower($1)",
+                &[&name],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.as_ref().map(user_row))
+    }
+
+    pub(super) async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT id, name, password, guest FROM users WHERE id = $1",
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.as_ref().map(user_row))
+    }
+
+    pub(super) async fn add_secret(
+        &self,
+        user: i64,
+        kind: SecretKind,
+        hash: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "INSERT INTO secrets (hash, user_id, kind, created_ms) VALUES ($1, $2, $3, $4)",
+            &[&hash, &user, &kind.as_str(), &now_ms],
+        )
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn user_by_secret(
+        &self,
+        hash: String,
+        kind: SecretKind,
+    ) -> Result<Option<UserRow>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
+                 JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.kind = $2",
+                &[&hash, &kind.as_str()],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.as_ref().map(user_row))
+    }
+
+    pub(super) async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute("DELETE FROM secrets WHERE hash = $1", &[&hash])
+            .await
+            .map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn rating(
+        &self,
+        user: i64,
+        speed: &str,
+    ) -> Result<Option<RatingRow>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT rating, deviation, volatility, games FROM ratings WHERE user_id = $1 AND speed = $2",
+                &[&user, &speed],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.map(|r| rating_row(&r, 0)))
+    }
+
+    pub(super) async fn ratings(&self, user: i64) -> Result<Vec<(String, RatingRow)>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT speed, rating, deviation, volatility, games FROM ratings WHERE user_id = $1 ORDER BY speed",
+                &[&user],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| (r.get(0), rating_row(r, 1))).collect())
+    }
+
+    pub(super) async fn save_game(&self, g: OnlineGameRow) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            &format!(
+                "INSERT INTO online_games ({GAME_COLUMNS}) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+                 ON CONFLICT (id) DO UPDATE SET white_id = EXCLUDED.white_id, \
+                 black_id = EXCLUDED.black_id, status = EXCLUDED.status, outcome = EXCLUDED.outcome, \
+                 turn_started_ms = EXCLUDED.turn_started_ms, white_diff = EXCLUDED.white_diff, \
+                 black_diff = EXCLUDED.black_diff"
+            ),
+            &[
+                &g.id,
+                &g.created_ms,
+                &g.players[0],
+                &g.players[1],
+                &g.initial_ms,
+                &g.increment_ms,
+                &g.rated,
+                &g.chat,
+                &g.status,
+                &g.outcome,
+                &g.turn_started_ms,
+                &g.diffs[0],
+                &g.diffs[1],
+            ],
+        )
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn add_move(
+        &self,
+        id: &str,
+        ply: usize,
+        token: String,
+        elapsed_ms: i64,
+        turn_started_ms: i64,
+    ) -> Result<(), ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        tx.execute(
+            "INSERT INTO online_moves (game_id, ply, token, elapsed_ms) VALUES ($1, $2, $3, $4)",
+            &[&id, &(ply as i64), &token, &elapsed_ms],
+        )
+        .await
+        .map_err(db_error)?;
+        tx.execute(
+            "UPDATE online_games SET turn_started_ms = $2 WHERE id = $1",
+            &[&id, &turn_started_ms],
+        )
+        .await
+        .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    pub(super) async fn truncate_moves(
+        &self,
+        id: &str,
+        ply: usize,
+        turn_started_ms: i64,
+    ) -> Result<(), ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        tx.execute(
+            "DELETE FROM online_moves WHERE game_id = $1 AND ply >= $2",
+            &[&id, &(ply as i64)],
+        )
+        .await
+        .map_err(db_error)?;
+        tx.execute(
+            "UPDATE online_games SET turn_started_ms = $2 WHERE id = $1",
+            &[&id, &turn_started_ms],
+        )
+        .await
+        .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)
+    }
+
+    pub(super) async fn finish(
+        &self,
+        id: &str,
+        outcome: String,
+        diffs: [Option<i64>; 2],
+        new_ratings: Vec<(i64, String, RatingRow)>,
+    ) -> Result<(), ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        tx.execute(
+            "UPDATE online_games SET status = 'over', outcome = $2, turn_started_ms = NULL, \
+             white_diff = $3, black_diff = $4 WHERE id = $1",
+            &[&id, &outcome, &diffs[0], &diffs[1]],
+        )
+        .await
+        .map_err(db_error)?;
+        for (user, speed, r) in new_ratings {
+            tx.execute(
+                "INSERT INTO ratings (user_id, speed, rating, deviation, volatility, games) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id, speed) DO UPDATE SET \
+                 rating = EXCLUDED.rating, deviation = EXCLUDED.deviation, \
+                 volatility = EXCLUDED.volatility, games = EXCLUDED.games",
+                &[
+                    &user,
+                    &speed,
+                    &r.rating,
+                    &r.deviation,
+                    &r.volatility,
+                    &r.games,
+                ],
+            )
+            .await
+            .map_err(db_error)?;
+        }
+        tx.commit().await.map_err(db_error)
+    }
+
+    pub(super) async fn game(
+        &self,
+        id: &str,
+    ) -> Result<Option<(OnlineGameRow, Vec<(String, i64)>)>, ApiError> {
+        let c = self.client().await?;
+        let Some(row) = c
+            .query_opt(
+                &format!("SELECT {GAME_COLUMNS} FROM online_games WHERE id = $1"),
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?
+        else {
+            return Ok(None);
+        };
+        let moves = c
+            .query(
+                "SELECT token, elapsed_ms FROM online_moves WHERE game_id = $1 ORDER BY ply",
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(Some((
+            game_row(&row),
+            moves.iter().map(|m| (m.get(0), m.get(1))).collect(),
+        )))
+    }
+
+    pub(super) async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query("SELECT id FROM online_games WHERE status != 'over'", &[])
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub(super) async fn games_of(
+        &self,
+        user: i64,
+        limit: i64,
+    ) -> Result<Vec<GameSummary>, ApiError> {
+        let c = self.client().await?;
+        let cols = GAME_COLUMNS
+            .split(", ")
+            .map(|col| format!("g.{col}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let rows = c
+            .query(
+                &format!(
+                    "SELECT {cols}, w.name, b.name, \
+                     (SELECT COUNT(*) FROM online_moves m WHERE m.game_id = g.id) \
+                     FROM online_games g LEFT JOIN users w ON w.id = g.white_id \
+                     LEFT JOIN users b ON b.id = g.black_id \
+                     WHERE g.white_id = $1 OR g.black_id = $1 ORDER BY g.created_ms DESC LIMIT $2"
+                ),
+                &[&user, &limit],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows
+            .iter()
+            .map(|r| GameSummary {
+                row: game_row(r),
+                names: [r.get(13), r.get(14)],
+                plies: r.get(15),
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,133 @@
+//! Online play stored in a real PostgreSQL server (`damasi serve --database postgres://...`):
+//! accounts and secrets, a rated game with its moves and ratings, a name taken in another case,
+//! and a game that comes back in a second service over the same database (a restart, or
+//! another server process).
+//!
+//! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
+//! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
+
+use damasi_web::online::accounts::Player;
+use damasi_web::online::db::SecretKind;
+use damasi_web::online::{NewGame, Online, OnlineConfig};
+use damasi_web::OnlineDb;
+
+fn url() -> Option<String> {
+    match std::env::var("DAMASI_TEST_POSTGRES") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            assert!(
+                std::env::var("DAMASI_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "DAMASI_REQUIRE_POSTGRES=1 but DAMASI_TEST_POSTGRES is not set"
+            );
+            eprintln!("skipped: no DAMASI_TEST_POSTGRES");
+            None
+        }
+    }
+}
+
+/// Names unique to this run, so the test needs no empty database.
+fn name(base: &str) -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros()
+        % 1_000_000_000;
+    format!("{base}{t}")
+}
+
+#[tokio::test]
+async fn accounts_games_and_ratings_live_in_postgres() {
+    let Some(url) = url() else { return };
+    let db = OnlineDb::connect(&url)
+        .await
+        .expect("connect and create the tables");
+    // A second connection creates nothing twice.
+    OnlineDb::connect(&url).await.expect("connect again");
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let (na, nb) = (name("pa"), name("pb"));
+    let a = online
+        .accounts()
+        .sign_up(&na, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let b = online.accounts().add_bot(&nb, 0).await.unwrap();
+    let taken = online
+        .accounts()
+        .add_bot(&na.to_uppercase(), 0)
+        .await
+        .unwrap_err();
+    assert_eq!(taken.code(), "name-taken");
+    assert_eq!(
+        online
+            .accounts()
+            .log_in(&na, "a long password".into())
+            .await
+            .unwrap()
+            .id,
+        a.id
+    );
+    assert_eq!(
+        online
+            .accounts()
+            .log_in(&na, "wrong password!".into())
+            .await
+            .unwrap_err()
+            .code(),
+        "unauthorized"
+    );
+    let token = online
+        .accounts()
+        .issue(b.id, SecretKind::Token, 0)
+        .await
+        .unwrap();
+    let mut headers = axum::http::HeaderMap::new();
+    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    assert_eq!(
+        online
+            .accounts()
+            .identify(&headers)
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        b.id
+    );
+
+    let rated = NewGame {
+        initial_ms: 600_000,
+        increment_ms: 5_000,
+        rated: true,
+        chat: true,
+    };
+    let t = online.create_paired(&a, &b, rated).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online.play(&t.id, &a, "d3-d4").await.unwrap();
+
+    // After a restart, a new service over the same database finds the game as it is.
+    let other = Online::new(
+        OnlineDb::connect(&url).await.unwrap(),
+        OnlineConfig::default(),
+    );
+    let moved = other
+        .play(
+            &t.id,
+            &Player::from(db.user(b.id).await.unwrap().unwrap()),
+            "e6-e5",
+        )
+        .await
+        .unwrap();
+    assert_eq!(moved["moves"], "c3-c4 f6-f5 d3-d4 e6-e5");
+    other.resign(&t.id, &a).await.unwrap();
+    let (row, moves) = db.game(&t.id).await.unwrap().unwrap();
+    assert_eq!(row.status, "over");
+    assert_eq!(row.outcome.as_deref(), Some("black:resignation"));
+    assert_eq!(moves.len(), 4);
+    assert_eq!(row.diffs, [Some(-162), Some(162)]);
+    let r = db.rating(b.id, "rapid").await.unwrap().unwrap();
+    assert!((r.rating - 1662.3).abs() < 1.0 && r.games == 1);
+    let listed = db.games_of(a.id, 10).await.unwrap();
+    assert_eq!(listed[0].row.id, t.id);
+    assert_eq!(listed[0].plies, 4);
+    assert_eq!(listed[0].names[1].as_deref(), Some(nb.as_str()));
+}
