@@ -234,12 +234,12 @@ pub async fn serve_with(
         if let Err(e) = online.resume_all().await {
             eprintln!("damasi-web: cannot resume online games: {e:?}");
         }
-        // Now and then: forget idle rate-limit entries and finished games nobody watches.
+        // Now and then: forget idle rate-limit entries, and games nobody watches or plays.
         let mut tidy = tokio::time::interval(Duration::from_secs(60));
         loop {
             tidy.tick().await;
             limits.shrink();
-            online.evict_finished();
+            online.evict_idle();
         }
     });
     on_ready(listener.local_addr()?);

@@ -165,6 +165,36 @@ async fn a_game_without_a_first_move_in_30_seconds_is_aborted() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn comings_and_goings_and_chat_do_not_stop_the_clock() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    // Changes that do not move the abort deadline: it still falls 30 s after the start.
+    online.presence(&t, damasi::Color::White, true).await;
+    online.chat(&t.id, &a, "iyi oyunlar").await.unwrap();
+    online.presence(&t, damasi::Color::White, false).await;
+    tokio::time::advance(Duration::from_secs(31)).await;
+    wait().await;
+    assert_eq!(state(&online, &t.id).await["status"], "aborted");
+    // The same for the flag.
+    let fast = NewGame {
+        initial_ms: 10_000,
+        increment_ms: 0,
+        ..BLITZ
+    };
+    let t = online.create_paired(&a, &b, fast).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online.chat(&t.id, &b, "!").await.unwrap();
+    online.presence(&t, damasi::Color::Black, true).await;
+    tokio::time::advance(Duration::from_millis(10_100)).await;
+    wait().await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "time");
+    assert_eq!(s["winner"], "black");
+}
+
+#[tokio::test(start_paused = true)]
 async fn abort_is_refused_once_both_sides_have_moved() {
     let online = service();
     let (a, b) = two_players(&online).await;

@@ -20,6 +20,9 @@ pub const MAX_SEEKS_PER_PLAYER: usize = 3;
 /// Most seeks in the lobby.
 pub const MAX_SEEKS: usize = 1_000;
 
+/// A seek nobody took is withdrawn after this long.
+pub const SEEK_LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
+
 /// An open seek.
 #[derive(Clone, Debug)]
 pub struct Seek {
@@ -35,6 +38,8 @@ pub struct Seek {
     pub color: Option<Color>,
     /// The opponent's rating range they accept (rated seeks).
     pub range: Option<(i64, i64)>,
+    /// When it was opened.
+    pub opened: tokio::time::Instant,
 }
 
 impl Seek {
@@ -62,9 +67,11 @@ pub struct Lobby {
 }
 
 impl Online {
-    /// The open seeks.
+    /// The open seeks (old ones are withdrawn first).
     pub fn seeks(&self) -> Vec<Value> {
-        self.lobby().seeks.iter().map(Seek::json).collect()
+        let mut lobby = self.lobby();
+        lobby.seeks.retain(|s| s.opened.elapsed() < SEEK_LIFETIME);
+        lobby.seeks.iter().map(Seek::json).collect()
     }
 
     /// `player` opens a seek; returns its id.
@@ -113,6 +120,7 @@ impl Online {
             game,
             color,
             range: if game.rated { range } else { None },
+            opened: tokio::time::Instant::now(),
         });
         Ok(id)
     }

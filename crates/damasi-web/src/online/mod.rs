@@ -479,35 +479,46 @@ impl Online {
         Ok(())
     }
 
-    /// (Re)starts the game's timer for its next deadline (abort or flag), or stops it.
+    /// (Re)starts the game's timer for its next deadline (abort or flag), or stops it. When it
+    /// fires it works the deadline out again from the state as it is then (a move, an offer or
+    /// a lag measurement may have moved it), so a stale timer never ends a game early and a
+    /// change that does not move the deadline never cancels it.
     fn arm_timer(&self, table: &Arc<Table>, state: &TableState) {
         let mut slot = lock(&table.timer);
         if let Some(t) = slot.take() {
             t.abort();
         }
-        let Some((at, what)) = state.deadline(self.inner.config.abort_after) else {
+        let Some((first, _)) = state.deadline(self.inner.config.abort_after) else {
             return;
         };
-        let version = state.version;
         let weak: Weak<Table> = Arc::downgrade(table);
         let online = self.clone();
+        let abort_after = self.inner.config.abort_after;
         let task = tokio::spawn(async move {
-            tokio::time::sleep_until(at).await;
-            let Some(table) = weak.upgrade() else { return };
-            let mut state = table.state.lock().await;
-            if state.version != version || state.status != Status::Playing {
-                return;
-            }
-            let outcome = match what {
-                Deadline::Abort => Some(Outcome::Aborted),
-                Deadline::Flag(side) => {
-                    // This zeroes the clock and ends the game on time; `end` saves it.
-                    let _ = state.game.lose_on_time(side);
-                    None
+            let mut at = first;
+            loop {
+                tokio::time::sleep_until(at).await;
+                let Some(table) = weak.upgrade() else { return };
+                let mut state = table.state.lock().await;
+                let Some((due, what)) = state.deadline(abort_after) else {
+                    return;
+                };
+                if due > Instant::now() {
+                    at = due;
+                    continue;
                 }
-            };
-            if let Err(e) = online.end(&table, &mut state, outcome).await {
-                eprintln!("damasi-web: cannot end game {}: {e:?}", table.id);
+                let outcome = match what {
+                    Deadline::Abort => Some(Outcome::Aborted),
+                    Deadline::Flag(side) => {
+                        // This zeroes the clock and ends the game on time; `end` saves it.
+                        let _ = state.game.lose_on_time(side);
+                        None
+                    }
+                };
+                if let Err(e) = online.end(&table, &mut state, outcome).await {
+                    eprintln!("damasi-web: cannot end game {}: {e:?}", table.id);
+                }
+                return;
             }
         });
         *slot = Some(task.abort_handle());
@@ -749,15 +760,17 @@ impl Online {
         out.into_iter().take(limit).map(|(_, v)| v).collect()
     }
 
-    /// Drops finished games nobody watches from memory (they stay in the database).
-    pub fn evict_finished(&self) {
+    /// Drops games nobody watches and no clock needs from memory: finished ones, and open
+    /// ones waiting for a seat to be taken (they stay in the database and come back when asked
+    /// for).
+    pub fn evict_idle(&self) {
         let mut tables = lock(&self.inner.tables);
         tables.retain(|_, t| {
             Arc::strong_count(t) > 1
                 || t.events.receiver_count() > 0
                 || t.state
                     .try_lock()
-                    .map_or(true, |s| s.status != Status::Over)
+                    .map_or(true, |s| s.status == Status::Playing)
         });
     }
 }
