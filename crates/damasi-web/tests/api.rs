@@ -92,6 +92,37 @@ async fn unknown_paths_are_404() {
         .contains("no-such-endpoint"));
     let r = get(&app, "/api/games/999").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // Anything under /api is the API's: a JSON 404 naming the whole path, never the page.
+    for path in [
+        "/api/",
+        "/api//",
+        "/api/games/",
+        "/api/games/1/x/y",
+        "/api/no/such",
+    ] {
+        for method in [Method::GET, Method::POST] {
+            let body = (method == Method::POST).then_some("{}");
+            let r = send(&app, method.clone(), path, body).await;
+            assert_eq!(r.status, StatusCode::NOT_FOUND, "{method} {path}");
+            assert!(
+                r.content_type.starts_with("application/json"),
+                "{method} {path}: {}",
+                r.content_type
+            );
+            let v = r.json();
+            assert_eq!(v["code"], "not-found", "{method} {path}");
+            assert_eq!(
+                v["error"].as_str().unwrap(),
+                format!("no such endpoint: {path}"),
+                "{method} {path}"
+            );
+        }
+    }
+    // A huge unknown path is not echoed whole.
+    let long = format!("/api/{}", "x".repeat(5000));
+    let r = get(&app, &long).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(r.text.len() < 500, "{} bytes", r.text.len());
     let r = get(&app, "/api/games/not-a-number").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.json()["error"].is_string());
