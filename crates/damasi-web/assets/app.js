@@ -92,7 +92,8 @@ async function api(method, path, body, signal) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (_) { data = { error: text }; }
   if (!res.ok) throw new ApiError(res.status, data);
-  return data;
+  // A game's plies come in pages: spread them over the whole game (plies.js).
+  return Plies.take(data, game);
 }
 
 // An error in the reader's language: by the server's code and params, never by its sentence.
@@ -802,13 +803,28 @@ function renderPlayBoard() {
   });
 }
 
-function renderMoveList(listEl, plies, startFen, current, onPick, result) {
+// `onEarlier(i)`, if given, loads the missing plies before ply index `i` (a long game's
+// earlier pages): a button stands where they would be.
+function renderMoveList(listEl, plies, startFen, current, onPick, result, onEarlier) {
   listEl.innerHTML = "";
   const blackFirst = parseFen(startFen).side === "B";
   let li = null;
+  let last = -1;
   plies.forEach((p, i) => {
     const ply = i + (blackFirst ? 1 : 0);
-    if (ply % 2 === 0 || i === 0) {
+    if (onEarlier && i !== last + 1) {
+      const more = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "earlier";
+      b.textContent = t("earlierMoves");
+      b.addEventListener("click", () => onEarlier(i - 1));
+      more.appendChild(b);
+      listEl.appendChild(more);
+    }
+    const gap = i !== last + 1;
+    last = i;
+    if (ply % 2 === 0 || li === null || gap) {
       li = document.createElement("li");
       const num = document.createElement("span");
       num.className = "num";
@@ -868,7 +884,7 @@ function renderPlay() {
   // The board belongs to whichever tab is shown; the game may change behind the Study tab.
   if (mode === "play" && !animating) renderPlayBoard();
   const current = viewPly === null ? game.plies.length : viewPly;
-  renderMoveList($("movelist"), game.plies, game.start_fen, current, (n) => browse(n), game.outcome.over ? game.outcome.result : null);
+  renderMoveList($("movelist"), game.plies, game.start_fen, current, (n) => browse(n), game.outcome.over ? game.outcome.result : null, loadEarlier);
   renderButtons();
   $("btn-export-play").href = `/api/games/${game.id}/pdn`;
   $("btn-export-play").setAttribute("download", `damasi-game-${game.id}.pdn`);
@@ -876,9 +892,25 @@ function renderPlay() {
   renderStatus();
 }
 
+// Loads the page of a long game that ends with ply index `i`, then shows the list again.
+async function loadEarlier(i) {
+  const g = game;
+  try {
+    if (await Plies.load(g, i, (path) => api("GET", path)) && game === g) renderPlay();
+  } catch (e) { showError(e); }
+}
+
 function browse(n) {
   if (!game) return;
   n = Math.max(0, Math.min(game.plies.length, n));
+  // A ply of a long game not fetched yet: fetch its page first.
+  if (n > 0 && !Plies.has(game, n - 1)) {
+    const g = game;
+    Plies.load(g, n - 1, (path) => api("GET", path))
+      .then((ok) => { if (ok && game === g) browse(n); })
+      .catch(showError);
+    return;
+  }
   viewPly = n === game.plies.length ? null : n;
   board.clearSel();
   renderPlay();

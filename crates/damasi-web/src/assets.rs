@@ -25,6 +25,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/app.js"),
     ),
     (
+        "/plies.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/plies.js"),
+    ),
+    (
         "/i18n.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/i18n.js"),

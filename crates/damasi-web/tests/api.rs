@@ -65,6 +65,7 @@ async fn page_and_assets_are_embedded() {
         ("/", "text/html", "<title>damasi"),
         ("/app.js", "text/javascript", "api("),
         ("/i18n.js", "text/javascript", "tr:"),
+        ("/plies.js", "text/javascript", "Plies"),
         ("/app.css", "text/css", ".board"),
         ("/favicon.svg", "image/svg+xml", "<svg"),
     ] {
