@@ -76,6 +76,8 @@ class ApiError extends Error {
 class NetworkError extends Error {}
 
 async function api(method, path, body, signal) {
+  // No server (or the reader's choice): the same API, answered in this page (local.js).
+  if (Local.active) return Plies.take(await Local.api(method, path, body, signal), game);
   const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
@@ -867,6 +869,7 @@ function renderButtons() {
   $("btn-retry").hidden = !(mode === "play" && engineToMove() && engineState() === "failed" && !offline && viewPly === null);
   $("btn-retry").disabled = acting > 0;
   renderDrawAsk();
+  Local.decorate(mode === "play" ? game : null);
 }
 
 // Between two people on one screen, a draw offer waits for the other person's answer here
@@ -1512,6 +1515,12 @@ async function boot() {
   const n = localStorage.getItem("damasi.notation");
   if (n) $("notation").value = n;
   setInterval(tick, 200);
+  $("btn-engine-mode").addEventListener("click", () => Local.toggle());
+  $("btn-stop").addEventListener("click", () => { if (game && Local.stop(game.id)) refresh(game.id); });
+  if (await Local.wanted()) {
+    try { await Local.start(); } catch (e) { console.warn("in-browser engine:", e); showError(e); }
+  }
+  Local.decorate(null);
   await openFirstGame();
 }
 

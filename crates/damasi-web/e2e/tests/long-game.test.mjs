@@ -3,15 +3,19 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { waitUntilUp } from "./server.mjs";
 import { openApp, apiCall } from "./page.mjs";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const PLIES = 1200;
-let browser, page, errors;
+let browser, page, errors, pdn;
 
 before(async () => {
+  // Written first: a build of the example must not leave the test's connections idle.
+  pdn = longGamePdn(PLIES);
   await waitUntilUp();
   ({ browser, page, errors } = await openApp());
 });
@@ -20,8 +24,11 @@ after(async () => {
   if (browser) await browser.close();
 });
 
-// A legal game of `plies` king moves (crates/damasi-web/examples/long_game.rs).
+// A legal game of `plies` king moves (crates/damasi-web/examples/long_game.rs, built by
+// e2e/run).
 function longGamePdn(plies) {
+  const bin = join(root, "target/release/examples/long_game");
+  if (existsSync(bin)) return execFileSync(bin, [String(plies)], { encoding: "utf8", maxBuffer: 64 << 20 });
   return execFileSync("cargo", ["run", "--release", "--quiet", "-p", "damasi-web", "--example", "long_game", "--", String(plies)],
     { cwd: root, encoding: "utf8", maxBuffer: 64 << 20 });
 }
@@ -29,7 +36,7 @@ function longGamePdn(plies) {
 const shownPlies = () => page.$$eval("#movelist button[data-ply]", (bs) => bs.map((b) => Number(b.dataset.ply)));
 
 test("a long game's moves are fetched a page at a time", async () => {
-  const imported = await apiCall("POST", "/api/pdn/import", { pdn: longGamePdn(PLIES) });
+  const imported = await apiCall("POST", "/api/pdn/import", { pdn });
   assert.equal(imported.status, 201, JSON.stringify(imported.body));
   const id = imported.body.ids[0];
   const server = (await apiCall("GET", `/api/games/${id}`)).body;
