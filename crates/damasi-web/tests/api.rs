@@ -81,6 +81,30 @@ async fn page_and_assets_are_embedded() {
 }
 
 #[tokio::test]
+async fn the_in_browser_engine_files_are_served_under_wasm() {
+    let app = app();
+    for name in ["engine.js", "worker.js"] {
+        let r = get(&app, &format!("/wasm/{name}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{name}");
+        assert!(r.content_type.starts_with("text/javascript"), "{name}");
+    }
+    assert!(get(&app, "/wasm/engine.js")
+        .await
+        .text
+        .contains("class BrowserEngine"));
+    // Nothing else, and no way out of the directory.
+    for path in [
+        "/wasm/app.js",
+        "/wasm/..%2FCargo.toml",
+        "/wasm/%2E%2E",
+        "/wasm/",
+    ] {
+        let r = get(&app, path).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
+#[tokio::test]
 async fn unknown_paths_are_404() {
     let app = app();
     let r = get(&app, "/no/such/page").await;
