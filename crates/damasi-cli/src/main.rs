@@ -38,7 +38,8 @@ enum Command {
     Bench(engine_cmds::BenchArgs),
     /// Play engine against engine and test the result statistically (SPRT).
     Match(engine_cmds::MatchArgs),
-    /// Write the offline page (engine in WebAssembly, games in the browser) as static files.
+    /// Write the offline page and the main page (`DIR/app/`) as static files: engine in
+    /// WebAssembly, games in the browser.
     ExportSite(site_cmd::ExportSiteArgs),
     /// Endgame tablebases: build, probe, stats, verify.
     Tb(tb_cmds::TbArgs),

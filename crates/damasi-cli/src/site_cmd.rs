@@ -24,8 +24,12 @@ pub fn export_site(a: ExportSiteArgs) -> Result<()> {
             "/../../target/wasm-pkg"
         ))
     });
-    let written = damasi_wasm::site::export(&a.dir, &wasm_dir)
+    let mut written = damasi_wasm::site::export(&a.dir, &wasm_dir)
         .with_context(|| format!("cannot export the site to {}", a.dir.display()))?;
+    written.extend(
+        export_main_page(&a.dir)
+            .with_context(|| format!("cannot export the main page to {}", a.dir.display()))?,
+    );
     for path in &written {
         println!("{}", path.display());
     }
@@ -34,4 +38,31 @@ pub fn export_site(a: ExportSiteArgs) -> Result<()> {
         a.dir.display()
     );
     Ok(())
+}
+
+/// The main page (the web app's own page) into `DIR/app/`: with no server it plays with the
+/// engine in the browser, from the site's WebAssembly build one directory up. Its links are
+/// made relative, so the site works in any directory of a static host.
+fn export_main_page(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    let app = dir.join("app");
+    std::fs::create_dir_all(&app)?;
+    let mut written = Vec::new();
+    for &(path, _, body) in damasi_web::assets::FILES {
+        let (name, body) = if path == "/" {
+            let html = body
+                .replace("src=\"/", "src=\"")
+                .replace("href=\"/", "href=\"")
+                .replace(
+                    "<meta name=\"damasi-wasm\" content=\"/wasm/\">",
+                    "<meta name=\"damasi-wasm\" content=\"../\" data-no-server=\"1\">",
+                );
+            ("index.html", html)
+        } else {
+            (path.trim_start_matches('/'), body.to_string())
+        };
+        let out = app.join(name);
+        std::fs::write(&out, body)?;
+        written.push(out);
+    }
+    Ok(written)
 }

@@ -116,3 +116,43 @@ fn an_unreadable_move_is_reported_once() {
     );
     assert_eq!(err.matches("is not a move").count(), 1, "{err}");
 }
+
+#[test]
+fn export_site_writes_the_main_page_for_no_server() {
+    let base = std::env::temp_dir().join(format!("damasi-export-{}", std::process::id()));
+    let wasm = base.join("wasm");
+    std::fs::create_dir_all(&wasm).unwrap();
+    // Stand-ins for the wasm build: the export copies them, it does not read them.
+    std::fs::write(wasm.join("damasi_wasm.js"), "// js").unwrap();
+    std::fs::write(wasm.join("damasi_wasm_bg.wasm"), b"\0asm").unwrap();
+    let site = base.join("site");
+    let o = damasi(&[
+        "export-site",
+        site.to_str().unwrap(),
+        "--wasm-dir",
+        wasm.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in [
+        "index.html",
+        "engine.js",
+        "worker.js",
+        "app/app.js",
+        "app/local.js",
+    ] {
+        assert!(site.join(name).is_file(), "{name}");
+    }
+    let html = std::fs::read_to_string(site.join("app/index.html")).unwrap();
+    // Links relative to the page (any directory of a static host), the wasm build one up, and
+    // the mark that no server is behind it.
+    assert!(html.contains(r#"<script src="app.js">"#), "{html}");
+    assert!(
+        !html.contains(r#"src="/"#) && !html.contains(r#"href="/"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<meta name="damasi-wasm" content="../" data-no-server="1">"#),
+        "{html}"
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -4,7 +4,7 @@
 //! ([`rules`]: positions, moves, outcomes, perft), games with draw rules and PDN ([`game`]),
 //! the engine ([`engine`]: analysis, play, self-play data) and machine-learning helpers
 //! ([`ml`]: board planes, a fixed action space with its legal-action mask, a batch of games
-//! stepped in Rust). The Gymnasium and PettingZoo environments are pure Python on top
+//! stepped in Rust), endgame tablebase probing ([`tablebase`]). The Gymnasium and PettingZoo environments are pure Python on top
 //! (`python/damasi/envs.py`).
 //!
 //! Every error a caller can cause (a bad FEN, an illegal move, a broken PDN record, a bad
@@ -17,6 +17,7 @@ pub mod errors;
 pub mod game;
 pub mod ml;
 pub mod rules;
+pub mod tablebase;
 
 /// The extension module `damasi._damasi`, re-exported by the package `damasi`.
 #[pymodule]
@@ -34,6 +35,7 @@ fn _damasi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::PyAnalysis>()?;
     m.add_class::<engine::PyLine>()?;
     m.add_class::<ml::PyVecGames>()?;
+    m.add_class::<tablebase::PyTablebase>()?;
     m.add_function(wrap_pyfunction!(rules::perft, m)?)?;
     m.add_function(wrap_pyfunction!(engine::selfplay, m)?)?;
     m.add("ACTION_COUNT", ml::ACTION_COUNT)?;

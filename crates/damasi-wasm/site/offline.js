@@ -2,6 +2,7 @@
 // `Game` (the page holds no rules of its own), the engine in a worker speaking Hub lines
 // (worker.js), the games in IndexedDB, the files in a service worker's cache (sw.js).
 import init, { Game } from "./damasi_wasm.js";
+import { BrowserEngine } from "./engine.js";
 
 const $ = (id) => document.getElementById(id);
 const MOVE_TIME = 0.5; // seconds a move; weaker levels also search shallower
@@ -14,34 +15,21 @@ let level = 5;
 let selected = null;
 let thinking = false;
 let lastMove = null;
+let stopped = false;   // the reader stopped the engine's thought: it moves when asked again
 
 // ---------------------------------------------------------------- engine (worker, Hub lines)
-const worker = new Worker("worker.js", { type: "module" });
-let onDone = null;
-worker.onmessage = (event) => {
-  const line = event.data;
-  if (line.startsWith("done")) {
-    const m = /move=(\S+)/.exec(line);
-    const resolve = onDone;
-    onDone = null;
-    if (resolve) resolve(m ? m[1] : null);
-  } else if (line.startsWith("error")) {
-    console.warn("engine:", line);
-  }
-};
-worker.postMessage(["hub", "init"]);
+// engine.js: a search can be stopped at once (the worker is ended and a new one started).
+const engine = new BrowserEngine();
 
-function askEngine() {
-  return new Promise((resolve) => {
-    onDone = resolve;
-    const moves = game.hub_moves();
-    worker.postMessage([
-      `set-param name=level value=${level}`,
-      `pos pos=${game.start_board()}` + (moves ? ` moves="${moves}"` : ""),
-      `level move-time=${MOVE_TIME}`,
-      "go think",
-    ]);
-  });
+async function askEngine() {
+  const moves = game.hub_moves();
+  const res = await engine.search([
+    `set-param name=level value=${level}`,
+    `pos pos=${game.start_board()}` + (moves ? ` moves="${moves}"` : ""),
+    `level move-time=${MOVE_TIME}`,
+    "go think",
+  ]);
+  return res.move;
 }
 
 // ---------------------------------------------------------------- games (IndexedDB)
@@ -157,7 +145,11 @@ function render() {
   const outcome = game.outcome();
   $("status").textContent = outcome
     ? `${outcome} (${game.result()})`
-    : thinking ? "The engine is thinking…" : `Your move (${human === "white" ? "White" : "Black"})`;
+    : thinking ? "The engine is thinking…"
+    : stopped && game.turn() !== human ? "The engine was stopped: press Engine move"
+    : `Your move (${human === "white" ? "White" : "Black"})`;
+  $("stop").hidden = !thinking;
+  $("go").hidden = thinking || !!outcome || game.turn() === human;
   document.body.dataset.state = outcome ? "over" : thinking ? "thinking" : "ready";
   document.body.dataset.ply = String(game.ply());
   $("net").textContent = (navigator.onLine ? "online" : "offline") + " · no server needed";
@@ -199,6 +191,7 @@ async function maybeEngine() {
   render();
   const hub = await askEngine();
   thinking = false;
+  stopped = !hub;
   if (hub) {
     const played = game.play_hub(hub);
     lastMove = { from: played.slice(0, 2), to: played.replace(/=K$/, "").slice(-2) };
@@ -208,7 +201,8 @@ async function maybeEngine() {
 }
 
 async function newGame() {
-  if (thinking) return;
+  if (thinking) engine.stop();
+  while (thinking) await new Promise((r) => setTimeout(r, 10));
   human = $("side").value;
   level = Number($("level").value);
   game = new Game();
@@ -239,6 +233,8 @@ async function main() {
     await maybeEngine();
   }
   $("new").onclick = newGame;
+  $("stop").onclick = () => engine.stop();
+  $("go").onclick = () => maybeEngine();
   $("takeback").onclick = async () => {
     if (thinking) return;
     do { if (!game.undo()) break; } while (game.turn() !== human);

@@ -1,13 +1,14 @@
 // Service worker: keeps every file of the site in a cache when it is installed and answers
 // from that cache first, so the page loads and plays with no network. A new CACHE name (a new
 // site export) replaces the old cache.
-const CACHE = "damasi-offline-v1";
+const CACHE = "damasi-offline-v2";
 const FILES = [
   "./",
   "index.html",
   "offline.css",
   "offline.js",
   "worker.js",
+  "engine.js",
   "damasi_wasm.js",
   "damasi_wasm_bg.wasm",
   "manifest.webmanifest",

@@ -14,6 +14,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("offline.css", include_str!("../site/offline.css")),
     ("offline.js", include_str!("../site/offline.js")),
     ("worker.js", include_str!("../site/worker.js")),
+    ("engine.js", include_str!("../site/engine.js")),
     ("sw.js", include_str!("../site/sw.js")),
     (
         "manifest.webmanifest",

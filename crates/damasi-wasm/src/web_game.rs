@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use damasi::hub::{parse_hub_move, write_hub_move, write_hub_position};
 use damasi::pdn::{self, PdnGame};
-use damasi::{Game, Notation, Position};
+use damasi::{Game, Move, Notation, Position};
 
 /// A game: start position, moves, draw rules, PDN.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = Game))]
@@ -43,8 +43,76 @@ fn json_strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
     format!("[{}]", parts.join(","))
 }
 
+/// A legal move of `pos` as the web API describes it: both notations, the squares, the route
+/// and the captured squares in order, whether it promotes.
+fn move_info(pos: &Position, m: &Move) -> String {
+    let route: Vec<String> = pos.route(m).iter().skip(1).map(|s| s.to_string()).collect();
+    format!(
+        "{{\"landing\":{},\"captured\":{},\"from\":{},\"to\":{},\"route\":{},\"captures\":{},\"promotion\":{}}}",
+        json_string(&pos.write_move(m, Notation::Landing)),
+        json_string(&pos.write_move(m, Notation::Captured)),
+        json_string(&m.from().to_string()),
+        json_string(&m.to().to_string()),
+        json_strings(route),
+        json_strings(pos.capture_order(m).iter().map(|s| s.to_string())),
+        m.is_promotion()
+    )
+}
+
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_class = Game))]
 impl WebGame {
+    /// The game as the web API's game view describes it (JSON): `start_fen`, `fen`, `side`,
+    /// `plies` (each `{move, fen}`), `legal`, `forced_capture` and `outcome` (`over`,
+    /// `result`, `winner`, `code`, `reason`). The main page plays with it when there is no
+    /// server.
+    pub fn view(&self) -> String {
+        let g = &self.record.game;
+        let plies: Vec<String> = g
+            .history()
+            .iter()
+            .enumerate()
+            .map(|(ply, m)| {
+                let before = g.position_at(ply).expect("a position before every move");
+                let after = g.position_at(ply + 1).expect("a position after every move");
+                format!(
+                    "{{\"move\":{},\"fen\":{},\"elapsed_ms\":0,\"clock\":null}}",
+                    move_info(&before, m),
+                    json_string(&after.to_fen())
+                )
+            })
+            .collect();
+        let pos = g.position();
+        let outcome = g.outcome();
+        let legal: Vec<String> = g.legal_moves().iter().map(|m| move_info(pos, m)).collect();
+        let outcome_json = match outcome {
+            None => r#"{"over":false,"result":"*","winner":null,"code":null,"reason":""}"#.into(),
+            Some(o) => format!(
+                "{{\"over\":true,\"result\":{},\"winner\":{},\"code\":{},\"reason\":{}}}",
+                json_string(o.pdn_result()),
+                o.winner().map_or("null".into(), |c| json_string(c.name())),
+                json_string(&o.code()),
+                json_string(&o.describe())
+            ),
+        };
+        format!(
+            "{{\"start_fen\":{},\"fen\":{},\"side\":{},\"plies\":[{}],\"legal\":[{}],\"forced_capture\":{},\"outcome\":{}}}",
+            json_string(&g.initial_position().to_fen()),
+            json_string(&pos.to_fen()),
+            json_string(pos.side_to_move().name()),
+            plies.join(","),
+            legal.join(","),
+            outcome.is_none() && pos.has_capture(),
+            outcome_json
+        )
+    }
+
+    /// Both sides agree to a draw (refused, as a no-op, once the game is over).
+    pub fn agree_draw(&mut self) {
+        if self.record.game.outcome().is_none() {
+            self.record.game.agree_draw();
+        }
+    }
+
     /// A game from the start position.
     #[cfg_attr(target_arch = "wasm32", wasm_bindgen(constructor))]
     pub fn new() -> WebGame {
@@ -247,6 +315,25 @@ mod tests {
         assert_eq!(g.outcome(), "Black has no pieces left: White wins");
         assert_eq!(g.result(), "1-0");
         assert!(WebGame::from_fen("zz").is_err());
+    }
+
+    #[test]
+    fn the_view_describes_moves_as_the_web_api_does() {
+        let mut g = WebGame::from_fen("W:Wd4,a3:Bd5").unwrap();
+        let v = g.view();
+        assert!(v.contains(r#""legal":[{"landing":"d4xd6","captured":"d4xd5","from":"d4","to":"d6","route":["d6"],"captures":["d5"],"promotion":false}]"#), "{v}");
+        assert!(v.contains(r#""forced_capture":true"#), "{v}");
+        assert!(v.contains(r#""outcome":{"over":false"#), "{v}");
+        g.play("d4xd6").unwrap();
+        let v = g.view();
+        assert!(v.contains(r#""plies":[{"move":{"landing":"d4xd6""#), "{v}");
+        assert!(v.contains(r#""fen":"B:Wa3,d6:B""#), "{v}");
+        assert!(v.contains(r#""code":"white:no-pieces""#), "{v}");
+        assert!(v.contains(r#""winner":"white""#), "{v}");
+        assert!(v.contains(r#""legal":[]"#), "{v}");
+        let mut d = WebGame::new();
+        d.agree_draw();
+        assert!(d.view().contains(r#""code":"draw:agreement""#));
     }
 
     #[test]

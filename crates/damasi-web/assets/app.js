@@ -76,6 +76,8 @@ class ApiError extends Error {
 class NetworkError extends Error {}
 
 async function api(method, path, body, signal) {
+  // No server (or the reader's choice): the same API, answered in this page (local.js).
+  if (Local.active) return Plies.take(await Local.api(method, path, body, signal), game);
   const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";
@@ -92,7 +94,8 @@ async function api(method, path, body, signal) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (_) { data = { error: text }; }
   if (!res.ok) throw new ApiError(res.status, data);
-  return data;
+  // A game's plies come in pages: spread them over the whole game (plies.js).
+  return Plies.take(data, game);
 }
 
 // An error in the reader's language: by the server's code and params, never by its sentence.
@@ -802,13 +805,28 @@ function renderPlayBoard() {
   });
 }
 
-function renderMoveList(listEl, plies, startFen, current, onPick, result) {
+// `onEarlier(i)`, if given, loads the missing plies before ply index `i` (a long game's
+// earlier pages): a button stands where they would be.
+function renderMoveList(listEl, plies, startFen, current, onPick, result, onEarlier) {
   listEl.innerHTML = "";
   const blackFirst = parseFen(startFen).side === "B";
   let li = null;
+  let last = -1;
   plies.forEach((p, i) => {
     const ply = i + (blackFirst ? 1 : 0);
-    if (ply % 2 === 0 || i === 0) {
+    if (onEarlier && i !== last + 1) {
+      const more = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "earlier";
+      b.textContent = t("earlierMoves");
+      b.addEventListener("click", () => onEarlier(i - 1));
+      more.appendChild(b);
+      listEl.appendChild(more);
+    }
+    const gap = i !== last + 1;
+    last = i;
+    if (ply % 2 === 0 || li === null || gap) {
       li = document.createElement("li");
       const num = document.createElement("span");
       num.className = "num";
@@ -851,6 +869,7 @@ function renderButtons() {
   $("btn-retry").hidden = !(mode === "play" && engineToMove() && engineState() === "failed" && !offline && viewPly === null);
   $("btn-retry").disabled = acting > 0;
   renderDrawAsk();
+  Local.decorate(mode === "play" ? game : null);
 }
 
 // Between two people on one screen, a draw offer waits for the other person's answer here
@@ -868,7 +887,7 @@ function renderPlay() {
   // The board belongs to whichever tab is shown; the game may change behind the Study tab.
   if (mode === "play" && !animating) renderPlayBoard();
   const current = viewPly === null ? game.plies.length : viewPly;
-  renderMoveList($("movelist"), game.plies, game.start_fen, current, (n) => browse(n), game.outcome.over ? game.outcome.result : null);
+  renderMoveList($("movelist"), game.plies, game.start_fen, current, (n) => browse(n), game.outcome.over ? game.outcome.result : null, loadEarlier);
   renderButtons();
   $("btn-export-play").href = `/api/games/${game.id}/pdn`;
   $("btn-export-play").setAttribute("download", `damasi-game-${game.id}.pdn`);
@@ -876,9 +895,25 @@ function renderPlay() {
   renderStatus();
 }
 
+// Loads the page of a long game that ends with ply index `i`, then shows the list again.
+async function loadEarlier(i) {
+  const g = game;
+  try {
+    if (await Plies.load(g, i, (path) => api("GET", path)) && game === g) renderPlay();
+  } catch (e) { showError(e); }
+}
+
 function browse(n) {
   if (!game) return;
   n = Math.max(0, Math.min(game.plies.length, n));
+  // A ply of a long game not fetched yet: fetch its page first.
+  if (n > 0 && !Plies.has(game, n - 1)) {
+    const g = game;
+    Plies.load(g, n - 1, (path) => api("GET", path))
+      .then((ok) => { if (ok && game === g) browse(n); })
+      .catch(showError);
+    return;
+  }
   viewPly = n === game.plies.length ? null : n;
   board.clearSel();
   renderPlay();
@@ -1480,6 +1515,12 @@ async function boot() {
   const n = localStorage.getItem("damasi.notation");
   if (n) $("notation").value = n;
   setInterval(tick, 200);
+  $("btn-engine-mode").addEventListener("click", () => Local.toggle());
+  $("btn-stop").addEventListener("click", () => { if (game && Local.stop(game.id)) refresh(game.id); });
+  if (await Local.wanted()) {
+    try { await Local.start(); } catch (e) { console.warn("in-browser engine:", e); showError(e); }
+  }
+  Local.decorate(null);
   await openFirstGame();
 }
 

@@ -4,9 +4,8 @@ use std::time::Duration;
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, FromRequestParts, State};
+use axum::extract::{ConnectInfo, FromRequestParts, OriginalUri, State};
 use axum::http::request::Parts;
-use axum::http::Uri;
 use axum::Json;
 use damasi::game::position_outcome;
 use damasi::{Color, Game, Position, RuleSet};
@@ -109,7 +108,8 @@ pub async fn index() -> Json<Value> {
             "POST /api/analyze {fen[, moves, level, move_time_ms, rules]}: score and best line",
             "GET /api/games[?limit=N&offset=K]: saved games, newest first",
             "POST /api/games {white, black[, fen, rules, clock]}: new game",
-            "GET /api/games/ID[?wait_version=N], DELETE /api/games/ID",
+            "GET /api/games/ID[?wait_version=N&from=PLY&limit=N]: the game, a page of its plies (default the newest 500)",
+            "DELETE /api/games/ID",
             "POST /api/games/ID/move {move}",
             "POST /api/games/ID/engine: start or retry the engine's move",
             "POST /api/games/ID/hint",
@@ -124,9 +124,13 @@ pub async fn index() -> Json<Value> {
     }))
 }
 
-/// Unknown API paths.
-pub async fn not_found(uri: Uri) -> ApiError {
-    ApiError::NotFound(format!("no such endpoint: {}", uri.path()))
+/// Unknown API paths (any method): a JSON 404 naming the whole path (its first 100
+/// characters), so a client never gets the page where it expected JSON.
+pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
+    let path = uri.path();
+    let shown: String = path.chars().take(100).collect();
+    let more = if shown.len() < path.len() { "..." } else { "" };
+    ApiError::NotFound(format!("no such endpoint: {shown}{more}"))
 }
 
 /// Query of `GET /api/moves`.

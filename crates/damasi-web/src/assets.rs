@@ -1,5 +1,6 @@
 //! The page: HTML, CSS, JavaScript and icon, embedded in the binary at compile time.
 
+use axum::extract::Path;
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -25,6 +26,16 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/app.js"),
     ),
     (
+        "/plies.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/plies.js"),
+    ),
+    (
+        "/local.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/local.js"),
+    ),
+    (
         "/i18n.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/i18n.js"),
@@ -41,9 +52,75 @@ pub const FILES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Routes for the embedded files; anything else is a 404 page.
+/// The in-browser engine's own files, embedded (from `crates/damasi-wasm/site/`): the page
+/// loads them from `/wasm/` when it plays with no server or the reader chooses the engine in
+/// the browser.
+pub const WASM_SITE_FILES: &[(&str, &str)] = &[
+    (
+        "engine.js",
+        include_str!("../../damasi-wasm/site/engine.js"),
+    ),
+    (
+        "worker.js",
+        include_str!("../../damasi-wasm/site/worker.js"),
+    ),
+];
+
+/// The WebAssembly build the page loads from `/wasm/` (`scripts/build-wasm`'s output), read
+/// from the directory in `DAMASI_WASM_DIR`, else `target/wasm-pkg` of the source tree the
+/// server was built from; a 404 when it is not there.
+pub const WASM_BUILD_FILES: &[(&str, &str)] = &[
+    ("damasi_wasm.js", "text/javascript; charset=utf-8"),
+    ("damasi_wasm_bg.wasm", "application/wasm"),
+];
+
+fn wasm_dir() -> std::path::PathBuf {
+    std::env::var_os("DAMASI_WASM_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../target/wasm-pkg"
+            ))
+        })
+}
+
+async fn wasm_file(Path(name): Path<String>) -> Response {
+    if let Some(&(_, body)) = WASM_SITE_FILES.iter().find(|(n, _)| *n == name) {
+        return (
+            [
+                (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            body,
+        )
+            .into_response();
+    }
+    if let Some(&(file, mime)) = WASM_BUILD_FILES.iter().find(|(n, _)| *n == name) {
+        let path = wasm_dir().join(file);
+        if let Ok(Ok(bytes)) = tokio::task::spawn_blocking(move || std::fs::read(path)).await {
+            return (
+                [
+                    (header::CONTENT_TYPE, mime),
+                    (header::CACHE_CONTROL, "no-cache"),
+                ],
+                bytes,
+            )
+                .into_response();
+        }
+    }
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "404: no such file (the WebAssembly build is made by scripts/build-wasm)\n",
+    )
+        .into_response()
+}
+
+/// Routes for the embedded files and the in-browser engine's (`/wasm/...`); anything else is
+/// a 404 page.
 pub fn routes() -> Router<AppState> {
-    let mut r = Router::new();
+    let mut r = Router::new().route("/wasm/{name}", get(wasm_file));
     for &(path, mime, body) in FILES {
         r = r.route(
             path,

@@ -90,6 +90,60 @@ pub struct SideCounts {
     pub black: u8,
 }
 
+/// Plies a game's answer carries when the client does not say: the newest ones. A normal game
+/// has far fewer, so its answer carries every ply.
+pub const DEFAULT_PLY_LIMIT: usize = 500;
+
+/// Most plies one answer carries: what one request costs stays bounded however long the game.
+pub const MAX_PLY_LIMIT: usize = 1000;
+
+/// Which plies of a game an answer carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlyWindow {
+    /// The newest plies, at most this many (capped at [`MAX_PLY_LIMIT`]).
+    Newest(usize),
+    /// At most `limit` plies (capped at [`MAX_PLY_LIMIT`]) from ply index `from` (0 = the
+    /// first move); none when `from` is past the end.
+    From {
+        /// Index of the first ply sent.
+        from: usize,
+        /// Most plies sent.
+        limit: usize,
+    },
+}
+
+impl Default for PlyWindow {
+    fn default() -> Self {
+        PlyWindow::Newest(DEFAULT_PLY_LIMIT)
+    }
+}
+
+impl PlyWindow {
+    /// The ply indices this window takes from a game of `total` plies.
+    pub fn range(self, total: usize) -> std::ops::Range<usize> {
+        match self {
+            PlyWindow::Newest(limit) => total.saturating_sub(limit.min(MAX_PLY_LIMIT))..total,
+            PlyWindow::From { from, limit } => {
+                let from = from.min(total);
+                from..from.saturating_add(limit.min(MAX_PLY_LIMIT)).min(total)
+            }
+        }
+    }
+}
+
+/// Where the plies of an answer sit in the whole game.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PliesPage {
+    /// Index of the first ply sent (0 = the first move of the game).
+    pub from: usize,
+    /// Plies in the whole game.
+    pub total: usize,
+    /// Whether the game has plies before the ones sent.
+    pub more_before: bool,
+    /// Whether the game has plies after the ones sent.
+    pub more_after: bool,
+}
+
 /// A saved game as the page shows it.
 #[derive(Serialize)]
 pub struct GameView {
@@ -109,8 +163,10 @@ pub struct GameView {
     pub rules: String,
     /// The start FEN.
     pub start_fen: String,
-    /// The moves played.
+    /// The moves played: by default the newest [`DEFAULT_PLY_LIMIT`]; `plies_page` says which.
     pub plies: Vec<PlyView>,
+    /// Where `plies` sits in the game, and how many plies the game has.
+    pub plies_page: PliesPage,
     /// The FEN now.
     pub fen: String,
     /// `white` or `black`: whose move it is now.
@@ -131,12 +187,30 @@ pub struct GameView {
     pub tags: Value,
 }
 
-/// Describes a game as of now.
+/// Describes a game as of now, with its newest plies ([`PlyWindow::default`]).
 pub fn view(live: &Live) -> GameView {
+    view_window(live, PlyWindow::default())
+}
+
+/// Describes a game as of now, with the plies of `window`: the work and the size of the
+/// answer do not grow with the game's length.
+pub fn view_window(live: &Live, window: PlyWindow) -> GameView {
     let game = &live.game;
     let now = now_ms();
-    let mut plies = Vec::with_capacity(game.ply());
-    for (i, m) in game.history().iter().enumerate() {
+    let total = game.ply();
+    let range = window.range(total);
+    let plies_page = PliesPage {
+        from: range.start,
+        total,
+        more_before: range.start > 0,
+        more_after: range.end < total,
+    };
+    let mut plies = Vec::with_capacity(range.len());
+    for (i, m) in game.history()[range.clone()]
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (range.start + k, m))
+    {
         let before = game.position_at(i).expect("a position before every move");
         let after = game
             .position_at(i + 1)
@@ -188,6 +262,7 @@ pub fn view(live: &Live) -> GameView {
         rules: live.row.rules.clone(),
         start_fen: live.row.start_fen.clone(),
         plies,
+        plies_page,
         fen: pos.to_fen(),
         side: pos.side_to_move().name(),
         forced_capture: !outcome.over && pos.has_capture(),
@@ -371,12 +446,17 @@ pub async fn create(
 pub struct ShowQuery {
     /// Wait (up to 25 s) until the game's version is above this one.
     pub wait_version: Option<u64>,
+    /// Send plies from this index on (0 = the first move); without it, the newest plies.
+    pub from: Option<usize>,
+    /// Most plies to send (default [`DEFAULT_PLY_LIMIT`], at most [`MAX_PLY_LIMIT`]).
+    pub limit: Option<usize>,
 }
 
 /// Longest a `wait_version` request waits.
 const LONG_POLL: Duration = Duration::from_secs(25);
 
-/// `GET /api/games/{id}[?wait_version=N]`.
+/// `GET /api/games/{id}[?wait_version=N][&from=PLY][&limit=N]`: the game with a page of its
+/// plies (by default the newest [`DEFAULT_PLY_LIMIT`]).
 pub async fn show(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
@@ -386,7 +466,13 @@ pub async fn show(
     if let Some(seen) = q.wait_version {
         slot.wait_past(seen, LONG_POLL).await;
     }
-    Ok(view_of(&slot).await)
+    let limit = q.limit.unwrap_or(DEFAULT_PLY_LIMIT);
+    let window = match q.from {
+        Some(from) => PlyWindow::From { from, limit },
+        None => PlyWindow::Newest(limit),
+    };
+    let live = slot.live.lock().await;
+    Ok(Json(view_window(&live, window)))
 }
 
 /// `DELETE /api/games/{id}`.

@@ -19,7 +19,7 @@
 //! | `POST /api/move {fen, move}` | plays a move written in any notation the library reads |
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms}` | score, depth and best line |
-//! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change) |
+//! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change; `?from=PLY&limit=N` pages through the plies) |
 //! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,draw/answer,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
 //! | `/api/account/...`, `/api/online/...`, `/api/lobby`, `/api/pool/...` | online play between people ([`online`], `docs/online.md`) |
@@ -47,7 +47,7 @@ use std::time::Duration;
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::middleware;
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::Router;
 use tower::ServiceExt;
 use tower_http::timeout::RequestBodyTimeoutLayer;
@@ -164,6 +164,8 @@ pub fn router(state: AppState) -> Router {
     let security = state.security.clone();
     Router::new()
         .nest("/api", api)
+        // `/api/` is not the nested router's `/` (that is `/api` alone): still the API's 404.
+        .route("/api/", any(api::not_found))
         .merge(assets::routes())
         .route("/online", get(assets::online_page))
         .route("/online/{id}", get(assets::online_page))

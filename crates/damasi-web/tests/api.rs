@@ -65,6 +65,7 @@ async fn page_and_assets_are_embedded() {
         ("/", "text/html", "<title>damasi"),
         ("/app.js", "text/javascript", "api("),
         ("/i18n.js", "text/javascript", "tr:"),
+        ("/plies.js", "text/javascript", "Plies"),
         ("/app.css", "text/css", ".board"),
         ("/favicon.svg", "image/svg+xml", "<svg"),
     ] {
@@ -76,6 +77,30 @@ async fn page_and_assets_are_embedded() {
             r.content_type
         );
         assert!(r.text.contains(needle), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_in_browser_engine_files_are_served_under_wasm() {
+    let app = app();
+    for name in ["engine.js", "worker.js"] {
+        let r = get(&app, &format!("/wasm/{name}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{name}");
+        assert!(r.content_type.starts_with("text/javascript"), "{name}");
+    }
+    assert!(get(&app, "/wasm/engine.js")
+        .await
+        .text
+        .contains("class BrowserEngine"));
+    // Nothing else, and no way out of the directory.
+    for path in [
+        "/wasm/app.js",
+        "/wasm/..%2FCargo.toml",
+        "/wasm/%2E%2E",
+        "/wasm/",
+    ] {
+        let r = get(&app, path).await;
+        assert_eq!(r.status, StatusCode::NOT_FOUND, "{path}");
     }
 }
 
@@ -92,6 +117,37 @@ async fn unknown_paths_are_404() {
         .contains("no-such-endpoint"));
     let r = get(&app, "/api/games/999").await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // Anything under /api is the API's: a JSON 404 naming the whole path, never the page.
+    for path in [
+        "/api/",
+        "/api//",
+        "/api/games/",
+        "/api/games/1/x/y",
+        "/api/no/such",
+    ] {
+        for method in [Method::GET, Method::POST] {
+            let body = (method == Method::POST).then_some("{}");
+            let r = send(&app, method.clone(), path, body).await;
+            assert_eq!(r.status, StatusCode::NOT_FOUND, "{method} {path}");
+            assert!(
+                r.content_type.starts_with("application/json"),
+                "{method} {path}: {}",
+                r.content_type
+            );
+            let v = r.json();
+            assert_eq!(v["code"], "not-found", "{method} {path}");
+            assert_eq!(
+                v["error"].as_str().unwrap(),
+                format!("no such endpoint: {path}"),
+                "{method} {path}"
+            );
+        }
+    }
+    // A huge unknown path is not echoed whole.
+    let long = format!("/api/{}", "x".repeat(5000));
+    let r = get(&app, &long).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(r.text.len() < 500, "{} bytes", r.text.len());
     let r = get(&app, "/api/games/not-a-number").await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.json()["error"].is_string());

@@ -1,7 +1,8 @@
 """damasi: Turkish draughts (Dama) for Python.
 
-Exact rules (positions, moves, games with draw rules, PDN, perft), the damasi engine, and
-machine-learning helpers: board planes, a fixed 4096-action space with its legal-action mask,
+Exact rules (positions, moves, games with draw rules, PDN, perft), the damasi engine,
+endgame tablebase probing (``Tablebase``), and machine-learning helpers: board planes, a fixed
+4096-action space with its legal-action mask,
 a batch of games stepped in Rust (``VecGames``), self-play data (``selfplay``), and, in pure
 Python on top, a Gymnasium environment (``damasi.gym_env``) and a PettingZoo AEC environment
 (``damasi.aec_env``).
@@ -28,6 +29,7 @@ from ._damasi import (
     PdnError,
     Position,
     RulesError,
+    Tablebase,
     VecGames,
     __version__,
     perft,
@@ -48,6 +50,7 @@ __all__ = [
     "PdnError",
     "Position",
     "RulesError",
+    "Tablebase",
     "VecGames",
     "__version__",
     "perft",
