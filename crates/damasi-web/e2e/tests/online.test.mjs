@@ -1,0 +1,227 @@
+// Online play in three browsers (three profiles, so three sessions): two people sign up, one
+// creates a rated game and sends the link, the other takes the seat, a third watches; they
+// play a forced line with a double capture, chat, one page reloads mid-game, one side resigns,
+// and every page shows the result and both accounts their new ratings.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+import { URL_BASE, waitUntilUp } from "./server.mjs";
+
+const tag = Date.now().toString(36).slice(-5);
+const ALICE = "alice_" + tag;
+const BOB = "bob_" + tag;
+const PASSWORD = "correct-horse-1";
+
+const opened = [];
+
+async function open(path) {
+  const browser = await launch();
+  opened.push(browser);
+  const page = browser.context.pages()[0] || (await browser.context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.setDefaultTimeout(15000);
+  await page.goto(URL_BASE + path);
+  await page.waitForSelector("body[data-ready='1']");
+  return { page, errors };
+}
+
+const sq = (name) => `#board .sq[data-sq="${name}"]`;
+const tid = (id) => `[data-testid="${id}"]`;
+
+async function signUp(page, name) {
+  await page.fill("#acct-name", name);
+  await page.fill("#acct-password", PASSWORD);
+  await page.click("#btn-signup");
+  await page.waitForFunction((n) => document.getElementById("acct-me").textContent === n, name);
+}
+
+const plies = (page) => page.$$eval("#movelist .mv[data-ply]", (els) => els.map((e) => e.textContent));
+
+async function waitPlies(page, n) {
+  await page.waitForFunction((n) => document.querySelectorAll("#movelist .mv[data-ply]").length === n, n);
+}
+
+// Clicks the squares in order and waits until the server has the move (the move list grows).
+async function play(page, ...squares) {
+  const n = (await plies(page)).length;
+  for (const s of squares) await page.click(sq(s));
+  await waitPlies(page, n + 1);
+}
+
+// Both clocks as shown: { white, black, running } (ms).
+function clocks(page) {
+  return page.evaluate(() => {
+    const out = { running: null };
+    for (const el of document.querySelectorAll(".clock")) {
+      out[el.dataset.side] = Number(el.dataset.ms);
+      if (el.classList.contains("running")) out.running = el.dataset.side;
+    }
+    return out;
+  });
+}
+
+async function rating(page, speed) {
+  const el = await page.waitForSelector(tid("rating-" + speed));
+  return Number(await el.getAttribute("data-rating"));
+}
+
+let alice, bob, carol;
+
+before(async () => {
+  await waitUntilUp();
+});
+
+after(async () => {
+  for (const b of opened) await b.close();
+});
+
+test("two players sign up, play a rated game by link with a spectator, and see the result", async () => {
+  alice = await open("/online");
+  bob = await open("/online");
+  await signUp(alice.page, ALICE);
+  await signUp(bob.page, BOB);
+  // A new account has no rated games yet.
+  assert.equal(await alice.page.$(tid("rating-blitz")), null);
+
+  // Alice creates a rated 5+3 game as White and gets the link.
+  await alice.page.fill("#new-minutes", "5");
+  await alice.page.fill("#new-increment", "3");
+  await alice.page.selectOption("#new-color", "white");
+  await alice.page.check("#new-rated");
+  await alice.page.click("#btn-friend");
+  await alice.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  await alice.page.waitForSelector("#share-box:not([hidden])");
+  const link = await alice.page.inputValue("#share-url");
+  assert.match(link, /\/online\/[A-Za-z0-9]+$/);
+  const id = link.split("/").pop();
+  assert.match(await alice.page.textContent("#game-info"), /Rated .*5\+3.*you play white/);
+  assert.match(await alice.page.textContent("#status"), /Waiting for an opponent/);
+
+  // Bob opens the link: the seat is free, he takes it and plays Black.
+  await bob.page.goto(link);
+  await bob.page.waitForSelector("#seat-box:not([hidden])");
+  await bob.page.click("#btn-seat");
+  await bob.page.waitForFunction(() => /you play black/.test(document.getElementById("game-info").textContent));
+  await bob.page.waitForFunction(() => document.getElementById("seat-box").hidden);
+  // Each sees the other's name and provisional rating; Bob's board is turned for Black.
+  await alice.page.waitForFunction((n) => document.getElementById("name-top").textContent.includes(n), BOB);
+  assert.match(await alice.page.textContent("#name-top"), /\(1500\?\)/);
+  assert.match(await bob.page.textContent("#name-top"), new RegExp(ALICE));
+  assert.match(await bob.page.textContent("#name-bottom"), new RegExp(BOB));
+  await alice.page.waitForFunction(() => /Your turn/.test(document.getElementById("status").textContent));
+  assert.ok(await alice.page.isHidden("#share-box"), "the link box goes once the game starts");
+
+  // Carol has no account and watches.
+  carol = await open("/online/" + id);
+  assert.match(await carol.page.textContent("#game-info"), /you are watching/);
+  assert.ok(await carol.page.isHidden("#seat-box"), "no seat is free");
+  assert.ok(await carol.page.isHidden("#btn-resign"));
+  // The lobby lists the game as live.
+  const lobby = await open("/online");
+  await lobby.page.waitForSelector(tid("live-" + id));
+
+  // The moves: d3-d4 d6-d5, then White's forced double capture d4xd6xd8 with promotion,
+  // chosen square by square.
+  await play(alice.page, "d3", "d4");
+  await waitPlies(bob.page, 1);
+  await play(bob.page, "d6", "d5");
+  await alice.page.waitForFunction(() => /capture is forced/.test(document.getElementById("status").textContent));
+  await alice.page.click(sq("d4"));
+  await alice.page.click(sq("d6"));
+  await alice.page.waitForFunction(() => /Continue the capture/.test(document.getElementById("status").textContent));
+  assert.equal(await alice.page.$$eval("#board .piece.captured", (els) => els.map((e) => e.dataset.sq).join()), "d5");
+  await alice.page.click(sq("d8"));
+  await waitPlies(alice.page, 3);
+  for (const p of [alice.page, bob.page, carol.page]) {
+    await waitPlies(p, 3);
+    assert.deepEqual(await plies(p), ["d3-d4", "d6-d5", "d4xd6xd8=K"]);
+    // The last move is drawn with its whole route, and the man became a king.
+    assert.equal(await p.getAttribute("#board", "data-last-move"), "d4-d6-d8");
+    await p.waitForSelector('#board .piece.w.k[data-sq="d8"]');
+    assert.equal(await p.$('#board .piece[data-sq="d5"]'), null, "the captured men are gone");
+    assert.equal(await p.$('#board .piece[data-sq="d7"]'), null);
+  }
+
+  // Chat: Bob and the spectator read Alice's line; Bob hides the chat.
+  await alice.page.fill("#chat-input", "good luck!");
+  await alice.page.press("#chat-input", "Enter");
+  for (const p of [bob.page, carol.page]) {
+    await p.waitForFunction((t) => document.getElementById("chat-lines").textContent.includes(t), "good luck!");
+  }
+  await bob.page.check("#chat-hide");
+  assert.ok(await bob.page.isHidden("#chat-lines"));
+
+  // Bob's clock runs; he reloads: the same moves, the same clocks (his still running).
+  await bob.page.waitForFunction(() => document.querySelector(".clock.running")?.dataset.side === "black");
+  const before = await clocks(bob.page);
+  await bob.page.reload();
+  await bob.page.waitForSelector("body[data-ready='1']");
+  await waitPlies(bob.page, 3);
+  assert.deepEqual(await plies(bob.page), ["d3-d4", "d6-d5", "d4xd6xd8=K"]);
+  await bob.page.waitForFunction(() => document.querySelector(".clock.running")?.dataset.side === "black");
+  const after = await clocks(bob.page);
+  assert.equal(after.white, before.white, "White's clock stands still");
+  assert.ok(after.black <= before.black, `${after.black} <= ${before.black}`);
+  assert.ok(after.black > before.black - 8000, `the reload cost no more than it took: ${after.black} vs ${before.black}`);
+  assert.ok(await bob.page.isHidden("#chat-lines"), "the chat stays hidden for Bob");
+  assert.match(await bob.page.textContent("#game-info"), /you play black/);
+
+  // The game goes on over the new socket; the spectator sees it.
+  await play(bob.page, "a6", "a5");
+  await waitPlies(alice.page, 4);
+  await waitPlies(carol.page, 4);
+
+  // Bob resigns (with a confirmation).
+  await bob.page.click("#btn-resign");
+  await bob.page.click("#btn-resign-yes");
+  for (const p of [alice.page, bob.page, carol.page]) {
+    await p.waitForSelector("#result:not([hidden])");
+    const text = await p.textContent("#result");
+    assert.match(text, /Black resigns: White wins/);
+    assert.match(text, new RegExp(`${ALICE} \\+\\d+`));
+    assert.match(text, new RegExp(`${BOB} −\\d+`));
+  }
+  // Both account boxes show the new blitz ratings.
+  const [ra, rb] = [await rating(alice.page, "blitz"), await rating(bob.page, "blitz")];
+  assert.ok(ra > 1500, `the winner gains: ${ra}`);
+  assert.ok(rb < 1500, `the loser loses: ${rb}`);
+  assert.match(await alice.page.textContent(tid("rating-blitz")), /\d+\?/, "still provisional after one game");
+  // The players may ask for a rematch; the spectator may not.
+  assert.ok(await alice.page.isVisible("#btn-rematch"));
+  assert.ok(await carol.page.isHidden("#btn-rematch"));
+
+  for (const x of [alice, bob, carol, lobby]) assert.deepEqual(x.errors, []);
+});
+
+test("a rematch asked by both opens the next game with the colours swapped", async () => {
+  await alice.page.click("#btn-rematch");
+  await bob.page.waitForFunction(() => /Accept rematch/.test(document.getElementById("btn-rematch").textContent));
+  const first = alice.page.url();
+  await bob.page.click("#btn-rematch");
+  for (const p of [alice.page, bob.page]) await p.waitForURL((u) => u.href !== first && /\/online\/[A-Za-z0-9]+$/.test(u.pathname));
+  await alice.page.waitForSelector("body[data-ready='1']");
+  await bob.page.waitForSelector("body[data-ready='1']");
+  await alice.page.waitForFunction(() => /you play black/.test(document.getElementById("game-info").textContent));
+  await bob.page.waitForFunction(() => /Your turn/.test(document.getElementById("status").textContent));
+  // The spectator of the old game is told where it went.
+  await carol.page.waitForSelector("#rematch-link:not([hidden])");
+  // Bob (White now) aborts before anyone moved.
+  await bob.page.click("#btn-abort");
+  await alice.page.waitForSelector("#result:not([hidden])");
+  assert.match(await alice.page.textContent("#result"), /abort/i);
+});
+
+test("a refused action shows the server's message", async () => {
+  // A guest cannot take the seat of a rated game: the page says so.
+  const { page } = await open("/online");
+  await page.click("#btn-guest");
+  await page.waitForFunction(() => !document.getElementById("acct-guest").hidden);
+  await page.fill("#new-minutes", "3");
+  await page.check("#new-rated");
+  await page.click("#btn-friend");
+  await page.waitForFunction(() => {
+    const t = document.getElementById("toast");
+    return !t.hidden && /guests play casual games only/i.test(t.textContent);
+  });
+});
