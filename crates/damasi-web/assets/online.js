@@ -519,6 +519,7 @@ const view = {
   wsOpen: false,
   retry: 0,
   retryTimer: null,
+  connects: 0,       // sockets that got the server's first message (shown in data-connects)
   chat: [],
   resignAsk: false,
   followed: false,   // went on to the rematch already
@@ -731,6 +732,7 @@ async function loadLegal() {
       view.legal = r.moves || [];
       view.legalFen = fen;
       renderBoard();
+      setStatus(statusText());
     }
   } catch (e) {
     showError(e);
@@ -834,19 +836,26 @@ function connect() {
   ws.onopen = () => {
     if (view.ws !== ws) return;
     view.wsOpen = true;
-    view.retry = 0;
-    setConn("");
   };
   ws.onmessage = (e) => {
     if (view.ws !== ws) return;
     let msg;
     try { msg = JSON.parse(e.data); } catch (_) { return; }
+    if (msg.type === "gameFull") {
+      // The server's first message: the connection works.
+      view.retry = 0;
+      view.connects += 1;
+      document.body.dataset.socket = "open";
+      document.body.dataset.connects = String(view.connects);
+      setConn("");
+    }
     onSocketMessage(msg);
   };
   ws.onclose = () => {
     if (view.ws !== ws) return;
     view.ws = null;
     view.wsOpen = false;
+    document.body.dataset.socket = "closed";
     scheduleReconnect();
   };
 }

@@ -269,7 +269,10 @@ pub async fn serve_with(
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(options.header_timeout)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                // The game's WebSocket (`101 Switching Protocols`) needs the connection handed
+                // over after the response.
+                .with_upgrades();
             let _ = conn.await;
             drop(permit);
         });

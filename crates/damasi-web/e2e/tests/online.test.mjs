@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./browser.mjs";
-import { URL_BASE, waitUntilUp } from "./server.mjs";
+import { URL_BASE, waitUntilUp, crashAndRestart } from "./server.mjs";
 
 const tag = Date.now().toString(36).slice(-5);
 const ALICE = "alice_" + tag;
@@ -47,6 +47,11 @@ async function play(page, ...squares) {
   const n = (await plies(page)).length;
   for (const s of squares) await page.click(sq(s));
   await waitPlies(page, n + 1);
+}
+
+// The page follows the game over its WebSocket (not only by reloading it after a failure).
+async function waitSocket(page, connects = 1) {
+  await page.waitForFunction((n) => document.body.dataset.socket === "open" && Number(document.body.dataset.connects) >= n, connects);
 }
 
 // Both clocks as shown: { white, black, running } (ms).
@@ -114,6 +119,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
 
   // Carol has no account and watches.
   carol = await open("/online/" + id);
+  for (const p of [alice.page, bob.page, carol.page]) await waitSocket(p);
   assert.match(await carol.page.textContent("#game-info"), /you are watching/);
   assert.ok(await carol.page.isHidden("#seat-box"), "no seat is free");
   assert.ok(await carol.page.isHidden("#btn-resign"));
@@ -168,9 +174,20 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   assert.match(await bob.page.textContent("#game-info"), /you play black/);
 
   // The game goes on over the new socket; the spectator sees it.
+  await waitSocket(bob.page);
   await play(bob.page, "a6", "a5");
   await waitPlies(alice.page, 4);
   await waitPlies(carol.page, 4);
+  for (const p of [alice.page, bob.page, carol.page]) assert.ok(await p.isHidden("#conn"), "no connection trouble shown");
+
+  // The server crashes and comes back: every page reconnects by itself and the game goes on.
+  const connects = await Promise.all([alice.page, bob.page, carol.page].map((p) => p.evaluate(() => Number(document.body.dataset.connects))));
+  await crashAndRestart();
+  for (const [i, p] of [alice.page, bob.page, carol.page].entries()) await waitSocket(p, connects[i] + 1);
+  await play(alice.page, "h3", "h4");
+  await waitPlies(bob.page, 5);
+  await waitPlies(carol.page, 5);
+  assert.deepEqual(await plies(carol.page), ["d3-d4", "d6-d5", "d4xd6xd8=K", "a6-a5", "h3-h4"]);
 
   // Bob resigns (with a confirmation).
   await bob.page.click("#btn-resign");
