@@ -224,6 +224,7 @@ const lobby = {
   mySeeks: new Set(),    // ids of seeks posted from this page
   myGames: new Map(),    // games in progress of the person: id -> color
   events: null,          // AbortController of the event stream
+  ready: Promise.resolve(), // settles once the stream has announced the games already going on
 };
 
 function clockText(clock) {
@@ -266,6 +267,8 @@ function renderPools(pools) {
 
 async function joinPool(id, button) {
   if (!(await ensureSession())) return;
+  startEvents();
+  await lobby.ready;
   const r = await act(button, () => api("POST", "/api/pool/" + encodeURIComponent(id), {}));
   if (!r) return;
   if (r.game) { go(r.game); return; }
@@ -286,8 +289,6 @@ function renderSeeks(seeks) {
     tr.appendChild(td);
     body.appendChild(tr);
   }
-  const ids = new Set(seeks.map((s) => s.id));
-  for (const id of [...lobby.mySeeks]) if (!ids.has(id)) lobby.mySeeks.delete(id);
   for (const s of seeks) {
     const tr = document.createElement("tr");
     tr.dataset.testid = "seek-" + s.id;
@@ -370,11 +371,17 @@ function startEvents() {
   if (!me || lobby.events) return;
   const ctl = new AbortController();
   lobby.events = ctl;
+  // The stream first announces the games already going on: a game that starts for a seek or
+  // a pool is told apart from those by coming after them.
+  let settle;
+  lobby.ready = new Promise((r) => { settle = r; });
+  setTimeout(() => settle(), 3000);
   (async () => {
     while (!ctl.signal.aborted) {
       try {
         const res = await fetch("/api/stream/event", { signal: ctl.signal });
         if (res.status === 401) break;
+        setTimeout(() => settle(), 300);
         const reader = res.body.getReader();
         const dec = new TextDecoder();
         let buf = "";
@@ -430,6 +437,8 @@ function wireLobby() {
   $("new-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!(await ensureSession())) return;
+    startEvents();
+    await lobby.ready;
     const r = await act($("btn-seek"), () => api("POST", "/api/lobby/seeks", newGameBody()));
     if (!r) return;
     lobby.mySeeks.add(r.id);
@@ -1009,7 +1018,7 @@ function renderActions() {
   $("share-box").hidden = !(open && you);
   if (open && you) $("share-url").value = location.origin + "/online/" + view.id;
   // In play.
-  $("btn-abort").hidden = !(playing && n < 2) && !(open && you);
+  $("btn-abort").hidden = !(playing && n < 2);
   $("btn-resign").hidden = !(playing && n >= 2);
   $("btn-draw").hidden = !playing;
   $("btn-takeback").hidden = !playing;

@@ -242,3 +242,67 @@ test("a refused action shows the server's message", async () => {
     return !t.hidden && /guests play casual games only/i.test(t.textContent);
   });
 });
+
+test("in the lobby, a taken seek and a pool pairing open the game for both players", async () => {
+  for (const p of [alice.page, bob.page]) {
+    await p.goto(URL_BASE + "/online");
+    await p.waitForSelector("body[data-ready='1']");
+  }
+  // Bob posts a casual 3+2 seek; Alice takes it from her lobby.
+  await bob.page.fill("#new-minutes", "3");
+  await bob.page.fill("#new-increment", "2");
+  await bob.page.selectOption("#new-color", "black");
+  await bob.page.uncheck("#new-rated");
+  await bob.page.click("#btn-seek");
+  const take = await alice.page.waitForSelector('[data-testid^="take-"]', { timeout: 10000 });
+  assert.match(await alice.page.textContent(tid("seeks")), new RegExp(`${BOB}.*3\\+2.*casual.*black`));
+  await take.click();
+  await alice.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  await bob.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  assert.equal(alice.page.url(), bob.page.url(), "both are in the same game");
+  await alice.page.waitForFunction(() => /Casual .*3\+2 · you play white/.test(document.getElementById("game-info").textContent));
+  await bob.page.waitForFunction(() => /you play black/.test(document.getElementById("game-info").textContent));
+  await alice.page.click("#btn-abort");
+  await bob.page.waitForSelector("#result:not([hidden])");
+
+  // The 5+3 pool: Alice waits (and may cancel), Bob comes, both are paired.
+  for (const p of [alice.page, bob.page]) {
+    await p.goto(URL_BASE + "/online");
+    await p.waitForSelector(tid("pool-5+3"));
+  }
+  await alice.page.click(tid("pool-5+3"));
+  await alice.page.waitForSelector("#pool-wait:not([hidden])");
+  assert.match(await alice.page.textContent(tid("pool-wait-text")), /5\+3/);
+  await bob.page.waitForFunction(() => /1 waiting/.test(document.querySelector('[data-testid="pool-5+3"]').textContent), null, { timeout: 10000 });
+  await bob.page.click(tid("pool-5+3"));
+  await bob.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  await alice.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  assert.equal(alice.page.url(), bob.page.url(), "both are in the same game");
+  await alice.page.waitForFunction(() => /Rated .*5\+3/.test(document.getElementById("game-info").textContent));
+  await alice.page.click("#btn-abort");
+  await bob.page.waitForSelector("#result:not([hidden])");
+});
+
+test("a visitor with the link of a casual game takes the seat as a guest", async () => {
+  await alice.page.goto(URL_BASE + "/online");
+  await alice.page.waitForSelector("body[data-ready='1']");
+  await alice.page.fill("#new-minutes", "10");
+  await alice.page.fill("#new-increment", "0");
+  await alice.page.uncheck("#new-rated");
+  await alice.page.click("#btn-friend");
+  await alice.page.waitForSelector("#share-box:not([hidden])");
+  const link = await alice.page.inputValue("#share-url");
+  const dave = await open(new URL(link).pathname);
+  await dave.page.waitForSelector("#seat-box:not([hidden])");
+  assert.match(await dave.page.textContent("#seat-text"), /play as a guest/);
+  await dave.page.click("#btn-seat");
+  await dave.page.waitForFunction(() => !document.getElementById("acct-guest").hidden);
+  await dave.page.waitForFunction(() => /you play/.test(document.getElementById("game-info").textContent));
+  await waitSocket(dave.page, 2);
+  await alice.page.waitForFunction(() => !/waiting for a player/.test(document.getElementById("name-top").textContent));
+  // The guest's socket acts for the guest: a chat line goes through.
+  await dave.page.fill("#chat-input", "hi from a guest");
+  await dave.page.press("#chat-input", "Enter");
+  await alice.page.waitForFunction(() => /hi from a guest/.test(document.getElementById("chat-lines").textContent));
+  assert.deepEqual(dave.errors, []);
+});
