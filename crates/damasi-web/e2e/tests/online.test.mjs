@@ -304,5 +304,35 @@ test("a visitor with the link of a casual game takes the seat as a guest", async
   await dave.page.fill("#chat-input", "hi from a guest");
   await dave.page.press("#chat-input", "Enter");
   await alice.page.waitForFunction(() => /hi from a guest/.test(document.getElementById("chat-lines").textContent));
+
+  // A takeback proposed and accepted, a draw offer declined, then one accepted.
+  const aliceWhite = /you play white/.test(await alice.page.textContent("#game-info"));
+  const [w, b] = aliceWhite ? [alice.page, dave.page] : [dave.page, alice.page];
+  await play(w, "d3", "d4");
+  await waitPlies(b, 1);
+  await play(b, "h6", "h5");
+  await waitPlies(w, 2);
+  await w.click("#btn-takeback");
+  await b.waitForSelector("#takeback-ask:not([hidden])");
+  await b.click("#btn-takeback-yes");
+  for (const p of [w, b]) await waitPlies(p, 0);
+  await play(w, "c3", "c4");
+  await waitPlies(b, 1);
+  await play(b, "a6", "a5");
+  await waitPlies(w, 2);
+  await w.click("#btn-draw");
+  await w.waitForFunction(() => document.getElementById("btn-draw").disabled);
+  await b.waitForSelector("#draw-ask:not([hidden])");
+  await b.click("#btn-draw-no");
+  await b.waitForSelector("#draw-ask", { state: "hidden" });
+  await w.waitForFunction(() => !document.getElementById("btn-draw").disabled);
+  await b.click("#btn-draw");
+  await w.waitForSelector("#draw-ask:not([hidden])");
+  await w.click("#btn-draw-yes");
+  for (const p of [w, b]) {
+    await p.waitForSelector("#result:not([hidden])");
+    assert.match(await p.textContent("#result"), /draw/i);
+    assert.doesNotMatch(await p.textContent("#result"), /Rating:/, "a casual game changes no rating");
+  }
   assert.deepEqual(dave.errors, []);
 });
