@@ -940,7 +940,8 @@ function renderPlayers() {
     if (p && p.rating != null) {
       const r = document.createElement("span");
       r.className = "rating";
-      r.textContent = `(${p.rating}${p.provisional ? "?" : ""})`;
+      const d = over(s) && s.ratingDiff ? s.ratingDiff[side] : null;
+      r.textContent = `(${p.rating}${p.provisional ? "?" : ""}${d == null ? "" : d > 0 ? " +" + d : d < 0 ? " −" + -d : " ±0"})`;
       el.appendChild(r);
     }
     if (p && p.guest) {
@@ -1091,7 +1092,10 @@ function renderMoves() {
     const li = document.createElement("li");
     const r = document.createElement("span");
     r.className = "result";
-    r.textContent = view.state.outcome || "";
+    const code = view.state.outcome || "";
+    const who = code.split(":")[0];
+    r.textContent = who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : code === "aborted" ? "aborted" : code;
+    r.title = view.state.description || code;
     li.appendChild(r);
     list.appendChild(li);
   }
