@@ -767,7 +767,8 @@ function applyState(s, fromFull = false) {
   view.stateAt = performance.now();
   const now = plies(s);
   const confirmed = view.pending && now.length > before;
-  if (now.length !== before || !view.pending || confirmed || over(s)) {
+  // A full state (after a reconnection) is the truth: a move lost on the way is dropped.
+  if (fromFull || now.length !== before || !view.pending || confirmed || over(s)) {
     view.pending = null;
     view.shown = parseFen(s.fen);
     if (now.length !== before || fromFull) { view.sel = null; view.path = []; }
@@ -1131,7 +1132,14 @@ function renderInfo() {
     (view.you ? ` · you play ${view.you}` : " · you are watching");
 }
 
+function renderTitle() {
+  const s = view.state;
+  const mine = running(s) && view.you && s.turn === view.you;
+  document.title = (mine ? "• Your turn · " : "") + "damasi online: game " + view.id;
+}
+
 function renderGame() {
+  renderTitle();
   renderBoard();
   renderPlayers();
   renderClocks();
@@ -1192,7 +1200,8 @@ function wireGame() {
     $("chat-input").value = "";
     send({ t: "chat", text }, () => api("POST", `/api/online/games/${view.id}/chat`, { text }));
   });
-  window.addEventListener("online", () => { if (!view.wsOpen) { view.retry = 0; connect(); } });
+  // A new network: the old connection may be dead without knowing it, so open a new one.
+  window.addEventListener("online", () => { view.retry = 0; connect(); });
   window.addEventListener("offline", () => setConn("Offline: waiting for the network…"));
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && !view.wsOpen && view.id) { view.retry = 0; connect(); }

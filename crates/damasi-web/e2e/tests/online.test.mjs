@@ -1,7 +1,9 @@
 // Online play in three browsers (three profiles, so three sessions): two people sign up, one
 // creates a rated game and sends the link, the other takes the seat, a third watches; they
-// play a forced line with a double capture, chat, one page reloads mid-game, one side resigns,
-// and every page shows the result and both accounts their new ratings.
+// play a forced line with a double capture, chat, one page reloads mid-game, the server
+// crashes and a network drops (the pages reconnect by themselves), one side resigns, and every
+// page shows the result and both accounts their new ratings. Then: rematch, lobby seeks and
+// pools, a guest taking the seat by link, takeback and draw offers.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./browser.mjs";
@@ -184,6 +186,11 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   const connects = await Promise.all([alice.page, bob.page, carol.page].map((p) => p.evaluate(() => Number(document.body.dataset.connects))));
   await crashAndRestart();
   for (const [i, p] of [alice.page, bob.page, carol.page].entries()) await waitSocket(p, connects[i] + 1);
+  // The spectator's network goes away and comes back: the page opens a new connection.
+  await carol.page.context().setOffline(true);
+  await carol.page.waitForSelector("#conn:not([hidden])");
+  await carol.page.context().setOffline(false);
+  await waitSocket(carol.page, connects[2] + 2);
   await play(alice.page, "h3", "h4");
   await waitPlies(bob.page, 5);
   await waitPlies(carol.page, 5);
