@@ -91,7 +91,9 @@ async function copyField(input) {
 // the person has touched the page, so the first moves of a page nobody touched are silent.
 
 let audio = null;
+const soundOn = () => localStorage.getItem("damasi.online.sound") !== "0";
 function beep(capture) {
+  if (!soundOn()) return;
   try {
     audio = audio || new (window.AudioContext || window.webkitAudioContext)();
     if (audio.state === "suspended") audio.resume().catch(() => {});
@@ -159,6 +161,33 @@ function renderAccount() {
   }
   const hide = $("chat-hide");
   if (hide) { hide.checked = chatHidden(); renderChatHidden(); }
+  if (!$("lobby").hidden) loadRecent();
+}
+
+// The person's last games (GET /api/user/{name}), on the lobby.
+async function loadRecent() {
+  if (!me) return;
+  let profile;
+  try { profile = await api("GET", "/api/user/" + encodeURIComponent(me.name)); } catch (_) { return; }
+  const ul = $("recent");
+  ul.innerHTML = "";
+  const games = (profile.games || []).slice(0, 10);
+  $("recent-box").hidden = games.length === 0;
+  for (const g of games) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/online/" + g.id;
+    const who = g.outcome ? g.outcome.split(":")[0] : "";
+    const result = g.status === "open" ? "open" : g.status === "playing" ? "playing" :
+      who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : "aborted";
+    a.textContent = `${g.white || "?"} – ${g.black || "?"}`;
+    const span = document.createElement("span");
+    const mine = g.white === me.name ? "white" : "black";
+    const diff = g.ratingDiff ? g.ratingDiff[mine] : null;
+    span.textContent = `${result} · ${clockText(g.clock)}${g.rated ? " rated" : ""}${diff == null ? "" : ` (${diff >= 0 ? "+" : "−"}${Math.abs(diff)})`}`;
+    li.append(a, span);
+    ul.appendChild(li);
+  }
 }
 
 function credentials() {
@@ -476,6 +505,7 @@ function startLobby() {
   };
   if (me) startEvents();
   refreshLobby();
+  loadRecent();
   setInterval(() => { if (!document.hidden) refreshLobby(); }, 3000);
 }
 
@@ -1189,6 +1219,8 @@ function wireGame() {
   $("btn-claim-win").addEventListener("click", gameAction({ t: "claim", win: true }, "claim", { win: true }));
   $("btn-claim-draw").addEventListener("click", gameAction({ t: "claim", win: false }, "claim", { win: false }));
   $("btn-rematch").addEventListener("click", gameAction({ t: "rematch" }, "rematch"));
+  $("sound").checked = soundOn();
+  $("sound").addEventListener("change", () => localStorage.setItem("damasi.online.sound", $("sound").checked ? "1" : "0"));
   $("chat-hide").addEventListener("change", () => {
     localStorage.setItem(chatKey(), $("chat-hide").checked ? "1" : "0");
     renderChatHidden();

@@ -255,6 +255,9 @@ test("in the lobby, a taken seek and a pool pairing open the game for both playe
     await p.goto(URL_BASE + "/online");
     await p.waitForSelector("body[data-ready='1']");
   }
+  // Alice's account box lists her last games: the rated win over Bob among them.
+  await alice.page.waitForFunction((n) => document.querySelector('[data-testid="recent-games"]').textContent.includes(n), BOB);
+  assert.match(await alice.page.textContent(tid("recent-games")), /1–0 · 5\+3 rated \(\+\d+\)/);
   // Bob posts a casual 3+2 seek; Alice takes it from her lobby.
   await bob.page.fill("#new-minutes", "3");
   await bob.page.fill("#new-increment", "2");
