@@ -250,7 +250,6 @@ let accountChanged = () => {};
 
 const lobby = {
   poolWaiting: null,     // the pool id waited in, e.g. "3+2"
-  mySeeks: new Set(),    // ids of seeks posted from this page
   myGames: new Map(),    // games in progress of the person: id -> color
   events: null,          // AbortController of the event stream
   ready: Promise.resolve(), // settles once the stream has announced the games already going on
@@ -261,9 +260,13 @@ function clockText(clock) {
   return `${Number.isInteger(m) ? m : m.toFixed(1)}+${Math.round(clock.increment / 1000)}`;
 }
 
-function go(id) { location.assign("/online/" + encodeURIComponent(id)); }
+let leaving = false;
+function go(id) {
+  if (leaving) return;
+  leaving = true;
+  location.assign("/online/" + encodeURIComponent(id));
+}
 
-function waiting() { return !!lobby.poolWaiting || lobby.mySeeks.size > 0; }
 
 async function refreshLobby() {
   let data, live;
@@ -332,7 +335,7 @@ function renderSeeks(seeks) {
       b.setAttribute("aria-label", "Cancel your seek");
       b.addEventListener("click", async () => {
         const r = await act(b, () => api("DELETE", "/api/lobby/seeks/" + s.id));
-        if (r) { lobby.mySeeks.delete(s.id); refreshLobby(); }
+        if (r) refreshLobby();
       });
     } else {
       b.textContent = "Take";
@@ -394,8 +397,8 @@ function renderMyGames() {
   }
 }
 
-// The person's event stream (NDJSON): a game that starts while a seek or a pool waits is
-// opened; games already going on are listed.
+// The person's event stream (NDJSON): a game that starts while the lobby is open is opened;
+// games already going on are listed.
 function startEvents() {
   if (!me || lobby.events) return;
   const ctl = new AbortController();
@@ -403,7 +406,11 @@ function startEvents() {
   // The stream first announces the games already going on: a game that starts for a seek or
   // a pool is told apart from those by coming after them.
   let settle;
-  lobby.ready = new Promise((r) => { settle = r; });
+  lobby.burstDone = false;
+  lobby.ready = new Promise((r) => { settle = r; }).then(() => {
+    lobby.burstDone = true;
+    document.body.dataset.events = "ready";
+  });
   setTimeout(() => settle(), 3000);
   (async () => {
     while (!ctl.signal.aborted) {
@@ -444,7 +451,8 @@ function onUserEvent(ev) {
     const known = lobby.myGames.has(ev.game.id);
     lobby.myGames.set(ev.game.id, ev.game.color);
     renderMyGames();
-    if (!known && waiting()) go(ev.game.id);
+    // A game that starts now (a seek taken, a pool pairing, a friend at the link) opens.
+    if (!known && lobby.burstDone) go(ev.game.id);
   } else if (ev.type === "gameFinish" && ev.game) {
     lobby.myGames.delete(ev.game.id);
     renderMyGames();
@@ -470,7 +478,6 @@ function wireLobby() {
     await lobby.ready;
     const r = await act($("btn-seek"), () => api("POST", "/api/lobby/seeks", newGameBody()));
     if (!r) return;
-    lobby.mySeeks.add(r.id);
     startEvents();
     toast("Your seek is in the lobby: the game opens when someone takes it.");
     refreshLobby();
@@ -498,7 +505,6 @@ function startLobby() {
     stopEvents();
     lobby.myGames.clear();
     lobby.poolWaiting = null;
-    lobby.mySeeks.clear();
     renderMyGames();
     if (me) startEvents();
     refreshLobby();

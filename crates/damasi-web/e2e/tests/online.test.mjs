@@ -264,6 +264,11 @@ test("in the lobby, a taken seek and a pool pairing open the game for both playe
   await bob.page.selectOption("#new-color", "black");
   await bob.page.uncheck("#new-rated");
   await bob.page.click("#btn-seek");
+  // Bob's lobby still opens the game after a reload.
+  await bob.page.waitForSelector('[data-testid^="seek-"]');
+  await bob.page.reload();
+  await bob.page.waitForSelector("body[data-ready='1']");
+  await bob.page.waitForSelector("body[data-events='ready']");
   const take = await alice.page.waitForSelector('[data-testid^="take-"]', { timeout: 10000 });
   assert.match(await alice.page.textContent(tid("seeks")), new RegExp(`${BOB}.*3\\+2.*casual.*black`));
   await take.click();
