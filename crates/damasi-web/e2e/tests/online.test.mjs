@@ -6,6 +6,8 @@
 // pools, a guest taking the seat by link, takeback and draw offers.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { launch } from "./browser.mjs";
 import { URL_BASE, waitUntilUp, crashAndRestart } from "./server.mjs";
 
@@ -15,6 +17,16 @@ const BOB = "bob_" + tag;
 const PASSWORD = "correct-horse-1";
 
 const opened = [];
+const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
+
+// With DAMASI_SCREENSHOTS set: saves the page as online-NAME.png there.
+async function shot(name, page) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.evaluate(() => { document.getElementById("toast").hidden = true; });
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: join(SHOTS, "online-" + name + ".png") });
+}
 
 async function open(path) {
   const browser = await launch();
@@ -128,6 +140,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   // The lobby lists the game as live.
   const lobby = await open("/online");
   await lobby.page.waitForSelector(tid("live-" + id));
+  await shot("lobby", lobby.page);
 
   // The moves: d3-d4 d6-d5, then White's forced double capture d4xd6xd8 with promotion,
   // chosen square by square.
@@ -139,6 +152,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   await alice.page.click(sq("d6"));
   await alice.page.waitForFunction(() => /Continue the capture/.test(document.getElementById("status").textContent));
   assert.equal(await alice.page.$$eval("#board .piece.captured", (els) => els.map((e) => e.dataset.sq).join()), "d5");
+  await shot("capture", alice.page);
   await alice.page.click(sq("d8"));
   await waitPlies(alice.page, 3);
   for (const p of [alice.page, bob.page, carol.page]) {
@@ -157,6 +171,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   for (const p of [bob.page, carol.page]) {
     await p.waitForFunction((t) => document.getElementById("chat-lines").textContent.includes(t), "good luck!");
   }
+  await shot("spectator", carol.page);
   await bob.page.check("#chat-hide");
   assert.ok(await bob.page.isHidden("#chat-lines"));
 
@@ -211,6 +226,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   assert.ok(ra > 1500, `the winner gains: ${ra}`);
   assert.ok(rb < 1500, `the loser loses: ${rb}`);
   assert.match(await alice.page.textContent(tid("rating-blitz")), /\d+\?/, "still provisional after one game");
+  await shot("result", bob.page);
   // The players may ask for a rematch; the spectator may not.
   assert.ok(await alice.page.isVisible("#btn-rematch"));
   assert.ok(await carol.page.isHidden("#btn-rematch"));
