@@ -682,7 +682,7 @@ function renderBoard() {
 }
 
 function selectSquare(sq) { view.sel = sq; view.path = []; renderBoard(); }
-function clearSelection() { view.sel = null; view.path = []; renderBoard(); }
+function clearSelection() { view.sel = null; view.path = []; renderBoard(); setStatus(statusText()); }
 
 // One click (or Enter) on a square.
 function activate(sq) {
