@@ -5,7 +5,7 @@
 "use strict";
 window.I18N = {
   en: {
-    tabPlay: "Play", tabStudy: "Study", tabGames: "Games",
+    tabPlay: "Play", tabStudy: "Study", tabGames: "Games", playOnline: "Play online",
     newGame: "New game", takeBack: "Take back", hint: "Hint", flip: "Flip", offerDraw: "Offer draw",
     resign: "Resign", typeMove: "Type a move", play: "Play", moves: "Moves", notation: "Notation",
     notLanding: "Landing squares", notCaptured: "Federation (captured)", copyFen: "Copy FEN",
@@ -79,7 +79,7 @@ window.I18N = {
     "err:unknown": "Error: {detail}",
   },
   tr: {
-    tabPlay: "Oyna", tabStudy: "Çalış", tabGames: "Oyunlar",
+    tabPlay: "Oyna", tabStudy: "Çalış", tabGames: "Oyunlar", playOnline: "Çevrimiçi oyna",
     newGame: "Yeni oyun", takeBack: "Geri al", hint: "İpucu", flip: "Çevir", offerDraw: "Beraberlik teklif et",
     resign: "Terk et", typeMove: "Hamle yaz", play: "Oyna", moves: "Hamleler", notation: "Notasyon",
     notLanding: "İniş kareleri", notCaptured: "Federasyon (alınan taşlar)", copyFen: "FEN kopyala",

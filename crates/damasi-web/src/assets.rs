@@ -41,6 +41,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/i18n.js"),
     ),
     (
+        "/online.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/online.css"),
+    ),
+    (
         "/online.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/online.js"),
