@@ -76,10 +76,13 @@ impl Score {
 
 impl fmt::Display for Score {
     /// `+1.25` / `-0.50` in men; a win in 7 plies is `#7`, a loss in 6 plies `#-6`; a win
-    /// the endgame tables know of, 3 plies from the root, `TB#3` (a loss `TB#-3`).
+    /// the endgame tables know of, 3 plies from the root, `TB#3` (a loss `TB#-3`), and a
+    /// known win the search has not yet turned into one of those `TB` (a loss `-TB`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.plies_to_end() {
             Some(n) => write!(f, "#{n}"),
+            None if self.0 == TB_WIN_BOUND => f.write_str("TB"),
+            None if self.0 == -TB_WIN_BOUND => f.write_str("-TB"),
             None if self.is_tb_win() => write!(f, "TB#{}", TB_WIN - self.0),
             None if self.is_tb_loss() => write!(f, "TB#-{}", TB_WIN + self.0),
             None => write!(f, "{:+.2}", self.to_men()),
@@ -104,6 +107,8 @@ mod tests {
         assert!(Score::loss_in(3) < Score::loss_in(5));
         assert_eq!(Score(TB_WIN - 3).to_string(), "TB#3");
         assert_eq!(Score(-(TB_WIN - 4)).to_string(), "TB#-4");
+        assert_eq!(Score(TB_WIN_BOUND).to_string(), "TB");
+        assert_eq!(Score(-TB_WIN_BOUND).to_string(), "-TB");
         assert!(Score(TB_WIN - 3).is_tb_win() && !Score(TB_WIN - 3).is_win());
         assert!(Score::win_in(40) > Score(TB_WIN) && Score(TB_WIN_BOUND) > Score(9_999));
     }

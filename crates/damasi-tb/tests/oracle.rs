@@ -9,13 +9,13 @@ use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::{
     Engine, EngineOptions, Limits, Score, SearchControl, SearchRequest, SearchResult, SearchRoot,
 };
-use damasi_tb::{Tablebase, TablebaseOracle, Wdl};
+use damasi_tb::{build_all, Signature, Tablebase, TablebaseOracle, Wdl};
 
-/// The oracle over every table up to four pieces.
+/// The oracle over every table up to four pieces, read from the files when needed.
 fn oracle() -> Arc<TablebaseOracle> {
     let _ = common::tables(); // built before the files are read
-    let tb = Tablebase::open(&common::dir()).expect("the files read back");
-    Arc::new(TablebaseOracle::new(tb).expect("complete up to four pieces"))
+    let o = TablebaseOracle::open(&common::dir(), 5).expect("the directory lists");
+    Arc::new(o.expect("complete up to four pieces"))
 }
 
 fn engine(oracle: Option<Arc<TablebaseOracle>>) -> Engine {
@@ -50,6 +50,44 @@ fn the_oracle_covers_what_was_built() {
     // A directory without tables gives no oracle, and no error.
     let empty = std::env::temp_dir().join(format!("damasi-tb-none-{}", std::process::id()));
     assert!(TablebaseOracle::open(&empty, 5).unwrap().is_none());
+    // Asked for three pieces, it covers three.
+    let three = TablebaseOracle::open(&common::dir(), 3).unwrap().unwrap();
+    assert_eq!(three.max_pieces(), 3);
+    assert_eq!(
+        three.probe(&Position::from_fen("W:WKa1,Kb1,Kc1:BKh8").unwrap()),
+        None
+    );
+    // Tables already in memory serve as well.
+    let loaded = TablebaseOracle::new(Tablebase::open(&common::dir()).unwrap()).unwrap();
+    assert_eq!(loaded.max_pieces(), 4);
+    assert_eq!(loaded.probe(&pos), Some(Wdl::Draw));
+    assert_eq!(o.load_all(), 0);
+    assert!(o.errors().is_empty());
+}
+
+#[test]
+fn a_damaged_table_makes_its_probes_unknown_not_wrong() {
+    let dir = std::env::temp_dir().join(format!("damasi-tb-damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    build_all(&dir, 3, |_| {}).unwrap();
+    // Two kings against one, White to move: cut the file short.
+    let path = dir.join(Signature::new(0, 2, 0, 1).file_name());
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let o = TablebaseOracle::open(&dir, 5).unwrap().unwrap();
+    assert_eq!(o.max_pieces(), 3);
+    assert_eq!(
+        o.probe(&Position::from_fen("W:WKa1,Kb2:BKh8").unwrap()),
+        None
+    );
+    // Other tables still answer.
+    // Other tables still answer: the lone king to move against two is not lost.
+    let other = Position::from_fen("W:WKa1:BKh8,Kg8").unwrap();
+    assert_eq!(o.probe(&other), Some(Wdl::Draw));
+    let errors = o.errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("not a valid table"), "{errors:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
