@@ -19,6 +19,7 @@
 //! | `POST /api/move {fen, move}` | plays a move written in any notation the library reads |
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms}` | score, depth and best line |
+//! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
 //! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change) |
 //! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,draw/answer,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
@@ -47,6 +48,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::middleware;
 use axum::routing::{get, post};
 use axum::Router;
+use damasi_engine::oracle::EndgameOracle;
 use tower::ServiceExt;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
@@ -60,6 +62,7 @@ pub mod record;
 pub mod referee;
 pub mod security;
 pub mod store;
+pub mod tablebase;
 
 pub use brain::Brain;
 pub use error::ApiError;
@@ -81,6 +84,8 @@ pub struct AppState {
     pub referee: Referee,
     /// Which hosts, sites and tokens may use the server.
     pub security: Arc<Security>,
+    /// Endgame tables, if the server has them (`GET /api/tablebase`).
+    pub tablebase: Option<Arc<dyn EndgameOracle>>,
 }
 
 impl AppState {
@@ -105,7 +110,14 @@ impl AppState {
             store,
             brain,
             security: Arc::new(Security::local()),
+            tablebase: None,
         }
+    }
+
+    /// The same state with endgame tables for `GET /api/tablebase` (`None`: without).
+    pub fn with_tablebase(mut self, oracle: Option<Arc<dyn EndgameOracle>>) -> AppState {
+        self.tablebase = oracle;
+        self
     }
 
     /// The same state under another security policy.
@@ -124,6 +136,7 @@ pub fn router(state: AppState) -> Router {
         .route("/move", post(api::play_move))
         .route("/engine/move", post(api::engine_move))
         .route("/analyze", post(api::analyze))
+        .route("/tablebase", get(tablebase::tablebase))
         .route("/pdn/import", post(games::import_pdn))
         .route("/games", get(games::list).post(games::create))
         .route("/games/{id}", get(games::show).delete(games::remove))
