@@ -148,3 +148,38 @@ fn analyze_and_hub_use_the_tables() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn play_hint_keeps_the_value_the_tables_know() {
+    let dir = std::env::temp_dir().join(format!("damasi-cli-tb-hint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = damasi(&["tb", "build", "--pieces", "3", "--dir", d], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // A lone king against two draws, unless it steps next to c3 with the square behind free.
+    let fen = "W:WKb1:BKc3,Kh8";
+    let args = [
+        "play", "--vs", "human", "--fen", fen, "--time", "0.2", "--tb-dir", d,
+    ];
+    let out = stdout(&damasi(&args, "hint\nquit\n"));
+    let hint = line_with(&out, "hint: ");
+    assert!(
+        hint.ends_with(" (endgame tables: a draw with best play)"),
+        "{out}"
+    );
+    let word = hint.split_whitespace().nth(1).unwrap();
+    let pos = damasi::Position::from_fen(fen).unwrap();
+    let m = pos.parse_move(word).unwrap();
+    let after = pos.play(&m).to_fen();
+    let o = damasi(&["tb", "probe", "--dir", d, "--fen", &after], "");
+    assert_eq!(stdout(&o).lines().last(), Some("draw"), "{hint}");
+
+    // Without tables the hint says nothing about them.
+    let args = [
+        "play", "--vs", "human", "--fen", fen, "--time", "0.2", "--tb-dir", "none",
+    ];
+    let out = stdout(&damasi(&args, "hint\nquit\n"));
+    assert!(!line_with(&out, "hint: ").contains("tables"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
