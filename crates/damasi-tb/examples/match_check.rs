@@ -31,7 +31,9 @@ struct Tally {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let pdn = args.next().ok_or("usage: match_check GAMES.pdn [TABLE_DIR]")?;
+    let pdn = args
+        .next()
+        .ok_or("usage: match_check GAMES.pdn [TABLE_DIR]")?;
     let dir = match args.next() {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(std::env::var("HOME")?).join(".local/share/damasi/tablebases"),

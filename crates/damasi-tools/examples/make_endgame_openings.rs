@@ -73,9 +73,14 @@ fn main() {
         }
     }
     println!("# Endgame-rich openings for `damasi match`: from each of the default openings,");
-    println!("# damasi played itself at {NODES:?} nodes a move ({tried} games) to the first position");
+    println!(
+        "# damasi played itself at {NODES:?} nodes a move ({tried} games) to the first position"
+    );
     println!("# with no capture pending and {MIN_PIECES} to {MAX_PIECES} pieces, kept when a depth-{DEPTH} search");
-    println!("# scored it within {MAX_SCORE} centi-men ({} distinct positions kept). Made by", lines.len());
+    println!(
+        "# scored it within {MAX_SCORE} centi-men ({} distinct positions kept). Made by",
+        lines.len()
+    );
     println!("# crates/damasi-tools/examples/make_endgame_openings.rs; the number after each FEN");
     println!("# is that score for the side to move.");
     for l in lines {
