@@ -273,7 +273,11 @@ pub fn bench(a: BenchArgs) -> Result<()> {
 }
 
 /// An engine command from `--engine1`/`--engine2`: words, with `damasi` meaning this program.
-fn engine_spec(command: &str, name: Option<String>, params: &[String]) -> Result<EngineSpec> {
+pub(crate) fn engine_spec(
+    command: &str,
+    name: Option<String>,
+    params: &[String],
+) -> Result<EngineSpec> {
     let mut words = split_command(command).map_err(|e| anyhow!("engine command: {e}"))?;
     let program = words.remove(0);
     let is_damasi = program == "damasi";

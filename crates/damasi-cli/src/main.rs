@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod engine_cmds;
+mod online_cmds;
 mod play_cmd;
 mod rules_cmds;
 mod serve_cmd;
@@ -41,6 +42,12 @@ enum Command {
     ExportSite(site_cmd::ExportSiteArgs),
     /// Endgame tablebases: build, probe, stats, verify.
     Tb(tb_cmds::TbArgs),
+    /// Accounts of the online server: `damasi user add NAME` prints a new API token.
+    User(online_cmds::UserArgs),
+    /// Print a new API token for an account of the online server.
+    Token(online_cmds::TokenArgs),
+    /// Connect a Hub engine to a damasi server as a player (Board API).
+    Bot(online_cmds::BotArgs),
 }
 
 fn main() {
@@ -58,6 +65,9 @@ fn main() {
         Some(Command::Match(a)) => engine_cmds::run_match(a),
         Some(Command::ExportSite(a)) => site_cmd::export_site(a),
         Some(Command::Tb(a)) => tb_cmds::tb(a),
+        Some(Command::User(a)) => online_cmds::user(a),
+        Some(Command::Token(a)) => online_cmds::token(a),
+        Some(Command::Bot(a)) => online_cmds::bot(a),
     };
     if let Err(e) = result {
         eprintln!("damasi: error: {e:#}");

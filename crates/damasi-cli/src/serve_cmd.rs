@@ -53,7 +53,7 @@ fn random_token() -> String {
 }
 
 /// The user's data directory for damasi, e.g. `~/.local/share/damasi` on Linux.
-fn default_data_dir() -> Result<PathBuf> {
+pub(crate) fn default_data_dir() -> Result<PathBuf> {
     directories::ProjectDirs::from("", "", "damasi")
         .map(|d| d.data_dir().to_path_buf())
         .ok_or_else(|| anyhow!("no home directory found: pass --data-dir"))

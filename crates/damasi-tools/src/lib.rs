@@ -20,6 +20,8 @@
 //! play the fitted against the current ones) and `--example make_openings` (remake the
 //! opening set).
 
+pub mod bot;
+pub mod hub_client;
 pub mod match_runner;
 pub mod openings;
 pub mod sprt;

@@ -30,6 +30,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/i18n.js"),
     ),
     (
+        "/online.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/online.js"),
+    ),
+    (
         "/favicon.svg",
         "image/svg+xml",
         include_str!("../assets/favicon.svg"),
@@ -54,6 +59,18 @@ pub fn routes() -> Router<AppState> {
         );
     }
     r.fallback(not_found)
+}
+
+/// The online play page (`/online` and `/online/{id}`: the lobby, or one game).
+pub async fn online_page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        include_str!("../assets/online.html"),
+    )
+        .into_response()
 }
 
 async fn not_found(uri: Uri) -> Response {

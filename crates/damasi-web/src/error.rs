@@ -44,6 +44,10 @@ pub enum ApiError {
         /// Values the message names (e.g. the outcome code), for translations.
         params: Value,
     },
+    /// The request needs an account or a guest session, or its token is not valid (401).
+    Unauthorized(String),
+    /// Too many requests of this kind from this client; try again later (429).
+    TooMany(String),
     /// The engine is busy or took too long (503).
     Busy(String),
     /// A fault of the server; the detail is logged, the client gets a generic message (500).
@@ -77,6 +81,8 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -92,6 +98,8 @@ impl ApiError {
             ApiError::BadMove { .. } => "illegal-move",
             ApiError::NotFound(_) => "not-found",
             ApiError::Forbidden { code, .. } | ApiError::Conflict { code, .. } => code,
+            ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::TooMany(_) => "rate-limited",
             ApiError::Busy(_) => "engine-busy",
             ApiError::Internal(_) => "internal",
         }
@@ -142,6 +150,8 @@ impl IntoResponse for ApiError {
             ApiError::BadRequest(m)
             | ApiError::NotFound(m)
             | ApiError::Forbidden { message: m, .. }
+            | ApiError::Unauthorized(m)
+            | ApiError::TooMany(m)
             | ApiError::Busy(m) => json!({ "error": m, "code": code }),
         };
         (status, Json(body)).into_response()

@@ -23,6 +23,8 @@
 //! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change) |
 //! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,draw/answer,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
+//! | `/api/account/...`, `/api/online/...`, `/api/lobby`, `/api/pool/...` | online play between people ([`online`], `docs/online.md`) |
+//! | `/api/challenge/...`, `/api/stream/event`, `/api/board/...` | the Board API for programs, in lichess's shape |
 //!
 //! The stateless endpoints also take `moves`, the moves played from `fen` before, so that
 //! repetitions count and the engine knows the game.
@@ -57,6 +59,7 @@ pub mod assets;
 pub mod brain;
 pub mod error;
 pub mod games;
+pub mod online;
 pub mod pdn;
 pub mod record;
 pub mod referee;
@@ -66,6 +69,8 @@ pub mod tablebase;
 
 pub use brain::Brain;
 pub use error::ApiError;
+pub use online::db::OnlineDb;
+pub use online::{Online, OnlineConfig};
 pub use referee::Referee;
 pub use security::Security;
 pub use store::Store;
@@ -84,6 +89,10 @@ pub struct AppState {
     pub referee: Referee,
     /// Which hosts, sites and tokens may use the server.
     pub security: Arc<Security>,
+    /// Online play: accounts, games between people, the lobby.
+    pub online: Online,
+    /// Rate limits of online play.
+    pub limits: Arc<online::http::Limits>,
     /// Endgame tables, if the server has them (`GET /api/tablebase`).
     pub tablebase: Option<Arc<dyn EndgameOracle>>,
 }
@@ -91,7 +100,8 @@ pub struct AppState {
 impl AppState {
     /// State with the games database in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<AppState, String> {
-        Ok(AppState::with_store(Store::open(data_dir)?))
+        let online = Online::new(OnlineDb::open(data_dir)?, OnlineConfig::default());
+        Ok(AppState::with_store(Store::open(data_dir)?).with_online(online))
     }
 
     /// State with a database in memory (tests, demos).
@@ -110,8 +120,16 @@ impl AppState {
             store,
             brain,
             security: Arc::new(Security::local()),
+            online: Online::in_memory(),
+            limits: Arc::new(online::http::Limits::default()),
             tablebase: None,
         }
+    }
+
+    /// The same state with another online service (another database or settings).
+    pub fn with_online(mut self, online: Online) -> AppState {
+        self.online = online;
+        self
     }
 
     /// The same state with endgame tables for `GET /api/tablebase` (`None`: without).
@@ -149,11 +167,14 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/draw/answer", post(games::answer_draw))
         .route("/games/{id}/flag", post(games::flag))
         .route("/games/{id}/pdn", get(games::export_pdn))
+        .merge(online::http::routes())
         .fallback(api::not_found);
     let security = state.security.clone();
     Router::new()
         .nest("/api", api)
         .merge(assets::routes())
+        .route("/online", get(assets::online_page))
+        .route("/online/{id}", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))
@@ -212,9 +233,21 @@ pub async fn serve_with(
     let listener = tokio::net::TcpListener::bind(addr).await?;
     // Games left running (clocks, the engine to move) are looked after again at once.
     let referee = state.referee.clone();
+    let online = state.online.clone();
+    let limits = state.limits.clone();
     tokio::spawn(async move {
         if let Err(e) = referee.resume_all().await {
             eprintln!("damasi-web: cannot resume games: {e:?}");
+        }
+        if let Err(e) = online.resume_all().await {
+            eprintln!("damasi-web: cannot resume online games: {e:?}");
+        }
+        // Now and then: forget idle rate-limit entries and finished games nobody watches.
+        let mut tidy = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tidy.tick().await;
+            limits.shrink();
+            online.evict_finished();
         }
     });
     on_ready(listener.local_addr()?);
@@ -251,7 +284,9 @@ pub async fn serve_with(
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(options.header_timeout)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                // WebSockets (online play) take the connection over after the upgrade.
+                .with_upgrades();
             let _ = conn.await;
             drop(permit);
         });

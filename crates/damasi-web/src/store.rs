@@ -164,13 +164,7 @@ impl Store {
 
     fn init(mut conn: Connection) -> Result<Store, String> {
         let e = |e: rusqlite::Error| e.to_string();
-        // WAL: readers never block the writer and a crash mid-write leaves the last committed
-        // state; synchronous=NORMAL is durable across application crashes in WAL mode.
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(e)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(e)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(e)?;
-        conn.busy_timeout(Duration::from_secs(5)).map_err(e)?;
+        set_pragmas(&conn).map_err(e)?;
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(e)?;
@@ -197,15 +191,32 @@ impl Store {
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let conn = self.conn.clone();
-        tokio::task::spawn_blocking(move || {
-            // A panic in an earlier request cannot leave a half-done change behind (every change
-            // is a transaction, rolled back when dropped), so a poisoned lock is safe to reuse.
-            let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
-            f(&mut guard)
-        })
-        .await?
+        run_blocking(self.conn.clone(), f).await
     }
+}
+
+/// Runs `f` with the connection behind `conn` on a blocking thread.
+pub(crate) async fn run_blocking<T: Send + 'static>(
+    conn: Arc<Mutex<Connection>>,
+    f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        // A panic in an earlier request cannot leave a half-done change behind (every change
+        // is a transaction, rolled back when dropped), so a poisoned lock is safe to reuse.
+        let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    })
+    .await?
+}
+
+/// Sets the pragmas every damasi database uses: WAL (readers never block the writer and a
+/// crash mid-write leaves the last committed state; synchronous=NORMAL is durable across
+/// application crashes in WAL mode), foreign keys, and a busy timeout.
+pub(crate) fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.busy_timeout(Duration::from_secs(5))
 }
 
 fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {

@@ -1,0 +1,209 @@
+//! Online play from the command line: `damasi user add` and `damasi token` (accounts and API
+//! tokens in a server's data directory) and `damasi bot` (a Hub engine playing on a server).
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use damasi_tools::bot::{run_bot, BotConfig, Seeking};
+use damasi_web::online::accounts::Accounts;
+use damasi_web::OnlineDb;
+
+use crate::engine_cmds::engine_spec;
+use crate::serve_cmd::default_data_dir;
+
+/// Arguments of `damasi user`.
+#[derive(Args)]
+pub struct UserArgs {
+    #[command(subcommand)]
+    command: UserCommand,
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Create an account and print a new API token for it as the last line.
+    Add {
+        /// The account's name (2 to 20 letters, digits, '-' or '_').
+        name: String,
+        /// The server's data directory (default: the user's data directory).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Read a password for logging in on the page from the first line of standard input
+        /// (without it the account logs in with tokens only, as a bot does).
+        #[arg(long)]
+        password_stdin: bool,
+    },
+}
+
+/// Arguments of `damasi token`.
+#[derive(Args)]
+pub struct TokenArgs {
+    /// The account's name.
+    name: String,
+    /// The server's data directory (default: the user's data directory).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn accounts(data_dir: Option<PathBuf>) -> Result<Accounts> {
+    let dir = match data_dir {
+        Some(d) => d,
+        None => default_data_dir()?,
+    };
+    Ok(Accounts::new(OnlineDb::open(&dir).map_err(|e| anyhow!(e))?))
+}
+
+fn now_ms() -> i64 {
+    damasi_web::referee::now_ms()
+}
+
+/// `damasi user ...`.
+pub fn user(a: UserArgs) -> Result<()> {
+    match a.command {
+        UserCommand::Add {
+            name,
+            data_dir,
+            password_stdin,
+        } => {
+            let password = if password_stdin {
+                let mut line = String::new();
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut line)
+                    .context("reading the password")?;
+                Some(line.trim_end_matches(['\r', '\n']).to_string())
+            } else {
+                None
+            };
+            let accounts = accounts(data_dir)?;
+            let token = runtime()?.block_on(async {
+                let player = match password {
+                    Some(p) => accounts.sign_up(&name, p, now_ms()).await,
+                    None => accounts.add_bot(&name, now_ms()).await,
+                }
+                .map_err(|e| anyhow!("cannot create '{name}': {}", api_message(&e)))?;
+                accounts
+                    .token_for(&player.name, now_ms())
+                    .await
+                    .map_err(|e| anyhow!("cannot make a token: {}", api_message(&e)))
+            })?;
+            println!("created account {name}; its API token:");
+            println!("{token}");
+            Ok(())
+        }
+    }
+}
+
+/// `damasi token NAME`.
+pub fn token(a: TokenArgs) -> Result<()> {
+    let accounts = accounts(a.data_dir)?;
+    let token = runtime()?
+        .block_on(accounts.token_for(&a.name, now_ms()))
+        .map_err(|e| anyhow!("{}", api_message(&e)))?;
+    println!("{token}");
+    Ok(())
+}
+
+/// The message of an API error, for the terminal.
+fn api_message(e: &damasi_web::ApiError) -> String {
+    use damasi_web::ApiError as E;
+    match e {
+        E::BadRequest(m) | E::NotFound(m) | E::Unauthorized(m) | E::TooMany(m) | E::Busy(m) => {
+            m.clone()
+        }
+        E::BadMove { message, .. } | E::Forbidden { message, .. } | E::Conflict { message, .. } => {
+            message.clone()
+        }
+        E::Internal(m) => m.clone(),
+    }
+}
+
+/// Arguments of `damasi bot`.
+#[derive(Args)]
+pub struct BotArgs {
+    /// The engine to run, a Hub engine command (e.g. "damasi hub --level 6").
+    #[arg(long, default_value = "damasi hub")]
+    engine: String,
+    /// Engine parameter NAME=VALUE sent with set-param; may be repeated.
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// The server, e.g. http://127.0.0.1:8080.
+    #[arg(long)]
+    server: String,
+    /// The account's API token (`damasi user add`, `damasi token`, or the account page).
+    #[arg(long, env = "DAMASI_TOKEN", hide_env_values = true)]
+    token: String,
+    /// Open a seek in the lobby with this control (MINUTES+INCREMENT), again after each game.
+    #[arg(long, value_name = "M+I", conflicts_with = "pool")]
+    seek: Option<String>,
+    /// Join this quick-pairing pool (3+2, 5+3, 10+5, 15+10, 45+0), again after each game.
+    #[arg(long, value_name = "M+I")]
+    pool: Option<String>,
+    /// Make the seeks rated.
+    #[arg(long)]
+    rated: bool,
+    /// Take a seat in this open challenge (a game id) at start; may be repeated.
+    #[arg(long)]
+    accept: Vec<String>,
+    /// Stop after this many games.
+    #[arg(long)]
+    games: Option<u64>,
+    /// Think this many seconds per move instead of following the clock.
+    #[arg(long)]
+    move_time: Option<f64>,
+}
+
+fn control(text: &str) -> Result<(i64, i64)> {
+    let (m, i) = text
+        .split_once('+')
+        .ok_or_else(|| anyhow!("'{text}' is not MINUTES+INCREMENT, e.g. 5+3"))?;
+    Ok((
+        m.trim()
+            .parse()
+            .with_context(|| format!("minutes in '{text}'"))?,
+        i.trim()
+            .parse()
+            .with_context(|| format!("increment in '{text}'"))?,
+    ))
+}
+
+/// `damasi bot`.
+pub fn bot(a: BotArgs) -> Result<()> {
+    let seeking = match (&a.seek, &a.pool) {
+        (Some(s), _) => {
+            let (m, i) = control(s)?;
+            Seeking::Seek(m, i)
+        }
+        (None, Some(p)) => {
+            let (m, i) = control(p)?;
+            Seeking::Pool(m, i)
+        }
+        (None, None) => Seeking::Wait,
+    };
+    let move_time = match a.move_time {
+        Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => Some(Duration::from_secs_f64(t)),
+        Some(t) => bail!("--move-time {t} is not between 0 and 3600 seconds"),
+        None => None,
+    };
+    let config = BotConfig {
+        server: a.server,
+        token: a.token,
+        engine: engine_spec(&a.engine, None, &a.params)?,
+        seeking,
+        rated: a.rated,
+        accept: a.accept,
+        games: a.games,
+        move_time,
+    };
+    run_bot(&config, &|line| println!("damasi bot: {line}")).map_err(|e| anyhow!("{e}"))
+}

@@ -1,0 +1,146 @@
+//! Online play from the command line, for real: `damasi serve` on a free port, two accounts
+//! made with `damasi user add` (each printing its token as the last line), `damasi token`,
+//! and two `damasi bot` processes with engines that meet in a quick-pairing pool, play a rated
+//! game to its end through the Board API and stop.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn damasi() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_damasi"))
+}
+
+fn last_line(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn two_bots_meet_in_a_pool_and_play_a_rated_game() {
+    let dir = std::env::temp_dir().join(format!("damasi-bot-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = damasi()
+        .args(["serve", "--port", "0", "--data-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start damasi serve");
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut reader = BufReader::new(stdout);
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    // Keep reading what the server prints, so it never writes into a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    // "damasi: open http://127.0.0.1:PORT/ in a browser ..."
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the server prints its address")
+        .trim_end_matches('/')
+        .to_string();
+
+    let add = |name: &str| {
+        last_line(
+            &damasi()
+                .args(["user", "add", name, "--data-dir"])
+                .arg(&dir)
+                .output()
+                .unwrap(),
+        )
+    };
+    let t1 = add("alpha");
+    let t2 = add("beta");
+    assert_eq!(t1.len(), 32, "a token is 32 hex digits: {t1}");
+    assert_ne!(t1, t2);
+    // A second token for the same account; the name must exist.
+    let again = last_line(
+        &damasi()
+            .args(["token", "alpha", "--data-dir"])
+            .arg(&dir)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(again.len(), 32);
+    assert_ne!(again, t1);
+    let missing = damasi()
+        .args(["token", "nobody", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no account called 'nobody'"));
+    // A taken name is refused.
+    let taken = damasi()
+        .args(["user", "add", "Alpha", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!taken.status.success());
+
+    let bot = |token: &str| {
+        damasi()
+            .args([
+                "bot",
+                "--engine",
+                "damasi hub --level 3 --hash 4",
+                "--server",
+                &url,
+                "--token",
+                token,
+                "--pool",
+                "3+2",
+                "--games",
+                "1",
+                "--move-time",
+                "0.02",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let b1 = bot(&t1);
+    std::thread::sleep(Duration::from_millis(300));
+    let b2 = bot(&t2);
+    for b in [b1, b2] {
+        let out = b.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("starts"), "{text}");
+        assert!(text.contains("is over: "), "{text}");
+        assert!(!text.contains("refused"), "{text}");
+    }
+    // A wrong token is told clearly.
+    let bad = damasi()
+        .args(["bot", "--server", &url, "--token", "nope", "--games", "1"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("the API token is not valid"));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

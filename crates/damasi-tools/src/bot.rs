@@ -1,0 +1,452 @@
+//! `damasi bot`: connects a Hub engine to a damasi server as a player, through the server's
+//! Board API (the shape of lichess's): it listens to its account's event stream, and for every
+//! game that starts it runs the engine, follows the game's stream and sends the engine's move
+//! whenever it is its turn. It can also look for games by itself: open a seek in the lobby,
+//! join a quick-pairing pool, or take a challenge by id.
+//!
+//! ```text
+//! damasi bot --engine "damasi hub --level 6" --server http://127.0.0.1:8080 --token T --pool 3+2
+//! ```
+
+use std::collections::HashSet;
+use std::io::BufReader;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use damasi::game::RuleSet;
+use damasi::hub::parse_hub_move;
+use damasi::{Color, Move, Notation, Position};
+use damasi_engine::line_reader::{read_line, LineRead, MAX_LINE};
+use serde_json::{json, Value};
+
+use crate::hub_client::HubProcess;
+use crate::match_runner::{EngineSpec, MoveLimit};
+
+/// Tries at sending one move when the server is busy or limits the rate.
+const MOVE_ATTEMPTS: u32 = 5;
+
+/// Pause before the next try (times the attempt number).
+const MOVE_RETRY_PAUSE: Duration = Duration::from_millis(400);
+
+/// How the bot finds games, besides games others start with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seeking {
+    /// Waits for games started by others (a challenge it was given, a seek it did not open).
+    Wait,
+    /// Opens a seek in the lobby with this control (minutes, increment seconds), again after
+    /// each game.
+    Seek(i64, i64),
+    /// Joins this quick-pairing pool, again after each game.
+    Pool(i64, i64),
+}
+
+/// Everything the bot needs.
+#[derive(Clone, Debug)]
+pub struct BotConfig {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    pub server: String,
+    /// The account's API token.
+    pub token: String,
+    /// The engine to run (one process per game).
+    pub engine: EngineSpec,
+    /// How it looks for games.
+    pub seeking: Seeking,
+    /// Whether its seeks are rated.
+    pub rated: bool,
+    /// Open challenges (game ids) to take a seat in at start.
+    pub accept: Vec<String>,
+    /// Stop after this many finished games.
+    pub games: Option<u64>,
+    /// Think this long per move instead of following the clock.
+    pub move_time: Option<Duration>,
+}
+
+/// Why the bot stopped.
+#[derive(Debug)]
+pub struct BotError(pub String);
+
+impl std::fmt::Display for BotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BotError {}
+
+/// A client of one server with one token.
+#[derive(Clone)]
+struct Client {
+    base: String,
+    auth: String,
+    agent: ureq::Agent,
+}
+
+/// The message of an error answer (`{"error": ...}`), or the status.
+fn describe(e: ureq::Error) -> String {
+    match e {
+        ureq::Error::StatusCode(code) => format!("the server answered {code}"),
+        other => other.to_string(),
+    }
+}
+
+impl Client {
+    fn new(base: &str, token: &str) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .build()
+            .new_agent();
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            auth: format!("Bearer {token}"),
+            agent,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// A JSON answer; an error answer becomes its `error` message.
+    fn answer(res: ureq::http::Response<ureq::Body>) -> Result<Value, String> {
+        let status = res.status();
+        let body: Value = res
+            .into_body()
+            .with_config()
+            .limit(1 << 20)
+            .read_json()
+            .unwrap_or(Value::Null);
+        if status.is_success() {
+            Ok(body)
+        } else {
+            Err(format!(
+                "{} ({})",
+                body["error"].as_str().unwrap_or("error"),
+                status.as_u16()
+            ))
+        }
+    }
+
+    fn get(&self, path: &str) -> Result<Value, String> {
+        let res = self
+            .agent
+            .get(&self.url(path))
+            .header("Authorization", &self.auth)
+            .call()
+            .map_err(describe)?;
+        Client::answer(res)
+    }
+
+    fn post(&self, path: &str, body: Value) -> Result<Value, String> {
+        self.post_status(path, body).map_err(|(_, e)| e)
+    }
+
+    /// [`Client::post`], with the HTTP status of a failure (0 when no answer came).
+    fn post_status(&self, path: &str, body: Value) -> Result<Value, (u16, String)> {
+        let res = self
+            .agent
+            .post(&self.url(path))
+            .header("Authorization", &self.auth)
+            .send_json(body)
+            .map_err(|e| (0, describe(e)))?;
+        let status = res.status().as_u16();
+        Client::answer(res).map_err(|e| (status, e))
+    }
+
+    /// Calls `each` with every JSON line of an NDJSON stream until it returns false or the
+    /// stream ends.
+    fn stream(&self, path: &str, mut each: impl FnMut(Value) -> bool) -> Result<(), String> {
+        let res = self
+            .agent
+            .get(&self.url(path))
+            .header("Authorization", &self.auth)
+            .call()
+            .map_err(describe)?;
+        if !res.status().is_success() {
+            return Client::answer(res).map(|_| ());
+        }
+        let reader = res.into_body().into_reader();
+        let mut reader = BufReader::new(reader);
+        let mut buf = Vec::new();
+        loop {
+            match read_line(&mut reader, &mut buf, MAX_LINE) {
+                Ok(LineRead::Line) => {}
+                Ok(_) | Err(_) => return Ok(()),
+            }
+            let text = String::from_utf8_lossy(&buf);
+            let text = text.trim();
+            if text.is_empty() {
+                continue; // keep-alive
+            }
+            let Ok(v) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            if !each(v) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Percent-encodes the few characters of a move that a URL path cannot carry as they are.
+fn path_segment(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '.' | '_' | '~' | '=' => c.to_string(),
+            other => {
+                let mut b = [0u8; 4];
+                other
+                    .encode_utf8(&mut b)
+                    .bytes()
+                    .map(|x| format!("%{x:02X}"))
+                    .collect()
+            }
+        })
+        .collect()
+}
+
+/// Replays a space-separated list of moves in landing notation from the start.
+fn replay(moves: &str) -> Result<(Position, Vec<Move>), String> {
+    let mut pos = Position::start();
+    let mut played = Vec::new();
+    for text in moves.split_whitespace() {
+        let m = pos
+            .parse_move(text)
+            .map_err(|e| format!("the server's move '{text}': {e}"))?;
+        played.push(m);
+        pos = pos.play(&m);
+    }
+    Ok((pos, played))
+}
+
+/// Plays game `id` as `me` until it is over.
+fn play_game(
+    client: &Client,
+    config: &BotConfig,
+    id: &str,
+    me: i64,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<(), String> {
+    let mut engine = HubProcess::start(&config.engine, &RuleSet::default())
+        .map_err(|e| format!("engine: {e}"))?;
+    let mut my_color: Option<Color> = None;
+    let mut answered: Option<u64> = None;
+    let mut result: Result<(), String> = Ok(());
+    let mut increment = Duration::ZERO;
+    client.stream(&format!("/api/board/game/stream/{id}"), |v| {
+        let state = match v["type"].as_str() {
+            Some("gameFull") => {
+                my_color = if v["white"]["id"].as_i64() == Some(me) {
+                    Some(Color::White)
+                } else if v["black"]["id"].as_i64() == Some(me) {
+                    Some(Color::Black)
+                } else {
+                    None
+                };
+                increment = Duration::from_millis(v["clock"]["increment"].as_u64().unwrap_or(0));
+                v["state"].clone()
+            }
+            Some("gameState") => v,
+            _ => return true,
+        };
+        let status = state["status"].as_str().unwrap_or("");
+        if status != "started" && status != "created" {
+            log(&format!(
+                "game {id} is over: {}",
+                state["description"].as_str().unwrap_or(status)
+            ));
+            return false;
+        }
+        let Some(color) = my_color else {
+            return true;
+        };
+        let ply = state["ply"].as_u64().unwrap_or(0);
+        let turn = if state["turn"] == "white" {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if status != "started" || turn != color || answered == Some(ply) {
+            return true;
+        }
+        answered = Some(ply);
+        let moves = state["moves"].as_str().unwrap_or("");
+        let (pos, played) = match replay(moves) {
+            Ok(x) => x,
+            Err(e) => {
+                result = Err(e);
+                return false;
+            }
+        };
+        let left = Duration::from_millis(
+            state[if color == Color::White {
+                "wtime"
+            } else {
+                "btime"
+            }]
+            .as_u64()
+            .unwrap_or(0),
+        );
+        let limit = match config.move_time {
+            Some(t) => MoveLimit::MoveTime(t),
+            None => MoveLimit::Clock {
+                time: left,
+                inc: increment,
+            },
+        };
+        let think = engine.think(
+            &Position::start(),
+            &played,
+            &limit.level_line(left),
+            left + Duration::from_secs(5),
+        );
+        let text = match think {
+            Ok((Some(text), _)) => text,
+            Ok((None, _)) => return true,
+            Err(e) => {
+                result = Err(format!("engine: {e}"));
+                return false;
+            }
+        };
+        let m = match parse_hub_move(&pos, &text) {
+            Ok(m) => m,
+            Err(e) => {
+                result = Err(format!("the engine's move '{text}': {e}"));
+                return false;
+            }
+        };
+        let landing = pos.write_move(&m, Notation::Landing);
+        let path = format!("/api/board/game/{id}/move/{}", path_segment(&landing));
+        // A rate limit or a busy server is waited out; a refusal is told and the game goes on
+        // (the server decides what happens next).
+        for attempt in 1..=MOVE_ATTEMPTS {
+            match client.post_status(&path, json!({})) {
+                Ok(_) => break,
+                Err((status, e)) if status == 429 || status >= 500 || status == 0 => {
+                    if attempt == MOVE_ATTEMPTS {
+                        log(&format!("game {id}: move {landing} not accepted: {e}"));
+                    }
+                    std::thread::sleep(MOVE_RETRY_PAUSE * attempt);
+                }
+                Err((_, e)) => {
+                    log(&format!("game {id}: move {landing} refused: {e}"));
+                    break;
+                }
+            }
+        }
+        true
+    })?;
+    engine.quit();
+    result
+}
+
+/// Asks for the next game as `seeking` says.
+fn look_for_game(client: &Client, config: &BotConfig) -> Result<(), String> {
+    match config.seeking {
+        Seeking::Wait => Ok(()),
+        Seeking::Seek(m, i) => client
+            .post(
+                "/api/lobby/seeks",
+                json!({"minutes": m, "increment": i, "rated": config.rated}),
+            )
+            .map(|_| ()),
+        Seeking::Pool(m, i) => client
+            .post(&format!("/api/pool/{m}+{i}"), json!({}))
+            .map(|_| ()),
+    }
+}
+
+/// Runs the bot until its game limit is reached or its event stream ends. `log` gets one line
+/// per event worth telling.
+pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), BotError> {
+    let client = Client::new(&config.server, &config.token);
+    let me = client
+        .get("/api/account")
+        .map_err(|e| BotError(format!("cannot log in to {}: {e}", config.server)))?;
+    let my_id = me["id"]
+        .as_i64()
+        .ok_or_else(|| BotError("the server did not say who the token belongs to".into()))?;
+    log(&format!(
+        "logged in to {} as {}",
+        config.server,
+        me["name"].as_str().unwrap_or("?")
+    ));
+    for id in &config.accept {
+        client
+            .post(&format!("/api/challenge/{id}/accept"), json!({}))
+            .map_err(|e| BotError(format!("cannot accept challenge {id}: {e}")))?;
+    }
+    look_for_game(&client, config).map_err(|e| BotError(format!("cannot look for a game: {e}")))?;
+    // Shared with the game threads, which the scope joins before these go.
+    let (finished, playing, failure) = (
+        &Mutex::new(0u64),
+        &Mutex::new(HashSet::<String>::new()),
+        &Mutex::new(None::<String>),
+    );
+    std::thread::scope(|scope| {
+        let outcome = client.stream("/api/stream/event", |event| {
+            if event["type"] != "gameStart" {
+                return true;
+            }
+            let Some(id) = event["game"]["id"].as_str().map(str::to_string) else {
+                return true;
+            };
+            if !playing
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id.clone())
+            {
+                return true;
+            }
+            log(&format!("game {id} starts"));
+            let client = client.clone();
+            scope.spawn(move || {
+                if let Err(e) = play_game(&client, config, &id, my_id, log) {
+                    log(&format!("game {id}: {e}"));
+                    *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                }
+                playing
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
+                let mut n = finished.lock().unwrap_or_else(|p| p.into_inner());
+                *n += 1;
+                let more = config.games.map_or(true, |g| *n < g);
+                if more {
+                    if let Err(e) = look_for_game(&client, config) {
+                        log(&format!("cannot look for the next game: {e}"));
+                    }
+                }
+            });
+            // Games already started count towards the limit; stop listening at it.
+            let started = playing.lock().unwrap_or_else(|p| p.into_inner()).len() as u64
+                + *finished.lock().unwrap_or_else(|p| p.into_inner());
+            config.games.map_or(true, |g| started < g)
+        });
+        outcome.map_err(|e| BotError(format!("event stream: {e}")))
+    })?;
+    if let Some(e) = failure.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(BotError(e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_go_into_paths_safely() {
+        assert_eq!(path_segment("c3-c4"), "c3-c4");
+        assert_eq!(path_segment("b3xd3xd5=K"), "b3xd3xd5=K");
+        assert_eq!(path_segment("a b/c"), "a%20b%2Fc");
+    }
+
+    #[test]
+    fn the_servers_moves_replay_from_the_start() {
+        let (pos, played) = replay("d3-d4 d6-d5 d4xd6xd8").unwrap();
+        assert_eq!(played.len(), 3);
+        assert_eq!(pos.side_to_move(), Color::Black);
+        assert!(replay("d3-d5").is_err());
+    }
+}

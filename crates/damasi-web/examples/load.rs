@@ -1,0 +1,358 @@
+//! Load test of online play: a real server on loopback (SQLite in a temporary directory), N
+//! players paired into N/2 rated games, each player a WebSocket client that plays random legal
+//! moves (and now and then an illegal one, which must be refused). A tenth of the players drop
+//! their connection mid-game and come back. At the end every game is checked from the database:
+//! finished exactly once, every stored move legal when replayed by the rules library, and each
+//! player's rating counted exactly one game. Prints the move round trip (send to the server's
+//! new state) percentiles.
+//!
+//! ```text
+//! cargo run --release -p damasi-web --example load -- 500
+//! ```
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use damasi::{Game, Notation, Position};
+use damasi_web::online::accounts::Player;
+use damasi_web::online::NewGame;
+use damasi_web::{AppState, OnlineDb};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+/// At this ply both players offer a draw, so random games stay short.
+const DRAW_AT_PLY: u64 = 160;
+
+#[derive(Default)]
+struct Tally {
+    round_trips: Mutex<Vec<Duration>>,
+    illegal_sent: AtomicU64,
+    illegal_refused: AtomicU64,
+    reconnects: AtomicU64,
+    rate_limited: AtomicU64,
+}
+
+/// A small deterministic random number generator per client (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn my_turn(state: &Value, color: &str) -> bool {
+    state["status"] == "started" && state["turn"] == color
+}
+
+/// Plays one side of game `id` until it is over; `drop_after` moves in, it disconnects once
+/// and comes back.
+async fn client(
+    addr: SocketAddr,
+    token: String,
+    id: String,
+    color: &'static str,
+    seed: u64,
+    drop_after: Option<u32>,
+    tally: Arc<Tally>,
+) -> Result<(), String> {
+    let mut rng = Rng(seed | 1);
+    let mut moves_made = 0u32;
+    let mut dropped = false;
+    'connect: loop {
+        let mut req = format!("ws://{addr}/api/online/games/{id}/socket")
+            .into_client_request()
+            .map_err(|e| e.to_string())?;
+        req.headers_mut().insert(
+            "authorization",
+            format!("Bearer {token}").parse().map_err(|_| "bad token")?,
+        );
+        let (mut ws, _) = tokio_tungstenite::connect_async(req)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
+        let mut pending: Option<(Instant, u64)> = None;
+        let mut offered_draw = false;
+        while let Some(msg) = ws.next().await {
+            let text = match msg.map_err(|e| format!("socket: {e}"))? {
+                Message::Text(t) => t,
+                Message::Close(_) => break,
+                _ => continue,
+            };
+            let v: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let state = match v["type"].as_str() {
+                Some("gameFull") => v["state"].clone(),
+                Some("gameState") => v,
+                Some("error") => {
+                    match v["code"].as_str() {
+                        Some("illegal-move") | Some("bad-request") => {
+                            tally.illegal_refused.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Some("rate-limited") => {
+                            tally.rate_limited.fetch_add(1, Ordering::Relaxed);
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                            // Ask for the state again by reconnecting.
+                            continue 'connect;
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            let ply = state["ply"].as_u64().unwrap_or(0);
+            if let Some((sent, at_ply)) = pending {
+                if ply > at_ply {
+                    tally.round_trips.lock().unwrap().push(sent.elapsed());
+                    pending = None;
+                }
+            }
+            if state["status"] != "started" {
+                if state["status"] == "created" {
+                    continue;
+                }
+                return Ok(());
+            }
+            if ply >= DRAW_AT_PLY && !offered_draw {
+                offered_draw = true;
+                let m = json!({"t": "draw", "yes": true}).to_string();
+                ws.send(Message::Text(m.into()))
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            if !my_turn(&state, color) || pending.is_some() {
+                continue;
+            }
+            if let (Some(n), false) = (drop_after, dropped) {
+                if moves_made >= n {
+                    dropped = true;
+                    tally.reconnects.fetch_add(1, Ordering::Relaxed);
+                    let _ = ws.close(None).await;
+                    tokio::time::sleep(Duration::from_millis(300 + rng.below(1000) as u64)).await;
+                    continue 'connect;
+                }
+            }
+            let pos = Position::from_fen(state["fen"].as_str().unwrap_or(""))
+                .map_err(|e| format!("server FEN: {e}"))?;
+            let legal = pos.legal_moves();
+            // Now and then an illegal move first: the server must refuse it.
+            if rng.below(50) == 0 {
+                tally.illegal_sent.fetch_add(1, Ordering::Relaxed);
+                let m = json!({"t": "move", "move": "a1-h8"}).to_string();
+                ws.send(Message::Text(m.into()))
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            let m = legal.iter().nth(rng.below(legal.len())).copied();
+            let Some(m) = m else { continue };
+            let text = pos.write_move(&m, Notation::Landing);
+            pending = Some((Instant::now(), ply));
+            moves_made += 1;
+            ws.send(Message::Text(
+                json!({"t": "move", "move": text}).to_string().into(),
+            ))
+            .await
+            .map_err(|e| e.to_string())?;
+        }
+        if !dropped {
+            return Err(format!(
+                "game {id}: the socket closed before the game ended"
+            ));
+        }
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+#[tokio::main]
+async fn main() {
+    let players: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(500)
+        .max(2)
+        & !1;
+    let dir = std::env::temp_dir().join(format!("damasi-load-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let state = AppState::open(&dir).expect("open the data directory");
+    let online = state.online.clone();
+    let db: OnlineDb = online.db().clone();
+    // Accounts and games are made directly; everything after goes through the sockets.
+    let mut seats: Vec<(String, String, &'static str)> = Vec::new();
+    let mut ids = Vec::new();
+    let mut people: Vec<Player> = Vec::new();
+    for i in 0..players {
+        let p = online
+            .accounts()
+            .add_bot(&format!("load{i}"), 0)
+            .await
+            .expect("account");
+        people.push(p);
+    }
+    let game = NewGame {
+        initial_ms: 300_000,
+        increment_ms: 3_000,
+        rated: true,
+        chat: false,
+    };
+    for pair in people.chunks(2) {
+        let t = online
+            .create_paired(&pair[0], &pair[1], game)
+            .await
+            .expect("game");
+        for (p, color) in [(&pair[0], "white"), (&pair[1], "black")] {
+            let token = online
+                .accounts()
+                .token_for(&p.name, 0)
+                .await
+                .expect("token");
+            seats.push((t.id.clone(), token, color));
+        }
+        ids.push(t.id.clone());
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let server = tokio::spawn(damasi_web::serve(
+        state,
+        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        move |addr| {
+            let _ = tx.send(addr);
+        },
+    ));
+    let addr = rx.await.expect("the server starts");
+    println!("load: {players} players in {} games on {addr}", ids.len());
+    let tally = Arc::new(Tally::default());
+    let began = Instant::now();
+    let mut tasks = Vec::new();
+    for (i, (id, token, color)) in seats.into_iter().enumerate() {
+        let drop_after = (i % 10 == 3).then_some(5 + (i as u32 % 7));
+        let tally = tally.clone();
+        tasks.push(tokio::spawn(client(
+            addr,
+            token,
+            id,
+            color,
+            0x9E37_79B9_7F4A_7C15 ^ i as u64,
+            drop_after,
+            tally,
+        )));
+    }
+    let mut failures = 0;
+    for t in tasks {
+        match t.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                failures += 1;
+                eprintln!("load: client failed: {e}");
+            }
+            Err(e) => {
+                failures += 1;
+                eprintln!("load: client panicked: {e}");
+            }
+        }
+    }
+    let wall = began.elapsed();
+    // Check every game from the database.
+    let mut unfinished = 0;
+    let mut illegal_stored = 0;
+    let mut plies = 0usize;
+    for id in &ids {
+        let (row, moves) = db
+            .game(id)
+            .await
+            .expect("read")
+            .expect("the game is stored");
+        if row.status != "over" || row.outcome.is_none() {
+            unfinished += 1;
+        }
+        let mut g = Game::new();
+        for (token, _) in &moves {
+            let mut parts = token.split('.');
+            let (from, to, cap) = (parts.next(), parts.next(), parts.next());
+            let found = g.legal_moves().iter().copied().find(|m| {
+                Some(m.from().to_string().as_str()) == from
+                    && Some(m.to().to_string().as_str()) == to
+                    && Some(format!("{:x}", m.captured_bits()).as_str()) == cap
+            });
+            match found {
+                Some(m) if g.play(&m).is_ok() => {}
+                _ => {
+                    illegal_stored += 1;
+                    break;
+                }
+            }
+        }
+        plies += moves.len();
+    }
+    // Each player's rating counts their game once, unless it was aborted (no one moved in
+    // time), which counts for no one.
+    let speed = damasi_web::online::rating::Speed::of(game.initial_ms, game.increment_ms);
+    let mut wrong_counts = 0;
+    for (pair, id) in people.chunks(2).zip(&ids) {
+        let (row, _) = db.game(id).await.expect("read").expect("stored");
+        let expected = if row.outcome.as_deref() == Some("aborted") {
+            0
+        } else {
+            1
+        };
+        for p in pair {
+            let games = db
+                .rating(p.id, speed.name())
+                .await
+                .expect("rating")
+                .map_or(0, |r| r.games);
+            if games != expected {
+                wrong_counts += 1;
+            }
+        }
+    }
+    let mut rt = tally.round_trips.lock().unwrap().clone();
+    rt.sort();
+    println!(
+        "load: {} games, {plies} moves in {:.1} s; {failures} client failures; {unfinished} unfinished; {illegal_stored} games with an illegal stored move; {wrong_counts} players whose rating did not count exactly one game",
+        ids.len(),
+        wall.as_secs_f64()
+    );
+    println!(
+        "load: illegal moves sent: {}, refused: {}; reconnections: {}; rate-limited: {}",
+        tally.illegal_sent.load(Ordering::Relaxed),
+        tally.illegal_refused.load(Ordering::Relaxed),
+        tally.reconnects.load(Ordering::Relaxed),
+        tally.rate_limited.load(Ordering::Relaxed),
+    );
+    println!(
+        "load: move round trip over {} moves: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        rt.len(),
+        percentile(&rt, 0.5).as_secs_f64() * 1000.0,
+        percentile(&rt, 0.9).as_secs_f64() * 1000.0,
+        percentile(&rt, 0.99).as_secs_f64() * 1000.0,
+        rt.last().copied().unwrap_or_default().as_secs_f64() * 1000.0,
+    );
+    server.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+    let ok = failures == 0
+        && unfinished == 0
+        && illegal_stored == 0
+        && wrong_counts == 0
+        && tally.illegal_sent.load(Ordering::Relaxed)
+            == tally.illegal_refused.load(Ordering::Relaxed);
+    if !ok {
+        eprintln!("load: FAILED");
+        std::process::exit(1);
+    }
+    println!("load: ok");
+}

@@ -1,0 +1,554 @@
+//! Online play's storage: accounts, their secrets (log-in sessions and API tokens, kept only as
+//! SHA-256 hashes), ratings per speed class, and online games with one row per move. It lives
+//! in `online.sqlite3` beside the saved games, in WAL mode, every change one transaction: a
+//! move is acknowledged only after its row is committed, so a crash loses no acknowledged move
+//! and no finished game.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::ApiError;
+use crate::store::{run_blocking, set_pragmas};
+
+/// The schema version this code writes (`PRAGMA user_version`).
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    password TEXT,
+    guest INTEGER NOT NULL DEFAULT 0,
+    created_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS secrets (
+    hash TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ratings (
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    speed TEXT NOT NULL,
+    rating REAL NOT NULL,
+    deviation REAL NOT NULL,
+    volatility REAL NOT NULL,
+    games INTEGER NOT NULL,
+    PRIMARY KEY (user_id, speed)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS online_games (
+    id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    white_id INTEGER REFERENCES users(id),
+    black_id INTEGER REFERENCES users(id),
+    initial_ms INTEGER NOT NULL,
+    increment_ms INTEGER NOT NULL,
+    rated INTEGER NOT NULL,
+    chat INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    outcome TEXT,
+    turn_started_ms INTEGER,
+    white_diff INTEGER,
+    black_diff INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
+CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
+CREATE INDEX IF NOT EXISTS online_games_black ON online_games(black_id);
+CREATE TABLE IF NOT EXISTS online_moves (
+    game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,
+    token TEXT NOT NULL,
+    elapsed_ms INTEGER NOT NULL,
+    PRIMARY KEY (game_id, ply)
+) WITHOUT ROWID;
+";
+
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserRow {
+    /// Database id.
+    pub id: i64,
+    /// The name shown to others (unique, case-insensitively).
+    pub name: String,
+    /// The argon2id hash of the password (PHC string); none for guests and bot accounts made
+    /// from the command line.
+    pub password: Option<String>,
+    /// Whether this is a guest (casual games only, no password).
+    pub guest: bool,
+}
+
+/// What a secret opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecretKind {
+    /// A browser's log-in session (cookie).
+    Session,
+    /// An API token (`Authorization: Bearer`).
+    Token,
+}
+
+impl SecretKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            SecretKind::Session => "session",
+            SecretKind::Token => "token",
+        }
+    }
+}
+
+/// A player's Glicko-2 rating in one speed class.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingRow {
+    /// Rating, 1500 at the start.
+    pub rating: f64,
+    /// Rating deviation, 350 at the start.
+    pub deviation: f64,
+    /// Volatility, 0.06 at the start.
+    pub volatility: f64,
+    /// Rated games played in this class.
+    pub games: i64,
+}
+
+/// An online game as stored, without its moves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OnlineGameRow {
+    /// The game's id: random, so links cannot be guessed.
+    pub id: String,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// White's and Black's account ids (none while a seat is open).
+    pub players: [Option<i64>; 2],
+    /// Time each side starts with (ms).
+    pub initial_ms: i64,
+    /// Increment per move (ms).
+    pub increment_ms: i64,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// Whether the players may chat.
+    pub chat: bool,
+    /// `open` (a seat is free), `playing`, or `over`.
+    pub status: String,
+    /// The outcome code once over.
+    pub outcome: Option<String>,
+    /// When the side to move's turn began (Unix ms), to resume clocks after a restart.
+    pub turn_started_ms: Option<i64>,
+    /// Rating changes of White and Black, once a rated game is over.
+    pub diffs: [Option<i64>; 2],
+}
+
+/// One game in a player's list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameSummary {
+    /// The game.
+    pub row: OnlineGameRow,
+    /// White's and Black's names.
+    pub names: [Option<String>; 2],
+    /// Plies played.
+    pub plies: i64,
+}
+
+/// Online play's database; cheap to clone.
+#[derive(Clone)]
+pub struct OnlineDb {
+    conn: Arc<Mutex<Connection>>,
+}
+
+const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
+    chat, status, outcome, turn_started_ms, white_diff, black_diff";
+
+fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
+    Ok(OnlineGameRow {
+        id: r.get(0)?,
+        created_ms: r.get(1)?,
+        players: [r.get(2)?, r.get(3)?],
+        initial_ms: r.get(4)?,
+        increment_ms: r.get(5)?,
+        rated: r.get(6)?,
+        chat: r.get(7)?,
+        status: r.get(8)?,
+        outcome: r.get(9)?,
+        turn_started_ms: r.get(10)?,
+        diffs: [r.get(11)?, r.get(12)?],
+    })
+}
+
+fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
+    Ok(UserRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        password: r.get(2)?,
+        guest: r.get(3)?,
+    })
+}
+
+impl OnlineDb {
+    /// Opens (creating if needed) `online.sqlite3` in `dir`.
+    pub fn open(dir: &Path) -> Result<OnlineDb, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
+        let path = dir.join("online.sqlite3");
+        let conn = Connection::open(&path)
+            .map_err(|e| format!("cannot open database {}: {e}", path.display()))?;
+        OnlineDb::init(conn).map_err(|e| format!("cannot set up database {}: {e}", path.display()))
+    }
+
+    /// A database in memory, for tests.
+    pub fn in_memory() -> OnlineDb {
+        OnlineDb::init(Connection::open_in_memory().expect("an in-memory database opens"))
+            .expect("the schema applies to an empty database")
+    }
+
+    fn init(conn: Connection) -> Result<OnlineDb, String> {
+        let e = |e: rusqlite::Error| e.to_string();
+        set_pragmas(&conn).map_err(e)?;
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(e)?;
+        if version > SCHEMA_VERSION {
+            return Err(format!(
+                "the database was written by a newer damasi (schema {version}, this one knows {SCHEMA_VERSION})"
+            ));
+        }
+        conn.execute_batch(SCHEMA).map_err(e)?;
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(e)?;
+        Ok(OnlineDb {
+            conn: Arc::new(Mutex::new(conn)),
+        })
+    }
+
+    async fn with<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        run_blocking(self.conn.clone(), f).await
+    }
+
+    /// Creates an account; refused (409 `name-taken`) when the name is in use.
+    pub async fn create_user(
+        &self,
+        name: &str,
+        password: Option<String>,
+        guest: bool,
+        now_ms: i64,
+    ) -> Result<UserRow, ApiError> {
+        let name = name.to_string();
+        self.with(move |c| {
+            let taken: bool = c
+                .query_row("SELECT 1 FROM users WHERE name = ?1", [&name], |_| Ok(()))
+                .optional()?
+                .is_some();
+            if taken {
+                return Err(ApiError::conflict(
+                    "name-taken",
+                    format!("the name '{name}' is taken"),
+                ));
+            }
+            c.execute(
+                "INSERT INTO users (name, password, guest, created_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![name, password, guest, now_ms],
+            )?;
+            Ok(UserRow {
+                id: c.last_insert_rowid(),
+                name,
+                password,
+                guest,
+            })
+        })
+        .await
+    }
+
+    /// The account called `name` (any case).
+    pub async fn user_by_name(&self, name: &str) -> Result<Option<UserRow>, ApiError> {
+        let name = name.to_string();
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT id, name, password, guest FROM users WHERE name = ?1",
+                [name],
+                user_row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    /// The account with id `id`.
+    pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT id, name, password, guest FROM users WHERE id = ?1",
+                [id],
+                user_row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    /// Keeps the hash of a new secret of `user`.
+    pub async fn add_secret(
+        &self,
+        user: i64,
+        kind: SecretKind,
+        hash: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        self.with(move |c| {
+            c.execute(
+                "INSERT INTO secrets (hash, user_id, kind, created_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![hash, user, kind.as_str(), now_ms],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The account a secret of `kind` with this hash belongs to.
+    pub async fn user_by_secret(
+        &self,
+        hash: String,
+        kind: SecretKind,
+    ) -> Result<Option<UserRow>, ApiError> {
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
+                 JOIN users u ON u.id = s.user_id WHERE s.hash = ?1 AND s.kind = ?2",
+                params![hash, kind.as_str()],
+                user_row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    /// Forgets a secret (log-out).
+    pub async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
+        self.with(move |c| {
+            c.execute("DELETE FROM secrets WHERE hash = ?1", [hash])?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// `user`'s rating in `speed`, if it has played there.
+    pub async fn rating(&self, user: i64, speed: &str) -> Result<Option<RatingRow>, ApiError> {
+        let speed = speed.to_string();
+        self.with(move |c| Ok(read_rating(c, user, &speed)?)).await
+    }
+
+    /// All of `user`'s ratings, by speed class name.
+    pub async fn ratings(&self, user: i64) -> Result<Vec<(String, RatingRow)>, ApiError> {
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT speed, rating, deviation, volatility, games FROM ratings WHERE user_id = ?1 ORDER BY speed",
+            )?;
+            let rows = stmt.query_map([user], |r| {
+                Ok((
+                    r.get(0)?,
+                    RatingRow {
+                        rating: r.get(1)?,
+                        deviation: r.get(2)?,
+                        volatility: r.get(3)?,
+                        games: r.get(4)?,
+                    },
+                ))
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    /// Stores a new game, or its changed row (seats, status).
+    pub async fn save_game(&self, g: OnlineGameRow) -> Result<(), ApiError> {
+        self.with(move |c| {
+            c.execute(
+                &format!(
+                    "INSERT OR REPLACE INTO online_games ({GAME_COLUMNS}) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+                ),
+                params![
+                    g.id,
+                    g.created_ms,
+                    g.players[0],
+                    g.players[1],
+                    g.initial_ms,
+                    g.increment_ms,
+                    g.rated,
+                    g.chat,
+                    g.status,
+                    g.outcome,
+                    g.turn_started_ms,
+                    g.diffs[0],
+                    g.diffs[1],
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Appends ply `ply` to game `id` and records when the next turn began, in one
+    /// transaction.
+    pub async fn add_move(
+        &self,
+        id: &str,
+        ply: usize,
+        token: String,
+        elapsed_ms: i64,
+        turn_started_ms: i64,
+    ) -> Result<(), ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "INSERT INTO online_moves (game_id, ply, token, elapsed_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![id, ply as i64, token, elapsed_ms],
+            )?;
+            tx.execute(
+                "UPDATE online_games SET turn_started_ms = ?2 WHERE id = ?1",
+                params![id, turn_started_ms],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Drops the plies of game `id` from `ply` on (a takeback) and records when the turn began.
+    pub async fn truncate_moves(
+        &self,
+        id: &str,
+        ply: usize,
+        turn_started_ms: i64,
+    ) -> Result<(), ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "DELETE FROM online_moves WHERE game_id = ?1 AND ply >= ?2",
+                params![id, ply as i64],
+            )?;
+            tx.execute(
+                "UPDATE online_games SET turn_started_ms = ?2 WHERE id = ?1",
+                params![id, turn_started_ms],
+            )?;
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Ends game `id` with `outcome`, its rating changes and the players' new ratings, in one
+    /// transaction.
+    pub async fn finish(
+        &self,
+        id: &str,
+        outcome: String,
+        diffs: [Option<i64>; 2],
+        new_ratings: Vec<(i64, String, RatingRow)>,
+    ) -> Result<(), ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "UPDATE online_games SET status = 'over', outcome = ?2, turn_started_ms = NULL, \
+                 white_diff = ?3, black_diff = ?4 WHERE id = ?1",
+                params![id, outcome, diffs[0], diffs[1]],
+            )?;
+            for (user, speed, r) in new_ratings {
+                tx.execute(
+                    "INSERT OR REPLACE INTO ratings (user_id, speed, rating, deviation, volatility, games) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![user, speed, r.rating, r.deviation, r.volatility, r.games],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Game `id` and its moves (token, thinking time in ms), if it exists.
+    pub async fn game(
+        &self,
+        id: &str,
+    ) -> Result<Option<(OnlineGameRow, Vec<(String, i64)>)>, ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            let Some(row) = c
+                .query_row(
+                    &format!("SELECT {GAME_COLUMNS} FROM online_games WHERE id = ?1"),
+                    [&id],
+                    game_row,
+                )
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            let mut stmt = c.prepare(
+                "SELECT token, elapsed_ms FROM online_moves WHERE game_id = ?1 ORDER BY ply",
+            )?;
+            let moves = stmt
+                .query_map([&id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            Ok(Some((row, moves)))
+        })
+        .await
+    }
+
+    /// Ids of the games not over (to look after again after a restart).
+    pub async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
+        self.with(|c| {
+            let mut stmt = c.prepare("SELECT id FROM online_games WHERE status != 'over'")?;
+            let ids = stmt
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(ids)
+        })
+        .await
+    }
+
+    /// `user`'s newest games, at most `limit`.
+    pub async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError> {
+        self.with(move |c| {
+            let cols = GAME_COLUMNS
+                .split(", ")
+                .map(|col| format!("g.{col}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut stmt = c.prepare(&format!(
+                "SELECT {cols}, w.name, b.name, \
+                 (SELECT COUNT(*) FROM online_moves m WHERE m.game_id = g.id) \
+                 FROM online_games g LEFT JOIN users w ON w.id = g.white_id \
+                 LEFT JOIN users b ON b.id = g.black_id \
+                 WHERE g.white_id = ?1 OR g.black_id = ?1 ORDER BY g.created_ms DESC LIMIT ?2"
+            ))?;
+            let rows = stmt.query_map(params![user, limit], |r| {
+                Ok(GameSummary {
+                    row: game_row(r)?,
+                    names: [r.get(13)?, r.get(14)?],
+                    plies: r.get(15)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+}
+
+fn read_rating(c: &Connection, user: i64, speed: &str) -> rusqlite::Result<Option<RatingRow>> {
+    c.query_row(
+        "SELECT rating, deviation, volatility, games FROM ratings WHERE user_id = ?1 AND speed = ?2",
+        params![user, speed],
+        |r| {
+            Ok(RatingRow {
+                rating: r.get(0)?,
+                deviation: r.get(1)?,
+                volatility: r.get(2)?,
+                games: r.get(3)?,
+            })
+        },
+    )
+    .optional()
+}

@@ -1,0 +1,869 @@
+//! The HTTP side of online play: accounts, games, the lobby, and the Board API for programs
+//! (the shape of lichess's Board/Bot API: NDJSON streams of events and game states, and one
+//! `POST` per action). Every action names its player by the session cookie or an
+//! `Authorization: Bearer` token; rate limits keep one client from flooding sign-ups, log-ins,
+//! seeks, moves and chat.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, State};
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::Extension;
+use axum::{Json, Router};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::error::{ApiError, ApiJson, ApiPath, OptionalJson};
+use crate::referee::now_ms;
+use crate::AppState;
+
+use super::accounts::{session_clear_cookie, session_cookie, session_set_cookie, Player};
+use super::db::SecretKind;
+use super::rating::{self, Speed};
+use super::table::Status;
+use super::{parse_color, NewGame, Online, Table};
+
+/// Rate limits per client.
+pub struct Limits {
+    /// Sign-ups and guest sessions per address.
+    accounts: DefaultKeyedRateLimiter<String>,
+    /// Log-in attempts per address.
+    log_ins: DefaultKeyedRateLimiter<String>,
+    /// Seeks, challenges and pool joins per player.
+    seeks: DefaultKeyedRateLimiter<i64>,
+    /// Moves and other game actions per player.
+    actions: DefaultKeyedRateLimiter<i64>,
+    /// Chat lines per player.
+    chat: DefaultKeyedRateLimiter<i64>,
+}
+
+fn per_minute(n: u32) -> Quota {
+    Quota::per_minute(NonZeroU32::new(n).expect("limits are positive"))
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            accounts: RateLimiter::keyed(per_minute(5)),
+            log_ins: RateLimiter::keyed(per_minute(10)),
+            seeks: RateLimiter::keyed(per_minute(30)),
+            actions: RateLimiter::keyed(
+                Quota::per_second(NonZeroU32::new(20).expect("positive"))
+                    .allow_burst(NonZeroU32::new(40).expect("positive")),
+            ),
+            chat: RateLimiter::keyed(per_minute(20)),
+        }
+    }
+}
+
+impl Limits {
+    /// Forgets clients not seen lately (called now and then, so the maps stay small).
+    pub fn shrink(&self) {
+        self.accounts.retain_recent();
+        self.log_ins.retain_recent();
+        self.seeks.retain_recent();
+        self.actions.retain_recent();
+        self.chat.retain_recent();
+    }
+
+    /// Refuses a game action (move, offer, resignation) beyond the player's rate.
+    pub fn check_action(&self, player: i64) -> Result<(), ApiError> {
+        limited(&self.actions, &player, "actions")
+    }
+
+    /// Refuses a chat line beyond the player's rate.
+    pub fn check_chat(&self, player: i64) -> Result<(), ApiError> {
+        limited(&self.chat, &player, "chat lines")
+    }
+}
+
+fn limited<K: std::hash::Hash + Eq + Clone>(
+    limiter: &DefaultKeyedRateLimiter<K>,
+    key: &K,
+    what: &str,
+) -> Result<(), ApiError> {
+    limiter
+        .check_key(key)
+        .map_err(|_| ApiError::TooMany(format!("too many {what}; wait a moment")))
+}
+
+/// The online routes, to be nested under `/api`.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/account", get(me))
+        .route("/account/signup", post(sign_up))
+        .route("/account/login", post(log_in))
+        .route("/account/guest", post(guest))
+        .route("/account/logout", post(log_out))
+        .route("/account/token", post(new_token))
+        .route("/user/{name}", get(profile))
+        .route("/online/games", get(live).post(create))
+        .route("/online/games/{id}", get(show))
+        .route("/online/games/{id}/join", post(join))
+        .route("/online/games/{id}/socket", get(super::socket::upgrade))
+        .route("/online/games/{id}/move", post(play_json))
+        .route("/online/games/{id}/chat", post(chat))
+        .route("/online/games/{id}/rematch", post(rematch))
+        .route("/online/games/{id}/claim", post(claim))
+        .route("/lobby", get(lobby))
+        .route("/lobby/seeks", post(seek))
+        .route("/lobby/seeks/{id}", delete(cancel_seek))
+        .route("/lobby/seeks/{id}/accept", post(accept_seek))
+        .route("/pool/{tc}", post(join_pool))
+        .route("/pool", delete(leave_pool))
+        .route("/challenge/open", post(open_challenge))
+        .route("/challenge/{id}/accept", post(accept_challenge))
+        .route("/stream/event", get(event_stream))
+        .route("/board/game/stream/{id}", get(game_stream))
+        .route("/board/game/{id}/move/{mv}", post(play_path))
+        .route("/board/game/{id}/resign", post(resign))
+        .route("/board/game/{id}/abort", post(abort))
+        .route("/board/game/{id}/draw/{answer}", post(draw))
+        .route("/board/game/{id}/takeback/{answer}", post(takeback))
+        .route("/board/game/{id}/chat", post(chat))
+        .route("/board/game/{id}/claim-victory", post(claim_victory))
+        .route("/online/games/{id}/resign", post(resign))
+        .route("/online/games/{id}/abort", post(abort))
+        .route("/online/games/{id}/draw/{answer}", post(draw))
+        .route("/online/games/{id}/takeback/{answer}", post(takeback))
+}
+
+/// Path prefixes (under `/api`) whose requests are authenticated per player (session or
+/// token) and so need no server-wide access token.
+pub const PLAYER_AUTHENTICATED: [&str; 8] = [
+    "/api/account",
+    "/api/user/",
+    "/api/online/",
+    "/api/lobby",
+    "/api/pool",
+    "/api/challenge/",
+    "/api/stream/",
+    "/api/board/",
+];
+
+/// The player who sent the request, or a 401.
+pub async fn player(online: &Online, headers: &HeaderMap) -> Result<Player, ApiError> {
+    online.accounts().identify(headers).await?.ok_or_else(|| {
+        ApiError::Unauthorized(
+            "sign up, log in or continue as a guest first (or send Authorization: Bearer TOKEN)"
+                .into(),
+        )
+    })
+}
+
+fn client_ip(conn: Option<&Extension<ConnectInfo<SocketAddr>>>) -> String {
+    conn.map_or_else(|| "unknown".into(), |c| c.0 .0.ip().to_string())
+}
+
+/// Whether the page was reached over HTTPS (a reverse proxy says so).
+fn over_https(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|p| p.eq_ignore_ascii_case("https"))
+}
+
+fn with_cookie(body: Value, cookie: &str) -> Response {
+    let mut res = Json(body).into_response();
+    if let Ok(v) = HeaderValue::from_str(cookie) {
+        res.headers_mut().insert(header::SET_COOKIE, v);
+    }
+    res
+}
+
+async fn account_json(online: &Online, p: &Player) -> Result<Value, ApiError> {
+    let ratings = online.db().ratings(p.id).await?;
+    let perfs: serde_json::Map<String, Value> = ratings
+        .into_iter()
+        .map(|(speed, r)| {
+            (
+                speed,
+                json!({
+                    "rating": r.rating.round() as i64,
+                    "rd": r.deviation.round() as i64,
+                    "games": r.games,
+                    "provisional": rating::is_provisional(&r),
+                }),
+            )
+        })
+        .collect();
+    Ok(json!({"id": p.id, "name": p.name, "guest": p.guest, "perfs": perfs}))
+}
+
+#[derive(Deserialize)]
+struct Credentials {
+    name: String,
+    password: String,
+}
+
+async fn start_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    p: Player,
+) -> Result<Response, ApiError> {
+    let secret = state
+        .online
+        .accounts()
+        .issue(p.id, SecretKind::Session, now_ms())
+        .await?;
+    let body = account_json(&state.online, &p).await?;
+    Ok(with_cookie(
+        body,
+        &session_set_cookie(&secret, over_https(headers)),
+    ))
+}
+
+async fn sign_up(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    ApiJson(c): ApiJson<Credentials>,
+) -> Result<Response, ApiError> {
+    limited(
+        &state.limits.accounts,
+        &client_ip(conn.as_ref()),
+        "sign-ups",
+    )?;
+    let p = state
+        .online
+        .accounts()
+        .sign_up(c.name.trim(), c.password, now_ms())
+        .await?;
+    start_session(&state, &headers, p).await
+}
+
+async fn log_in(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    ApiJson(c): ApiJson<Credentials>,
+) -> Result<Response, ApiError> {
+    limited(
+        &state.limits.log_ins,
+        &client_ip(conn.as_ref()),
+        "log-in attempts",
+    )?;
+    let p = state
+        .online
+        .accounts()
+        .log_in(c.name.trim(), c.password)
+        .await?;
+    start_session(&state, &headers, p).await
+}
+
+async fn guest(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if let Some(p) = state.online.accounts().identify(&headers).await? {
+        return Ok(Json(account_json(&state.online, &p).await?).into_response());
+    }
+    limited(
+        &state.limits.accounts,
+        &client_ip(conn.as_ref()),
+        "sign-ups",
+    )?;
+    let p = state.online.accounts().guest(now_ms()).await?;
+    start_session(&state, &headers, p).await
+}
+
+async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    if let Some(s) = session_cookie(&headers) {
+        state.online.accounts().end_session(s).await?;
+    }
+    Ok(with_cookie(json!({"ok": true}), &session_clear_cookie()))
+}
+
+async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    Ok(Json(account_json(&state.online, &p).await?))
+}
+
+async fn new_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    if p.guest {
+        return Err(ApiError::Forbidden {
+            code: "guests-casual-only",
+            message: "guests cannot have API tokens: sign up first".into(),
+        });
+    }
+    let token = state
+        .online
+        .accounts()
+        .issue(p.id, SecretKind::Token, now_ms())
+        .await?;
+    Ok(Json(json!({"token": token, "name": p.name})))
+}
+
+async fn profile(
+    State(state): State<AppState>,
+    ApiPath(name): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let user = state
+        .online
+        .db()
+        .user_by_name(&name)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no player called '{name}'")))?;
+    let p = Player::from(user);
+    let mut body = account_json(&state.online, &p).await?;
+    let games = state.online.db().games_of(p.id, 50).await?;
+    body["games"] = games
+        .into_iter()
+        .map(|g| {
+            json!({
+                "id": g.row.id,
+                "createdAt": g.row.created_ms,
+                "white": g.names[0],
+                "black": g.names[1],
+                "rated": g.row.rated,
+                "clock": {"initial": g.row.initial_ms, "increment": g.row.increment_ms},
+                "status": g.row.status,
+                "outcome": g.row.outcome,
+                "plies": g.plies,
+                "ratingDiff": {"white": g.row.diffs[0], "black": g.row.diffs[1]},
+            })
+        })
+        .collect();
+    Ok(Json(body))
+}
+
+/// A time control as clients send it: lichess's `clock.limit` / `clock.increment` in seconds,
+/// or `minutes` and `increment` seconds.
+#[derive(Deserialize, Default)]
+struct GameRequest {
+    #[serde(default)]
+    clock: Option<ClockRequest>,
+    #[serde(default)]
+    minutes: Option<f64>,
+    #[serde(default)]
+    increment: Option<i64>,
+    #[serde(default)]
+    rated: bool,
+    #[serde(default)]
+    color: Option<String>,
+    #[serde(default = "yes")]
+    chat: bool,
+    #[serde(default, rename = "ratingRange")]
+    rating_range: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, Default)]
+struct ClockRequest {
+    limit: i64,
+    increment: i64,
+}
+
+impl GameRequest {
+    fn new_game(&self) -> Result<NewGame, ApiError> {
+        let (initial_ms, increment_ms) = match (&self.clock, self.minutes) {
+            (Some(c), _) => (c.limit.saturating_mul(1000), c.increment.saturating_mul(1000)),
+            (None, Some(m)) if m.is_finite() && m >= 0.0 => (
+                (m * 60_000.0).round() as i64,
+                self.increment.unwrap_or(0).saturating_mul(1000),
+            ),
+            _ => {
+                return Err(ApiError::BadRequest(
+                    "give the time control: clock {limit, increment} in seconds, or minutes and increment"
+                        .into(),
+                ))
+            }
+        };
+        let g = NewGame {
+            initial_ms,
+            increment_ms,
+            rated: self.rated,
+            chat: self.chat,
+        };
+        g.check()?;
+        Ok(g)
+    }
+
+    fn range(&self) -> Result<Option<(i64, i64)>, ApiError> {
+        let Some(r) = self.rating_range.as_deref().filter(|r| !r.is_empty()) else {
+            return Ok(None);
+        };
+        let bad = || ApiError::BadRequest(format!("rating range '{r}' is not like 1300-1700"));
+        let (a, b) = r.split_once('-').ok_or_else(bad)?;
+        let (a, b) = (
+            a.trim().parse::<i64>().map_err(|_| bad())?,
+            b.trim().parse::<i64>().map_err(|_| bad())?,
+        );
+        if a > b {
+            return Err(bad());
+        }
+        Ok(Some((a, b)))
+    }
+}
+
+fn game_links(headers: &HeaderMap, id: &str) -> Value {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = if over_https(headers) { "https" } else { "http" };
+    let url = format!("{scheme}://{host}/online/{id}");
+    json!({
+        "url": url,
+        "urlWhite": format!("{url}?color=white"),
+        "urlBlack": format!("{url}?color=black"),
+    })
+}
+
+async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<GameRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    limited(&state.limits.seeks, &p.id, "new games")?;
+    let new = req.new_game()?;
+    let color = parse_color(req.color.as_deref())?;
+    let table = state.online.create(Some(&p), new, color).await?;
+    let side = table.state.lock().await.side_of(p.id);
+    let mut body = game_links(&headers, &table.id);
+    body["id"] = json!(table.id);
+    body["color"] = json!(side.map(|s| if s == damasi::Color::White {
+        "white"
+    } else {
+        "black"
+    }));
+    Ok(Json(body))
+}
+
+async fn live(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({"games": state.online.live_games(50).await}))
+}
+
+async fn show(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let table = state.online.table(&id).await?;
+    let me = state
+        .online
+        .accounts()
+        .identify(&headers)
+        .await
+        .ok()
+        .flatten();
+    let s = table.state.lock().await;
+    let mut body = s.full_json(Instant::now());
+    body["you"] =
+        json!(me
+            .as_ref()
+            .and_then(|p| s.side_of(p.id))
+            .map(|c| if c == damasi::Color::White {
+                "white"
+            } else {
+                "black"
+            }));
+    Ok(Json(body))
+}
+
+#[derive(Deserialize, Default)]
+struct JoinRequest {
+    #[serde(default)]
+    color: Option<String>,
+}
+
+async fn join(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    OptionalJson(req): OptionalJson<JoinRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    let want = parse_color(req.color.as_deref())?;
+    let side = state.online.join(&id, &p, want).await?;
+    Ok(Json(
+        json!({"id": id, "color": if side == damasi::Color::White { "white" } else { "black" }}),
+    ))
+}
+
+#[derive(Deserialize)]
+struct MoveRequest {
+    #[serde(rename = "move")]
+    mv: String,
+}
+
+async fn act(state: &AppState, headers: &HeaderMap) -> Result<Player, ApiError> {
+    let p = player(&state.online, headers).await?;
+    state.limits.check_action(p.id)?;
+    Ok(p)
+}
+
+async fn play_json(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(req): ApiJson<MoveRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    Ok(Json(state.online.play(&id, &p, &req.mv).await?))
+}
+
+async fn play_path(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath((id, mv)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    state.online.play(&id, &p, &mv).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn resign(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    state.online.resign(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn abort(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    state.online.abort(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+fn yes_no(answer: &str) -> Result<bool, ApiError> {
+    match answer {
+        "yes" | "true" | "accept" => Ok(true),
+        "no" | "false" | "decline" => Ok(false),
+        other => Err(ApiError::BadRequest(format!(
+            "answer '{other}' is not yes or no"
+        ))),
+    }
+}
+
+async fn draw(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath((id, answer)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let yes = yes_no(&answer)?;
+    let p = act(&state, &headers).await?;
+    state.online.draw(&id, &p, yes).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn takeback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath((id, answer)): ApiPath<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let yes = yes_no(&answer)?;
+    let p = act(&state, &headers).await?;
+    state.online.takeback(&id, &p, yes).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+#[derive(Deserialize)]
+struct ChatRequest {
+    text: String,
+}
+
+async fn chat(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(req): ApiJson<ChatRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    state.limits.check_chat(p.id)?;
+    state.online.chat(&id, &p, &req.text).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn rematch(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    Ok(Json(state.online.rematch(&id, &p).await?))
+}
+
+#[derive(Deserialize, Default)]
+struct ClaimRequest {
+    #[serde(default = "yes")]
+    win: bool,
+}
+
+async fn claim(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    OptionalJson(req): OptionalJson<ClaimRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    Ok(Json(state.online.claim(&id, &p, req.win).await?))
+}
+
+async fn claim_victory(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let p = act(&state, &headers).await?;
+    state.online.claim(&id, &p, true).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn lobby(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({"seeks": state.online.seeks(), "pools": state.online.pools()}))
+}
+
+async fn seek(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<GameRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    limited(&state.limits.seeks, &p.id, "seeks")?;
+    let new = req.new_game()?;
+    let id = state
+        .online
+        .seek(&p, new, parse_color(req.color.as_deref())?, req.range()?)
+        .await?;
+    Ok(Json(json!({"id": id})))
+}
+
+async fn cancel_seek(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<u64>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    state.online.cancel_seek(&p, id)?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn accept_seek(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<u64>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    limited(&state.limits.seeks, &p.id, "seeks")?;
+    let game = state.online.accept_seek(&p, id).await?;
+    Ok(Json(json!({"game": game})))
+}
+
+async fn join_pool(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(tc): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    limited(&state.limits.seeks, &p.id, "pool joins")?;
+    let bad = || ApiError::BadRequest(format!("pool '{tc}' is not like 5+3"));
+    let (m, i) = tc.split_once('+').ok_or_else(bad)?;
+    let (m, i) = (
+        m.parse::<i64>().map_err(|_| bad())?,
+        i.parse::<i64>().map_err(|_| bad())?,
+    );
+    let game = state.online.join_pool(&p, m, i).await?;
+    Ok(Json(json!({"game": game, "waiting": game.is_none()})))
+}
+
+async fn leave_pool(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    state.online.leave_pools(&p);
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn open_challenge(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<GameRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    limited(&state.limits.seeks, &p.id, "challenges")?;
+    let new = req.new_game()?;
+    let table = state.online.create(None, new, None).await?;
+    let mut body = game_links(&headers, &table.id);
+    body["id"] = json!(table.id);
+    body["challenge"] = json!({
+        "id": table.id,
+        "status": "created",
+        "rated": new.rated,
+        "speed": Speed::of(new.initial_ms, new.increment_ms).name(),
+        "timeControl": {"limit": new.initial_ms / 1000, "increment": new.increment_ms / 1000},
+        "challenger": {"name": p.name},
+    });
+    Ok(Json(body))
+}
+
+#[derive(Deserialize, Default)]
+struct AcceptRequest {
+    #[serde(default)]
+    color: Option<String>,
+}
+
+async fn accept_challenge(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    OptionalJson(req): OptionalJson<AcceptRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    let side = state
+        .online
+        .join(&id, &p, parse_color(req.color.as_deref())?)
+        .await?;
+    Ok(Json(
+        json!({"ok": true, "id": id, "color": if side == damasi::Color::White { "white" } else { "black" }}),
+    ))
+}
+
+/// How often an idle stream sends an empty line, so proxies and clients know it is alive.
+const KEEP_ALIVE: Duration = Duration::from_secs(7);
+
+fn ndjson(rx: mpsc::Receiver<Result<Bytes, Infallible>>) -> Response {
+    let mut res = Body::from_stream(ReceiverStream::new(rx)).into_response();
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    res.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    res
+}
+
+fn line(v: &Value) -> Result<Bytes, Infallible> {
+    let mut s = v.to_string();
+    s.push('\n');
+    Ok(Bytes::from(s))
+}
+
+async fn event_stream(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    let mut events = state.online.user_events(p.id);
+    // Games already being played are announced first, as lichess does.
+    let mut first = Vec::new();
+    for g in state.online.db().games_of(p.id, 20).await? {
+        if g.row.status == Status::Playing.as_str() {
+            let color = if g.row.players[0] == Some(p.id) {
+                "white"
+            } else {
+                "black"
+            };
+            first.push(json!({"type": "gameStart", "game": {"id": g.row.id, "color": color}}));
+        }
+    }
+    let (tx, rx) = mpsc::channel(16);
+    tokio::spawn(async move {
+        for v in &first {
+            if tx.send(line(v)).await.is_err() {
+                return;
+            }
+        }
+        loop {
+            let next = tokio::time::timeout(KEEP_ALIVE, events.recv()).await;
+            let out = match next {
+                Err(_) => Ok(Bytes::from_static(b"\n")),
+                Ok(Ok(v)) => line(&v),
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed)) => return,
+            };
+            if tx.send(out).await.is_err() {
+                return;
+            }
+        }
+    });
+    Ok(ndjson(rx))
+}
+
+async fn game_stream(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let me = state.online.accounts().identify(&headers).await?;
+    let table = state.online.table(&id).await?;
+    let (full, side, mut events) = {
+        let s = table.state.lock().await;
+        let side = me.as_ref().and_then(|p| s.side_of(p.id));
+        (s.full_json(Instant::now()), side, table.events.subscribe())
+    };
+    let online = state.online.clone();
+    let (tx, rx) = mpsc::channel(16);
+    tokio::spawn(async move {
+        if let Some(side) = side {
+            online.presence(&table, side, true).await;
+        }
+        stream_game(&tx, &table, full, &mut events).await;
+        if let Some(side) = side {
+            online.presence(&table, side, false).await;
+        }
+    });
+    Ok(ndjson(rx))
+}
+
+/// Sends `full`, then every event of the table, until the client goes away or the game is
+/// over and said so.
+async fn stream_game(
+    tx: &mpsc::Sender<Result<Bytes, Infallible>>,
+    table: &Arc<Table>,
+    full: Value,
+    events: &mut broadcast::Receiver<Arc<Value>>,
+) {
+    if tx.send(line(&full)).await.is_err() {
+        return;
+    }
+    loop {
+        let next = tokio::time::timeout(KEEP_ALIVE, events.recv()).await;
+        let out = match next {
+            Err(_) => {
+                // Nothing new; a closed client shows up as a failed send.
+                if tx.send(Ok(Bytes::from_static(b"\n"))).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+            Ok(Ok(v)) => v,
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                // Too slow: missed events are replaced by the whole state.
+                Arc::new(table.state.lock().await.state_json(Instant::now()))
+            }
+            Ok(Err(broadcast::error::RecvError::Closed)) => return,
+        };
+        if tx.send(line(&out)).await.is_err() {
+            return;
+        }
+    }
+}

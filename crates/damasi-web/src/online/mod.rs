@@ -1,0 +1,763 @@
+//! Online play: people (and programs) play each other in real time on one server.
+//!
+//! - [`accounts`]: sign-up, log-in, guests, API tokens.
+//! - [`table`]: one game's state: seats, clocks with lag compensation, offers, chat.
+//! - [`rating`]: Glicko-2 per speed class.
+//! - [`lobby`]: open seeks and quick-pairing pools.
+//! - [`db`]: storage (SQLite).
+//! - [`http`] and [`socket`]: the JSON API, the lichess-shaped Board API with its NDJSON
+//!   streams, and the WebSocket the page plays through.
+//!
+//! [`Online`] is the service: it keeps each game being played in memory behind its own lock,
+//! saves every change before it is acknowledged, tells every watcher (players, spectators,
+//! streams) about it, and runs the timers that abort a game nobody started and let a flag
+//! fall with nobody there.
+
+pub mod accounts;
+pub mod db;
+pub mod http;
+pub mod lobby;
+pub mod rating;
+pub mod socket;
+pub mod table;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::time::Duration;
+
+use damasi::{Color, DrawReason, Outcome};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, Mutex};
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+
+use crate::error::ApiError;
+use crate::referee::now_ms;
+
+use accounts::{Accounts, Player};
+use db::{OnlineDb, OnlineGameRow, RatingRow};
+use lobby::Lobby;
+use table::{abandonment, side_index, Deadline, Status, TableState};
+
+/// Settings of the online service.
+#[derive(Clone, Copy, Debug)]
+pub struct OnlineConfig {
+    /// A game is aborted when a side has not made its first move this long after its turn
+    /// began.
+    pub abort_after: Duration,
+    /// A player gone (no connection) this long may be claimed against by the opponent.
+    pub claim_after: Duration,
+}
+
+impl Default for OnlineConfig {
+    fn default() -> Self {
+        OnlineConfig {
+            abort_after: Duration::from_secs(30),
+            claim_after: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Events waiting per watcher before a slow one starts missing some (it then gets the whole
+/// state again).
+const EVENT_BUFFER: usize = 64;
+
+/// One game being played, watched or just finished.
+pub struct Table {
+    /// The game's id.
+    pub id: String,
+    /// Its state.
+    pub state: Mutex<TableState>,
+    /// Every change, as the message watchers get.
+    pub events: broadcast::Sender<Arc<Value>>,
+    timer: StdMutex<Option<AbortHandle>>,
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        if let Some(t) = self.timer.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            t.abort();
+        }
+    }
+}
+
+/// What a new game is to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewGame {
+    /// Time each side starts with (ms).
+    pub initial_ms: i64,
+    /// Increment per move (ms).
+    pub increment_ms: i64,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// Whether the players may chat.
+    pub chat: bool,
+}
+
+impl NewGame {
+    /// Checks the control: 0 to 180 minutes each, increment 0 to 60 s, and some time to play.
+    pub fn check(&self) -> Result<(), ApiError> {
+        let ok = (0..=180 * 60_000).contains(&self.initial_ms)
+            && (0..=60_000).contains(&self.increment_ms)
+            && self.initial_ms + self.increment_ms > 0;
+        if ok {
+            Ok(())
+        } else {
+            Err(ApiError::BadRequest(
+                "a time control has 0 to 180 minutes and an increment of 0 to 60 seconds, not both zero"
+                    .into(),
+            ))
+        }
+    }
+}
+
+struct Inner {
+    db: OnlineDb,
+    accounts: Accounts,
+    config: OnlineConfig,
+    tables: StdMutex<HashMap<String, Arc<Table>>>,
+    users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
+    lobby: StdMutex<Lobby>,
+}
+
+/// The online service; cheap to clone.
+#[derive(Clone)]
+pub struct Online {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The color named `white`/`black` (`random` or nothing: none).
+pub fn parse_color(text: Option<&str>) -> Result<Option<Color>, ApiError> {
+    match text.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("random") | Some("") => Ok(None),
+        Some("white") => Ok(Some(Color::White)),
+        Some("black") => Ok(Some(Color::Black)),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "color '{other}' is not white, black or random"
+        ))),
+    }
+}
+
+fn random_color() -> Color {
+    let mut b = [0u8; 1];
+    let _ = getrandom::fill(&mut b);
+    if b[0] & 1 == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// A new game id: 8 random characters from letters and digits (about 47 bits).
+fn new_game_id() -> Result<String, ApiError> {
+    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApiError::Internal(format!("no random numbers: {e}")))?;
+    Ok(bytes
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect())
+}
+
+impl Online {
+    /// The service over `db`.
+    pub fn new(db: OnlineDb, config: OnlineConfig) -> Online {
+        Online {
+            inner: Arc::new(Inner {
+                accounts: Accounts::new(db.clone()),
+                db,
+                config,
+                tables: StdMutex::new(HashMap::new()),
+                users: StdMutex::new(HashMap::new()),
+                lobby: StdMutex::new(Lobby::default()),
+            }),
+        }
+    }
+
+    /// A service with its database in memory (tests).
+    pub fn in_memory() -> Online {
+        Online::new(OnlineDb::in_memory(), OnlineConfig::default())
+    }
+
+    /// Accounts.
+    pub fn accounts(&self) -> &Accounts {
+        &self.inner.accounts
+    }
+
+    /// The database.
+    pub fn db(&self) -> &OnlineDb {
+        &self.inner.db
+    }
+
+    /// The settings.
+    pub fn config(&self) -> OnlineConfig {
+        self.inner.config
+    }
+
+    fn lobby(&self) -> std::sync::MutexGuard<'_, Lobby> {
+        lock(&self.inner.lobby)
+    }
+
+    /// The event channel of `user` (`gameStart`, `gameFinish`, `challenge`).
+    pub fn user_events(&self, user: i64) -> broadcast::Receiver<Arc<Value>> {
+        let mut users = lock(&self.inner.users);
+        users
+            .entry(user)
+            .or_insert_with(|| broadcast::channel(EVENT_BUFFER).0)
+            .subscribe()
+    }
+
+    /// Tells `user` about something (nothing happens if nobody listens).
+    pub fn notify(&self, user: i64, event: Value) {
+        let users = lock(&self.inner.users);
+        if let Some(tx) = users.get(&user) {
+            let _ = tx.send(Arc::new(event));
+        }
+    }
+
+    /// Creates a game; `creator`, if given, takes a seat (`color`, or a random one).
+    pub async fn create(
+        &self,
+        creator: Option<&Player>,
+        new: NewGame,
+        color: Option<Color>,
+    ) -> Result<Arc<Table>, ApiError> {
+        new.check()?;
+        if new.rated && creator.is_some_and(|p| p.guest) {
+            return Err(ApiError::Forbidden {
+                code: "guests-casual-only",
+                message: "guests play casual games only: sign up to play rated games".into(),
+            });
+        }
+        let row = OnlineGameRow {
+            id: new_game_id()?,
+            created_ms: now_ms(),
+            players: [None, None],
+            initial_ms: new.initial_ms,
+            increment_ms: new.increment_ms,
+            rated: new.rated,
+            chat: new.chat,
+            status: Status::Open.as_str().into(),
+            outcome: None,
+            turn_started_ms: None,
+            diffs: [None, None],
+        };
+        let mut state = TableState::new(row);
+        if let Some(p) = creator {
+            state.sit(p, Some(color.unwrap_or_else(random_color)))?;
+        }
+        self.inner.db.save_game(state.row.clone()).await?;
+        let table = Arc::new(Table {
+            id: state.row.id.clone(),
+            state: Mutex::new(state),
+            events: broadcast::channel(EVENT_BUFFER).0,
+            timer: StdMutex::new(None),
+        });
+        lock(&self.inner.tables).insert(table.id.clone(), table.clone());
+        Ok(table)
+    }
+
+    /// Creates a game with both players seated and starts it (a taken seek, a pool pairing, a
+    /// rematch).
+    pub async fn create_paired(
+        &self,
+        white: &Player,
+        black: &Player,
+        new: NewGame,
+    ) -> Result<Arc<Table>, ApiError> {
+        let table = self.create(Some(white), new, Some(Color::White)).await?;
+        self.join(&table.id, black, Some(Color::Black)).await?;
+        Ok(table)
+    }
+
+    /// The game `id`, loaded from the database if it is not in memory.
+    pub async fn table(&self, id: &str) -> Result<Arc<Table>, ApiError> {
+        if let Some(t) = lock(&self.inner.tables).get(id) {
+            return Ok(t.clone());
+        }
+        let valid =
+            !id.is_empty() && id.len() <= 16 && id.chars().all(|c| c.is_ascii_alphanumeric());
+        let not_found = || ApiError::NotFound(format!("no online game '{id}'"));
+        if !valid {
+            return Err(not_found());
+        }
+        let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
+        let mut seats = [None, None];
+        for (i, p) in row.players.iter().enumerate() {
+            if let Some(uid) = p {
+                seats[i] = self.inner.db.user(*uid).await?.map(Player::from);
+            }
+        }
+        let turn_started = row.turn_started_ms.map(|t| {
+            let ago = Duration::from_millis((now_ms() - t).max(0) as u64);
+            Instant::now().checked_sub(ago).unwrap_or_else(Instant::now)
+        });
+        let speed = rating::Speed::of(row.initial_ms, row.increment_ms);
+        let mut state = TableState::restore(row, seats, &moves, turn_started)?;
+        if state.row.rated {
+            for i in 0..2 {
+                if let Some(uid) = state.row.players[i] {
+                    state.ratings[i] = Some(self.rating_of(uid, speed.name()).await?);
+                }
+            }
+        }
+        let table = Arc::new(Table {
+            id: id.to_string(),
+            state: Mutex::new(state),
+            events: broadcast::channel(EVENT_BUFFER).0,
+            timer: StdMutex::new(None),
+        });
+        let table = {
+            let mut tables = lock(&self.inner.tables);
+            tables.entry(id.to_string()).or_insert(table).clone()
+        };
+        let mut state = table.state.lock().await;
+        self.arm_timer(&table, &state);
+        state.version += 1;
+        drop(state);
+        Ok(table)
+    }
+
+    /// Loads every unfinished game so its timers run again (at start).
+    pub async fn resume_all(&self) -> Result<usize, ApiError> {
+        let ids = self.inner.db.unfinished().await?;
+        for id in &ids {
+            self.table(id).await?;
+        }
+        Ok(ids.len())
+    }
+
+    async fn rating_of(&self, user: i64, speed: &str) -> Result<RatingRow, ApiError> {
+        Ok(self
+            .inner
+            .db
+            .rating(user, speed)
+            .await?
+            .unwrap_or_else(rating::initial))
+    }
+
+    /// Sends the current state to every watcher of `table`.
+    fn publish(&self, table: &Table, state: &TableState) {
+        let _ = table
+            .events
+            .send(Arc::new(state.state_json(Instant::now())));
+    }
+
+    /// `player` takes a free seat of game `id` (`want` picks the colour if both are free).
+    /// When both seats are taken the game starts, and both players are told.
+    pub async fn join(
+        &self,
+        id: &str,
+        player: &Player,
+        want: Option<Color>,
+    ) -> Result<Color, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        let was_open = state.status == Status::Open;
+        let side = state.sit(player, want)?;
+        if !was_open {
+            return Ok(side);
+        }
+        let now = Instant::now();
+        state.start(now);
+        if state.status == Status::Playing {
+            if state.row.rated {
+                let speed = state.speed().name();
+                for i in 0..2 {
+                    if let Some(uid) = state.row.players[i] {
+                        state.ratings[i] = Some(self.rating_of(uid, speed).await?);
+                    }
+                }
+            }
+            state.row.turn_started_ms = Some(now_ms());
+        }
+        self.inner.db.save_game(state.row.clone()).await?;
+        let _ = table.events.send(Arc::new(state.full_json(now)));
+        if state.status == Status::Playing {
+            self.arm_timer(&table, &state);
+            for (i, seat) in state.seats.iter().enumerate() {
+                if let Some(p) = seat {
+                    let color = if i == 0 { "white" } else { "black" };
+                    self.notify(
+                        p.id,
+                        json!({"type": "gameStart", "game": {"id": table.id, "color": color}}),
+                    );
+                }
+            }
+        }
+        Ok(side)
+    }
+
+    /// `player` plays `text` in game `id`.
+    pub async fn play(&self, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        let now = Instant::now();
+        let prepared = state.prepare_move(player, text, now)?;
+        if prepared.flagged {
+            let outcome = state.game.lose_on_time(prepared.side)?;
+            self.end(&table, &mut state, None).await?;
+            return Err(ApiError::game_over(&outcome));
+        }
+        let ply = state.game.ply();
+        self.inner
+            .db
+            .add_move(
+                &table.id,
+                ply,
+                prepared.token(),
+                prepared.elapsed_ms as i64,
+                now_ms(),
+            )
+            .await?;
+        state.apply_move(&prepared, now)?;
+        if state.game.is_over() {
+            self.end(&table, &mut state, None).await?;
+        } else {
+            self.publish(&table, &state);
+            self.arm_timer(&table, &state);
+        }
+        Ok(state.state_json(now))
+    }
+
+    /// Ends the game: saves the outcome and the rating changes, tells everyone.
+    async fn end(
+        &self,
+        table: &Arc<Table>,
+        state: &mut TableState,
+        outcome: Option<Outcome>,
+    ) -> Result<(), ApiError> {
+        let final_outcome = outcome.or_else(|| state.game.outcome());
+        let mut diffs = [None, None];
+        let mut new_ratings = Vec::new();
+        if let (true, Some(o), Some(w), Some(b)) = (
+            state.row.rated,
+            final_outcome,
+            state.row.players[0],
+            state.row.players[1],
+        ) {
+            let speed = state.speed().name();
+            let (wr, br) = (
+                self.rating_of(w, speed).await?,
+                self.rating_of(b, speed).await?,
+            );
+            if let Some((nw, nb)) = rating::update(&wr, &br, &o) {
+                diffs = [
+                    Some((nw.rating.round() - wr.rating.round()) as i64),
+                    Some((nb.rating.round() - br.rating.round()) as i64),
+                ];
+                new_ratings.push((w, speed.to_string(), nw));
+                new_ratings.push((b, speed.to_string(), nb));
+            }
+        }
+        state.finish(outcome);
+        state.row.diffs = diffs;
+        self.inner
+            .db
+            .finish(
+                &table.id,
+                state.row.outcome.clone().unwrap_or_default(),
+                diffs,
+                new_ratings,
+            )
+            .await?;
+        if let Some(t) = lock(&table.timer).take() {
+            t.abort();
+        }
+        self.publish(table, state);
+        for p in state.seats.iter().flatten() {
+            self.notify(
+                p.id,
+                json!({"type": "gameFinish", "game": {"id": table.id, "outcome": state.row.outcome}}),
+            );
+        }
+        Ok(())
+    }
+
+    /// (Re)starts the game's timer for its next deadline (abort or flag), or stops it.
+    fn arm_timer(&self, table: &Arc<Table>, state: &TableState) {
+        let mut slot = lock(&table.timer);
+        if let Some(t) = slot.take() {
+            t.abort();
+        }
+        let Some((at, what)) = state.deadline(self.inner.config.abort_after) else {
+            return;
+        };
+        let version = state.version;
+        let weak: Weak<Table> = Arc::downgrade(table);
+        let online = self.clone();
+        let task = tokio::spawn(async move {
+            tokio::time::sleep_until(at).await;
+            let Some(table) = weak.upgrade() else { return };
+            let mut state = table.state.lock().await;
+            if state.version != version || state.status != Status::Playing {
+                return;
+            }
+            let outcome = match what {
+                Deadline::Abort => Some(Outcome::Aborted),
+                Deadline::Flag(side) => {
+                    // This zeroes the clock and ends the game on time; `end` saves it.
+                    let _ = state.game.lose_on_time(side);
+                    None
+                }
+            };
+            if let Err(e) = online.end(&table, &mut state, outcome).await {
+                eprintln!("damasi-web: cannot end game {}: {e:?}", table.id);
+            }
+        });
+        *slot = Some(task.abort_handle());
+    }
+
+    /// `player` resigns game `id`.
+    pub async fn resign(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        state.check_playing()?;
+        let side = state.seat_of(player)?;
+        let outcome = Outcome::Win {
+            winner: !side,
+            reason: damasi::WinReason::Resignation,
+        };
+        self.end(&table, &mut state, Some(outcome)).await?;
+        Ok(state.state_json(Instant::now()))
+    }
+
+    /// `player` aborts game `id` (only before both sides have moved; an open game's creator
+    /// may also withdraw it).
+    pub async fn abort(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        state.seat_of(player)?;
+        match state.status {
+            Status::Over => state.check_playing()?,
+            Status::Open => {}
+            Status::Playing if state.game.can_abort() => {}
+            Status::Playing => {
+                return Err(ApiError::conflict(
+                    "too-late-to-abort",
+                    "both sides have moved: the game can no longer be aborted",
+                ))
+            }
+        }
+        self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
+        Ok(state.state_json(Instant::now()))
+    }
+
+    /// `player` offers a draw (`yes`) or declines the opponent's offer (`no`); a `yes` while the
+    /// opponent offers one accepts it.
+    pub async fn draw(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        state.check_playing()?;
+        let side = state.seat_of(player)?;
+        if yes {
+            if state.draw_offer == Some(!side) {
+                self.end(
+                    &table,
+                    &mut state,
+                    Some(Outcome::Draw(DrawReason::Agreement)),
+                )
+                .await?;
+                return Ok(state.state_json(Instant::now()));
+            }
+            state.draw_offer = Some(side);
+        } else if state.draw_offer == Some(!side) || state.draw_offer == Some(side) {
+            state.draw_offer = None;
+        }
+        state.version += 1;
+        self.publish(&table, &state);
+        self.arm_timer(&table, &state);
+        Ok(state.state_json(Instant::now()))
+    }
+
+    /// `player` proposes a takeback (`yes`: their own last move, or the last two plies when the
+    /// opponent has replied) or declines the opponent's (`no`); `yes` to a standing proposal of
+    /// the opponent accepts it.
+    pub async fn takeback(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        state.check_playing()?;
+        let side = state.seat_of(player)?;
+        if !yes {
+            state.takeback_offer = None;
+        } else if let Some(proposer) = state.takeback_offer.filter(|&p| p == !side) {
+            // Undo the proposer's last move: one ply if the proposer moved last, two if the
+            // accepting side has replied since.
+            let to_move = state.game.position().side_to_move();
+            let plies = if to_move == proposer { 2 } else { 1 };
+            if state.game.ply() < plies {
+                return Err(ApiError::conflict(
+                    "nothing-to-take-back",
+                    "there is no move to take back",
+                ));
+            }
+            for _ in 0..plies {
+                state.game.take_back()?;
+                state.moves.pop();
+                state.elapsed.pop();
+            }
+            let ply = state.game.ply();
+            state.turn_started = Some(Instant::now());
+            state.takeback_offer = None;
+            state.draw_offer = None;
+            self.inner
+                .db
+                .truncate_moves(&table.id, ply, now_ms())
+                .await?;
+        } else {
+            let mine = state.game.history().len().checked_sub(
+                if state.game.position().side_to_move() == side {
+                    2
+                } else {
+                    1
+                },
+            );
+            if mine.is_none() {
+                return Err(ApiError::conflict(
+                    "nothing-to-take-back",
+                    "you have no move to take back",
+                ));
+            }
+            state.takeback_offer = Some(side);
+        }
+        state.version += 1;
+        self.publish(&table, &state);
+        self.arm_timer(&table, &state);
+        Ok(state.state_json(Instant::now()))
+    }
+
+    /// `player` says `text` in game `id`'s chat.
+    pub async fn chat(&self, id: &str, player: &Player, text: &str) -> Result<(), ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        let line = state.say(player, text)?;
+        let _ = table.events.send(Arc::new(
+            json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text}),
+        ));
+        Ok(())
+    }
+
+    /// `player` claims the win (or a draw) because the opponent has been gone long enough.
+    pub async fn claim(&self, id: &str, player: &Player, win: bool) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        state.check_playing()?;
+        let side = state.seat_of(player)?;
+        let gone = state.gone_since[side_index(!side)];
+        let long_enough = gone.is_some_and(|g| g.elapsed() >= self.inner.config.claim_after);
+        if !long_enough {
+            return Err(ApiError::conflict(
+                "opponent-present",
+                format!(
+                    "the opponent can be claimed against only after {} s away",
+                    self.inner.config.claim_after.as_secs()
+                ),
+            ));
+        }
+        let outcome = if win {
+            abandonment(!side)
+        } else {
+            Outcome::Draw(DrawReason::Agreement)
+        };
+        self.end(&table, &mut state, Some(outcome)).await?;
+        Ok(state.state_json(Instant::now()))
+    }
+
+    /// `player` asks for a rematch of finished game `id`; when both have asked, a new game
+    /// with the colours swapped starts and its id is announced.
+    pub async fn rematch(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        let side = state.seat_of(player)?;
+        if state.status != Status::Over {
+            return Err(ApiError::conflict(
+                "not-over",
+                "a rematch can be asked for once the game is over",
+            ));
+        }
+        if state.rematch_id.is_none() {
+            state.rematch[side_index(side)] = true;
+            if state.rematch == [true, true] {
+                let (Some(w), Some(b)) = (state.seats[0].clone(), state.seats[1].clone()) else {
+                    return Err(ApiError::conflict("seats-taken", "a seat is empty"));
+                };
+                let new = NewGame {
+                    initial_ms: state.row.initial_ms,
+                    increment_ms: state.row.increment_ms,
+                    rated: state.row.rated,
+                    chat: state.row.chat,
+                };
+                let next = self.create_paired(&b, &w, new).await?;
+                state.rematch_id = Some(next.id.clone());
+            }
+            state.version += 1;
+            self.publish(&table, &state);
+        }
+        Ok(state.state_json(Instant::now()))
+    }
+
+    /// A connection of `player` to game `id` opened (`true`) or closed: a player with no
+    /// connection left is marked gone and the opponent is told when a claim becomes possible.
+    pub async fn presence(&self, table: &Arc<Table>, side: Color, open: bool) {
+        let mut state = table.state.lock().await;
+        let i = side_index(side);
+        if open {
+            state.connections[i] += 1;
+            if state.gone_since[i].take().is_none() {
+                return;
+            }
+        } else {
+            state.connections[i] = state.connections[i].saturating_sub(1);
+            if state.connections[i] > 0 || state.status != Status::Playing {
+                return;
+            }
+            state.gone_since[i] = Some(Instant::now());
+        }
+        state.version += 1;
+        let _ = table.events.send(Arc::new(json!({
+            "type": "opponentGone",
+            "side": if i == 0 { "white" } else { "black" },
+            "gone": !open,
+            "claimWinInSeconds": (!open).then(|| self.inner.config.claim_after.as_secs()),
+        })));
+        self.publish(table, &state);
+    }
+
+    /// Records a measured round trip of `side`'s connection.
+    pub async fn observe_lag(&self, table: &Table, side: Color, rtt: Duration) {
+        let mut state = table.state.lock().await;
+        state.lag[side_index(side)].observe_round_trip(rtt);
+    }
+
+    /// Ids, players and clocks of the games being played now (newest first, at most `limit`).
+    pub async fn live_games(&self, limit: usize) -> Vec<Value> {
+        let tables: Vec<Arc<Table>> = lock(&self.inner.tables).values().cloned().collect();
+        let now = Instant::now();
+        let mut out = Vec::new();
+        for t in tables {
+            let s = t.state.lock().await;
+            if s.status == Status::Playing {
+                out.push((s.row.created_ms, s.full_json(now)));
+            }
+        }
+        out.sort_by_key(|(created, _)| std::cmp::Reverse(*created));
+        out.into_iter().take(limit).map(|(_, v)| v).collect()
+    }
+
+    /// Drops finished games nobody watches from memory (they stay in the database).
+    pub fn evict_finished(&self) {
+        let mut tables = lock(&self.inner.tables);
+        tables.retain(|_, t| {
+            Arc::strong_count(t) > 1
+                || t.events.receiver_count() > 0
+                || t.state
+                    .try_lock()
+                    .map_or(true, |s| s.status != Status::Over)
+        });
+    }
+}

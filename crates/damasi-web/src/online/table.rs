@@ -1,0 +1,574 @@
+//! One online game between two people (or programs): the seats, the game with its clocks, the
+//! offers between the players, chat, and who is connected. The server's clock is the truth:
+//! a move's time runs from the moment the server sent the previous one to the moment the move
+//! arrives, less a lag compensation drawn from a small quota (see [`Lag`]), so a player with a
+//! slow line is not flagged for the network's time, and one who claims a lag cannot gain more
+//! than the quota allows.
+//!
+//! The state is plain data with methods that say what a request does to it; the service
+//! ([`super::Online`]) holds each table behind a lock, saves every change before it is
+//! acknowledged, and runs the timers (abort, flag) that end a game with nobody there.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use damasi::{Color, Game, Move, Notation, Outcome, Position, RuleSet, TimeControl, WinReason};
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+use crate::error::ApiError;
+use crate::record::Record;
+
+use super::accounts::Player;
+use super::db::{OnlineGameRow, RatingRow};
+use super::rating::{self, Speed};
+
+/// Chat lines kept per game (older ones are dropped).
+pub const CHAT_KEPT: usize = 50;
+
+/// Longest chat line, in characters.
+pub const CHAT_MAX: usize = 140;
+
+/// Lag compensation quota a player starts with (ms).
+pub const LAG_QUOTA_START: u64 = 500;
+
+/// Quota earned with every move (ms).
+pub const LAG_QUOTA_GAIN: u64 = 100;
+
+/// Most quota a player can hold (ms).
+pub const LAG_QUOTA_MAX: u64 = 1_500;
+
+/// Most compensation for one move (ms).
+pub const LAG_COMP_MAX: u64 = 1_000;
+
+/// What the server knows of one player's network lag, and the compensation left to them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lag {
+    /// The one-way lag the server measured (half the round trip of its pings), smoothed; none
+    /// before the first measurement.
+    pub one_way_ms: Option<f64>,
+    /// Compensation still available (ms).
+    pub quota_ms: u64,
+}
+
+impl Default for Lag {
+    fn default() -> Self {
+        Lag {
+            one_way_ms: None,
+            quota_ms: LAG_QUOTA_START,
+        }
+    }
+}
+
+impl Lag {
+    /// Records a measured round trip.
+    pub fn observe_round_trip(&mut self, rtt: Duration) {
+        let one_way = rtt.as_secs_f64() * 500.0;
+        self.one_way_ms = Some(match self.one_way_ms {
+            None => one_way,
+            Some(old) => old * 0.7 + one_way * 0.3,
+        });
+    }
+
+    /// The compensation owed to a move that took `elapsed_ms` by the server's clock, taken
+    /// from the quota, which then earns its per-move gain.
+    pub fn compensate(&mut self, elapsed_ms: u64) -> u64 {
+        let lag = self.one_way_ms.unwrap_or(0.0).max(0.0) as u64;
+        let comp = lag.min(self.quota_ms).min(LAG_COMP_MAX).min(elapsed_ms);
+        self.quota_ms = (self.quota_ms - comp + LAG_QUOTA_GAIN).min(LAG_QUOTA_MAX);
+        comp
+    }
+
+    /// The most compensation a move now could get: how long after the flag a move may still be
+    /// in flight.
+    pub fn grace_ms(&self) -> u64 {
+        let lag = self.one_way_ms.unwrap_or(0.0).max(0.0) as u64;
+        lag.min(self.quota_ms).min(LAG_COMP_MAX)
+    }
+}
+
+/// Where a game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for someone to take the free seat.
+    Open,
+    /// Both seats taken: playing.
+    Playing,
+    /// Over (see the game's outcome).
+    Over,
+}
+
+impl Status {
+    /// The stored word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Open => "open",
+            Status::Playing => "playing",
+            Status::Over => "over",
+        }
+    }
+}
+
+/// One chat line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatLine {
+    /// Who wrote it.
+    pub name: String,
+    /// What they wrote.
+    pub text: String,
+}
+
+/// The state of one online game.
+#[derive(Debug)]
+pub struct TableState {
+    /// The stored row.
+    pub row: OnlineGameRow,
+    /// White's and Black's players, once seated.
+    pub seats: [Option<Player>; 2],
+    /// Their ratings in this game's speed class when the game began (rated games).
+    pub ratings: [Option<RatingRow>; 2],
+    /// The game with its clocks.
+    pub game: Game,
+    /// Every ply in landing notation.
+    pub moves: Vec<String>,
+    /// Thinking time of every ply (ms), as charged.
+    pub elapsed: Vec<u64>,
+    /// When the side to move's turn began, while the game is played.
+    pub turn_started: Option<Instant>,
+    /// Open, playing or over.
+    pub status: Status,
+    /// A draw offer waiting for an answer: the side that made it.
+    pub draw_offer: Option<Color>,
+    /// A takeback proposal waiting for an answer: the side that made it.
+    pub takeback_offer: Option<Color>,
+    /// Who asked for a rematch after the game.
+    pub rematch: [bool; 2],
+    /// The rematch's id once both asked.
+    pub rematch_id: Option<String>,
+    /// The last chat lines.
+    pub chat: VecDeque<ChatLine>,
+    /// Each player's lag and compensation quota.
+    pub lag: [Lag; 2],
+    /// Open connections (sockets, streams) of each player.
+    pub connections: [u32; 2],
+    /// Since when each player has had no connection, during the game.
+    pub gone_since: [Option<Instant>; 2],
+    /// Goes up with every change.
+    pub version: u64,
+}
+
+/// The index of a side in two-element arrays: White 0, Black 1.
+pub fn side_index(side: Color) -> usize {
+    match side {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+fn side_name(side: Color) -> &'static str {
+    match side {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+impl TableState {
+    /// A new game waiting for its players.
+    pub fn new(row: OnlineGameRow) -> TableState {
+        let control = TimeControl {
+            initial: Duration::from_millis(row.initial_ms.max(0) as u64),
+            increment: Duration::from_millis(row.increment_ms.max(0) as u64),
+        };
+        TableState {
+            row,
+            seats: [None, None],
+            ratings: [None, None],
+            game: Game::from_position(Position::start(), RuleSet::default())
+                .with_time_control(control),
+            moves: Vec::new(),
+            elapsed: Vec::new(),
+            turn_started: None,
+            status: Status::Open,
+            draw_offer: None,
+            takeback_offer: None,
+            rematch: [false; 2],
+            rematch_id: None,
+            chat: VecDeque::new(),
+            lag: [Lag::default(); 2],
+            connections: [0; 2],
+            gone_since: [None; 2],
+            version: 0,
+        }
+    }
+
+    /// Rebuilds a stored game: its moves replayed with their stored times, so the clocks come
+    /// out exactly as they were; the current turn continues from `turn_started`.
+    pub fn restore(
+        row: OnlineGameRow,
+        seats: [Option<Player>; 2],
+        moves: &[(String, i64)],
+        turn_started: Option<Instant>,
+    ) -> Result<TableState, ApiError> {
+        let mut t = TableState::new(row);
+        let control = t.game.clock().map(|c| c.control());
+        let record = Record::replay(
+            Position::start(),
+            RuleSet::default(),
+            control,
+            moves
+                .iter()
+                .map(|(tok, ms)| (tok.as_str(), (*ms).max(0) as u64)),
+        )?;
+        let game = record.into_game();
+        let mut pos = Position::start();
+        for m in game.history() {
+            t.moves.push(pos.write_move(m, Notation::Landing));
+            pos = pos.play(m);
+        }
+        t.elapsed = moves.iter().map(|(_, ms)| (*ms).max(0) as u64).collect();
+        t.game = game;
+        t.seats = seats;
+        t.status = match t.row.status.as_str() {
+            "open" => Status::Open,
+            "over" => Status::Over,
+            _ => Status::Playing,
+        };
+        if t.status == Status::Over {
+            if let Some(o) = t.row.outcome.as_deref().and_then(|c| c.parse().ok()) {
+                let _ = t.game.end(o);
+            }
+        } else {
+            t.turn_started = turn_started;
+        }
+        Ok(t)
+    }
+
+    /// The side `player` plays here, if seated.
+    pub fn side_of(&self, player: i64) -> Option<Color> {
+        [Color::White, Color::Black].into_iter().find(|&s| {
+            self.seats[side_index(s)]
+                .as_ref()
+                .is_some_and(|p| p.id == player)
+        })
+    }
+
+    /// The side `player` plays, or a 403 saying they do not play here.
+    pub fn seat_of(&self, player: &Player) -> Result<Color, ApiError> {
+        self.side_of(player.id).ok_or_else(|| ApiError::Forbidden {
+            code: "not-a-player",
+            message: "you do not play in this game".into(),
+        })
+    }
+
+    /// The speed class of the time control.
+    pub fn speed(&self) -> Speed {
+        Speed::of(self.row.initial_ms, self.row.increment_ms)
+    }
+
+    /// Checks the game is being played.
+    pub fn check_playing(&self) -> Result<(), ApiError> {
+        match self.status {
+            Status::Playing => Ok(()),
+            Status::Open => Err(ApiError::conflict(
+                "not-started",
+                "the game has not started: a seat is still free",
+            )),
+            Status::Over => Err(match self.game.outcome() {
+                Some(o) => ApiError::game_over(&o),
+                None => ApiError::conflict("game-over", "the game is over"),
+            }),
+        }
+    }
+
+    /// Time used on the current move as of `now` (ms).
+    pub fn elapsed_now(&self, now: Instant) -> u64 {
+        self.turn_started
+            .map_or(0, |t| now.saturating_duration_since(t).as_millis() as u64)
+    }
+
+    /// Both sides' time left as of `now` (ms), White's first.
+    pub fn clocks_now(&self, now: Instant) -> [u64; 2] {
+        let Some(clock) = self.game.clock() else {
+            return [0, 0];
+        };
+        let running = self.status == Status::Playing && !self.game.is_over();
+        let to_move = self.game.position().side_to_move();
+        let left = |side: Color| {
+            let d = if running && side == to_move {
+                clock.remaining_after(side, Duration::from_millis(self.elapsed_now(now)))
+            } else {
+                clock.remaining(side)
+            };
+            d.as_millis() as u64
+        };
+        [left(Color::White), left(Color::Black)]
+    }
+
+    /// Takes the free seat for `player`: `want` picks a colour if both are free. Returns the
+    /// side taken. A player already seated here gets their own side back.
+    pub fn sit(&mut self, player: &Player, want: Option<Color>) -> Result<Color, ApiError> {
+        if let Some(side) = self.side_of(player.id) {
+            return Ok(side);
+        }
+        if self.status != Status::Open {
+            return Err(ApiError::conflict(
+                "seats-taken",
+                "both seats of this game are taken",
+            ));
+        }
+        if self.row.rated && player.guest {
+            return Err(ApiError::Forbidden {
+                code: "guests-casual-only",
+                message: "guests play casual games only: sign up to play rated games".into(),
+            });
+        }
+        let free: Vec<Color> = [Color::White, Color::Black]
+            .into_iter()
+            .filter(|&s| self.seats[side_index(s)].is_none())
+            .collect();
+        let side = match want {
+            Some(w) if free.contains(&w) => w,
+            Some(w) => {
+                return Err(ApiError::conflict(
+                    "seat-taken",
+                    format!("the {} seat is taken", side_name(w)),
+                ))
+            }
+            None => *free.first().ok_or_else(|| {
+                ApiError::conflict("seats-taken", "both seats of this game are taken")
+            })?,
+        };
+        self.seats[side_index(side)] = Some(player.clone());
+        self.row.players[side_index(side)] = Some(player.id);
+        self.version += 1;
+        Ok(side)
+    }
+
+    /// Starts the game once both seats are taken: White's turn begins now.
+    pub fn start(&mut self, now: Instant) {
+        if self.seats.iter().all(Option::is_some) && self.status == Status::Open {
+            self.status = Status::Playing;
+            self.row.status = Status::Playing.as_str().into();
+            self.turn_started = Some(now);
+            self.version += 1;
+        }
+    }
+
+    /// Checks a move by `player` and works out its charged time as of `now`; nothing changes.
+    pub fn prepare_move(
+        &self,
+        player: &Player,
+        text: &str,
+        now: Instant,
+    ) -> Result<PreparedMove, ApiError> {
+        self.check_playing()?;
+        let side = self.seat_of(player)?;
+        let to_move = self.game.position().side_to_move();
+        if side != to_move {
+            return Err(ApiError::conflict("not-your-turn", "it is not your turn"));
+        }
+        let m = self.game.position().parse_move(text)?;
+        let raw = self.elapsed_now(now);
+        let mut lag = self.lag[side_index(side)];
+        let comp = lag.compensate(raw);
+        let elapsed = raw - comp;
+        let flagged = self
+            .game
+            .clock()
+            .is_some_and(|c| c.is_flagged(side, Duration::from_millis(elapsed)));
+        Ok(PreparedMove {
+            side,
+            m,
+            elapsed_ms: elapsed,
+            lag,
+            flagged,
+        })
+    }
+
+    /// Plays a prepared move at `now`. The mover's draw offer stands; the opponent's offers
+    /// and any takeback proposal lapse.
+    pub fn apply_move(&mut self, p: &PreparedMove, now: Instant) -> Result<(), ApiError> {
+        let landing = self.game.position().write_move(&p.m, Notation::Landing);
+        self.game
+            .play_timed(&p.m, Duration::from_millis(p.elapsed_ms))?;
+        self.moves.push(landing);
+        self.elapsed.push(p.elapsed_ms);
+        self.lag[side_index(p.side)] = p.lag;
+        self.turn_started = Some(now);
+        self.takeback_offer = None;
+        if self.draw_offer == Some(!p.side) {
+            self.draw_offer = None;
+        }
+        self.version += 1;
+        Ok(())
+    }
+
+    /// Ends the game with `outcome` (declared off the board, or the board's own ending).
+    pub fn finish(&mut self, outcome: Option<Outcome>) {
+        if let Some(o) = outcome {
+            if self.game.outcome().is_none() {
+                let _ = self.game.end(o);
+            }
+        }
+        self.status = Status::Over;
+        self.row.status = Status::Over.as_str().into();
+        self.row.outcome = self.game.outcome().map(|o| o.code());
+        self.turn_started = None;
+        self.draw_offer = None;
+        self.takeback_offer = None;
+        self.version += 1;
+    }
+
+    /// When the running timer should fire: the abort deadline before both sides have moved,
+    /// else the flag of the side to move (plus the lag it may still be owed).
+    pub fn deadline(&self, abort_after: Duration) -> Option<(Instant, Deadline)> {
+        if self.status != Status::Playing || self.game.is_over() {
+            return None;
+        }
+        let started = self.turn_started?;
+        if self.game.ply() < 2 {
+            return Some((started + abort_after, Deadline::Abort));
+        }
+        let side = self.game.position().side_to_move();
+        let clock = self.game.clock()?;
+        let grace = self.lag[side_index(side)].grace_ms();
+        Some((
+            started + clock.remaining(side) + Duration::from_millis(grace),
+            Deadline::Flag(side),
+        ))
+    }
+
+    /// Adds a chat line from `player`.
+    pub fn say(&mut self, player: &Player, text: &str) -> Result<ChatLine, ApiError> {
+        if !self.row.chat {
+            return Err(ApiError::Forbidden {
+                code: "chat-off",
+                message: "chat is turned off in this game".into(),
+            });
+        }
+        self.seat_of(player)?;
+        let text: String = text.trim().chars().filter(|c| !c.is_control()).collect();
+        if text.is_empty() || text.chars().count() > CHAT_MAX {
+            return Err(ApiError::BadRequest(format!(
+                "a chat line has 1 to {CHAT_MAX} characters"
+            )));
+        }
+        let line = ChatLine {
+            name: player.name.clone(),
+            text,
+        };
+        self.chat.push_back(line.clone());
+        while self.chat.len() > CHAT_KEPT {
+            self.chat.pop_front();
+        }
+        self.version += 1;
+        Ok(line)
+    }
+
+    /// The `gameState` message as of `now`.
+    pub fn state_json(&self, now: Instant) -> Value {
+        let [wtime, btime] = self.clocks_now(now);
+        let outcome = self.game.outcome();
+        let status = match (self.status, &outcome) {
+            (Status::Open, _) => "created".to_string(),
+            (_, Some(o)) => o.reason_code().to_string(),
+            (_, None) => "started".to_string(),
+        };
+        let winner = outcome.and_then(|o| o.winner()).map(side_name);
+        json!({
+            "type": "gameState",
+            "moves": self.moves.join(" "),
+            "wtime": wtime,
+            "btime": btime,
+            "winc": self.row.increment_ms,
+            "binc": self.row.increment_ms,
+            "status": status,
+            "winner": winner,
+            "outcome": outcome.map(|o| o.code()),
+            "description": outcome.map(|o| o.describe()),
+            "wdraw": self.draw_offer == Some(Color::White),
+            "bdraw": self.draw_offer == Some(Color::Black),
+            "wtakeback": self.takeback_offer == Some(Color::White),
+            "btakeback": self.takeback_offer == Some(Color::Black),
+            "wrematch": self.rematch[0],
+            "brematch": self.rematch[1],
+            "rematch": self.rematch_id,
+            "ratingDiff": { "white": self.row.diffs[0], "black": self.row.diffs[1] },
+            "fen": self.game.position().to_fen(),
+            "ply": self.game.ply(),
+            "turn": side_name(self.game.position().side_to_move()),
+            "gone": { "white": self.gone_since[0].is_some(), "black": self.gone_since[1].is_some() },
+            "version": self.version,
+        })
+    }
+
+    /// The `gameFull` message as of `now`: who plays, the control, the chat, and the state.
+    pub fn full_json(&self, now: Instant) -> Value {
+        let seat = |i: usize| match &self.seats[i] {
+            None => Value::Null,
+            Some(p) => {
+                let r = self.ratings[i];
+                json!({
+                    "id": p.id,
+                    "name": p.name,
+                    "guest": p.guest,
+                    "rating": r.map(|r| r.rating.round() as i64),
+                    "provisional": r.map(|r| rating::is_provisional(&r)),
+                })
+            }
+        };
+        json!({
+            "type": "gameFull",
+            "id": self.row.id,
+            "rated": self.row.rated,
+            "chatEnabled": self.row.chat,
+            "speed": self.speed().name(),
+            "clock": { "initial": self.row.initial_ms, "increment": self.row.increment_ms },
+            "initialFen": "startpos",
+            "createdAt": self.row.created_ms,
+            "white": seat(0),
+            "black": seat(1),
+            "chat": self.chat.iter().map(|l| json!({"username": l.name, "text": l.text})).collect::<Vec<_>>(),
+            "state": self.state_json(now),
+        })
+    }
+}
+
+/// A checked move, ready to be saved and played.
+#[derive(Clone, Debug)]
+pub struct PreparedMove {
+    /// The mover.
+    pub side: Color,
+    /// The move.
+    pub m: Move,
+    /// Thinking time charged, after lag compensation (ms).
+    pub elapsed_ms: u64,
+    /// The mover's lag record after this move.
+    pub lag: Lag,
+    /// Whether the mover's time had run out before the move arrived.
+    pub flagged: bool,
+}
+
+impl PreparedMove {
+    /// The move as the database keeps it.
+    pub fn token(&self) -> String {
+        Record::token(&self.m)
+    }
+}
+
+/// What a timer's deadline is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deadline {
+    /// No first move from one side in time: the game is aborted.
+    Abort,
+    /// The side's flag falls.
+    Flag(Color),
+}
+
+/// The outcome when `loser` abandoned the game: a win for the other side.
+pub fn abandonment(loser: Color) -> Outcome {
+    Outcome::Win {
+        winner: !loser,
+        reason: WinReason::Abandonment,
+    }
+}

@@ -1,0 +1,351 @@
+//! The online game service with the clock paused: seats, clocks and increments, the flag and
+//! the abort falling with nobody there, lag compensation, reconnection and claims, offers,
+//! rematch, ratings, and a game that survives a restart.
+
+use std::time::Duration;
+
+use damasi_web::online::accounts::Player;
+use damasi_web::online::db::OnlineDb;
+use damasi_web::online::{NewGame, Online, OnlineConfig};
+use damasi_web::ApiError;
+use serde_json::Value;
+
+fn service() -> Online {
+    Online::new(OnlineDb::in_memory(), OnlineConfig::default())
+}
+
+async fn two_players(online: &Online) -> (Player, Player) {
+    let a = online.accounts().add_bot("ayse", 0).await.unwrap();
+    let b = online.accounts().add_bot("mehmet", 0).await.unwrap();
+    (a, b)
+}
+
+const BLITZ: NewGame = NewGame {
+    initial_ms: 180_000,
+    increment_ms: 2_000,
+    rated: false,
+    chat: true,
+};
+
+async fn state(online: &Online, id: &str) -> Value {
+    let t = online.table(id).await.unwrap();
+    let s = t.state.lock().await;
+    s.state_json(tokio::time::Instant::now())
+}
+
+async fn wait() {
+    // Let spawned timer tasks run.
+    for _ in 0..5 {
+        tokio::task::yield_now().await;
+    }
+}
+
+fn code(e: ApiError) -> &'static str {
+    e.code()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_friend_takes_the_free_seat_and_both_hear_the_game_start() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let mut a_events = online.user_events(a.id);
+    let mut b_events = online.user_events(b.id);
+    let t = online
+        .create(Some(&a), BLITZ, Some(damasi::Color::White))
+        .await
+        .unwrap();
+    assert_eq!(state(&online, &t.id).await["status"], "created");
+    // Nobody can move before the seat is taken.
+    assert_eq!(
+        code(online.play(&t.id, &a, "c3-c4").await.unwrap_err()),
+        "not-started"
+    );
+    let side = online.join(&t.id, &b, None).await.unwrap();
+    assert_eq!(side, damasi::Color::Black);
+    for rx in [&mut a_events, &mut b_events] {
+        let e = rx.recv().await.unwrap();
+        assert_eq!(e["type"], "gameStart");
+        assert_eq!(e["game"]["id"], t.id.as_str());
+    }
+    // A third person cannot sit; the players keep their seats.
+    let c = online.accounts().add_bot("zeynep", 0).await.unwrap();
+    assert_eq!(
+        code(online.join(&t.id, &c, None).await.unwrap_err()),
+        "seats-taken"
+    );
+    assert_eq!(
+        online.join(&t.id, &a, None).await.unwrap(),
+        damasi::Color::White
+    );
+    assert_eq!(state(&online, &t.id).await["status"], "started");
+}
+
+#[tokio::test(start_paused = true)]
+async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    let mut events = t.events.subscribe();
+    assert_eq!(
+        code(online.play(&t.id, &b, "c6-c5").await.unwrap_err()),
+        "not-your-turn"
+    );
+    let stranger = online.accounts().add_bot("zeynep", 0).await.unwrap();
+    assert_eq!(
+        code(online.play(&t.id, &stranger, "c3-c4").await.unwrap_err()),
+        "not-a-player"
+    );
+    assert_eq!(
+        code(online.play(&t.id, &a, "c3-c5").await.unwrap_err()),
+        "illegal-move"
+    );
+
+    tokio::time::advance(Duration::from_secs(5)).await;
+    online.play(&t.id, &a, "c3-c4").await.unwrap(); // the first move is free
+    let e = events.recv().await.unwrap();
+    assert_eq!(e["type"], "gameState");
+    assert_eq!(e["moves"], "c3-c4");
+    tokio::time::advance(Duration::from_secs(7)).await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["btime"], 173_000, "Black's clock runs: 180 s - 7 s");
+    assert_eq!(s["wtime"], 180_000);
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["btime"], 175_000, "180 - 7 + 2 s increment");
+    tokio::time::advance(Duration::from_millis(2_500)).await;
+    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["wtime"], 179_500, "180 - 2.5 + 2");
+    assert_eq!(s["moves"], "c3-c4 f6-f5 d3-d4");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_flag_falls_on_the_server_with_nobody_connected() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let fast = NewGame {
+        initial_ms: 60_000,
+        increment_ms: 0,
+        ..BLITZ
+    };
+    let t = online.create_paired(&a, &b, fast).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    // White thinks and thinks: 60 s later the flag falls by itself.
+    tokio::time::advance(Duration::from_millis(59_900)).await;
+    wait().await;
+    assert_eq!(state(&online, &t.id).await["status"], "started");
+    tokio::time::advance(Duration::from_millis(200)).await;
+    wait().await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "time");
+    assert_eq!(s["winner"], "black");
+    assert_eq!(s["wtime"], 0);
+    // A move after the flag is refused.
+    assert_eq!(
+        code(online.play(&t.id, &a, "d3-d4").await.unwrap_err()),
+        "game-over"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_game_without_a_first_move_in_30_seconds_is_aborted() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    tokio::time::advance(Duration::from_secs(29)).await;
+    wait().await;
+    assert_eq!(state(&online, &t.id).await["status"], "started");
+    tokio::time::advance(Duration::from_secs(2)).await;
+    wait().await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "aborted");
+    assert_eq!(s["winner"], Value::Null);
+}
+
+#[tokio::test(start_paused = true)]
+async fn abort_is_refused_once_both_sides_have_moved() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    assert_eq!(
+        code(online.abort(&t.id, &a).await.unwrap_err()),
+        "too-late-to-abort"
+    );
+    let t2 = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.abort(&t2.id, &b).await.unwrap();
+    assert_eq!(state(&online, &t2.id).await["status"], "aborted");
+}
+
+#[tokio::test(start_paused = true)]
+async fn lag_compensation_comes_out_of_a_quota() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    // White's line has a 600 ms round trip: 300 ms one way.
+    online
+        .observe_lag(&t, damasi::Color::White, Duration::from_millis(600))
+        .await;
+    tokio::time::advance(Duration::from_millis(2_000)).await;
+    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    let s = state(&online, &t.id).await;
+    // 2.0 s by the server's clock, 0.3 s of it the network's: charged 1.7 s.
+    assert_eq!(s["wtime"], 180_000 - 1_700 + 2_000);
+    let quota = t.state.lock().await.lag[0].quota_ms;
+    // 500 to start, +100 for the first move (no lag measured yet), then -300 +100.
+    assert_eq!(quota, 500 + 100 - 300 + 100);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_player_who_leaves_can_come_back_or_be_claimed_against() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online.presence(&t, damasi::Color::Black, true).await;
+    online.presence(&t, damasi::Color::Black, false).await;
+    assert_eq!(state(&online, &t.id).await["gone"]["black"], true);
+    tokio::time::advance(Duration::from_secs(30)).await;
+    assert_eq!(
+        code(online.claim(&t.id, &a, true).await.unwrap_err()),
+        "opponent-present"
+    );
+    // Black reconnects (a reload): not gone any more, the game is as it was.
+    online.presence(&t, damasi::Color::Black, true).await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["gone"]["black"], false);
+    assert_eq!(s["moves"], "c3-c4 f6-f5");
+    online.presence(&t, damasi::Color::Black, false).await;
+    tokio::time::advance(Duration::from_secs(61)).await;
+    online.claim(&t.id, &a, true).await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "abandonment");
+    assert_eq!(s["winner"], "white");
+}
+
+#[tokio::test(start_paused = true)]
+async fn draw_offers_and_takebacks_need_the_opponent() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    // White asks to take back d3-d4; Black declines, then White asks again and Black accepts.
+    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    online.takeback(&t.id, &a, true).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["wtakeback"], true);
+    online.takeback(&t.id, &b, false).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["wtakeback"], false);
+    online.takeback(&t.id, &a, true).await.unwrap();
+    online.takeback(&t.id, &b, true).await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["moves"], "c3-c4 f6-f5");
+    assert_eq!(s["turn"], "white");
+    // A draw offer stands until answered; a decline clears it; a yes to an offer accepts.
+    online.draw(&t.id, &b, true).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["bdraw"], true);
+    online.draw(&t.id, &a, false).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["bdraw"], false);
+    online.draw(&t.id, &b, true).await.unwrap();
+    online.draw(&t.id, &a, true).await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "agreement");
+    assert_eq!(s["outcome"], "draw:agreement");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rated_game_moves_both_ratings_and_a_rematch_swaps_colours() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let rated = NewGame {
+        rated: true,
+        ..BLITZ
+    };
+    let t = online.create_paired(&a, &b, rated).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online.resign(&t.id, &b).await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "resignation");
+    // Two new players, first game: Glicko-2 moves each by about 162 points.
+    assert_eq!(s["ratingDiff"]["white"], 162);
+    assert_eq!(s["ratingDiff"]["black"], -162);
+    let ra = online.db().rating(a.id, "blitz").await.unwrap().unwrap();
+    let rb = online.db().rating(b.id, "blitz").await.unwrap().unwrap();
+    assert!((ra.rating - 1662.3).abs() < 1.0 && (rb.rating - 1337.7).abs() < 1.0);
+    assert_eq!((ra.games, rb.games), (1, 1));
+    // Rematch: both ask, a new game starts with the colours swapped.
+    online.rematch(&t.id, &a).await.unwrap();
+    assert!(state(&online, &t.id).await["rematch"].is_null());
+    online.rematch(&t.id, &b).await.unwrap();
+    let next = state(&online, &t.id).await["rematch"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let n = online.table(&next).await.unwrap();
+    let ns = n.state.lock().await;
+    assert_eq!(ns.side_of(b.id), Some(damasi::Color::White));
+    assert_eq!(ns.side_of(a.id), Some(damasi::Color::Black));
+}
+
+#[tokio::test(start_paused = true)]
+async fn guests_play_casual_games_only_and_an_aborted_game_is_unrated() {
+    let online = service();
+    let g = online.accounts().guest(0).await.unwrap();
+    let (a, b) = two_players(&online).await;
+    let rated = NewGame {
+        rated: true,
+        ..BLITZ
+    };
+    assert_eq!(
+        code(online.create(Some(&g), rated, None).await.err().unwrap()),
+        "guests-casual-only"
+    );
+    let t = online.create(Some(&a), rated, None).await.unwrap();
+    assert_eq!(
+        code(online.join(&t.id, &g, None).await.unwrap_err()),
+        "guests-casual-only"
+    );
+    online.join(&t.id, &b, None).await.unwrap();
+    online.abort(&t.id, &a).await.unwrap();
+    assert!(online.db().rating(a.id, "blitz").await.unwrap().is_none());
+    let casual = online.create(Some(&g), BLITZ, None).await.unwrap();
+    online.join(&casual.id, &a, None).await.unwrap();
+    assert_eq!(state(&online, &casual.id).await["status"], "started");
+}
+
+#[tokio::test]
+async fn a_game_comes_back_after_a_restart_with_its_moves_and_clocks() {
+    let dir = std::env::temp_dir().join(format!("damasi-online-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (id, white_left) = {
+        let online = Online::new(OnlineDb::open(&dir).unwrap(), OnlineConfig::default());
+        let (a, b) = two_players(&online).await;
+        let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+        online.play(&t.id, &a, "c3-c4").await.unwrap();
+        online.play(&t.id, &b, "f6-f5").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        online.play(&t.id, &a, "d3-d4").await.unwrap();
+        let s = state(&online, &t.id).await;
+        (t.id.clone(), s["wtime"].as_u64().unwrap())
+    };
+    // A new process over the same files.
+    let online = Online::new(OnlineDb::open(&dir).unwrap(), OnlineConfig::default());
+    assert_eq!(online.resume_all().await.unwrap(), 1);
+    let s = state(&online, &id).await;
+    assert_eq!(s["moves"], "c3-c4 f6-f5 d3-d4");
+    assert_eq!(s["wtime"].as_u64().unwrap(), white_left);
+    assert_eq!(s["turn"], "black");
+    let mehmet = online.db().user_by_name("mehmet").await.unwrap().unwrap();
+    online
+        .play(&id, &Player::from(mehmet), "e6-e5")
+        .await
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

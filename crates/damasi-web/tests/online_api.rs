@@ -1,0 +1,428 @@
+//! Online play over HTTP: accounts and sessions, API tokens, the Board API with its NDJSON
+//! streams, the lobby and pools, and every error a client can meet.
+
+use std::time::Duration;
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, Method, Request, StatusCode};
+use axum::Router;
+use damasi_web::{router, AppState, Security};
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+struct Reply {
+    status: StatusCode,
+    cookie: Option<String>,
+    body: Value,
+}
+
+/// Who sends a request: nobody, a browser session cookie, or a token.
+#[derive(Clone, Default)]
+struct As {
+    cookie: Option<String>,
+    token: Option<String>,
+}
+
+fn request(method: Method, uri: &str, who: &As, body: Option<Value>) -> Request<Body> {
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(c) = &who.cookie {
+        req = req.header(header::COOKIE, c);
+    }
+    if let Some(t) = &who.token {
+        req = req.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    }
+    if body.is_some() {
+        req = req.header(header::CONTENT_TYPE, "application/json");
+    }
+    req.body(Body::from(body.map(|b| b.to_string()).unwrap_or_default()))
+        .unwrap()
+}
+
+async fn send(app: &Router, method: Method, uri: &str, who: &As, body: Option<Value>) -> Reply {
+    let res = app
+        .clone()
+        .oneshot(request(method, uri, who, body))
+        .await
+        .unwrap();
+    let status = res.status();
+    let cookie = res
+        .headers()
+        .get(header::SET_COOKIE)
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string());
+    let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Reply {
+        status,
+        cookie,
+        body,
+    }
+}
+
+async fn post(app: &Router, uri: &str, who: &As, body: Value) -> Reply {
+    send(app, Method::POST, uri, who, Some(body)).await
+}
+
+async fn get(app: &Router, uri: &str, who: &As) -> Reply {
+    send(app, Method::GET, uri, who, None).await
+}
+
+async fn sign_up(app: &Router, name: &str) -> As {
+    let r = post(
+        app,
+        "/api/account/signup",
+        &As::default(),
+        json!({"name": name, "password": "a good password"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    As {
+        cookie: r.cookie,
+        token: None,
+    }
+}
+
+async fn token(app: &Router, who: &As) -> As {
+    let r = post(app, "/api/account/token", who, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    As {
+        cookie: None,
+        token: Some(r.body["token"].as_str().unwrap().to_string()),
+    }
+}
+
+/// Reads NDJSON lines from a streaming body until `n` non-empty ones arrived.
+async fn lines(body: &mut Body, n: usize) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut buf = String::new();
+    while out.len() < n {
+        let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
+            .await
+            .expect("the stream answers within 10 s")
+            .expect("the stream goes on")
+            .unwrap();
+        if let Ok(data) = frame.into_data() {
+            buf.push_str(std::str::from_utf8(&data).unwrap());
+            while let Some(i) = buf.find('\n') {
+                let line: String = buf.drain(..=i).collect();
+                if !line.trim().is_empty() {
+                    out.push(serde_json::from_str(line.trim()).unwrap());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn sign_up_log_in_and_log_out_with_a_session_cookie() {
+    let app = router(AppState::in_memory());
+    let anon = As::default();
+    assert_eq!(
+        get(&app, "/api/account", &anon).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let ali = sign_up(&app, "ali").await;
+    assert!(ali
+        .cookie
+        .as_deref()
+        .unwrap()
+        .starts_with("damasi_session="));
+    let me = get(&app, "/api/account", &ali).await;
+    assert_eq!(me.body["name"], "ali");
+    assert_eq!(me.body["guest"], false);
+    // The same name again, in another case: taken.
+    let again = post(
+        &app,
+        "/api/account/signup",
+        &anon,
+        json!({"name": "ALI", "password": "another password"}),
+    )
+    .await;
+    assert_eq!(again.status, StatusCode::CONFLICT);
+    assert_eq!(again.body["code"], "name-taken");
+    // Bad names and short passwords are refused with a reason.
+    for (name, pw) in [("a", "long enough pw"), ("ok_name", "short")] {
+        let r = post(
+            &app,
+            "/api/account/signup",
+            &anon,
+            json!({"name": name, "password": pw}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{name}");
+    }
+    // Wrong password and unknown name give the same answer.
+    let wrong = post(
+        &app,
+        "/api/account/login",
+        &anon,
+        json!({"name": "ali", "password": "not it at all"}),
+    )
+    .await;
+    let unknown = post(
+        &app,
+        "/api/account/login",
+        &anon,
+        json!({"name": "veli", "password": "not it at all"}),
+    )
+    .await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(wrong.body, unknown.body);
+    let login = post(
+        &app,
+        "/api/account/login",
+        &anon,
+        json!({"name": "Ali", "password": "a good password"}),
+    )
+    .await;
+    assert_eq!(login.status, StatusCode::OK);
+    let second = As {
+        cookie: login.cookie,
+        token: None,
+    };
+    assert_eq!(get(&app, "/api/account", &second).await.body["name"], "ali");
+    post(&app, "/api/account/logout", &second, json!({})).await;
+    assert_eq!(
+        get(&app, "/api/account", &second).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    // The first session is still good.
+    assert_eq!(get(&app, "/api/account", &ali).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sign_ups_from_one_address_are_rate_limited() {
+    let app = router(AppState::in_memory());
+    let mut limited = false;
+    for i in 0..8 {
+        let r = post(&app, "/api/account/guest", &As::default(), json!({})).await;
+        if r.status == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(r.body["code"], "rate-limited");
+            limited = true;
+            break;
+        }
+        assert_eq!(r.status, StatusCode::OK, "guest {i}");
+    }
+    assert!(
+        limited,
+        "eight sign-ups in a row must hit the limit of five a minute"
+    );
+}
+
+#[tokio::test]
+async fn two_bots_play_through_the_board_api() {
+    let app = router(AppState::in_memory());
+    let (a_web, b_web) = (sign_up(&app, "alpha").await, sign_up(&app, "beta").await);
+    let (a, b) = (token(&app, &a_web).await, token(&app, &b_web).await);
+    // A bad token is refused outright.
+    let bad = As {
+        cookie: None,
+        token: Some("0123".into()),
+    };
+    assert_eq!(
+        get(&app, "/api/account", &bad).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+
+    let open = post(
+        &app,
+        "/api/challenge/open",
+        &a,
+        json!({"clock": {"limit": 300, "increment": 3}, "rated": true}),
+    )
+    .await;
+    assert_eq!(open.status, StatusCode::OK, "{}", open.body);
+    let id = open.body["id"].as_str().unwrap().to_string();
+    assert!(open.body["urlWhite"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("/online/{id}?color=white")));
+
+    // Beta's event stream hears the start.
+    let mut events = app
+        .clone()
+        .oneshot(request(Method::GET, "/api/stream/event", &b, None))
+        .await
+        .unwrap()
+        .into_body();
+    let r = post(
+        &app,
+        &format!("/api/challenge/{id}/accept"),
+        &a,
+        json!({"color": "white"}),
+    )
+    .await;
+    assert_eq!(r.body["color"], "white");
+    let r = post(&app, &format!("/api/challenge/{id}/accept"), &b, json!({})).await;
+    assert_eq!(r.body["color"], "black");
+    let start = lines(&mut events, 1).await;
+    assert_eq!(start[0]["type"], "gameStart");
+    assert_eq!(start[0]["game"]["id"], id.as_str());
+
+    let mut stream = app
+        .clone()
+        .oneshot(request(
+            Method::GET,
+            &format!("/api/board/game/stream/{id}"),
+            &b,
+            None,
+        ))
+        .await
+        .unwrap()
+        .into_body();
+    let full = lines(&mut stream, 1).await;
+    assert_eq!(full[0]["type"], "gameFull");
+    assert_eq!(full[0]["white"]["name"], "alpha");
+    assert_eq!(full[0]["black"]["name"], "beta");
+    assert_eq!(full[0]["state"]["wtime"], 300_000);
+    assert_eq!(full[0]["rated"], true);
+
+    // Moves in landing notation, and one in the captured-square notation.
+    let mv = |who: &As, m: &str| {
+        let app = app.clone();
+        let who = who.clone();
+        let uri = format!("/api/board/game/{id}/move/{m}");
+        async move { post(&app, &uri, &who, json!({})).await }
+    };
+    assert_eq!(mv(&a, "c3-c4").await.status, StatusCode::OK);
+    let r = mv(&a, "d3-d4").await;
+    assert_eq!(
+        (r.status, r.body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("not-your-turn"))
+    );
+    assert_eq!(mv(&b, "c6-c5").await.status, StatusCode::OK);
+    let r = mv(&a, "zz").await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let states = lines(&mut stream, 2).await;
+    assert_eq!(states[0]["moves"], "c3-c4");
+    assert_eq!(states[1]["moves"], "c3-c4 c6-c5");
+    assert_eq!(states[1]["status"], "started");
+    // White must capture: c4 takes c5 and then c7, landing on c8 (the most pieces).
+    let r = mv(&a, "a3-a4").await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.body["legal"], json!(["c4xc6xc8=K"]));
+    assert_eq!(mv(&a, "c4xc6xc8").await.status, StatusCode::OK);
+    let r = post(
+        &app,
+        &format!("/api/board/game/{id}/draw/maybe"),
+        &b,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        post(&app, &format!("/api/board/game/{id}/resign"), &b, json!({}))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    let last = lines(&mut stream, 2).await;
+    let end = last.last().unwrap();
+    assert_eq!(end["status"], "resignation");
+    assert_eq!(end["winner"], "white");
+    assert!(end["ratingDiff"]["white"].as_i64().unwrap() > 0);
+    // The game is over: nothing more is accepted.
+    let r = mv(&b, "d7-d6").await;
+    assert_eq!(
+        (r.status, r.body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("game-over"))
+    );
+    // Both profiles list it with the new ratings.
+    let p = get(&app, "/api/user/alpha", &As::default()).await;
+    assert_eq!(p.body["games"][0]["id"], id.as_str());
+    assert!(p.body["perfs"]["blitz"]["rating"].as_i64().unwrap() > 1500);
+}
+
+#[tokio::test]
+async fn seeks_and_pools_start_games_for_both() {
+    let app = router(AppState::in_memory());
+    let (a, b) = (sign_up(&app, "seeker").await, sign_up(&app, "taker").await);
+    let r = post(
+        &app,
+        "/api/lobby/seeks",
+        &a,
+        json!({"minutes": 5, "increment": 3, "color": "black"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let seek = r.body["id"].as_u64().unwrap();
+    let lobby = get(&app, "/api/lobby", &As::default()).await;
+    assert_eq!(lobby.body["seeks"][0]["username"], "seeker");
+    // Nobody takes their own seek.
+    let own = post(
+        &app,
+        &format!("/api/lobby/seeks/{seek}/accept"),
+        &a,
+        json!({}),
+    )
+    .await;
+    assert_eq!(own.body["code"], "own-seek");
+    let took = post(
+        &app,
+        &format!("/api/lobby/seeks/{seek}/accept"),
+        &b,
+        json!({}),
+    )
+    .await;
+    let game = took.body["game"].as_str().unwrap().to_string();
+    let g = get(&app, &format!("/api/online/games/{game}"), &b).await;
+    assert_eq!(
+        g.body["black"]["name"], "seeker",
+        "the seeker asked for black"
+    );
+    assert_eq!(g.body["you"], "white");
+    assert_eq!(
+        get(&app, "/api/lobby", &As::default()).await.body["seeks"],
+        json!([])
+    );
+    // Pools: the first waits, the second is paired at once.
+    let r = post(&app, "/api/pool/3+2", &a, json!({})).await;
+    assert_eq!(r.body["waiting"], true);
+    let r = post(&app, "/api/pool/3+2", &b, json!({})).await;
+    let pooled = r.body["game"].as_str().unwrap();
+    let g = get(&app, &format!("/api/online/games/{pooled}"), &a).await;
+    assert_eq!(g.body["clock"]["initial"], 180_000);
+    assert_eq!(g.body["rated"], true);
+    let r = post(&app, "/api/pool/4+1", &a, json!({})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    // Without a session: 401 with a hint.
+    let r = post(
+        &app,
+        "/api/lobby/seeks",
+        &As::default(),
+        json!({"minutes": 5}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    let r = post(
+        &app,
+        "/api/online/games",
+        &a,
+        json!({"minutes": 0, "increment": 0}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = get(&app, "/api/online/games/nosuchgame", &a).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn player_tokens_work_when_the_server_needs_its_own_token() {
+    // Opened to a network with a server token: the saved-games API needs it, online play
+    // authenticates each player instead.
+    let app =
+        router(AppState::in_memory().with_security(Security::local().with_token("server-secret")));
+    let a = sign_up(&app, "netplayer").await;
+    let r = post(
+        &app,
+        "/api/online/games",
+        &a,
+        json!({"minutes": 10, "increment": 5}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let r = post(&app, "/api/games", &a, json!({})).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(r.body["code"], "token-required");
+}
