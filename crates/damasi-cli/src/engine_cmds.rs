@@ -28,6 +28,10 @@ pub struct HubArgs {
     /// `king-beats-lone-man` parameters).
     #[arg(long, default_value = "turkish")]
     rules: RuleSet,
+    /// Endgame table directory, or `none` (default: `tablebases/` in the user's data
+    /// directory, used if tables are there); the `tablebases` parameter.
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
 }
 
 /// Arguments of `damasi analyze`.
@@ -57,6 +61,10 @@ pub struct AnalyzeArgs {
     /// Rule set, e.g. "turkish; no-capture-limit 50".
     #[arg(long, default_value = "turkish")]
     rules: RuleSet,
+    /// Endgame table directory, or `none` (default: `tablebases/` in the user's data
+    /// directory, used if tables are there).
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
 }
 
 /// Arguments of `damasi bench`.
@@ -152,8 +160,17 @@ pub fn hub(a: HubArgs) -> Result<()> {
         level: a.level,
         rules: a.rules,
     };
-    damasi_engine::hub::run(std::io::stdin().lock(), std::io::stdout(), config)
-        .context("reading the protocol input")
+    let tablebases = damasi_engine::hub::HubTablebases {
+        dir: crate::tb_cmds::tables_dir(a.tb_dir.as_deref()),
+        loader: Some(crate::tb_cmds::hub_loader()),
+    };
+    damasi_engine::hub::run_with_tablebases(
+        std::io::stdin().lock(),
+        std::io::stdout(),
+        config,
+        tablebases,
+    )
+    .context("reading the protocol input")
 }
 
 /// Writes a line of moves from `pos` in landing notation.
@@ -197,8 +214,16 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
         hash_mb: a.hash.max(1),
         threads: a.threads.max(1),
     });
-    let control = std::sync::Arc::new(SearchControl::new());
+    let oracle = crate::tb_cmds::open_oracle(a.tb_dir.as_deref())?;
     let mut out = std::io::stdout().lock();
+    if let Some(o) = &oracle {
+        if root.rules == RuleSet::default() {
+            let dir = o.dir().map(|d| d.display().to_string()).unwrap_or_default();
+            let _ = writeln!(out, "using {} in {dir}", crate::tb_cmds::describe(o));
+        }
+        engine.set_endgame_oracle(Some(o.clone()));
+    }
+    let control = std::sync::Arc::new(SearchControl::new());
     let result = engine.search(
         &SearchRequest::new(root.clone(), limits.clone()).with_multipv(a.multipv.max(1)),
         &control,
@@ -224,7 +249,13 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
         ),
         Some(best) => {
             println!("best {}", pos.write_move(&best, damasi::Notation::Landing));
-            println!("score {} ({:+.2} men)", result.score, result.score.to_men());
+            let s = result.score;
+            if s.is_tb_win() || s.is_tb_loss() {
+                let what = if s.is_tb_win() { "won" } else { "lost" };
+                println!("score {s} ({what} by the endgame tables)");
+            } else {
+                println!("score {s} ({:+.2} men)", s.to_men());
+            }
             println!("pv {}", line_text(&pos, &result.pv));
         }
     }

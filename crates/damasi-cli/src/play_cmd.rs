@@ -17,6 +17,9 @@ use damasi_engine::{
     Engine, EngineOptions, Level, Limits, SearchControl, SearchRequest, SearchRoot,
 };
 
+use damasi_engine::oracle::EndgameOracle;
+use damasi_tb::{TablebaseOracle, Wdl};
+
 use crate::rules_cmds::NotationArg;
 
 /// Who sits across the board.
@@ -77,6 +80,10 @@ pub struct PlayArgs {
     /// How the board is drawn.
     #[arg(long, value_enum, default_value_t = Style::Auto)]
     style: Style,
+    /// Endgame table directory for `hint`, or `none` (default: `tablebases/` in the user's
+    /// data directory, used if tables are there).
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<std::path::PathBuf>,
 }
 
 const HELP: &str = "\
@@ -151,6 +158,8 @@ struct Session {
     flipped: bool,
     interactive: bool,
     engine: Option<Engine>,
+    /// Endgame tables for `hint`.
+    tables: Option<Arc<TablebaseOracle>>,
     out: std::io::Stdout,
 }
 
@@ -183,6 +192,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
         flipped: a.vs == Opponent::Engine && human == Color::Black,
         interactive,
         engine: None,
+        tables: crate::tb_cmds::open_oracle(a.tb_dir.as_deref())?,
         out: std::io::stdout(),
     };
     if interactive {
@@ -406,9 +416,35 @@ impl Session {
         }
         let think = self.think.min(Duration::from_secs(2));
         let pos = *self.game.position();
-        match self.search(Level::MAX, think) {
+        // The endgame tables know the default rules only.
+        let known = match &self.tables {
+            Some(t) if *self.game.rules() == RuleSet::default() => {
+                t.probe(&pos).map(|v| (t.clone(), v))
+            }
+            _ => None,
+        };
+        // With the tables the hint keeps the position's value (the search picks among the
+        // moves that do); the engine's own moves stay without them.
+        if let Some((t, _)) = &known {
+            let oracle: Arc<dyn EndgameOracle> = t.clone();
+            self.engine().set_endgame_oracle(Some(oracle));
+        }
+        let best = self.search(Level::MAX, think);
+        if known.is_some() {
+            self.engine().set_endgame_oracle(None);
+        }
+        match best {
             Some(m) => {
-                let text = format!("hint: {}", pos.write_move(&m, self.notation));
+                let mut text = format!("hint: {}", pos.write_move(&m, self.notation));
+                if let Some((_, v)) = known {
+                    let side = pos.side_to_move();
+                    let what = match v {
+                        Wdl::Win => format!("{side} wins"),
+                        Wdl::Draw => "a draw".to_string(),
+                        Wdl::Loss => format!("{side} loses"),
+                    };
+                    text.push_str(&format!(" (endgame tables: {what} with best play)"));
+                }
                 self.say(&text);
             }
             None => self.say("error: no legal move"),

@@ -33,6 +33,10 @@ pub struct ServeArgs {
     /// (`postgres://USER:PASSWORD@HOST/DB`) instead of `online.sqlite3` in the data directory.
     #[arg(long, value_name = "URL")]
     database: Option<String>,
+    /// Endgame table directory for the Study view's tablebase panel, or `none` (default:
+    /// `tablebases/` in the data directory, used if tables are there).
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
 }
 
 /// A random token: 128 bits from the standard library's per-process random hash keys.
@@ -79,6 +83,23 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     if let Some(t) = &token {
         security = security.with_token(t.clone());
     }
+    let tb_flag = a
+        .tb_dir
+        .clone()
+        .unwrap_or_else(|| data_dir.join("tablebases"));
+    let oracle = if a.tb_dir.is_some() {
+        crate::tb_cmds::open_oracle(Some(&tb_flag))?
+    } else {
+        // The default place: tables are used if they are there.
+        crate::tb_cmds::open_oracle(Some(&tb_flag)).unwrap_or(None)
+    };
+    let tables_line = oracle.as_ref().map(|o| {
+        format!(
+            "damasi: {} from {}",
+            crate::tb_cmds::describe(o),
+            tb_flag.display()
+        )
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -95,7 +116,10 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     .map_err(|e| anyhow!(e))?;
     let state = AppState::open_with(&data_dir, online)
         .map_err(|e| anyhow!(e))?
-        .with_security(security);
+        .with_security(security)
+        .with_tablebase(
+            oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
+        );
     runtime
         .block_on(damasi_web::serve(
             state,
@@ -108,6 +132,9 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                 };
                 println!("damasi: open http://{shown}/ in a browser (Ctrl-C stops the server)");
                 println!("damasi: games are saved in {}", data_dir.display());
+                if let Some(line) = &tables_line {
+                    println!("{line}");
+                }
                 if let Some(t) = &token {
                     println!(
                         "damasi: WARNING: listening on {addr}: other machines on the network can reach it"

@@ -1,13 +1,18 @@
 //! `damasi tb ...`: build, probe, count and verify the endgame tablebases.
 
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use damasi::Position;
-use damasi_tb::{build_all, signature_stats, verify_table, BuildEvent, Tablebase, Wdl};
+use damasi_engine::hub::{LoadedTables, TablebaseLoader};
+use damasi_tb::{
+    build_all, signature_stats, verify_table, BuildEvent, Tablebase, TablebaseOracle, Wdl,
+    ORACLE_PIECES,
+};
 
 /// Arguments of `damasi tb`.
 #[derive(Args)]
@@ -61,6 +66,57 @@ pub fn default_dir() -> Result<PathBuf> {
     directories::ProjectDirs::from("", "", "damasi")
         .map(|d| d.data_dir().join("tablebases"))
         .ok_or_else(|| anyhow!("no home directory found: pass --dir"))
+}
+
+/// The `--tb-dir` value that turns the tables off.
+pub const NO_TABLES: &str = "none";
+
+/// Where the commands that use the tables (`hub`, `analyze`, `play`, `serve`) look for
+/// them: `--tb-dir` if given (`None` back for `none`), else the default directory (`None`
+/// if there is no home directory).
+pub fn tables_dir(flag: Option<&Path>) -> Option<PathBuf> {
+    match flag {
+        Some(d) if d == Path::new(NO_TABLES) => None,
+        Some(d) => Some(d.to_path_buf()),
+        None => default_dir().ok(),
+    }
+}
+
+/// For people: "endgame tables up to 5 pieces".
+pub fn describe(oracle: &TablebaseOracle) -> String {
+    format!("endgame tables up to {} pieces", oracle.max_pieces())
+}
+
+/// The tables (up to five pieces) for the commands that use them, from `--tb-dir` or the
+/// default directory. A default directory without tables means no tables; a directory
+/// given explicitly must hold some.
+pub fn open_oracle(flag: Option<&Path>) -> Result<Option<Arc<TablebaseOracle>>> {
+    let Some(dir) = tables_dir(flag) else {
+        return Ok(None);
+    };
+    let oracle = TablebaseOracle::open(&dir, ORACLE_PIECES)
+        .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?;
+    match oracle {
+        Some(o) => Ok(Some(Arc::new(o))),
+        None if flag.is_some() => bail!(
+            "no endgame tables in {}: build them with `damasi tb build --pieces 5 --dir {}`",
+            dir.display(),
+            dir.display()
+        ),
+        None => Ok(None),
+    }
+}
+
+/// Reads a directory's tables for `damasi hub`'s `tablebases` parameter.
+pub fn hub_loader() -> TablebaseLoader {
+    Arc::new(|dir: &Path| {
+        let oracle = TablebaseOracle::open(dir, ORACLE_PIECES)
+            .map_err(|e| format!("cannot read the endgame tables: {e}"))?;
+        Ok(oracle.map(|o| LoadedTables {
+            description: describe(&o),
+            oracle: Arc::new(o),
+        }))
+    })
 }
 
 impl DirArgs {

@@ -82,3 +82,104 @@ fn build_probe_stats_and_verify_three_pieces() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a valid table file"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The line of `damasi analyze`'s output that starts with `prefix`.
+fn line_with<'a>(text: &'a str, prefix: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no '{prefix}' line in {text}"))
+}
+
+#[test]
+fn analyze_and_hub_use_the_tables() {
+    let dir = std::env::temp_dir().join(format!("damasi-cli-tb-use-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = damasi(&["tb", "build", "--pieces", "3", "--dir", d], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // Two kings against one: the search alone sees White winning, the tables a draw.
+    let kk_k = ["analyze", "--fen", "W:WKa1,Kb2:BKh8", "--depth", "8"];
+    let o = damasi(&[&kk_k[..], &["--tb-dir", "none"]].concat(), "");
+    let score: f64 = line_with(&stdout(&o), "score ")
+        .split(['(', ' '])
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(score >= 1.0, "{}", stdout(&o));
+    let o = damasi(&[&kk_k[..], &["--tb-dir", d]].concat(), "");
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("using endgame tables up to 3 pieces in "),
+        "{out}"
+    );
+    assert_eq!(line_with(&out, "score "), "score +0.00 (+0.00 men)");
+    // A directory without tables, named explicitly, is an error.
+    let empty = dir.join("empty");
+    let o = damasi(
+        &[&kk_k[..], &["--tb-dir", empty.to_str().unwrap()]].concat(),
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no endgame tables in"));
+
+    // The hub: the parameter names the directory, and the search scores the draw.
+    let pos =
+        damasi::hub::write_hub_position(&damasi::Position::from_fen("W:WKa1,Kb2:BKh8").unwrap());
+    let script = format!("hub\ninit\npos pos={pos}\nlevel depth=8\ngo think\n");
+    let o = damasi(&["hub", "--tb-dir", d], &script);
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("param name=tablebases value={d} type=string")),
+        "{out}"
+    );
+    let last_info = out.lines().rfind(|l| l.starts_with("info depth=")).unwrap();
+    assert!(last_info.contains(" score=0.00 "), "{out}");
+    assert!(
+        out.lines().last().unwrap().starts_with("done move="),
+        "{out}"
+    );
+    let o = damasi(&["hub", "--tb-dir", "none"], &script);
+    let out = stdout(&o);
+    assert!(
+        out.contains("param name=tablebases value=none type=string"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn play_hint_keeps_the_value_the_tables_know() {
+    let dir = std::env::temp_dir().join(format!("damasi-cli-tb-hint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let o = damasi(&["tb", "build", "--pieces", "3", "--dir", d], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // A lone king against two draws, unless it steps next to c3 with the square behind free.
+    let fen = "W:WKb1:BKc3,Kh8";
+    let args = [
+        "play", "--vs", "human", "--fen", fen, "--time", "0.2", "--tb-dir", d,
+    ];
+    let out = stdout(&damasi(&args, "hint\nquit\n"));
+    let hint = line_with(&out, "hint: ");
+    assert!(
+        hint.ends_with(" (endgame tables: a draw with best play)"),
+        "{out}"
+    );
+    let word = hint.split_whitespace().nth(1).unwrap();
+    let pos = damasi::Position::from_fen(fen).unwrap();
+    let m = pos.parse_move(word).unwrap();
+    let after = pos.play(&m).to_fen();
+    let o = damasi(&["tb", "probe", "--dir", d, "--fen", &after], "");
+    assert_eq!(stdout(&o).lines().last(), Some("draw"), "{hint}");
+
+    // Without tables the hint says nothing about them.
+    let args = [
+        "play", "--vs", "human", "--fen", fen, "--time", "0.2", "--tb-dir", "none",
+    ];
+    let out = stdout(&damasi(&args, "hint\nquit\n"));
+    assert!(!line_with(&out, "hint: ").contains("tables"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

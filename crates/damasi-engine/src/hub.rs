@@ -25,6 +25,7 @@
 //! hardware threads and `hash` at half its memory, each with an `info message=..` line.
 
 use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -38,6 +39,7 @@ use damasi::{Move, Position};
 pub use crate::line_reader::MAX_LINE;
 use crate::line_reader::{read_line, LineRead};
 use crate::machine::{available_threads, max_hash_mb};
+use crate::oracle::EndgameOracle;
 use crate::protocol::Line;
 use crate::{
     Clock, Engine, EngineOptions, Info, Level, Limits, RuleSet, Score, SearchControl,
@@ -106,6 +108,32 @@ impl HubConfig {
     }
 }
 
+/// Loads endgame tables from a directory for the `tablebases` parameter: the oracle and a
+/// description of it for people (`Ok(None)` when the directory holds no tables), or why they
+/// cannot be read. The engine crate knows no table format, so the caller (`damasi hub`, with
+/// `damasi-tb`) provides this.
+pub type TablebaseLoader = Arc<dyn Fn(&Path) -> Result<Option<LoadedTables>, String> + Send + Sync>;
+
+/// Tables a [`TablebaseLoader`] found.
+pub struct LoadedTables {
+    /// What the engine probes.
+    pub oracle: Arc<dyn EndgameOracle>,
+    /// For people, e.g. "endgame tables up to 5 pieces".
+    pub description: String,
+}
+
+/// Endgame tables for a Hub session: where they are and how to read them.
+#[derive(Clone, Default)]
+pub struct HubTablebases {
+    /// The table directory to start with (`None`: no tables until `set-param`).
+    pub dir: Option<PathBuf>,
+    /// Reads a directory's tables; without it the engine has no `tablebases` parameter.
+    pub loader: Option<TablebaseLoader>,
+}
+
+/// The `tablebases` parameter's value that turns the tables off.
+pub const NO_TABLEBASES: &str = "none";
+
 /// Where protocol lines go: shared by the reader and the search thread, one line at a time.
 #[derive(Clone)]
 struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
@@ -149,6 +177,9 @@ struct Session {
     /// The position of the last valid `pos`, or why the last one was rejected.
     root: Result<SearchRoot, String>,
     limits: Limits,
+    tablebases: HubTablebases,
+    /// The tables read from `tablebases.dir`, handed to the engine at its next use.
+    oracle: Option<Arc<dyn EndgameOracle>>,
 }
 
 /// Runs the Hub protocol on `input` and `output` until `quit` or end of input.
@@ -157,7 +188,23 @@ pub fn run(
     output: impl Write + Send + 'static,
     config: HubConfig,
 ) -> io::Result<()> {
+    run_with_tablebases(input, output, config, HubTablebases::default())
+}
+
+/// [`run`] with endgame tables: the engine starts with the tables in `tablebases.dir` (read
+/// quietly: nothing may come before the handshake; tables that cannot be read are left out)
+/// and has a `tablebases` parameter to change the directory.
+pub fn run_with_tablebases(
+    input: impl BufRead,
+    output: impl Write + Send + 'static,
+    config: HubConfig,
+    tablebases: HubTablebases,
+) -> io::Result<()> {
     let mut config = config;
+    let oracle = match (&tablebases.dir, &tablebases.loader) {
+        (Some(dir), Some(load)) => load(dir).ok().flatten().map(|t| t.oracle),
+        _ => None,
+    };
     // Quietly: nothing may come before the handshake (pydraughts even reads stderr as
     // protocol output).
     let _ = config.cap_to_machine();
@@ -168,6 +215,8 @@ pub fn run(
         running: None,
         root: Err("no position: send 'pos' first".to_string()),
         limits: Limits::move_time(DEFAULT_MOVE_TIME),
+        tablebases,
+        oracle,
     };
     let mut input = input;
     let mut buf = Vec::new();
@@ -291,6 +340,18 @@ impl Session {
         for p in &params {
             self.out.send(p);
         }
+        if self.tablebases.loader.is_some() {
+            let dir = match &self.tablebases.dir {
+                Some(d) => d.display().to_string(),
+                None => NO_TABLEBASES.to_string(),
+            };
+            self.out.send(
+                &Line::new("param")
+                    .arg("name", "tablebases")
+                    .arg("value", dir)
+                    .arg("type", "string"),
+            );
+        }
         self.out.send(&Line::new("wait"));
     }
 
@@ -332,11 +393,47 @@ impl Session {
             "king-beats-lone-man" => parse_bool(value)
                 .map(|b| self.config.rules.king_beats_lone_man = b)
                 .ok_or_else(|| format!("king-beats-lone-man must be true or false, not '{value}'")),
+            "tablebases" if self.tablebases.loader.is_some() => self.set_tablebases(value),
             _ => Err(format!("unknown parameter '{name}'")),
         };
         if let Err(message) = result {
             self.out.error(message);
         }
+    }
+
+    /// The `tablebases` parameter: reads the tables of a directory (`none` or empty: no
+    /// tables) and says what it found; the engine uses them from its next search.
+    fn set_tablebases(&mut self, value: &str) -> Result<(), String> {
+        let Some(load) = self.tablebases.loader.clone() else {
+            return Err("unknown parameter 'tablebases'".to_string());
+        };
+        let value = value.trim();
+        if value.is_empty() || value.eq_ignore_ascii_case(NO_TABLEBASES) {
+            self.tablebases.dir = None;
+            self.oracle = None;
+            self.out
+                .send(&Line::new("info").arg("message", "endgame tables off"));
+            return Ok(());
+        }
+        let dir = PathBuf::from(value);
+        match load(&dir)? {
+            Some(t) => {
+                self.out.send(&Line::new("info").arg(
+                    "message",
+                    format!("{} from {}", t.description, dir.display()),
+                ));
+                self.oracle = Some(t.oracle);
+            }
+            None => {
+                self.out.send(
+                    &Line::new("info")
+                        .arg("message", format!("no endgame tables in {}", dir.display())),
+                );
+                self.oracle = None;
+            }
+        }
+        self.tablebases.dir = Some(dir);
+        Ok(())
     }
 
     /// Caps the settings to the machine, telling the client when one was lowered.
@@ -463,14 +560,11 @@ impl Session {
             hash_mb: self.config.hash_mb,
             threads: self.config.threads,
         };
-        match self.engine.as_mut() {
-            Some(e) => {
-                if e.options() != options {
-                    e.set_options(options);
-                }
-            }
-            None => self.engine = Some(Engine::new(options)),
+        let engine = self.engine.get_or_insert_with(|| Engine::new(options));
+        if engine.options() != options {
+            engine.set_options(options);
         }
+        engine.set_endgame_oracle(self.oracle.clone());
     }
 }
 
@@ -628,6 +722,124 @@ mod tests {
     }
 
     const START: &str = "Weeeeeeeebbbbbbbbbbbbbbbbeeeeeeeeeeeeeeeewwwwwwwwwwwwwwwweeeeeeee";
+
+    /// Knows, as hand analysis does, that two kings against one are a draw once no capture
+    /// is pending (and that a side without pieces has lost); nothing else.
+    struct TwoKingsOracle;
+
+    impl EndgameOracle for TwoKingsOracle {
+        fn max_pieces(&self) -> u32 {
+            3
+        }
+
+        fn probe_wdl(&self, pos: &Position) -> Option<crate::oracle::Wdl> {
+            use crate::oracle::Wdl;
+            let us = pos.side_to_move();
+            if pos.count(us) == 0 {
+                return Some(Wdl::Loss);
+            }
+            if pos.count(!us) == 0 {
+                return Some(Wdl::Win);
+            }
+            let kings_only = pos.men_of(us) | pos.men_of(!us) == 0;
+            let n = pos.count(us) + pos.count(!us);
+            (kings_only && n <= 3 && !pos.has_capture()).then_some(Wdl::Draw)
+        }
+    }
+
+    /// A session whose loader finds the oracle above in a directory named `tables`.
+    fn session_with_tables(dir: Option<&str>, script: &str) -> Vec<String> {
+        let out = Shared::default();
+        let config = HubConfig {
+            hash_mb: 1,
+            ..HubConfig::default()
+        };
+        let loader: TablebaseLoader = Arc::new(|dir: &Path| {
+            if dir == Path::new("tables") {
+                Ok(Some(LoadedTables {
+                    oracle: Arc::new(TwoKingsOracle),
+                    description: "endgame tables up to 3 pieces".to_string(),
+                }))
+            } else if dir == Path::new("broken") {
+                Err("broken: not a valid table file".to_string())
+            } else {
+                Ok(None)
+            }
+        });
+        let tablebases = HubTablebases {
+            dir: dir.map(PathBuf::from),
+            loader: Some(loader),
+        };
+        run_with_tablebases(script.as_bytes(), out.clone(), config, tablebases).unwrap();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_string).collect()
+    }
+
+    /// The last score an `info` line gave.
+    fn last_score(lines: &[String]) -> String {
+        let info = lines.iter().rev().find(|l| l.starts_with("info depth="));
+        let info = Line::parse(info.expect("an info line")).unwrap();
+        info.get("score").unwrap().to_string()
+    }
+
+    #[test]
+    fn the_tablebases_parameter_reads_tables_and_the_search_uses_them() {
+        let kk_k = damasi::hub::write_hub_position(&Position::from_fen("W:WKa1,Kb2:BKh8").unwrap());
+        let search = format!("init\npos pos={kk_k}\nlevel depth=8\ngo think\n");
+        // Without tables the extra king looks like a winning advantage.
+        let without = session(&search);
+        assert!(
+            last_score(&without).parse::<f64>().unwrap() >= 1.0,
+            "{without:?}"
+        );
+        // Started with them: the parameter shows the directory, and the ending is a draw.
+        let with = session_with_tables(Some("tables"), &format!("hub\n{search}"));
+        assert!(with
+            .iter()
+            .any(|l| l == "param name=tablebases value=tables type=string"));
+        assert_eq!(last_score(&with), "0.00", "{with:?}");
+        // Set by the client, turned off, and refused when unreadable.
+        let lines = session_with_tables(
+            None,
+            &format!(
+                "hub\nset-param name=tablebases value=tables\n{search}\
+                 set-param name=tablebases value=none\n{search}\
+                 set-param name=tablebases value=elsewhere\nset-param name=tablebases value=broken\n"
+            ),
+        );
+        assert!(lines
+            .iter()
+            .any(|l| l == "param name=tablebases value=none type=string"));
+        assert!(lines
+            .iter()
+            .any(|l| l == "info message=\"endgame tables up to 3 pieces from tables\""));
+        assert!(lines
+            .iter()
+            .any(|l| l == "info message=\"endgame tables off\""));
+        assert!(lines
+            .iter()
+            .any(|l| l == "info message=\"no endgame tables in elsewhere\""));
+        assert!(lines
+            .iter()
+            .any(|l| l == "error message=\"broken: not a valid table file\""));
+        let scores: Vec<String> = lines
+            .split(|l| l.starts_with("done"))
+            .filter(|part| part.iter().any(|l| l.starts_with("info depth=")))
+            .map(last_score)
+            .collect();
+        assert_eq!(scores.len(), 2, "{lines:?}");
+        assert_eq!(scores[0], "0.00");
+        assert!(scores[1].parse::<f64>().unwrap() >= 1.0, "{lines:?}");
+    }
+
+    #[test]
+    fn without_a_loader_there_is_no_tablebases_parameter() {
+        let lines = session("hub\nset-param name=tablebases value=tables\n");
+        assert!(!lines.iter().any(|l| l.contains("tablebases value")));
+        assert!(lines
+            .iter()
+            .any(|l| l == "error message=\"unknown parameter 'tablebases'\""));
+    }
 
     #[test]
     fn handshake_lists_id_params_and_wait() {

@@ -35,7 +35,8 @@
 //! Modules: [`search`] (the search, [`search::SearchParams`] to switch its selective parts
 //! off for measurement), [`tt`] (the shared transposition table), [`eval`] (the evaluation
 //! and its features), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
-//! [`SearchControl`] (stop, ponder), [`bench`](mod@bench) (`damasi bench`), and the Hub
+//! [`SearchControl`] (stop, ponder), [`bench`](mod@bench) (`damasi bench`), [`oracle`] (the
+//! hook for endgame tablebases), and the Hub
 //! protocol: [`hub`] (the engine loop) and [`protocol`] (its line parser). The Hub's square
 //! numbering and move format are the rules library's ([`damasi::hub`]). Matches, SPRT,
 //! opening sets and Texel tuning live in the `damasi-tools` crate.
@@ -48,6 +49,7 @@ pub mod hub;
 mod level;
 pub mod line_reader;
 mod machine;
+pub mod oracle;
 pub mod protocol;
 mod request;
 mod score;
@@ -130,6 +132,7 @@ pub struct Engine {
     params: search::SearchParams,
     tt: tt::Table,
     threads: Vec<search::ThreadState>,
+    oracle: Option<Arc<dyn oracle::EndgameOracle>>,
 }
 
 impl Engine {
@@ -147,6 +150,7 @@ impl Engine {
             threads: (0..options.threads)
                 .map(|_| search::ThreadState::new())
                 .collect(),
+            oracle: None,
         }
     }
 
@@ -205,12 +209,26 @@ impl Engine {
         search::run(
             &self.tt,
             &mut self.threads,
-            &self.weights,
-            self.params,
+            search::Knowledge {
+                weights: &self.weights,
+                params: self.params,
+                oracle: self.oracle.as_deref(),
+            },
             request,
             control,
             on_info,
         )
+    }
+
+    /// Uses `oracle` (endgame tablebases) in every search from now on, or none. The search
+    /// asks it only under the default rules ([`crate::oracle`] says how it is used).
+    pub fn set_endgame_oracle(&mut self, oracle: Option<Arc<dyn oracle::EndgameOracle>>) {
+        self.oracle = oracle;
+    }
+
+    /// The endgame oracle in use, if any.
+    pub fn endgame_oracle(&self) -> Option<&Arc<dyn oracle::EndgameOracle>> {
+        self.oracle.as_ref()
     }
 }
 

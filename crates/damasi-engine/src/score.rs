@@ -4,9 +4,17 @@
 use std::fmt;
 
 /// A score in centi-men (100 = one man) from the side to move's view. A win in `n` plies is
-/// `MATE - n`, a loss in `n` plies is `-(MATE - n)`; draws are 0.
+/// `MATE - n`, a loss in `n` plies is `-(MATE - n)`; draws are 0. A win the endgame tables
+/// know of, found `n` plies from the root, is [`TB_WIN`]` - n` (see [`crate::oracle`]).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
 pub struct Score(pub i32);
+
+/// The score of a position the endgame tables know as won, at the root; found `n` plies from
+/// the root it is `TB_WIN - n`. Above every evaluation, below every win on the board.
+pub const TB_WIN: i32 = 20_000;
+/// Scores at or beyond this magnitude (and below [`Score::MATE_BOUND`]) are wins or losses
+/// the endgame tables know of.
+pub const TB_WIN_BOUND: i32 = TB_WIN - 1_000;
 
 impl Score {
     /// The score of a win on the board right now (the opponent cannot move).
@@ -38,6 +46,16 @@ impl Score {
         self.0 <= -Score::MATE_BOUND
     }
 
+    /// Whether this is a win the endgame tables know of (and not a win on the board).
+    pub const fn is_tb_win(self) -> bool {
+        self.0 >= TB_WIN_BOUND && self.0 < Score::MATE_BOUND
+    }
+
+    /// Whether this is a loss the endgame tables know of (and not a loss on the board).
+    pub const fn is_tb_loss(self) -> bool {
+        self.0 <= -TB_WIN_BOUND && self.0 > -Score::MATE_BOUND
+    }
+
     /// For a win or a loss: the number of plies to the end of the game, positive for a win,
     /// negative for a loss. `None` for ordinary scores.
     pub const fn plies_to_end(self) -> Option<i32> {
@@ -57,10 +75,16 @@ impl Score {
 }
 
 impl fmt::Display for Score {
-    /// `+1.25` / `-0.50` in men; a win in 7 plies is `#7`, a loss in 6 plies `#-6`.
+    /// `+1.25` / `-0.50` in men; a win in 7 plies is `#7`, a loss in 6 plies `#-6`; a win
+    /// the endgame tables know of, 3 plies from the root, `TB#3` (a loss `TB#-3`), and a
+    /// known win the search has not yet turned into one of those `TB` (a loss `-TB`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.plies_to_end() {
             Some(n) => write!(f, "#{n}"),
+            None if self.0 == TB_WIN_BOUND => f.write_str("TB"),
+            None if self.0 == -TB_WIN_BOUND => f.write_str("-TB"),
+            None if self.is_tb_win() => write!(f, "TB#{}", TB_WIN - self.0),
+            None if self.is_tb_loss() => write!(f, "TB#-{}", TB_WIN + self.0),
             None => write!(f, "{:+.2}", self.to_men()),
         }
     }
@@ -81,5 +105,11 @@ mod tests {
         assert_eq!(Score::loss_in(6).to_string(), "#-6");
         assert!(Score::win_in(3) > Score::win_in(5));
         assert!(Score::loss_in(3) < Score::loss_in(5));
+        assert_eq!(Score(TB_WIN - 3).to_string(), "TB#3");
+        assert_eq!(Score(-(TB_WIN - 4)).to_string(), "TB#-4");
+        assert_eq!(Score(TB_WIN_BOUND).to_string(), "TB");
+        assert_eq!(Score(-TB_WIN_BOUND).to_string(), "-TB");
+        assert!(Score(TB_WIN - 3).is_tb_win() && !Score(TB_WIN - 3).is_win());
+        assert!(Score::win_in(40) > Score(TB_WIN) && Score(TB_WIN_BOUND) > Score(9_999));
     }
 }

@@ -4,7 +4,8 @@
 //! `damasi` (no legal move loses; mutual block, one piece each and repetition draw). One table
 //! per material signature, White to move (Black to move by the colour flip), mirror images
 //! stored once; solved by retrograde analysis ([`builder`]); stored as 2-bit values in zstd
-//! blocks ([`mod@file`]).
+//! blocks ([`mod@file`]). [`TablebaseOracle`] hands them to the engine (`damasi-engine`'s
+//! endgame oracle).
 //!
 //! ```
 //! use damasi::Position;
@@ -24,6 +25,7 @@ pub mod builder;
 pub mod error;
 pub mod file;
 pub mod index;
+pub mod oracle;
 pub mod placement;
 pub mod probe;
 pub mod signature;
@@ -36,6 +38,7 @@ pub mod wdl;
 pub use build::{build_all, BuildError, BuildEvent};
 pub use error::{ProbeError, TbError};
 pub use index::Indexer;
+pub use oracle::{TablebaseOracle, ORACLE_PIECES};
 pub use placement::Placement;
 pub use probe::Tablebase;
 pub use signature::{Signature, MAX_PIECES};

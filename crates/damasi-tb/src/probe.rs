@@ -29,6 +29,12 @@ impl Tablebase {
     /// Every table file (`*.dtb`) in `dir`: up to five pieces into memory, six memory-mapped.
     /// A directory that does not exist holds no tables; a damaged file is an error.
     pub fn open(dir: &Path) -> Result<Tablebase, TbError> {
+        Tablebase::open_up_to(dir, MAX_PIECES)
+    }
+
+    /// The table files (`*.dtb`) in `dir` with at most `max_pieces` pieces (others are not
+    /// read), as [`Tablebase::open`] does.
+    pub fn open_up_to(dir: &Path, max_pieces: u32) -> Result<Tablebase, TbError> {
         let mut tb = Tablebase::new();
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
@@ -44,6 +50,9 @@ impl Tablebase {
             let Ok(sig) = stem.parse::<Signature>() else {
                 continue;
             };
+            if sig.pieces() > max_pieces {
+                continue;
+            }
             let path = entry.path();
             let table = Table::open(&path, sig.pieces() > IN_MEMORY_PIECES)?;
             if table.signature() != sig {
@@ -87,6 +96,16 @@ impl Tablebase {
                 .iter()
                 .all(|s| self.tables.contains_key(s))
         })
+    }
+
+    /// The most pieces for which every table is loaded (from 3 up; 2 if not even the
+    /// three-piece tables are all there): every position with that many pieces or fewer
+    /// can be probed.
+    pub fn complete_pieces(&self) -> u32 {
+        (3..=MAX_PIECES)
+            .take_while(|&n| self.is_complete_to(n))
+            .last()
+            .unwrap_or(2)
     }
 
     /// The value of `pos` for the side to move, under the default rules. Positions with a

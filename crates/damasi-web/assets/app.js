@@ -1107,6 +1107,7 @@ async function studyShow() {
   renderMoveList($("st-moves"), study.line, study.start, study.idx, (n) => { study.idx = n; studyShow(); }, null);
   renderStatus();
   analyze(fen, seq);
+  tablebasePanel(fen, seq);
 }
 
 async function studyMove(m, opts = {}) {
@@ -1542,6 +1543,41 @@ async function openFirstGame() {
       await sleep(Math.min(5000, 400 * 2 ** Math.min(failures, 4)));
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Study: the endgame tables' value of the position and of each legal move (GET /api/tablebase),
+// shown only when the server has tables that cover the position.
+
+var tbAbort = null;
+async function tablebasePanel(fen, seq) {
+  const panel = $("tb-panel");
+  if (tbAbort) tbAbort.abort();
+  tbAbort = new AbortController();
+  let a;
+  try {
+    a = await api("GET", "/api/tablebase?fen=" + encodeURIComponent(fen), undefined, tbAbort.signal);
+  } catch (e) {
+    // No tables, too many pieces, or the server is gone: no panel.
+    if (e.name !== "AbortError" && seq === study.seq) panel.hidden = true;
+    return;
+  }
+  if (seq !== study.seq) return;
+  $("tb-value").textContent = t("tb:" + a.value);
+  $("tb-value").className = "tb-" + a.value;
+  const list = $("tb-moves");
+  list.textContent = "";
+  for (const m of a.moves) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "tb-" + m.value;
+    b.textContent = m.move.landing + " " + t("tb:" + m.value);
+    b.addEventListener("click", () => studyMove(m.move));
+    li.appendChild(b);
+    list.appendChild(li);
+  }
+  panel.hidden = false;
 }
 
 boot();

@@ -153,3 +153,7 @@ window.I18N = {
     "err:unknown": "Hata: {detail}",
   },
 };
+
+// The Study view's tablebase panel.
+Object.assign(window.I18N.en, { tablebase: "Tablebase", "tb:win": "win", "tb:draw": "draw", "tb:loss": "loss" });
+Object.assign(window.I18N.tr, { tablebase: "Oyun sonu tablosu", "tb:win": "kazanır", "tb:draw": "berabere", "tb:loss": "kaybeder" });

@@ -106,6 +106,7 @@ pub async fn index() -> Json<Value> {
             "POST /api/move {fen, move[, moves, rules]}: play a move in any notation",
             "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
             "POST /api/analyze {fen[, moves, level, move_time_ms, rules]}: score and best line",
+            "GET /api/tablebase?fen=FEN: endgame tables' win/draw/loss for the position and each move",
             "GET /api/games[?limit=N&offset=K]: saved games, newest first",
             "POST /api/games {white, black[, fen, rules, clock]}: new game",
             "GET /api/games/ID[?wait_version=N&from=PLY&limit=N]: the game, a page of its plies (default the newest 500)",

@@ -19,6 +19,7 @@
 //! | `POST /api/move {fen, move}` | plays a move written in any notation the library reads |
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms}` | score, depth and best line |
+//! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
 //! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change; `?from=PLY&limit=N` pages through the plies) |
 //! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,draw/answer,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
@@ -49,6 +50,7 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::middleware;
 use axum::routing::{any, get, post};
 use axum::Router;
+use damasi_engine::oracle::EndgameOracle;
 use tower::ServiceExt;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
@@ -63,6 +65,7 @@ pub mod record;
 pub mod referee;
 pub mod security;
 pub mod store;
+pub mod tablebase;
 
 pub use brain::Brain;
 pub use error::ApiError;
@@ -90,6 +93,8 @@ pub struct AppState {
     pub online: Online,
     /// Rate limits of online play.
     pub limits: Arc<online::http::Limits>,
+    /// Endgame tables, if the server has them (`GET /api/tablebase`).
+    pub tablebase: Option<Arc<dyn EndgameOracle>>,
 }
 
 impl AppState {
@@ -122,12 +127,19 @@ impl AppState {
             security: Arc::new(Security::local()),
             online: Online::in_memory(),
             limits: Arc::new(online::http::Limits::default()),
+            tablebase: None,
         }
     }
 
     /// The same state with another online service (another database or settings).
     pub fn with_online(mut self, online: Online) -> AppState {
         self.online = online;
+        self
+    }
+
+    /// The same state with endgame tables for `GET /api/tablebase` (`None`: without).
+    pub fn with_tablebase(mut self, oracle: Option<Arc<dyn EndgameOracle>>) -> AppState {
+        self.tablebase = oracle;
         self
     }
 
@@ -147,6 +159,7 @@ pub fn router(state: AppState) -> Router {
         .route("/move", post(api::play_move))
         .route("/engine/move", post(api::engine_move))
         .route("/analyze", post(api::analyze))
+        .route("/tablebase", get(tablebase::tablebase))
         .route("/pdn/import", post(games::import_pdn))
         .route("/games", get(games::list).post(games::create))
         .route("/games/{id}", get(games::show).delete(games::remove))

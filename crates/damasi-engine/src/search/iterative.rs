@@ -12,24 +12,38 @@ use super::draw::no_move_score;
 use super::handicap::pick_handicapped;
 use super::node::Root;
 use super::root::RootMove;
+use super::tablebase::reported;
 use super::thread::{AbortOnDrop, Shared, ThreadState, Worker};
 use super::{SearchParams, INF, MATE, MATE_BOUND, MAX_DEPTH};
 use crate::eval::Weights;
+use crate::oracle::{filter_root, EndgameOracle};
 use crate::time::{Limits, TimeManager};
 use crate::tt::Table;
-use crate::{Info, Score, SearchControl, SearchRequest, SearchResult};
+use crate::{Info, RuleSet, Score, SearchControl, SearchRequest, SearchResult};
+
+/// What the engine knows going into a search: its evaluation weights, search switches and
+/// endgame oracle.
+pub(crate) struct Knowledge<'a> {
+    pub weights: &'a Weights,
+    pub params: SearchParams,
+    pub oracle: Option<&'a dyn EndgameOracle>,
+}
 
 /// Runs one search (the body of [`crate::Engine::search`]).
 pub(crate) fn run(
     tt: &Table,
     states: &mut [ThreadState],
-    weights: &Weights,
-    params: SearchParams,
+    knowledge: Knowledge<'_>,
     request: &SearchRequest,
     control: &SearchControl,
     on_info: &mut dyn FnMut(&Info),
 ) -> SearchResult {
     let start = Instant::now();
+    let Knowledge {
+        weights,
+        params,
+        oracle,
+    } = knowledge;
     let SearchRequest {
         root,
         limits,
@@ -39,7 +53,10 @@ pub(crate) fn run(
     let (level, multipv) = (*level, (*multipv).max(1));
     tt.new_search();
     let pos = root.position;
-    let legal = pos.legal_moves();
+    let mut legal = pos.legal_moves();
+    // The tables know the default rules only.
+    let oracle = oracle.filter(|_| root.rules == RuleSet::default());
+    let tb_root = oracle.and_then(|o| filter_root(o, &pos, &mut legal));
     if legal.is_empty() {
         let score = no_move_score(&pos, 0);
         wait_while_analysing(limits, control);
@@ -76,6 +93,8 @@ pub(crate) fn run(
     let n_threads = states.len().max(1);
     let shared = Shared {
         tt,
+        oracle,
+        tb_root,
         params,
         weights,
         control,
@@ -126,7 +145,7 @@ pub(crate) fn run(
                 on_info(&Info {
                     depth,
                     seldepth: w.seldepth as u32,
-                    score: Score(rm.score),
+                    score: Score(reported(rm.score, tb_root)),
                     nodes,
                     time: elapsed,
                     nps: nps(nodes, elapsed),
@@ -180,9 +199,9 @@ pub(crate) fn run(
         best: Some(chosen.mv),
         ponder: chosen.pv.get(1).copied(),
         score: Score(if chosen.score == -INF {
-            0
+            reported(0, tb_root)
         } else {
-            chosen.score
+            reported(chosen.score, tb_root)
         }),
         depth: completed_depth,
         nodes,

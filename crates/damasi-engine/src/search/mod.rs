@@ -15,8 +15,9 @@
 //! function, generic over its kind), `qsearch` (quiescence), `stack` (the per-ply stack:
 //! keys, last irreversible move, capture count, killers), `pv` (the PV table), `ordering`
 //! (move scores and lazy picking), `history` (history table and killers), `draw` (the rules'
-//! endings as scores), `mate` (mate scores in the table), `handicap` (weaker levels' move
-//! choice) and [`SearchParams`] (switches for the selective parts).
+//! endings as scores), `mate` (mate scores in the table), `tablebase` (the endgame oracle's
+//! values inside the search), `handicap` (weaker levels' move choice) and [`SearchParams`]
+//! (switches for the selective parts).
 
 mod draw;
 mod handicap;
@@ -31,11 +32,12 @@ mod pvs;
 mod qsearch;
 mod root;
 mod stack;
+mod tablebase;
 mod thread;
 
 use crate::Score;
 
-pub(crate) use iterative::run;
+pub(crate) use iterative::{run, Knowledge};
 pub use params::SearchParams;
 pub use thread::ThreadState;
 

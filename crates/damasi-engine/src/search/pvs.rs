@@ -59,6 +59,10 @@ impl Worker<'_, '_> {
         if ply >= MAX_PLY {
             return evaluate(pos, self.weights);
         }
+        // Endgame tables: a quiet position they cover has a known value.
+        if let Some(s) = self.tb_score(pos, ply) {
+            return s;
+        }
         // Mate-distance pruning: no line from here beats a win found closer to the root.
         alpha = alpha.max(-MATE + ply as i32);
         beta = beta.min(MATE - ply as i32 - 1);

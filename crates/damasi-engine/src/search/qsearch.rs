@@ -39,6 +39,9 @@ impl Worker<'_, '_> {
             return evaluate(pos, self.weights);
         }
         if !pos.has_capture() {
+            if let Some(s) = self.tb_score(pos, ply) {
+                return s;
+            }
             // A man with an empty square in front can move: skip the full test then.
             let us = pos.side_to_move();
             let can_step = shift(pos.men_of(us), us.forward()) & pos.empty() != 0;

@@ -13,6 +13,7 @@ use super::root::RootMove;
 use super::stack::Stack;
 use super::SearchParams;
 use crate::eval::Weights;
+use crate::oracle::{EndgameOracle, RootValue};
 use crate::time::TimeManager;
 use crate::tt::Table;
 use crate::{RuleSet, SearchControl, SearchRoot};
@@ -48,6 +49,10 @@ impl Default for ThreadState {
 /// What all threads of one search share.
 pub(super) struct Shared<'a> {
     pub tt: &'a Table,
+    /// Endgame tables, under the default rules only.
+    pub oracle: Option<&'a dyn EndgameOracle>,
+    /// What the oracle says about the root, if it knows it.
+    pub tb_root: Option<RootValue>,
     pub params: SearchParams,
     pub weights: &'a Weights,
     pub control: &'a SearchControl,

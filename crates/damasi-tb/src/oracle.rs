@@ -1,0 +1,234 @@
+//! The tables as the engine's endgame oracle ([`damasi_engine::oracle::EndgameOracle`]):
+//! `damasi hub`, `damasi analyze`, the terminal `hint` and the web app use them through it.
+//!
+//! Opening the oracle only lists the directory; each table is read into memory the first
+//! time a probe needs it (a five-piece table in a fraction of a second), so an engine starts
+//! at once and holds only the endings its games reach. A file that cannot be read or is
+//! damaged makes the probes that need it unknown (`None`), never wrong, and
+//! [`TablebaseOracle::errors`] tells what happened.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use damasi::{MoveList, Position};
+use damasi_engine::oracle::{EndgameOracle, Wdl as EngineWdl};
+
+use crate::error::TbError;
+use crate::placement::Placement;
+use crate::probe::{Tablebase, IN_MEMORY_PIECES};
+use crate::signature::{Signature, MAX_PIECES};
+use crate::table::Table;
+use crate::wdl::Wdl;
+
+/// Tables up to this many pieces are what the engine uses by default: all of them fit in
+/// memory (about 0.6 GB) and each loads in well under a second.
+pub const ORACLE_PIECES: u32 = 5;
+
+/// A table slot: the file, and the table once read (`None` if it could not be).
+struct Slot {
+    path: Option<PathBuf>,
+    table: OnceLock<Option<Table>>,
+}
+
+/// A set of tables that answers probes for every position with up to
+/// [`TablebaseOracle::max_pieces`] pieces, reading each table when first needed.
+pub struct TablebaseOracle {
+    dir: Option<PathBuf>,
+    slots: HashMap<Signature, Slot>,
+    max_pieces: u32,
+    errors: Mutex<Vec<String>>,
+}
+
+/// The most pieces `n` for which every signature with 3 to `n` pieces is in `have`; 2 if
+/// not even the three-piece ones are.
+fn complete_pieces(have: impl Fn(&Signature) -> bool, limit: u32) -> u32 {
+    (3..=limit.min(MAX_PIECES))
+        .take_while(|&n| Signature::all_with(n).iter().all(&have))
+        .last()
+        .unwrap_or(2)
+}
+
+impl TablebaseOracle {
+    /// The oracle of an already loaded set of tables; `None` if the three-piece tables are
+    /// not all there.
+    pub fn new(tb: Tablebase) -> Option<TablebaseOracle> {
+        let max_pieces = tb.complete_pieces();
+        if max_pieces < 3 {
+            return None;
+        }
+        let mut tb = tb;
+        let mut slots = HashMap::new();
+        for sig in tb.signatures() {
+            if let Some(t) = tb.remove(sig) {
+                slots.insert(
+                    sig,
+                    Slot {
+                        path: None,
+                        table: OnceLock::from(Some(t)),
+                    },
+                );
+            }
+        }
+        Some(TablebaseOracle {
+            dir: None,
+            slots,
+            max_pieces,
+            errors: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The tables with up to `max_pieces` pieces in `dir` (files `*.dtb`), read when first
+    /// needed. `Ok(None)` when `dir` does not hold every three-piece table (for example it
+    /// does not exist); an error when the directory cannot be listed. The oracle covers the
+    /// piece counts whose tables are all there (a build in progress covers fewer).
+    pub fn open(dir: &Path, max_pieces: u32) -> Result<Option<TablebaseOracle>, TbError> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(TbError::io(dir, e)),
+        };
+        let mut slots = HashMap::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| TbError::io(dir, e))?;
+            let name = entry.file_name();
+            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".dtb")) else {
+                continue;
+            };
+            let Ok(sig) = stem.parse::<Signature>() else {
+                continue;
+            };
+            if sig.pieces() <= max_pieces {
+                slots.insert(
+                    sig,
+                    Slot {
+                        path: Some(entry.path()),
+                        table: OnceLock::new(),
+                    },
+                );
+            }
+        }
+        let covered = complete_pieces(|s| slots.contains_key(s), max_pieces);
+        if covered < 3 {
+            return Ok(None);
+        }
+        slots.retain(|s, _| s.pieces() <= covered);
+        Ok(Some(TablebaseOracle {
+            dir: Some(dir.to_path_buf()),
+            slots,
+            max_pieces: covered,
+            errors: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// The directory the tables are read from (`None` for tables handed over in memory).
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The most pieces a covered position has.
+    pub fn max_pieces(&self) -> u32 {
+        self.max_pieces
+    }
+
+    /// Why tables could not be read so far (each at most once).
+    pub fn errors(&self) -> Vec<String> {
+        match self.errors.lock() {
+            Ok(e) => e.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Reads every covered table now (instead of at its first probe); returns how many
+    /// could not be read (see [`TablebaseOracle::errors`]).
+    pub fn load_all(&self) -> usize {
+        self.slots
+            .keys()
+            .filter(|&&s| self.table(s).is_none())
+            .count()
+    }
+
+    fn table(&self, sig: Signature) -> Option<&Table> {
+        let slot = self.slots.get(&sig)?;
+        slot.table
+            .get_or_init(|| {
+                let path = slot.path.as_ref()?;
+                let read = Table::open(path, sig.pieces() > IN_MEMORY_PIECES).and_then(|t| {
+                    if t.signature() == sig {
+                        Ok(t)
+                    } else {
+                        Err(TbError::corrupt(
+                            path,
+                            format!("holds {}, not {sig}", t.signature()),
+                        ))
+                    }
+                });
+                match read {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        let mut errors = match self.errors.lock() {
+                            Ok(g) => g,
+                            Err(poisoned) => poisoned.into_inner(),
+                        };
+                        errors.push(e.to_string());
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
+    /// The value of `pos` for the side to move if the tables cover it (at most
+    /// [`max_pieces`] pieces, every table it needs readable), under the default rules. With
+    /// a capture pending, the best value over the captures.
+    ///
+    /// [`max_pieces`]: TablebaseOracle::max_pieces
+    pub fn probe(&self, pos: &Position) -> Option<Wdl> {
+        let us = pos.count(pos.side_to_move());
+        let them = pos.count(!pos.side_to_move());
+        if us == 0 {
+            return Some(Wdl::Loss);
+        }
+        if them == 0 {
+            return Some(Wdl::Win);
+        }
+        if us == 1 && them == 1 {
+            return Some(Wdl::Draw);
+        }
+        if us + them > self.max_pieces {
+            return None;
+        }
+        if pos.has_capture() {
+            let mut best = Wdl::Loss;
+            let mut moves = MoveList::new();
+            pos.legal_moves_into(&mut moves);
+            for m in moves.iter() {
+                let v = self.probe(&pos.play(m))?.negate();
+                if v > best {
+                    best = v;
+                    if best == Wdl::Win {
+                        break;
+                    }
+                }
+            }
+            return Some(best);
+        }
+        let p = Placement::of(pos);
+        let table = self.table(p.signature())?;
+        table.get(table.indexer().index(&p)).ok()
+    }
+}
+
+impl EndgameOracle for TablebaseOracle {
+    fn max_pieces(&self) -> u32 {
+        self.max_pieces
+    }
+
+    fn probe_wdl(&self, pos: &Position) -> Option<EngineWdl> {
+        Some(match self.probe(pos)? {
+            Wdl::Win => EngineWdl::Win,
+            Wdl::Draw => EngineWdl::Draw,
+            Wdl::Loss => EngineWdl::Loss,
+        })
+    }
+}

@@ -1,0 +1,129 @@
+//! `GET /api/tablebase?fen=...`: what the endgame tables say about a position and about
+//! every legal move in it (win, draw or loss, as lichess shows its tablebase), for the
+//! Study view's tablebase panel.
+//!
+//! The server holds the tables as an [`EndgameOracle`] ([`crate::AppState::with_tablebase`]:
+//! `damasi serve` finds them in the data directory), so this crate reads no table format.
+//! The values are for the default rules, which is what the tables solve.
+
+use axum::extract::State;
+use axum::Json;
+use damasi::Position;
+use damasi_engine::oracle::{EndgameOracle, Wdl};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::api::parse_fen;
+use crate::error::{ApiError, ApiQuery};
+use crate::record::MoveInfo;
+use crate::AppState;
+
+/// Query of `GET /api/tablebase`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TablebaseQuery {
+    /// The position (FEN; required).
+    pub fen: Option<String>,
+}
+
+/// One legal move and its value for the side that plays it.
+#[derive(Serialize)]
+pub struct MoveValue {
+    /// The move, described as everywhere in the API.
+    #[serde(rename = "move")]
+    pub mv: MoveInfo,
+    /// `win`, `draw` or `loss` for the side that plays the move.
+    pub value: &'static str,
+    /// The position after the move.
+    pub fen_after: String,
+}
+
+/// Answer of `GET /api/tablebase`.
+#[derive(Serialize)]
+pub struct TablebaseAnswer {
+    /// The FEN, normalised.
+    pub fen: String,
+    /// `white` or `black`: the side to move.
+    pub side: &'static str,
+    /// Pieces on the board.
+    pub pieces: u32,
+    /// The most pieces the loaded tables cover.
+    pub max_pieces: u32,
+    /// `win`, `draw` or `loss` for the side to move.
+    pub value: &'static str,
+    /// Every legal move with its value, best first (wins, then draws, then losses; in
+    /// generation order within each).
+    pub moves: Vec<MoveValue>,
+}
+
+/// The tables' answer for `pos`, or why there is none.
+pub fn tablebase_answer(
+    oracle: Option<&dyn EndgameOracle>,
+    pos: &Position,
+) -> Result<TablebaseAnswer, ApiError> {
+    let Some(oracle) = oracle else {
+        return Err(ApiError::Conflict {
+            code: "no-tablebase",
+            message: "this server has no endgame tables: build them with \
+                      `damasi tb build --pieces 5` and restart it"
+                .to_string(),
+            params: json!({}),
+        });
+    };
+    let pieces = pos.count(damasi::Color::White) + pos.count(damasi::Color::Black);
+    let max_pieces = oracle.max_pieces();
+    let not_covered = || ApiError::Conflict {
+        code: "not-in-tablebase",
+        message: format!(
+            "the endgame tables cover positions with at most {max_pieces} pieces; \
+             this one has {pieces}"
+        ),
+        params: json!({ "pieces": pieces, "max_pieces": max_pieces }),
+    };
+    if pieces > max_pieces {
+        return Err(not_covered());
+    }
+    let value = oracle.probe_wdl(pos).ok_or_else(not_covered)?;
+    let legal = pos.legal_moves();
+    let mut moves = Vec::new();
+    for m in legal.iter() {
+        let after = pos.play(m);
+        let v = oracle.probe_wdl(&after).ok_or_else(not_covered)?.negate();
+        moves.push((v, m, after));
+    }
+    // Best first; a stable sort keeps the generation order among equals.
+    moves.sort_by_key(|(v, _, _)| std::cmp::Reverse(*v));
+    Ok(TablebaseAnswer {
+        fen: pos.to_fen(),
+        side: pos.side_to_move().name(),
+        pieces,
+        max_pieces,
+        value: value.name(),
+        moves: moves
+            .into_iter()
+            .map(|(v, m, after): (Wdl, _, Position)| MoveValue {
+                mv: MoveInfo::new(pos, m),
+                value: v.name(),
+                fen_after: after.to_fen(),
+            })
+            .collect(),
+    })
+}
+
+/// `GET /api/tablebase?fen=...`: the value of the position and of every legal move.
+pub async fn tablebase(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<TablebaseQuery>,
+) -> Result<Json<TablebaseAnswer>, ApiError> {
+    let fen = q.fen.as_deref().map(str::trim).unwrap_or("");
+    if fen.is_empty() {
+        return Err(ApiError::BadRequest("fen: a position is needed".into()));
+    }
+    let pos = parse_fen(Some(fen))?;
+    let oracle = state.tablebase.clone();
+    // Probing may read a table from disk the first time: off the async threads.
+    tokio::task::spawn_blocking(move || tablebase_answer(oracle.as_deref(), &pos))
+        .await
+        .map_err(|e| ApiError::Internal(format!("tablebase probe: {e}")))?
+        .map(Json)
+}

@@ -1,0 +1,129 @@
+//! `GET /api/tablebase`: the endgame tables' value of a position and of each legal move,
+//! with three-piece tables built for the test.
+
+use std::sync::{Arc, OnceLock};
+
+use axum::body::{to_bytes, Body};
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use damasi_engine::oracle::EndgameOracle;
+use damasi_tb::{build_all, TablebaseOracle};
+use damasi_web::{router, AppState};
+use serde_json::Value;
+use tower::ServiceExt;
+
+/// The three-piece tables, built once for this test binary (well under a second).
+fn oracle() -> Arc<dyn EndgameOracle> {
+    static ORACLE: OnceLock<Arc<TablebaseOracle>> = OnceLock::new();
+    ORACLE
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("damasi-web-tb-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            build_all(&dir, 3, |_| {}).expect("the tables build");
+            let o = TablebaseOracle::open(&dir, 5).expect("readable");
+            Arc::new(o.expect("three-piece tables"))
+        })
+        .clone()
+}
+
+fn app() -> Router {
+    router(AppState::in_memory().with_tablebase(Some(oracle())))
+}
+
+async fn get(app: &Router, fen: &str) -> (StatusCode, Value) {
+    let uri = format!(
+        "/api/tablebase?fen={}",
+        fen.replace(':', "%3A")
+            .replace(',', "%2C")
+            .replace(' ', "%20")
+    );
+    let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let bytes = to_bytes(res.into_body(), usize::MAX).await.unwrap();
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)));
+    (status, json)
+}
+
+fn move_value<'a>(answer: &'a Value, landing: &str) -> &'a str {
+    answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"]["landing"] == landing)
+        .unwrap_or_else(|| panic!("no move {landing} in {answer}"))["value"]
+        .as_str()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_move_gets_its_value_best_first() {
+    let app = app();
+    // A lone king against two: a draw, unless the king steps next to c3 with the square
+    // behind it empty (b1-b3: c3 takes it, landing on a3).
+    let (status, a) = get(&app, "W:WKb1:BKc3,Kh8").await;
+    assert_eq!(status, StatusCode::OK, "{a}");
+    assert_eq!(a["value"], "draw");
+    assert_eq!(a["side"], "white");
+    assert_eq!(
+        (a["pieces"].as_u64(), a["max_pieces"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(move_value(&a, "b1-b3"), "loss");
+    assert_eq!(move_value(&a, "b1-a1"), "draw");
+    let moves = a["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 14, "every legal move");
+    let rank = |v: &Value| ["win", "draw", "loss"].iter().position(|w| v == w).unwrap();
+    let ranks: Vec<usize> = moves.iter().map(|m| rank(&m["value"])).collect();
+    assert!(
+        ranks.windows(2).all(|w| w[0] <= w[1]),
+        "best first: {ranks:?}"
+    );
+    // Each move's value is the position after it, seen from the other side.
+    let after = moves
+        .iter()
+        .find(|m| m["move"]["landing"] == "b1-b3")
+        .unwrap();
+    let (_, b) = get(&app, after["fen_after"].as_str().unwrap()).await;
+    assert_eq!(b["value"], "win");
+    assert_eq!(b["side"], "black");
+
+    // Two kings against one are a draw; a king that can take the last piece wins.
+    let (_, a) = get(&app, "W:WKa1,Kb2:BKh8").await;
+    assert_eq!(a["value"], "draw");
+    assert!(a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["value"] == "draw"));
+    let (_, a) = get(&app, "W:WKd4,Ka1:BKd6").await;
+    assert_eq!(a["value"], "win");
+    assert_eq!(move_value(&a, "d4xd7"), "win");
+}
+
+#[tokio::test]
+async fn bad_input_and_uncovered_positions_are_clear_errors() {
+    let app = app();
+    let (status, e) = get(&app, "not a fen").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{e}");
+    assert_eq!(e["code"], "bad-request");
+    assert!(e["error"].as_str().unwrap().starts_with("bad FEN"), "{e}");
+    let (status, e) = get(&app, "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("fen"), "{e}");
+    // Four pieces: beyond three-piece tables.
+    let (status, e) = get(&app, "W:WKa1,Kb2:BKh8,Kg8").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{e}");
+    assert_eq!(e["code"], "not-in-tablebase");
+    assert_eq!(e["params"]["pieces"], 4);
+    assert_eq!(e["params"]["max_pieces"], 3);
+    // The start position is far beyond any table.
+    let (status, e) = get(&app, "W:Wa2,b2,c2,d2,e2,f2,g2,h2:Ba7,b7").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{e}");
+    // A server without tables says so.
+    let bare = router(AppState::in_memory());
+    let (status, e) = get(&bare, "W:WKa1,Kb2:BKh8").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{e}");
+    assert_eq!(e["code"], "no-tablebase");
+}
