@@ -133,17 +133,11 @@ pub fn token(a: TokenArgs) -> Result<()> {
     Ok(())
 }
 
-/// The message of an API error, for the terminal.
+/// The message of an API error, for the terminal (with the detail of a server fault).
 fn api_message(e: &damasi_web::ApiError) -> String {
-    use damasi_web::ApiError as E;
     match e {
-        E::BadRequest(m) | E::NotFound(m) | E::Unauthorized(m) | E::TooMany(m) | E::Busy(m) => {
-            m.clone()
-        }
-        E::BadMove { message, .. } | E::Forbidden { message, .. } | E::Conflict { message, .. } => {
-            message.clone()
-        }
-        E::Internal(m) => m.clone(),
+        damasi_web::ApiError::Internal(detail) => detail.clone(),
+        other => other.message().to_string(),
     }
 }
 

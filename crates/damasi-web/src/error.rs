@@ -105,6 +105,22 @@ impl ApiError {
         }
     }
 
+    /// The message a client is shown: the English sentence of a refusal, and a generic one
+    /// for a fault of the server (whose detail is only logged).
+    pub fn message(&self) -> &str {
+        match self {
+            ApiError::BadRequest(m)
+            | ApiError::NotFound(m)
+            | ApiError::Unauthorized(m)
+            | ApiError::TooMany(m)
+            | ApiError::Busy(m) => m,
+            ApiError::BadMove { message, .. }
+            | ApiError::Forbidden { message, .. }
+            | ApiError::Conflict { message, .. } => message,
+            ApiError::Internal(_) => "internal server error",
+        }
+    }
+
     /// The same error with `context: ` before its message (e.g. which earlier move failed).
     pub fn prefixed(self, context: &str) -> ApiError {
         match self {
@@ -136,23 +152,19 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
         let code = self.code();
-        let body = match self {
-            ApiError::BadMove {
-                message, options, ..
-            } => json!({ "error": message, "code": code, "legal": options }),
-            ApiError::Conflict {
-                message, params, ..
-            } => json!({ "error": message, "code": code, "params": params }),
+        let error = self.message();
+        let body = match &self {
+            ApiError::BadMove { options, .. } => {
+                json!({ "error": error, "code": code, "legal": options })
+            }
+            ApiError::Conflict { params, .. } => {
+                json!({ "error": error, "code": code, "params": params })
+            }
             ApiError::Internal(detail) => {
                 eprintln!("damasi-web: internal error: {detail}");
-                json!({ "error": "internal server error", "code": code })
+                json!({ "error": error, "code": code })
             }
-            ApiError::BadRequest(m)
-            | ApiError::NotFound(m)
-            | ApiError::Forbidden { message: m, .. }
-            | ApiError::Unauthorized(m)
-            | ApiError::TooMany(m)
-            | ApiError::Busy(m) => json!({ "error": m, "code": code }),
+            _ => json!({ "error": error, "code": code }),
         };
         (status, Json(body)).into_response()
     }

@@ -107,9 +107,9 @@ fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Whether a request that changes something comes from this server's own pages (or from a
-/// program that is not a browser, which sends neither header).
-fn same_site(headers: &HeaderMap) -> bool {
+/// Whether a request that changes something (or opens a WebSocket) comes from this server's
+/// own pages (or from a program that is not a browser, which sends neither header).
+pub(crate) fn same_site(headers: &HeaderMap) -> bool {
     if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
         if site != "same-origin" && site != "none" {
             return false;

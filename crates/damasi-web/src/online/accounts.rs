@@ -33,6 +33,27 @@ pub struct Player {
     pub guest: bool,
 }
 
+impl Player {
+    /// Refuses a rated game to a guest.
+    pub fn check_may_play(&self, rated: bool) -> Result<(), ApiError> {
+        if rated && self.guest {
+            Err(guests_casual_only(
+                "guests play casual games only: sign up to play rated games",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The refusal (403 `guests-casual-only`) of what only an account may have.
+pub fn guests_casual_only(message: &str) -> ApiError {
+    ApiError::Forbidden {
+        code: "guests-casual-only",
+        message: message.into(),
+    }
+}
+
 impl From<UserRow> for Player {
     fn from(u: UserRow) -> Player {
         Player {

@@ -28,10 +28,12 @@ use crate::error::{ApiError, ApiJson, ApiPath, OptionalJson};
 use crate::referee::now_ms;
 use crate::AppState;
 
-use super::accounts::{session_clear_cookie, session_cookie, session_set_cookie, Player};
+use super::accounts::{
+    guests_casual_only, session_clear_cookie, session_cookie, session_set_cookie, Player,
+};
 use super::db::SecretKind;
 use super::rating::{self, Speed};
-use super::table::Status;
+use super::table::{side_name, Status};
 use super::{parse_color, NewGame, Online, Table};
 
 /// Rate limits per client.
@@ -297,10 +299,9 @@ async fn new_token(
 ) -> Result<Json<Value>, ApiError> {
     let p = player(&state.online, &headers).await?;
     if p.guest {
-        return Err(ApiError::Forbidden {
-            code: "guests-casual-only",
-            message: "guests cannot have API tokens: sign up first".into(),
-        });
+        return Err(guests_casual_only(
+            "guests cannot have API tokens: sign up first",
+        ));
     }
     let token = state
         .online
@@ -442,11 +443,7 @@ async fn create(
     let side = table.state.lock().await.side_of(p.id);
     let mut body = game_links(&headers, &table.id);
     body["id"] = json!(table.id);
-    body["color"] = json!(side.map(|s| if s == damasi::Color::White {
-        "white"
-    } else {
-        "black"
-    }));
+    body["color"] = json!(side.map(side_name));
     Ok(Json(body))
 }
 
@@ -469,15 +466,7 @@ async fn show(
         .flatten();
     let s = table.state.lock().await;
     let mut body = s.full_json(Instant::now());
-    body["you"] =
-        json!(me
-            .as_ref()
-            .and_then(|p| s.side_of(p.id))
-            .map(|c| if c == damasi::Color::White {
-                "white"
-            } else {
-                "black"
-            }));
+    body["you"] = json!(me.as_ref().and_then(|p| s.side_of(p.id)).map(side_name));
     Ok(Json(body))
 }
 
@@ -496,9 +485,7 @@ async fn join(
     let p = player(&state.online, &headers).await?;
     let want = parse_color(req.color.as_deref())?;
     let side = state.online.join(&id, &p, want).await?;
-    Ok(Json(
-        json!({"id": id, "color": if side == damasi::Color::White { "white" } else { "black" }}),
-    ))
+    Ok(Json(json!({"id": id, "color": side_name(side)})))
 }
 
 #[derive(Deserialize)]
@@ -743,7 +730,7 @@ async fn accept_challenge(
         .join(&id, &p, parse_color(req.color.as_deref())?)
         .await?;
     Ok(Json(
-        json!({"ok": true, "id": id, "color": if side == damasi::Color::White { "white" } else { "black" }}),
+        json!({"ok": true, "id": id, "color": side_name(side)}),
     ))
 }
 

@@ -83,12 +83,7 @@ impl Online {
         range: Option<(i64, i64)>,
     ) -> Result<u64, ApiError> {
         game.check()?;
-        if game.rated && player.guest {
-            return Err(ApiError::Forbidden {
-                code: "guests-casual-only",
-                message: "guests play casual games only: sign up to play rated games".into(),
-            });
-        }
+        player.check_may_play(game.rated)?;
         let speed = super::rating::Speed::of(game.initial_ms, game.increment_ms);
         let rating = if game.rated {
             Some(
@@ -149,12 +144,7 @@ impl Online {
             if s.player.id == player.id {
                 return Err(ApiError::conflict("own-seek", "this is your own seek"));
             }
-            if s.game.rated && player.guest {
-                return Err(ApiError::Forbidden {
-                    code: "guests-casual-only",
-                    message: "guests play casual games only: sign up to play rated games".into(),
-                });
-            }
+            player.check_may_play(s.game.rated)?;
             lobby.seeks.remove(i)
         };
         if let Some((lo, hi)) = seek.range {

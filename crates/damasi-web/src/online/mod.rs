@@ -228,11 +228,8 @@ impl Online {
         color: Option<Color>,
     ) -> Result<Arc<Table>, ApiError> {
         new.check()?;
-        if new.rated && creator.is_some_and(|p| p.guest) {
-            return Err(ApiError::Forbidden {
-                code: "guests-casual-only",
-                message: "guests play casual games only: sign up to play rated games".into(),
-            });
+        if let Some(p) = creator {
+            p.check_may_play(new.rated)?;
         }
         let row = OnlineGameRow {
             id: new_game_id()?,
@@ -382,7 +379,7 @@ impl Online {
             self.arm_timer(&table, &state);
             for (i, seat) in state.seats.iter().enumerate() {
                 if let Some(p) = seat {
-                    let color = if i == 0 { "white" } else { "black" };
+                    let color = table::side_name(table::side_of_index(i));
                     self.notify(
                         p.id,
                         json!({"type": "gameStart", "game": {"id": table.id, "color": color}}),
@@ -732,7 +729,7 @@ impl Online {
         state.version += 1;
         let _ = table.events.send(Arc::new(json!({
             "type": "opponentGone",
-            "side": if i == 0 { "white" } else { "black" },
+            "side": table::side_name(side),
             "gone": !open,
             "claimWinInSeconds": (!open).then(|| self.inner.config.claim_after.as_secs()),
         })));

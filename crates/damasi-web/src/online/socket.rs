@@ -14,9 +14,8 @@ use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::http::header::{self, HeaderMap};
+use axum::http::header::HeaderMap;
 use axum::response::Response;
-use damasi::Color;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::time::Instant;
@@ -25,6 +24,7 @@ use crate::error::{ApiError, ApiPath};
 use crate::AppState;
 
 use super::accounts::Player;
+use super::table::side_name;
 use super::{Online, Table};
 
 /// Largest message a client may send.
@@ -33,22 +33,6 @@ pub const MAX_MESSAGE: usize = 4 * 1024;
 /// How often the server pings to measure lag.
 pub const PING_EVERY: Duration = Duration::from_secs(3);
 
-/// Whether the upgrade comes from this server's own page (or from a program that sends no
-/// `Origin`).
-fn origin_ok(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) else {
-        return true;
-    };
-    let authority = origin
-        .split_once("://")
-        .map_or(origin, |(_, rest)| rest)
-        .trim_end_matches('/');
-    headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .is_some_and(|host| authority.eq_ignore_ascii_case(host.trim()))
-}
-
 /// Upgrades to the game's WebSocket.
 pub async fn upgrade(
     State(state): State<AppState>,
@@ -56,7 +40,7 @@ pub async fn upgrade(
     ApiPath(id): ApiPath<String>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    if !origin_ok(&headers) {
+    if !crate::security::same_site(&headers) {
         return Err(ApiError::Forbidden {
             code: "cross-site",
             message: "web sockets from other web sites are refused".into(),
@@ -98,7 +82,7 @@ async fn run(
         let s = table.state.lock().await;
         let side = me.as_ref().and_then(|p| s.side_of(p.id));
         let mut full = s.full_json(Instant::now());
-        full["you"] = json!(side.map(|c| if c == Color::White { "white" } else { "black" }));
+        full["you"] = json!(side.map(side_name));
         (full, side, table.events.subscribe())
     };
     if socket
@@ -121,7 +105,7 @@ async fn run(
                     Message::Text(text) => {
                         let reply = handle(&online, &table, me.as_ref(), &limits, text.as_str()).await;
                         if let Err(e) = reply {
-                            let v = json!({"type": "error", "code": e.code(), "error": error_text(&e)});
+                            let v = json!({"type": "error", "code": e.code(), "error": e.message()});
                             if socket.send(Message::Text(v.to_string().into())).await.is_err() {
                                 break;
                             }
@@ -158,20 +142,6 @@ async fn run(
     }
     if let Some(side) = side {
         online.presence(&table, side, false).await;
-    }
-}
-
-fn error_text(e: &ApiError) -> String {
-    match e {
-        ApiError::BadRequest(m)
-        | ApiError::NotFound(m)
-        | ApiError::Unauthorized(m)
-        | ApiError::TooMany(m)
-        | ApiError::Busy(m) => m.clone(),
-        ApiError::BadMove { message, .. }
-        | ApiError::Forbidden { message, .. }
-        | ApiError::Conflict { message, .. } => message.clone(),
-        ApiError::Internal(_) => "internal server error".into(),
     }
 }
 

@@ -165,7 +165,17 @@ pub fn side_index(side: Color) -> usize {
     }
 }
 
-fn side_name(side: Color) -> &'static str {
+/// The side at index `i` of two-element arrays (the inverse of [`side_index`]).
+pub fn side_of_index(i: usize) -> Color {
+    if i == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// A side as the API writes it: `white` or `black`.
+pub fn side_name(side: Color) -> &'static str {
     match side {
         Color::White => "white",
         Color::Black => "black",
@@ -316,12 +326,7 @@ impl TableState {
                 "both seats of this game are taken",
             ));
         }
-        if self.row.rated && player.guest {
-            return Err(ApiError::Forbidden {
-                code: "guests-casual-only",
-                message: "guests play casual games only: sign up to play rated games".into(),
-            });
-        }
+        player.check_may_play(self.row.rated)?;
         let free: Vec<Color> = [Color::White, Color::Black]
             .into_iter()
             .filter(|&s| self.seats[side_index(s)].is_none())
