@@ -11,12 +11,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use damasi::{MoveList, Position};
+use damasi::Position;
 use damasi_engine::oracle::{EndgameOracle, Wdl as EngineWdl};
 
 use crate::error::TbError;
 use crate::placement::Placement;
-use crate::probe::{Tablebase, IN_MEMORY_PIECES};
+use crate::probe::{value_of, Tablebase, IN_MEMORY_PIECES};
 use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
 use crate::wdl::Wdl;
@@ -184,38 +184,12 @@ impl TablebaseOracle {
     ///
     /// [`max_pieces`]: TablebaseOracle::max_pieces
     pub fn probe(&self, pos: &Position) -> Option<Wdl> {
-        let us = pos.count(pos.side_to_move());
-        let them = pos.count(!pos.side_to_move());
-        if us == 0 {
-            return Some(Wdl::Loss);
-        }
-        if them == 0 {
-            return Some(Wdl::Win);
-        }
-        if us == 1 && them == 1 {
-            return Some(Wdl::Draw);
-        }
-        if us + them > self.max_pieces {
-            return None;
-        }
-        if pos.has_capture() {
-            let mut best = Wdl::Loss;
-            let mut moves = MoveList::new();
-            pos.legal_moves_into(&mut moves);
-            for m in moves.iter() {
-                let v = self.probe(&pos.play(m))?.negate();
-                if v > best {
-                    best = v;
-                    if best == Wdl::Win {
-                        break;
-                    }
-                }
-            }
-            return Some(best);
-        }
-        let p = Placement::of(pos);
-        let table = self.table(p.signature())?;
-        table.get(table.indexer().index(&p)).ok()
+        value_of(pos, self.max_pieces, &|_| (), &|pos| {
+            let p = Placement::of(pos);
+            let table = self.table(p.signature()).ok_or(())?;
+            table.get(table.indexer().index(&p)).map_err(|_| ())
+        })
+        .ok()
     }
 }
 

@@ -112,39 +112,12 @@ impl Tablebase {
     /// capture are not stored (their entries are "don't care"): captures are forced, so the
     /// value is the best over the captures, each leading to fewer pieces.
     pub fn probe(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        let us = pos.count(pos.side_to_move());
-        let them = pos.count(!pos.side_to_move());
-        if us == 0 {
-            return Ok(Wdl::Loss);
-        }
-        if them == 0 {
-            return Ok(Wdl::Win);
-        }
-        if us == 1 && them == 1 {
-            return Ok(Wdl::Draw);
-        }
-        if us + them > MAX_PIECES {
-            return Err(ProbeError::TooManyPieces(us + them));
-        }
-        if pos.has_capture() {
-            let mut best = Wdl::Loss;
-            let mut moves = MoveList::new();
-            pos.legal_moves_into(&mut moves);
-            for m in moves.iter() {
-                let v = self.probe(&pos.play(m))?.negate();
-                if v > best {
-                    best = v;
-                    if best == Wdl::Win {
-                        break;
-                    }
-                }
-            }
-            return Ok(best);
-        }
-        let p = Placement::of(pos);
-        let sig = p.signature();
-        let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
-        Ok(table.get(table.indexer().index(&p))?)
+        value_of(pos, MAX_PIECES, &ProbeError::TooManyPieces, &|pos| {
+            let p = Placement::of(pos);
+            let sig = p.signature();
+            let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
+            Ok(table.get(table.indexer().index(&p))?)
+        })
     }
 
     /// The value of a placement with White to move (see [`Tablebase::probe`]).
@@ -155,4 +128,47 @@ impl Tablebase {
             None => Err(ProbeError::MissingTable(p.signature())),
         }
     }
+}
+
+/// The value of `pos` for the side to move, under the default rules, with `stored` giving the
+/// tables' value of a quiet position: the endings no table is needed for (no pieces, one piece
+/// each) are decided here, more than `max_pieces` pieces is `too_many`, and a position with a
+/// capture (not stored: captures are forced) takes the best value over its captures, each
+/// leading to fewer pieces.
+pub(crate) fn value_of<E>(
+    pos: &Position,
+    max_pieces: u32,
+    too_many: &dyn Fn(u32) -> E,
+    stored: &dyn Fn(&Position) -> Result<Wdl, E>,
+) -> Result<Wdl, E> {
+    let us = pos.count(pos.side_to_move());
+    let them = pos.count(!pos.side_to_move());
+    if us == 0 {
+        return Ok(Wdl::Loss);
+    }
+    if them == 0 {
+        return Ok(Wdl::Win);
+    }
+    if us == 1 && them == 1 {
+        return Ok(Wdl::Draw);
+    }
+    if us + them > max_pieces {
+        return Err(too_many(us + them));
+    }
+    if pos.has_capture() {
+        let mut best = Wdl::Loss;
+        let mut moves = MoveList::new();
+        pos.legal_moves_into(&mut moves);
+        for m in moves.iter() {
+            let v = value_of(&pos.play(m), max_pieces, too_many, stored)?.negate();
+            if v > best {
+                best = v;
+                if best == Wdl::Win {
+                    break;
+                }
+            }
+        }
+        return Ok(best);
+    }
+    stored(pos)
 }
