@@ -7,7 +7,7 @@
 //! global maximum length are kept. Two routes with the same (from, to, captured set) are one
 //! move; such duplicates can only come from kings, so only king captures are checked.
 
-use crate::bitboard::{fill, lowest, shift, Dir, Squares};
+use crate::bitboard::{fill, lowest, shift, Dir, Squares, FILE_A, FILE_H};
 use crate::color::Color;
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
@@ -22,36 +22,198 @@ const fn man_dirs(c: Color) -> [Dir; 3] {
 #[inline]
 pub(crate) fn has_capture(pos: &Position) -> bool {
     let us = pos.side;
+    let jumpers = man_jumpers(pos);
+    pos.men_of(us) & (jumpers[0] | jumpers[1] | jumpers[2]) != 0 || kings_can_capture(pos)
+}
+
+/// For each of `man_dirs`, the squares from which a man of the side to move would jump in
+/// that direction: an enemy piece next to it, an empty square behind.
+#[inline(always)]
+fn man_jumpers(pos: &Position) -> [u64; 3] {
+    let us = pos.side;
     let empty = pos.empty();
     let them = pos.by_color[!us as usize];
-    let men = pos.men_of(us);
-    for d in man_dirs(us) {
-        if shift(shift(men, d) & them, d) & empty != 0 {
-            return true;
-        }
-    }
+    // Written out rather than with `shift`: a jump's two squares are one shift of 2 (16 for
+    // ranks), and only the start files need masking.
+    const NOT_GH: u64 = !(FILE_H | (FILE_H >> 1));
+    const NOT_AB: u64 = !(FILE_A | (FILE_A << 1));
+    let forward = match us {
+        Color::White => (them >> 8) & (empty >> 16),
+        Color::Black => (them << 8) & (empty << 16),
+    };
+    let east = (them >> 1) & (empty >> 2) & NOT_GH;
+    let west = (them << 1) & (empty << 2) & NOT_AB;
+    [forward, east, west]
+}
+
+/// Whether a king of the side to move can capture (set-wise: slide, then an enemy, then an
+/// empty square).
+#[inline(always)]
+fn kings_can_capture(pos: &Position) -> bool {
+    let us = pos.side;
     let kings = pos.kings_of(us);
-    if kings != 0 {
-        for d in Dir::ALL {
-            let reach = fill(kings, empty, d);
-            if shift(shift(reach, d) & them, d) & empty != 0 {
-                return true;
-            }
+    if kings == 0 {
+        return false;
+    }
+    let empty = pos.empty();
+    let them = pos.by_color[!us as usize];
+    Dir::ALL.into_iter().any(|d| {
+        let reach = fill(kings, empty, d);
+        shift(shift(reach, d) & them, d) & empty != 0
+    })
+}
+
+/// Number of legal moves, or with `ROUTES` of routes, without listing them (perft's leaves).
+#[inline]
+fn count_legal<const ROUTES: bool>(pos: &Position) -> u64 {
+    if kings_can_capture(pos) {
+        return count_captures::<ROUTES>(pos);
+    }
+    let men = pos.men_of(pos.side);
+    let jumpers = man_jumpers(pos);
+    if men & (jumpers[0] | jumpers[1] | jumpers[2]) == 0 {
+        count_quiet(pos)
+    } else {
+        match pos.side {
+            Color::White => ManCaptures::<true> { men, jumpers }.count(),
+            Color::Black => ManCaptures::<false> { men, jumpers }.count(),
         }
     }
-    false
+}
+
+/// Captures by men counted set-wise, with no walk (when no king can capture).
+///
+/// A man's capture never comes back to a square it has been on or jumped over: it never moves
+/// backwards, and within a rank it keeps one direction, since a 180-degree turn is forbidden.
+/// So the pieces it removes and the square it left never matter to its later jumps, and its
+/// sequences are paths over the board as it stands. States after a jump say which direction is
+/// now forbidden: none (at the start or after a forward jump), west (after an east jump), east
+/// (after a west jump); directions are indexed as in `man_dirs`: forward, east, west. Men's
+/// routes never coincide, so routes and moves are the same count. `WHITE` is the side to move,
+/// so that every shift is known when compiling.
+struct ManCaptures<const WHITE: bool> {
+    men: u64,
+    /// For each direction, the squares from which a man jumps that way.
+    jumpers: [u64; 3],
+}
+
+impl<const WHITE: bool> ManCaptures<WHITE> {
+    /// `to` moved two squares in direction `i` (no masks: only jumpers' squares are moved,
+    /// and their landing squares are on the board).
+    #[inline(always)]
+    fn jump(i: usize, to: u64) -> u64 {
+        match (i, WHITE) {
+            (0, true) => to << 16,
+            (0, false) => to >> 16,
+            (1, _) => to << 2,
+            _ => to >> 2,
+        }
+    }
+
+    /// The number of maximum captures (the side must have one).
+    #[inline(always)]
+    fn count(&self) -> u64 {
+        self.longest::<0>(self.men).1
+    }
+
+    /// The longest jump sequences from the squares of `from` in `STATE`: their length and how
+    /// many there are, each square counted with its multiplicity (a shift keeps squares apart,
+    /// so sets will do). Squares that cannot jump count as sequences of length 0.
+    fn longest<const STATE: usize>(&self, from: u64) -> (u32, u64) {
+        let forward = from & self.jumpers[0];
+        let east = if STATE != 2 {
+            from & self.jumpers[1]
+        } else {
+            0
+        };
+        let west = if STATE != 1 {
+            from & self.jumpers[2]
+        } else {
+            0
+        };
+        if forward | east | west == 0 {
+            return (0, from.count_ones() as u64);
+        }
+        let mut best = (0, 0);
+        let mut add = |(len, n): (u32, u64)| {
+            if len + 1 > best.0 {
+                best = (len + 1, n);
+            } else if len + 1 == best.0 {
+                best.1 += n;
+            }
+        };
+        if forward != 0 {
+            add(self.longest::<0>(Self::jump(0, forward)));
+        }
+        if east != 0 {
+            add(self.longest::<1>(Self::jump(1, east)));
+        }
+        if west != 0 {
+            add(self.longest::<2>(Self::jump(2, west)));
+        }
+        best
+    }
+}
+
+/// Where the capture walk puts the sequences it finds: a move list, or a counter when only the
+/// number of moves is wanted (perft's leaves).
+trait CaptureSink {
+    /// Forgets everything kept so far (a longer capture was found).
+    fn clear(&mut self);
+    /// Keeps `m`; `maybe_duplicate` is true when another route may already have given it.
+    fn keep(&mut self, m: Move, maybe_duplicate: bool);
+}
+
+impl CaptureSink for MoveList {
+    #[inline]
+    fn clear(&mut self) {
+        MoveList::clear(self);
+    }
+
+    #[inline]
+    fn keep(&mut self, m: Move, maybe_duplicate: bool) {
+        if !(maybe_duplicate && self.contains(&m)) {
+            self.push(m);
+        }
+    }
+}
+
+/// Counts the sequences; only those that may repeat another route's move are listed, to be
+/// recognised (a king's captures of three pieces or more: rare even among captures).
+struct CaptureCount {
+    n: u64,
+    seen: MoveList,
+}
+
+impl CaptureSink for CaptureCount {
+    #[inline]
+    fn clear(&mut self) {
+        self.n = 0;
+        self.seen.clear();
+    }
+
+    #[inline]
+    fn keep(&mut self, m: Move, maybe_duplicate: bool) {
+        if maybe_duplicate {
+            if self.seen.contains(&m) {
+                return;
+            }
+            self.seen.push(m);
+        }
+        self.n += 1;
+    }
 }
 
 /// Depth-first capture search. `ROUTES` keeps every route (for `perft --paths`) instead of one
 /// move per (from, to, captured set).
-struct CaptureGen<'a, const ROUTES: bool> {
-    list: &'a mut MoveList,
+struct CaptureGen<'a, S: CaptureSink, const ROUTES: bool> {
+    sink: &'a mut S,
     max: u32,
     from: crate::square::Square,
     promotion_rank: u64,
 }
 
-impl<const ROUTES: bool> CaptureGen<'_, ROUTES> {
+impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
     /// Adds a finished sequence if it captures at least as many pieces as the best so far
     /// (the maximum-capture rule: men and kings count the same, as captors and as victims).
     #[inline]
@@ -62,7 +224,7 @@ impl<const ROUTES: bool> CaptureGen<'_, ROUTES> {
         }
         if n > self.max {
             self.max = n;
-            self.list.clear();
+            self.sink.clear();
         }
         let m = Move {
             captured,
@@ -72,10 +234,7 @@ impl<const ROUTES: bool> CaptureGen<'_, ROUTES> {
         };
         // Distinct routes to one (from, to, captured set) need a loop, so at least three
         // captures by a king; men never go back, so their routes never coincide.
-        if !ROUTES && is_king && n >= 3 && self.list.contains(&m) {
-            return;
-        }
-        self.list.push(m);
+        self.sink.keep(m, !ROUTES && is_king && n >= 3);
     }
 
     /// A man at `at` continues capturing; `banned` is the reverse of its last jump.
@@ -158,13 +317,12 @@ impl<const ROUTES: bool> CaptureGen<'_, ROUTES> {
     }
 }
 
-/// Fills `list` with the maximum captures of the side to move, or leaves it empty if there is
-/// none. With `ROUTES`, every route is listed instead of one entry per move.
-fn generate_captures<const ROUTES: bool>(pos: &Position, list: &mut MoveList) {
+/// Gives `sink` the maximum captures of the side to move, or nothing if there is none. With `ROUTES`, every route is listed instead of one entry per move.
+fn generate_captures<S: CaptureSink, const ROUTES: bool>(pos: &Position, sink: &mut S) {
     let us = pos.side;
     let them = pos.by_color[!us as usize];
-    let mut gen = CaptureGen::<ROUTES> {
-        list,
+    let mut gen = CaptureGen::<S, ROUTES> {
+        sink,
         max: 1,
         from: crate::square::Square::new_unchecked(0),
         promotion_rank: us.promotion_rank(),
@@ -194,6 +352,16 @@ fn generate_captures<const ROUTES: bool>(pos: &Position, list: &mut MoveList) {
         gen.from = sq;
         gen.king(sq.bit(), them, empty | sq.bit(), 0, None, true);
     }
+}
+
+/// Number of maximum captures (moves, or with `ROUTES` routes), without listing them.
+fn count_captures<const ROUTES: bool>(pos: &Position) -> u64 {
+    let mut count = CaptureCount {
+        n: 0,
+        seen: MoveList::new(),
+    };
+    generate_captures::<_, ROUTES>(pos, &mut count);
+    count.n
 }
 
 /// Fills `list` with the quiet (non-capturing) moves of the side to move.
@@ -234,10 +402,13 @@ fn count_quiet(pos: &Position) -> u64 {
     let us = pos.side;
     let empty = pos.empty();
     let men = pos.men_of(us);
-    let mut n = 0;
-    for d in man_dirs(us) {
-        n += (shift(men, d) & empty).count_ones();
-    }
+    let forward = match us {
+        Color::White => men << 8,
+        Color::Black => men >> 8,
+    };
+    let mut n = (forward & empty).count_ones()
+        + (((men & !FILE_H) << 1) & empty).count_ones()
+        + (((men & !FILE_A) >> 1) & empty).count_ones();
     let kings = pos.kings_of(us);
     if kings != 0 {
         // Fills from different kings in one direction never overlap: a king blocks the other.
@@ -246,6 +417,57 @@ fn count_quiet(pos: &Position) -> u64 {
         }
     }
     n as u64
+}
+
+/// Perft's last two plies from `pos`: the number of legal moves (routes with `ROUTES`) summed
+/// over every child. When `pos` has no capture its quiet moves are made straight on the
+/// bitboards, with no move list and no `Move` values: that is most of perft's work.
+#[inline]
+pub(crate) fn count_grandchildren<const ROUTES: bool>(pos: &Position) -> u64 {
+    if has_capture(pos) {
+        let mut list = MoveList::new();
+        generate_captures::<_, ROUTES>(pos, &mut list);
+        return list
+            .iter()
+            .map(|m| count_legal::<ROUTES>(&pos.play_unkeyed(m)))
+            .sum();
+    }
+    let us = pos.side;
+    let empty = pos.empty();
+    let men = pos.men_of(us);
+    let promo = us.promotion_rank();
+    // The child after moving our piece from `from` to `to` (both as bits), its key left stale.
+    let child = |from: u64, to: u64, king_after: u64| {
+        let mut c = *pos;
+        c.by_color[us as usize] ^= from | to;
+        c.kings = (c.kings & !from) | king_after;
+        c.side = !us;
+        c
+    };
+    let mut n = 0;
+    for d in man_dirs(us) {
+        let back = d.opposite();
+        let mut targets = shift(men, d) & empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets &= targets - 1;
+            n += count_legal::<ROUTES>(&child(shift(to, back), to, to & promo));
+        }
+    }
+    let mut kings = pos.kings_of(us);
+    while kings != 0 {
+        let from = kings & kings.wrapping_neg();
+        kings &= kings - 1;
+        for d in Dir::ALL {
+            let mut targets = fill(from, empty, d) & !from;
+            while targets != 0 {
+                let to = targets & targets.wrapping_neg();
+                targets &= targets - 1;
+                n += count_legal::<ROUTES>(&child(from, to, to));
+            }
+        }
+    }
+    n
 }
 
 impl Position {
@@ -260,7 +482,7 @@ impl Position {
     pub fn legal_moves_into(&self, list: &mut MoveList) {
         list.clear();
         if has_capture(self) {
-            generate_captures::<false>(self, list);
+            generate_captures::<_, false>(self, list);
         } else {
             generate_quiet(self, list);
         }
@@ -272,22 +494,22 @@ impl Position {
     pub fn legal_routes_into(&self, list: &mut MoveList) {
         list.clear();
         if has_capture(self) {
-            generate_captures::<true>(self, list);
+            generate_captures::<_, true>(self, list);
         } else {
             generate_quiet(self, list);
         }
     }
 
-    /// Number of legal moves (counted without listing quiet moves).
+    /// Number of legal moves (counted without listing them).
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
-        if has_capture(self) {
-            let mut list = MoveList::new();
-            generate_captures::<false>(self, &mut list);
-            list.len() as u64
-        } else {
-            count_quiet(self)
-        }
+        count_legal::<false>(self)
+    }
+
+    /// Number of legal routes (see [`Position::legal_routes_into`]), counted without listing.
+    #[inline]
+    pub fn count_legal_routes(&self) -> u64 {
+        count_legal::<true>(self)
     }
 
     /// Whether a capture is available (and so forced).

@@ -91,7 +91,9 @@ fn walk<const ROUTES: bool>(pos: &Position, depth: u32) -> u64 {
     match depth {
         0 => 1,
         // Bulk counting: the last ply is counted, not played.
-        1 if !ROUTES => pos.count_legal_moves(),
+        1 if ROUTES => pos.count_legal_routes(),
+        1 => pos.count_legal_moves(),
+        2 => crate::movegen::count_grandchildren::<ROUTES>(pos),
         _ => {
             let mut list = MoveList::new();
             if ROUTES {
@@ -99,11 +101,8 @@ fn walk<const ROUTES: bool>(pos: &Position, depth: u32) -> u64 {
             } else {
                 pos.legal_moves_into(&mut list);
             }
-            if depth == 1 {
-                return list.len() as u64;
-            }
             list.iter()
-                .map(|m| walk::<ROUTES>(&pos.play(m), depth - 1))
+                .map(|m| walk::<ROUTES>(&pos.play_unkeyed(m), depth - 1))
                 .sum()
         }
     }

@@ -281,6 +281,29 @@ fn maximum_capture_counts_men_and_kings_alike_as_victims() {
 }
 
 #[test]
+fn counting_without_listing_agrees_on_branching_man_captures() {
+    // White d2 takes d3 and lands on d4, then has three second jumps: over d5 to d6, over e4
+    // to f4, over c4 to b4 (none goes on). White a2 could take a3, one piece only: not legal.
+    // Three moves, three routes; perft's leaf count (set-wise, no walk) must agree.
+    let p = pos("W:Wd2,a2:Bd3,d5,e4,c4,a3");
+    assert_eq!(
+        legal(&p),
+        sorted(vec![
+            cap("d2", "d6", &["d3", "d5"]),
+            cap("d2", "f4", &["d3", "e4"]),
+            cap("d2", "b4", &["d3", "c4"]),
+        ])
+    );
+    assert_eq!(p.count_legal_moves(), 3);
+    assert_eq!(p.count_legal_routes(), 3);
+    // Black to move in the same placement: a3 over a2 to a1 and d3 over d2 to d1, one piece
+    // each (both promote).
+    let q = pos("B:Wd2,a2:Bd3,d5,e4,c4,a3");
+    assert_eq!(q.count_legal_moves(), 2);
+    assert_eq!(q.count_legal_routes(), 2);
+}
+
+#[test]
 fn maximum_capture_counts_men_and_kings_alike_as_captors() {
     // Black man d4 takes 2 (c4 then b3), black king a8 takes 1 (a3): the man must move.
     let p = pos("B:Wa3,b3,c4:Bd4,Ka8");
