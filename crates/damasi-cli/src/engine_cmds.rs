@@ -32,6 +32,10 @@ pub struct HubArgs {
     /// directory, used if tables are there); the `tablebases` parameter.
     #[arg(long, value_name = "DIR")]
     tb_dir: Option<PathBuf>,
+    /// Never play from the opening book (the `book` parameter; by default `go think` at
+    /// level 10 plays book moves near the start).
+    #[arg(long)]
+    no_book: bool,
 }
 
 /// Arguments of `damasi analyze`.
@@ -159,6 +163,7 @@ pub fn hub(a: HubArgs) -> Result<()> {
         threads: a.threads.max(1),
         level: a.level,
         rules: a.rules,
+        book: !a.no_book,
     };
     let tablebases = damasi_engine::hub::HubTablebases {
         dir: crate::tb_cmds::tables_dir(a.tb_dir.as_deref()),

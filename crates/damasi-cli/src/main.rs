@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod book_cmds;
 mod engine_cmds;
 mod online_cmds;
 mod play_cmd;
@@ -38,6 +39,8 @@ enum Command {
     Bench(engine_cmds::BenchArgs),
     /// Play engine against engine and test the result statistically (SPRT).
     Match(engine_cmds::MatchArgs),
+    /// The opening book: build one, or show a position's book moves.
+    Book(book_cmds::BookArgs),
     /// Write the offline page and the main page (`DIR/app/`) as static files: engine in
     /// WebAssembly, games in the browser.
     ExportSite(site_cmd::ExportSiteArgs),
@@ -64,6 +67,7 @@ fn main() {
         Some(Command::Analyze(a)) => engine_cmds::analyze(a),
         Some(Command::Bench(a)) => engine_cmds::bench(a),
         Some(Command::Match(a)) => engine_cmds::run_match(a),
+        Some(Command::Book(a)) => book_cmds::book(a),
         Some(Command::ExportSite(a)) => site_cmd::export_site(a),
         Some(Command::Tb(a)) => tb_cmds::tb(a),
         Some(Command::User(a)) => online_cmds::user(a),

@@ -389,17 +389,19 @@ impl Session {
         })
     }
 
-    fn search(&mut self, level: Level, time: Duration) -> Option<Move> {
+    fn search(&mut self, level: Level, time: Duration, book: bool) -> Option<Move> {
         let root = SearchRoot::from_game(&self.game);
         let control = Arc::new(SearchControl::new());
-        let request = SearchRequest::new(root, Limits::move_time(time)).with_level(level);
+        let request = SearchRequest::new(root, Limits::move_time(time))
+            .with_level(level)
+            .with_book(book);
         self.engine().search(&request, &control, &mut |_| {}).best
     }
 
     fn engine_move(&mut self) {
         let before = *self.game.position();
         let (level, time) = (self.level, self.think);
-        match self.search(level, time) {
+        match self.search(level, time, true) {
             Some(m) if self.game.play(&m).is_ok() => self.announce(&before, &m, true),
             _ => {
                 // Cannot happen for a game that is not over; fail loudly rather than loop.
@@ -429,7 +431,7 @@ impl Session {
             let oracle: Arc<dyn EndgameOracle> = t.clone();
             self.engine().set_endgame_oracle(Some(oracle));
         }
-        let best = self.search(Level::MAX, think);
+        let best = self.search(Level::MAX, think, false);
         if known.is_some() {
             self.engine().set_endgame_oracle(None);
         }

@@ -6,3 +6,10 @@
 pub(crate) use std::time::{Instant, SystemTime, UNIX_EPOCH};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use web_time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// Nanoseconds since the Unix epoch (0 if the clock is before it), for seeds.
+pub(crate) fn unix_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}

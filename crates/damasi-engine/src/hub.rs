@@ -70,6 +70,9 @@ pub struct HubConfig {
     pub level: u8,
     /// Rule set options the game is played under.
     pub rules: RuleSet,
+    /// Whether `go think` at full strength may play a move from the opening book (the `book`
+    /// parameter); analysis and pondering never do.
+    pub book: bool,
 }
 
 impl Default for HubConfig {
@@ -80,6 +83,7 @@ impl Default for HubConfig {
             threads: o.threads,
             level: Level::MAX.get(),
             rules: RuleSet::default(),
+            book: true,
         }
     }
 }
@@ -336,6 +340,10 @@ impl Session {
                 .arg("name", "king-beats-lone-man")
                 .arg("value", c.rules.king_beats_lone_man)
                 .arg("type", "bool"),
+            Line::new("param")
+                .arg("name", "book")
+                .arg("value", c.book)
+                .arg("type", "bool"),
         ];
         for p in &params {
             self.out.send(p);
@@ -393,6 +401,9 @@ impl Session {
             "king-beats-lone-man" => parse_bool(value)
                 .map(|b| self.config.rules.king_beats_lone_man = b)
                 .ok_or_else(|| format!("king-beats-lone-man must be true or false, not '{value}'")),
+            "book" => parse_bool(value)
+                .map(|b| self.config.book = b)
+                .ok_or_else(|| format!("book must be true or false, not '{value}'")),
             "tablebases" if self.tablebases.loader.is_some() => self.set_tablebases(value),
             _ => Err(format!("unknown parameter '{name}'")),
         };
@@ -497,7 +508,9 @@ impl Session {
         let Some(mut engine) = self.engine.take() else {
             return;
         };
-        let request = SearchRequest::new(root, limits).with_level(Level::new(self.config.level));
+        let request = SearchRequest::new(root, limits)
+            .with_level(Level::new(self.config.level))
+            .with_book(self.config.book && mode == "think");
         let out = self.out.clone();
         let done = Arc::new(AtomicBool::new(false));
         let thread_control = Arc::clone(&control);
@@ -773,6 +786,48 @@ mod tests {
         run_with_tablebases(script.as_bytes(), out.clone(), config, tablebases).unwrap();
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         text.lines().map(str::to_string).collect()
+    }
+
+    /// The `nodes` of the last `info` line and the move of the `done` line.
+    fn nodes_and_move(lines: &[String]) -> (u64, String) {
+        let info = lines.iter().rev().find(|l| l.starts_with("info depth="));
+        let info = Line::parse(info.expect("an info line")).unwrap();
+        let done = lines.iter().find(|l| l.starts_with("done")).expect("done");
+        let done = Line::parse(done).unwrap();
+        (
+            info.get("nodes").unwrap().parse().unwrap(),
+            done.get("move").expect("a move").to_string(),
+        )
+    }
+
+    #[test]
+    fn go_think_at_full_strength_plays_a_book_move_without_searching() {
+        let book: Vec<String> = crate::book::Book::builtin()
+            .get(&Position::start())
+            .expect("the start is in the shipped book")
+            .moves
+            .iter()
+            .map(|m| write_hub_move(&m.mv))
+            .collect();
+        // A depth no test reaches: only the book answers before the end-of-input grace.
+        let script = format!("pos pos={START}\nlevel depth=60\ngo think\n");
+        let (nodes, mv) = nodes_and_move(&session(&script));
+        assert_eq!(nodes, 0, "a book move costs no search");
+        assert!(book.contains(&mv), "{mv} is not among the book's {book:?}");
+        // Turned off, below full strength, or out of the book: a search.
+        for setup in [
+            "set-param name=book value=false\n",
+            "set-param name=level value=9\n",
+        ] {
+            let (nodes, _) = nodes_and_move(&session(&format!("{setup}{script}")));
+            assert!(nodes > 0, "{setup}");
+        }
+        let far = Position::from_fen("W:Wa3,d4,Kh1:Bc6,f7").unwrap();
+        let far = damasi::hub::write_hub_position(&far);
+        let (nodes, _) = nodes_and_move(&session(&format!(
+            "pos pos={far}\nlevel depth=3\ngo think\n"
+        )));
+        assert!(nodes > 0, "a position out of the book is searched");
     }
 
     /// The last score an `info` line gave.

@@ -42,6 +42,7 @@
 //! opening sets and Texel tuning live in the `damasi-tools` crate.
 
 pub mod bench;
+pub mod book;
 mod clock;
 mod control;
 pub mod eval;
@@ -133,6 +134,7 @@ pub struct Engine {
     tt: tt::Table,
     threads: Vec<search::ThreadState>,
     oracle: Option<Arc<dyn oracle::EndgameOracle>>,
+    book: Option<Arc<book::Book>>,
 }
 
 impl Engine {
@@ -151,6 +153,7 @@ impl Engine {
                 .map(|_| search::ThreadState::new())
                 .collect(),
             oracle: None,
+            book: None,
         }
     }
 
@@ -206,6 +209,9 @@ impl Engine {
         control: &Arc<SearchControl>,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
+        if let Some(result) = self.book_move(request, on_info) {
+            return result;
+        }
         search::run(
             &self.tt,
             &mut self.threads,
@@ -224,6 +230,55 @@ impl Engine {
     /// asks it only under the default rules ([`crate::oracle`] says how it is used).
     pub fn set_endgame_oracle(&mut self, oracle: Option<Arc<dyn oracle::EndgameOracle>>) {
         self.oracle = oracle;
+    }
+
+    /// Uses `book` for the requests that ask for it ([`SearchRequest::with_book`]), or the
+    /// shipped book ([`book::Book::builtin`]) when `None`.
+    pub fn set_book(&mut self, book: Option<Arc<book::Book>>) {
+        self.book = book;
+    }
+
+    /// A book move for `request`, reported as a one-move line, when the request allows the
+    /// book (asked for, full strength, one line, not endless) and the position is in it.
+    fn book_move(
+        &self,
+        request: &SearchRequest,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> Option<SearchResult> {
+        if !request.book || request.level != Level::MAX || request.multipv != 1 {
+            return None;
+        }
+        if request.limits.infinite {
+            return None;
+        }
+        let book = self
+            .book
+            .as_deref()
+            .unwrap_or_else(|| book::Book::builtin());
+        let pick = book.pick(
+            &request.root.position,
+            book::DEFAULT_MARGIN,
+            book::fresh_random(),
+        )?;
+        let info = Info {
+            depth: pick.depth,
+            seldepth: pick.depth,
+            score: Score(pick.score),
+            nodes: 0,
+            time: Duration::ZERO,
+            nps: 0,
+            pv: vec![pick.mv],
+            multipv: 1,
+        };
+        on_info(&info);
+        Some(SearchResult {
+            best: Some(pick.mv),
+            ponder: None,
+            score: info.score,
+            depth: info.depth,
+            nodes: 0,
+            pv: info.pv,
+        })
     }
 
     /// The endgame oracle in use, if any.

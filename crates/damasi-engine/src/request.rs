@@ -83,6 +83,9 @@ pub struct SearchRequest {
     pub level: Level,
     /// Lines to report in each iteration (multi-PV; at least 1).
     pub multipv: usize,
+    /// Whether a move from the opening book may be played instead of searching (games at full
+    /// strength; never for analysis). Off unless asked for with [`SearchRequest::with_book`].
+    pub book: bool,
 }
 
 impl SearchRequest {
@@ -93,12 +96,18 @@ impl SearchRequest {
             limits,
             level: Level::MAX,
             multipv: 1,
+            book: false,
         }
     }
 
     /// The same request at playing strength `level`.
     pub fn with_level(self, level: Level) -> SearchRequest {
         SearchRequest { level, ..self }
+    }
+
+    /// The same request, allowed (or not) to play a book move: for playing games.
+    pub fn with_book(self, book: bool) -> SearchRequest {
+        SearchRequest { book, ..self }
     }
 
     /// The same request reporting `multipv` lines (at least 1).

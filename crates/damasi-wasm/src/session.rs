@@ -33,6 +33,9 @@ pub struct HubSession {
     hash_mb: usize,
     level: u8,
     rules: RuleSet,
+    /// The `book` parameter: off by default here, since the page also analyses with `go think`;
+    /// the page turns it on for the engine's moves in games.
+    book: bool,
     engine: Option<Engine>,
     root: Result<SearchRoot, String>,
     limits: Limits,
@@ -52,6 +55,7 @@ impl HubSession {
             hash_mb: DEFAULT_HASH_MB,
             level: Level::MAX.get(),
             rules: RuleSet::default(),
+            book: false,
             engine: None,
             root: Err("no position: send 'pos' first".to_string()),
             limits: Limits::move_time(DEFAULT_MOVE_TIME),
@@ -151,6 +155,10 @@ impl HubSession {
                 .arg("name", "king-beats-lone-man")
                 .arg("value", self.rules.king_beats_lone_man)
                 .arg("type", "bool"),
+            Line::new("param")
+                .arg("name", "book")
+                .arg("value", self.book)
+                .arg("type", "bool"),
             Line::new("wait"),
         ];
         out.extend(lines.iter().map(Line::to_string));
@@ -183,15 +191,16 @@ impl HubSession {
                 let n = int(0, 10_000)?;
                 self.rules.no_capture_limit = (n > 0).then_some(n as u32);
             }
-            "king-beats-lone-man" => {
-                self.rules.king_beats_lone_man = match value.trim() {
+            "king-beats-lone-man" | "book" => {
+                let flag = match value.trim() {
                     "true" | "1" => true,
                     "false" | "0" => false,
-                    _ => {
-                        return Err(format!(
-                            "king-beats-lone-man must be true or false, not '{value}'"
-                        ))
-                    }
+                    _ => return Err(format!("{name} must be true or false, not '{value}'")),
+                };
+                if name == "book" {
+                    self.book = flag;
+                } else {
+                    self.rules.king_beats_lone_man = flag;
                 }
             }
             _ => return Err(format!("unknown parameter '{name}'")),
@@ -235,7 +244,8 @@ impl HubSession {
         root.rules = self.rules;
         let limits = self.limits.clone();
         let level = Level::new(self.level);
-        let result = search(self.engine(), &root, &limits, level, out);
+        let book = self.book;
+        let result = search(self.engine(), &root, &limits, level, book, out);
         out.push(done_line(result.best.as_ref(), result.ponder.as_ref()).to_string());
     }
 }
@@ -247,10 +257,13 @@ fn search(
     root: &SearchRoot,
     limits: &Limits,
     level: Level,
+    book: bool,
     out: &mut Vec<String>,
 ) -> SearchResult {
     let control = Arc::new(SearchControl::new());
-    let request = SearchRequest::new(root.clone(), limits.clone()).with_level(level);
+    let request = SearchRequest::new(root.clone(), limits.clone())
+        .with_level(level)
+        .with_book(book);
     engine.search(&request, &control, &mut |info| {
         out.push(info_line(info).to_string());
     })

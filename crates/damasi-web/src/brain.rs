@@ -134,17 +134,19 @@ impl Brain {
             Some(ip) => Some(ClientTurn::take(&self.clients, ip)?),
             None => None,
         };
-        self.think(root, level, limits).await
+        self.think(root, level, limits, false).await
     }
 
     /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never
     /// more than [`crate::MAX_MOVE_TIME`]). The search is stopped if it overruns; a search
-    /// still queued after 20 seconds is refused as busy.
+    /// still queued after 20 seconds is refused as busy. With `book` (the engine's own moves
+    /// in games), a level-10 search near the start plays from the opening book instead.
     pub async fn think(
         &self,
         root: SearchRoot,
         level: u8,
         limits: Limits,
+        book: bool,
     ) -> Result<Thought, ApiError> {
         let mut limits = limits;
         let cap = crate::MAX_MOVE_TIME;
@@ -171,7 +173,9 @@ impl Brain {
                 })
                 .ok_or_else(|| ApiError::Busy("no engine free".into()));
             let mut engine = slot?;
-            let request = SearchRequest::new(root, limits).with_level(Level::new(level));
+            let request = SearchRequest::new(root, limits)
+                .with_level(Level::new(level))
+                .with_book(book);
             let r = engine.search(&request, &ctl, &mut |_| {});
             Ok::<Thought, ApiError>(Thought {
                 best: r.best,

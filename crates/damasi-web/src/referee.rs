@@ -426,7 +426,7 @@ impl Referee {
         let brain = self.inner.brain.clone();
         live.engine_task = Some(
             tokio::spawn(async move {
-                let result = brain.think(root, level, limits).await;
+                let result = brain.think(root, level, limits, true).await;
                 me.on_engine_result(weak, version, result).await;
             })
             .abort_handle(),
@@ -718,6 +718,7 @@ impl Referee {
                     root.clone(),
                     10,
                     Limits::move_time(Duration::from_millis(600)),
+                    false,
                 )
                 .await?;
             if root.position.side_to_move() == !side {

@@ -24,11 +24,7 @@ impl Rng {
 /// A weaker level's choice among the best `lines` root moves (sorted best first): the index
 /// of the move to play.
 pub(super) fn pick_handicapped(moves: &[RootMove], lines: usize, level: Level, key: u64) -> usize {
-    let seed = key
-        ^ crate::clock::SystemTime::now()
-            .duration_since(crate::clock::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-        | 1;
+    let seed = key ^ crate::clock::unix_nanos() | 1;
     let mut rng = Rng(seed);
     let n = lines.min(moves.len()).max(1);
     let noise = level.noise() as u64;

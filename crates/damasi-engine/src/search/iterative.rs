@@ -49,6 +49,7 @@ pub(crate) fn run(
         limits,
         level,
         multipv,
+        book: _, // the engine has answered from the book before a search starts
     } = request;
     let (level, multipv) = (*level, (*multipv).max(1));
     tt.new_search();
