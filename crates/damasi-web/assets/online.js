@@ -3,33 +3,18 @@
 // legal (GET /api/moves) and sends every change over the game's WebSocket. The page shows the
 // last state the server sent, counts the clocks down between two states, and sends what the
 // player wants to do.
-"use strict";
+import { FILES, $, sleep, other } from "./js/util.js";
+import { toast as showToast, announce } from "./js/i18n.js";
+import { parseFen } from "./js/position.js";
 
-const FILES = "abcdefgh";
-const $ = (id) => document.getElementById(id);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const SIDES = ["white", "black"];
-const other = (side) => (side === "white" ? "black" : "white");
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
 // ---------------------------------------------------------------------------------------------
 // Messages
 
-let toastTimer = null;
-function toast(text, ms = 4500) {
-  const el = $("toast");
-  el.onclick = () => { el.hidden = true; };
-  el.textContent = text;
-  el.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.hidden = true; }, ms);
-}
-
-function announce(text) {
-  const el = $("announce");
-  el.textContent = "";
-  setTimeout(() => { el.textContent = text; }, 30);
-}
+// The main page's toast, shown a little longer here.
+function toast(text, ms = 4500) { showToast(text, ms); }
 
 // ---------------------------------------------------------------------------------------------
 // Server
@@ -517,25 +502,6 @@ function startLobby() {
 
 // ---------------------------------------------------------------------------------------------
 // Positions (display only: a FEN lists where the pieces stand)
-
-function parseFen(fen) {
-  const out = { side: "W", pieces: {} };
-  const parts = (fen || "").split(":");
-  if (parts.length !== 3) return out;
-  out.side = parts[0].trim().toUpperCase();
-  for (const field of parts.slice(1)) {
-    const color = field.trim()[0].toLowerCase();
-    for (let item of field.trim().slice(1).split(",")) {
-      item = item.trim();
-      if (!item) continue;
-      const king = item[0] === "K";
-      let name = king ? item.slice(1) : item;
-      if (/^\d+$/.test(name)) { const n = Number(name) - 1; name = FILES[n % 8] + (Math.floor(n / 8) + 1); }
-      out.pieces[name] = { c: color, k: king };
-    }
-  }
-  return out;
-}
 
 // The squares of a move in landing notation, its start first: `d4xd6xd8=K` -> d4 d6 d8.
 function landingSquares(text) {
