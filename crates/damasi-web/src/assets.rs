@@ -47,6 +47,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/board/input.js"),
     ),
     (
+        "/js/board/material.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/material.js"),
+    ),
+    (
         "/js/board/render.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/board/render.js"),
@@ -80,6 +85,16 @@ pub const FILES: &[(&str, &str, &str)] = &[
         "/js/router.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/router.js"),
+    ),
+    (
+        "/js/settings.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/settings.js"),
+    ),
+    (
+        "/js/sound.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/sound.js"),
     ),
     (
         "/js/state.js",

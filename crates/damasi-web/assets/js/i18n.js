@@ -28,6 +28,7 @@ export function outcomeText(outcome) {
 export function applyI18n() {
   document.documentElement.lang = lang;
   $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  $$("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
   $("move-input").placeholder = "d3-d4";
   for (const b of $$(".langs button")) b.setAttribute("aria-pressed", String(b.dataset.lang === lang));
 }
@@ -51,3 +52,6 @@ export function toast(text, ms = 3500) {
 export function getLang() { return lang; }
 /** @param {string} l */
 export function setLang(l) { lang = l; localStorage.setItem("damasi.lang", l); }
+
+/** An engine level with its name: "3 · casual". @param {number} n */
+export function levelName(n) { return t("levelNamed", { n, name: t("lvl" + n) }); }

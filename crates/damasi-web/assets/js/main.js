@@ -3,25 +3,38 @@
 // JSON API (docs/web-api.md), which referees every saved game. This module starts the page:
 // it registers the views, wires the controls and the keys, and opens the first game.
 import { $, $$, sleep } from "./util.js";
-import { t, applyI18n, setLang, toast } from "./i18n.js";
+import { t, applyI18n, setLang, toast, announce, sideName, levelName } from "./i18n.js";
 import { showError, transient } from "./api.js";
 import { Local } from "./local.js";
 import { parseFen, START_FEN } from "./position.js";
 import { board } from "./board/index.js";
 import { S, study } from "./state.js";
-import { registerView, setMode } from "./router.js";
+import { registerView, setMode, parseRoute, openRoute, syncUrl } from "./router.js";
+import { wireSettings } from "./settings.js";
+import { playSound } from "./sound.js";
+import { renderMaterial } from "./board/material.js";
 import {
   answerDraw, browse, createGame, hint, loadGame, newGame, notation, offerDraw, refresh, renderButtons,
-  renderPlay, renderPlayers, resign, retryEngine, setStatusNote, shownFen, takeBack, tick, typedMove,
+  renderPlay, renderPlayers, resign, retryEngine, setStatusNote, shownFen, takeBack, tick, typedMove, rematch,
 } from "./views/play.js";
-import { stopAnalysis, studyShow } from "./views/study.js";
-import { startEditor, finishEditor, updateEditorFen, loadFen } from "./views/editor.js";
+import { loadLine, stopAnalysis, studyShow, studyUrl } from "./views/study.js";
+import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "./views/editor.js";
 import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
+
+// Set by an #/editor address: the study view opens with the editor.
+let editOnShow = false;
 
 function registerViews() {
   registerView("play", {
     panel: "panel-play",
+    words: ["game", "play"],
+    url: () => (S.game ? `#/game/${S.game.id}` : "#/play"),
+    async enter(r) {
+      const id = Number(r.rest);
+      if (!id || (S.game && S.game.id === id)) return;
+      try { await loadGame(id); } catch (e) { showError(e); }
+    },
     show() {
       board.editTool = null;
       board.hint = null; board.hintMove = null;
@@ -32,18 +45,28 @@ function registerViews() {
   });
   registerView("study", {
     panel: "panel-study",
+    words: ["study", "editor"],
+    url: () => (study.editing ? editorUrl() : studyUrl()),
+    async enter(r) {
+      const fen = r.query.get("fen");
+      if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
+      if (fen) await loadLine(fen, (r.query.get("moves") || "").split(",").filter(Boolean));
+      editOnShow = r.word === "editor";
+    },
     show() {
       board.hint = null; board.hintMove = null;
       $("evalbar").hidden = false;
       if (S.game) renderButtons();
       if (!study.start) study.start = S.game ? shownFen() : START_FEN;
       renderPlayers();
-      studyShow();
+      if (editOnShow) { editOnShow = false; startEditor(); } else studyShow();
     },
     leave() { stopAnalysis(); },
   });
   registerView("games", {
     panel: "panel-games",
+    words: ["games"],
+    url: () => "#/games",
     show() {
       $("evalbar").hidden = true;
       if (S.game) renderButtons();
@@ -71,6 +94,7 @@ function wire() {
   for (const b of $$(".langs button")) b.addEventListener("click", () => {
     setLang(b.dataset.lang);
     applyI18n();
+    $("new-level-out").textContent = levelName(Number($("new-level").value));
     if (S.mode === "play") renderPlay(); else if (S.mode === "study") studyShow(); else renderGames();
   });
   $("btn-new").addEventListener("click", () => openNewDialog(false));
@@ -104,7 +128,9 @@ function wire() {
     setMode("study");
   });
 
-  $("new-level").addEventListener("input", () => { $("new-level-out").textContent = $("new-level").value; });
+  $("new-level").addEventListener("input", () => { $("new-level-out").textContent = levelName(Number($("new-level").value)); });
+  $("btn-rematch").addEventListener("click", rematch);
+  $("btn-help").addEventListener("click", () => $("help-dialog").showModal());
   for (const r of $$('input[name="opp"]')) r.addEventListener("change", () => {
     $("engine-opts").disabled = $('new-form').querySelector('input[name="opp"]:checked').value !== "engine";
   });
@@ -145,7 +171,7 @@ function wire() {
   document.addEventListener("keydown", (e) => {
     const target = /** @type {HTMLElement} */ (e.target);
     const tag = (target.tagName || "").toLowerCase();
-    if (["input", "textarea", "select"].includes(tag) || target === board.el || $("new-dialog").open) return;
+    if (["input", "textarea", "select"].includes(tag) || target === board.el || $("new-dialog").open || $("settings-dialog").open || $("help-dialog").open) return;
     if (S.mode === "play" && S.game) {
       const cur = S.viewPly === null ? S.game.plies.length : S.viewPly;
       if (e.key === "ArrowLeft") { browse(cur - 1); e.preventDefault(); }
@@ -158,6 +184,10 @@ function wire() {
     }
     if (e.key === "f" && !e.ctrlKey && !e.metaKey) { board.setFlipped(!board.flipped); if (S.mode === "study") studyShow(); else renderPlay(); }
     if (e.key === "m" && S.mode === "play") { $("move-input").focus(); e.preventDefault(); }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "?") { $("help-dialog").showModal(); e.preventDefault(); }
+    if (e.key === "s") { $("settings-dialog").showModal(); e.preventDefault(); }
+    if (e.key === "n") { openNewDialog(false); e.preventDefault(); }
   });
 }
 
@@ -165,9 +195,13 @@ async function boot() {
   applyI18n();
   board.init();
   board.note = setStatusNote;
+  board.onDrawn = () => renderMaterial(board.pos, board.flipped);
+  board.onMoved = movedOnBoard;
+  wireSettings();
   registerViews();
   wire();
   restoreNewDefaults();
+  $("new-level-out").textContent = levelName(Number($("new-level").value));
   const n = localStorage.getItem("damasi.notation");
   if (n) $("notation").value = n;
   setInterval(tick, 200);
@@ -177,10 +211,32 @@ async function boot() {
     try { await Local.start(); } catch (e) { console.warn("in-browser engine:", e); showError(e); }
   }
   Local.decorate(null);
+  // An address names what to show (a shared link, a reload); a game's is opened as the first
+  // game, any other view's after it.
+  const hash = location.hash;
+  const route = parseRoute(hash);
+  const gameId = route && route.word === "game" ? Number(route.rest) : 0;
+  if (gameId) localStorage.setItem("damasi.game", String(gameId));
   await openFirstGame();
+  if (route && !gameId && route.word !== "play") await openRoute(hash);
+  S.booting = false;
+  syncUrl("replace");
 }
 
-// The S.game shown at the start: the one played last, or else a new S.game against the engine.
+// A move shown on the board: its sound, and the federation's "DAMA!" when a man is crowned.
+function movedOnBoard(m) {
+  playSound(m.captures && m.captures.length ? "capture" : "move");
+  if (!m.promotion) return;
+  const el = $("dama");
+  el.textContent = t("damaNotice");
+  el.hidden = false;
+  announce(t("promoted", { side: sideName(board.pos.side) }));
+  clearTimeout(damaTimer);
+  damaTimer = setTimeout(() => { el.hidden = true; }, 1800);
+}
+let damaTimer = 0;
+
+// The game shown at the start: the one played last, or else a new game against the engine.
 // While the server cannot be reached, the page says so and tries again.
 async function openFirstGame() {
   const saved = Number(localStorage.getItem("damasi.game")) || 0;

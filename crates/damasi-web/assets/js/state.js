@@ -13,6 +13,9 @@ export const S = {
   offline: false,     // the server cannot be reached: the follower keeps retrying
   statusNote: "",
   mode: "play",       // the view shown: play, study, games (router.js)
+  /** @type {{from: string, to: string}|null} a move entered while the engine thinks */
+  premove: null,
+  booting: true,      // the first view is being opened: its URL replaces the entry
 };
 
 /** The study view: a start position and a line played from it, or the position editor. */

@@ -8,13 +8,14 @@ Object.assign(board, /** @type {ThisType<any>} */ ({
   // drag). With `nextFen` the board then shows that position; without, it stays as moved
   // until the caller sets the next position.
   async animate(m, nextFen, instant = false) {
-    this.sel = null; this.path = []; this.hint = null; this.hintMove = null;
+    this.sel = null; this.path = []; this.endAt = null; this.hint = null; this.hintMove = null;
     this.drawMarks();
     const el = this.pieceEls[m.from];
     const steps = instant ? 0 : stepMs();
     if (el) {
       el.style.zIndex = 15;
       if (!steps) el.style.transition = "none";
+      else el.style.transitionDuration = Math.round(steps * 0.9) + "ms";
       for (let i = 0; i < m.route.length; i++) {
         this.place(el, m.route[i]);
         const victim = m.captures[i];
@@ -23,6 +24,7 @@ Object.assign(board, /** @type {ThisType<any>} */ ({
       }
       if (steps) await sleep(60);
     }
+    this.onMoved(m);
     if (nextFen) {
       this.pos = parseFen(nextFen);
       this.drawPieces();

@@ -10,10 +10,10 @@ Object.assign(board, /** @type {ThisType<any>} */ ({
     if (message) { this.note(message); announce(message); }
   },
 
-  select(sq) { this.sel = sq; this.path = []; this.drawMarks(); },
+  select(sq) { this.sel = sq; this.path = []; this.endAt = null; this.drawMarks(); },
   clearSel() {
     const had = this.sel;
-    this.sel = null; this.path = [];
+    this.sel = null; this.path = []; this.endAt = null;
     if (had && this.pieceEls[had]) this.place(this.pieceEls[had], had);
     this.drawMarks();
   },
@@ -21,7 +21,7 @@ Object.assign(board, /** @type {ThisType<any>} */ ({
   // One click (or a drop, or Enter) on a square.
   activate(sq) {
     if (this.editTool) { if (this.onEdit) this.onEdit(sq); return; }
-    if (!this.onMove) return;
+    if (!this.onMove) { if (this.onPremove) this.premoveClick(sq); return; }
     const movable = this.movableFroms();
     if (this.sel) {
       const cands = this.candidates();
@@ -30,12 +30,16 @@ Object.assign(board, /** @type {ThisType<any>} */ ({
         this.path.push(sq);
         const done = nextHits.filter((m) => m.route.length === this.path.length);
         if (done.length && done.length === nextHits.length) return this.commit(done[0]);
-        this.note(t("chooseNext"));
+        // Choosing between routes to one square: the first landing square that tells them
+        // apart decides.
+        if (this.endAt && nextHits.length === 1) return this.commit(nextHits[0]);
+        this.note(t(this.endAt ? "chooseRoute" : "chooseNext"));
         this.drawMarks();
         return;
       }
       const byEnd = cands.filter((m) => m.to === sq);
       if (byEnd.length === 1) return this.commit(byEnd[0]);
+      if (byEnd.length > 1) return this.chooseRoute(sq, byEnd);
       if (sq === this.sel && this.path.length === 0) return this.clearSel();
       if (movable.has(sq) && this.path.length === 0) return this.select(sq);
       if (this.path.length) { this.clearSel(); return; }
@@ -50,10 +54,42 @@ Object.assign(board, /** @type {ThisType<any>} */ ({
     }
   },
 
+  // Several capture routes end on `sq`: the board walks their common start and then marks the
+  // landing squares where they part, for the person to pick one (never a silent guess).
+  chooseRoute(sq, routes) {
+    this.endAt = sq;
+    for (;;) {
+      const k = this.path.length;
+      const next = new Set(routes.map((m) => m.route[k]));
+      if (next.size !== 1 || routes.some((m) => m.route.length <= k + 1)) break;
+      this.path.push(routes[0].route[k]);
+    }
+    this.note(t("chooseRoute"));
+    announce(t("chooseRoute"));
+    this.drawMarks();
+  },
+
+  // While the other side thinks: a piece of the person's colour, then a square, is kept as
+  // a premove (played by the view when it is legal once the turn comes).
+  premoveClick(sq) {
+    const p = this.pos.pieces[sq];
+    if (p && p.c === this.premoveColor) { this.sel = sq; this.path = []; this.drawMarks(); return; }
+    if (this.sel && sq !== this.sel) {
+      const pm = { from: this.sel, to: sq };
+      this.sel = null;
+      this.onPremove(pm);
+      this.drawMarks();
+      return;
+    }
+    this.sel = null;
+    this.onPremove(null);
+    this.drawMarks();
+  },
+
   commit(m) {
     const fn = this.onMove;
     const dragged = this.dropping;
-    this.sel = null; this.path = [];
+    this.sel = null; this.path = []; this.endAt = null;
     this.drawMarks();
     if (fn) fn(m, { dragged });
   },

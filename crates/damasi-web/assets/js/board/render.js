@@ -9,6 +9,10 @@ export const board = /** @type {any} */ ({
   note: (_text) => {},
   el: null, flipped: false, pos: { side: "W", pieces: {} }, pieceEls: {},
   moves: [], onMove: null, sel: null, path: [], last: null, hint: null, cursor: "d4",
+  endAt: null,        // the square several capture routes end on, while the person picks one
+  onPremove: null, premoveColor: null, premove: null,
+  onDrawn: () => {},
+  onMoved: (_m) => {},  // after a move is shown (its sound, the DAMA notice)  // after the pieces are drawn (the material beside the board)
   editTool: null, onEdit: null, drag: null,
 
   init() {
@@ -60,7 +64,10 @@ export const board = /** @type {any} */ ({
     this.moves = opts.moves || [];
     this.onMove = opts.onMove || null;
     this.last = opts.last || null;
-    this.sel = null; this.path = [];
+    this.onPremove = opts.onPremove || null;
+    this.premoveColor = opts.premoveColor || null;
+    this.premove = opts.premove || null;
+    this.sel = null; this.path = []; this.endAt = null;
     this.drawPieces();
   },
 
@@ -82,6 +89,7 @@ export const board = /** @type {any} */ ({
       this.pieceEls[sq] = el;
     }
     this.drawMarks();
+    this.onDrawn();
   },
 
   pieceLabel(sq) {
@@ -94,7 +102,8 @@ export const board = /** @type {any} */ ({
 
   candidates() {
     if (!this.sel) return [];
-    return this.moves.filter((m) => m.from === this.sel && this.path.every((s, i) => m.route[i] === s));
+    return this.moves.filter((m) => m.from === this.sel && (!this.endAt || m.to === this.endAt)
+      && this.path.every((s, i) => m.route[i] === s));
   },
 
   drawMarks() {
@@ -115,6 +124,9 @@ export const board = /** @type {any} */ ({
       d.classList.toggle("onpath", onPath.has(sq));
       d.classList.toggle("last", !!this.last && this.last.includes(sq) && sq !== this.sel);
       d.classList.toggle("hintsq", !!this.hint && this.hint.includes(sq));
+      d.classList.toggle("routeend", sq === this.endAt);
+      this.el.classList.toggle("choosing", !!this.endAt);
+      d.classList.toggle("premove", !!this.premove && (sq === this.premove.from || sq === this.premove.to));
       d.classList.toggle("kbd", this.el.matches(":focus-visible") && sq === this.cursor);
     }
     const threatened = new Set();

@@ -9,6 +9,7 @@ import { study } from "../state.js";
 import { toast } from "../i18n.js";
 import { setStatusNote } from "./play.js";
 import { studyFen, studyShow, stopAnalysis } from "./study.js";
+import { syncUrl } from "../router.js";
 
 export function startEditor() {
   study.editing = true;
@@ -25,6 +26,7 @@ export function startEditor() {
   board.drawPieces();
   setStatusNote(t("editing"));
   updateEditorFen();
+  syncUrl("push");
 }
 
 export function editSquare(sq) {
@@ -44,6 +46,7 @@ export function editSquare(sq) {
 export function updateEditorFen() {
   study.edit.side = $("ed-side").value;
   $("fen-input").value = fenOf(study.edit.pieces, study.edit.side);
+  syncUrl("replace");
 }
 
 export async function finishEditor() {
@@ -68,4 +71,9 @@ export async function loadFen(fen) {
     study.start = v.fen; study.line = []; study.idx = 0;
     studyShow();
   } catch (e) { showError(e); }
+}
+
+/** The address of the editor with its position. */
+export function editorUrl() {
+  return "#/editor?" + new URLSearchParams({ fen: fenOf(study.edit.pieces, study.edit.side) }).toString();
 }

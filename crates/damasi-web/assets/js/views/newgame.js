@@ -2,6 +2,7 @@
 // for the next game.
 import { $, $$ } from "../util.js";
 import { study } from "../state.js";
+import { levelName } from "../i18n.js";
 import { studyFen } from "./study.js";
 
 export function openNewDialog(fromStudy) {
@@ -38,7 +39,7 @@ export function restoreNewDefaults() {
     const d = JSON.parse(localStorage.getItem("damasi.new") || "null");
     if (!d) return;
     for (const r of $$('input[name="opp"]')) r.checked = r.value === d.opp;
-    $("new-level").value = d.level; $("new-level-out").textContent = d.level;
+    $("new-level").value = d.level; $("new-level-out").textContent = levelName(Number(d.level));
     $("new-color").value = d.color; $("new-time").value = d.tc;
     $("engine-opts").disabled = d.opp !== "engine";
   } catch (_) { /* defaults stay */ }

@@ -5,6 +5,9 @@ import { Plies } from "../plies.js";
 import { Local } from "../local.js";
 import { $, sleep, other } from "../util.js";
 import { t, sideName, outcomeText, announce, toast } from "../i18n.js";
+import { settings } from "../settings.js";
+import { playSound } from "../sound.js";
+import { syncUrl } from "../router.js";
 import { api, ApiError, showError, transient } from "../api.js";
 import { parseFen } from "../position.js";
 import { board } from "../board/index.js";
@@ -231,25 +234,39 @@ export function setGame(g) {
   if (S.mode === "play") S.statusNote = "";
   renderPlay();
   follow();
+  // Another game shown: a new history entry, so Back returns to the one before.
+  if (S.mode === "play") syncUrl("push");
 }
 
 // ----- rendering
 
-let bannerShownFor = null;
+// The result, under the board (never over it), with a button to play the same match again.
 export function renderBanner() {
   const el = $("banner");
   const over = S.mode === "play" && S.game && S.game.outcome.over && S.viewPly === null;
-  const key = over ? S.game.id + ":" + S.game.plies.length + ":" + (S.game.outcome.code || S.game.outcome.reason) : null;
-  if (!over || bannerShownFor === "dismissed:" + key) { el.hidden = true; return; }
-  bannerShownFor = key;
-  el.innerHTML = "";
+  if (!over) { el.hidden = true; return; }
+  const box = $("banner-text");
+  box.textContent = "";
   const w = S.game.outcome.winner;
-  el.append(w ? t(w === "white" ? "whiteWins" : "blackWins") : t("drawn"));
+  const head = document.createElement("strong");
+  head.textContent = w ? t(w === "white" ? "whiteWins" : "blackWins") : t("drawn");
   const why = document.createElement("small");
   why.textContent = outcomeText(S.game.outcome) + " · " + S.game.outcome.result;
-  el.appendChild(why);
+  box.append(head, why);
   el.hidden = false;
-  el.onclick = () => { bannerShownFor = "dismissed:" + key; el.hidden = true; };
+}
+
+// A new game with the same players, rules and clock; against the engine the person takes the
+// other colour.
+export async function rematch() {
+  const g = S.game;
+  if (!g) return;
+  const body = { white: g.white, black: g.black, rules: g.rules || "turkish" };
+  if (vsEngine()) { body.white = g.black; body.black = g.white; }
+  if (g.clock && g.clock.initial_ms) {
+    body.clock = { minutes: g.clock.initial_ms / 60000, increment_s: (g.clock.increment_ms || 0) / 1000 };
+  }
+  await newGame(body);
 }
 
 // What the status line says about the live game. It names a person's move only when the
@@ -283,7 +300,7 @@ export function renderStatus() {
 
 export function playerLabel(side) {
   const p = playerOf(side);
-  const who = p.kind === "engine" ? t("engineLevel", { n: p.level }) : (vsEngine() ? t("you") : t("person"));
+  const who = p.kind === "engine" ? t("engineLevel", { n: p.level }) + ` (${t("lvl" + p.level)})` : (vsEngine() ? t("you") : t("person"));
   return `<span class="dot ${side}"></span>${sideName(side)} · ${who}`;
 }
 
@@ -310,8 +327,19 @@ export function renderClocks() {
     el.dataset.ms = String(Math.round(ms));
     el.classList.toggle("running", live() && S.game.clock.running === side);
     el.classList.toggle("low", ms < 20000);
+    lowTimeSound(side, ms);
     el.setAttribute("aria-label", `${sideName(side)} ${fmtClock(ms)}`);
   }
+}
+
+// One warning tone when the person's running clock falls under ten seconds.
+let lowWarned = "";
+function lowTimeSound(side, ms) {
+  const key = S.game.id + ":" + side;
+  if (ms >= 10000 || !live() || S.game.clock.running !== side || isEngine(side)) return;
+  if (lowWarned === key) return;
+  lowWarned = key;
+  playSound("low");
 }
 
 export function shownFen() {
@@ -336,11 +364,36 @@ export function renderPlayBoard() {
   if (!S.game) return;
   const ply = S.viewPly === null ? S.game.plies.length : S.viewPly;
   const mine = personToMove();
+  // While the engine thinks, the person may enter a premove (when the setting allows it).
+  const pre = !mine && settings.premove && S.viewPly === null && engineToMove() && vsEngine() && !S.offline;
+  if (!pre) S.premove = null;
   board.set(shownFen(), {
     moves: mine ? S.game.legal : [],
     onMove: mine ? humanMove : null,
     last: lastMoveSquares(ply),
+    onPremove: pre ? setPremove : null,
+    premoveColor: pre ? humanSide()[0] : null,
+    premove: pre ? S.premove : null,
   });
+  if (mine && S.premove) playPremove();
+}
+
+function setPremove(pm) {
+  S.premove = pm;
+  board.premove = pm;
+  if (pm) announce(t("premoveSet", { move: pm.from + "-" + pm.to }));
+}
+
+// The premove, once it is the person's move: played when exactly one legal move goes from its
+// square to its square, else dropped with a word.
+function playPremove() {
+  const pm = S.premove;
+  S.premove = null;
+  board.premove = null;
+  const hits = S.game.legal.filter((m) => m.from === pm.from && m.to === pm.to);
+  if (hits.length === 1) { setTimeout(() => humanMove(hits[0], { premove: true }), 0); return; }
+  board.drawMarks();
+  setStatusNote(t("premoveGone"));
 }
 
 // `onEarlier(i)`, if given, loads the missing plies before ply index `i` (a long game's
@@ -486,11 +539,34 @@ export async function refresh(id) {
 export async function humanMove(m, opts = {}) {
   if (!S.game || S.acting) return;
   const id = S.game.id;
+  if (settings.confirm && !opts.premove && !(await confirmMove(m))) { renderPlayBoard(); return; }
+  if (!S.game || S.game.id !== id || S.acting) return;
   await act(async () => {
     const animation = board.animate(m, null, opts.dragged);
     let g;
     try { g = await api("POST", `/api/games/${id}/move`, { move: m.landing }); } finally { await animation; }
     await advanceAfterAction(g, 1);
+  });
+}
+
+// Asks "Play d3-d4?" with the move drawn on the board; resolves to the answer.
+function confirmMove(m) {
+  return new Promise((resolve) => {
+    board.set(shownFen(), { last: lastMoveSquares(S.game.plies.length) });
+    board.hint = [m.from, ...m.route];
+    board.hintMove = m;
+    board.drawMarks();
+    $("confirm-text").textContent = t("confirmAsk", { move: moveText(m) });
+    $("confirm-move").hidden = false;
+    const done = (/** @type {boolean} */ yes) => {
+      $("confirm-move").hidden = true;
+      $("confirm-yes").onclick = $("confirm-no").onclick = null;
+      board.hint = null; board.hintMove = null;
+      resolve(yes);
+    };
+    $("confirm-yes").onclick = () => done(true);
+    $("confirm-no").onclick = () => done(false);
+    $("confirm-yes").focus();
   });
 }
 

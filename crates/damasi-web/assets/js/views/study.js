@@ -7,6 +7,7 @@ import { parseFen } from "../position.js";
 import { board } from "../board/index.js";
 import { S, study } from "../state.js";
 import { moveText, renderMoveList, renderStatus } from "./play.js";
+import { syncUrl } from "../router.js";
 
 // ---------------------------------------------------------------------------------------------
 // Study: free analysis of a position and a line played from it
@@ -35,6 +36,7 @@ export async function studyShow() {
   });
   renderMoveList($("st-moves"), study.line, study.start, study.idx, (n) => { study.idx = n; studyShow(); }, null);
   renderStatus();
+  syncUrl("replace");
   analyze(fen, seq);
   tablebasePanel(fen, seq);
 }
@@ -140,4 +142,27 @@ export async function tablebasePanel(fen, seq) {
 // Stops the analysis of a position no longer shown (another view, the editor).
 export function stopAnalysis() {
   if (analyzeAbort) analyzeAbort.abort();
+}
+
+// The line an address names (#/study?fen=...&moves=...): its start, then its moves one by one
+// through the server, which checks each.
+/** @param {string} fen @param {string[]} moves */
+export async function loadLine(fen, moves) {
+  try {
+    const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    study.start = v.fen; study.line = []; study.idx = 0;
+    for (const move of moves) {
+      const res = await api("POST", "/api/move", { fen: study.start, moves: study.line.map((p) => p.move.landing), move });
+      study.line.push({ move: res.move, fen: res.position.fen });
+    }
+  } catch (e) { showError(e); }
+  study.idx = study.line.length;
+}
+
+/** The address of the shown study position: its start and the moves to it. */
+export function studyUrl() {
+  const q = new URLSearchParams({ fen: study.start || "" });
+  const moves = studyMoves();
+  if (moves.length) q.set("moves", moves.join(","));
+  return "#/study?" + q.toString();
 }
