@@ -228,6 +228,7 @@ test("? opens the keyboard help; levels have names", async () => {
   await page.keyboard.press("Escape");
   await page.waitForFunction(() => !document.getElementById("help-dialog").open);
   await page.click("#btn-new");
+  await page.check('input[name="opp"][value="engine"]');
   await page.fill("#new-level", "10");
   assert.equal(await page.textContent("#new-level-out"), "10 · grandmaster");
   await page.fill("#new-level", "1");
@@ -249,6 +250,18 @@ test("the result stands under the board, with a rematch", async () => {
   await waitIdle(page);
 });
 
+test("a premove entered while the engine thinks is played when the turn comes", async () => {
+  await newGame(page, { opponent: "engine", level: 10, color: "black" });
+  await page.waitForSelector("#status.thinking");
+  await page.click(sq("e6"));
+  await page.click(sq("e5"));
+  await page.waitForSelector(`${sq("e5")}.premove`);
+  assert.equal(await page.evaluate(() => game.plies.length), 0, "entered before the engine moved");
+  await page.waitForFunction(() => game.plies.length >= 2, null, { timeout: 30000 });
+  assert.equal(await page.evaluate(() => game.plies[1].move.landing), "e6-e5");
+  await waitIdle(page);
+});
+
 // Nothing wider than the screen, and (on the play view) the whole board on it.
 async function fits(p, name, { board = true } = {}) {
   const m = await p.evaluate(() => {
@@ -256,6 +269,9 @@ async function fits(p, name, { board = true } = {}) {
     return { sw: document.scrollingElement.scrollWidth, w: innerWidth, h: innerHeight, top: r.top, left: r.left, right: r.right, bottom: r.bottom };
   });
   assert.ok(m.sw <= m.w, `${name}: the page is ${m.sw}px wide on a ${m.w}px screen`);
+  // Boxes that scroll on their own (the games table) must not hide anything either.
+  const hidden = await p.$$eval(".tablewrap, .palette, .btnrow", (els) => els.filter((e) => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map((e) => e.className));
+  assert.deepEqual(hidden, [], `${name}: cut off`);
   if (board) {
     assert.ok(m.top >= 0 && m.left >= 0 && m.right <= m.w && m.bottom <= m.h, `${name}: the board is not on the screen: ${JSON.stringify(m)}`);
   }

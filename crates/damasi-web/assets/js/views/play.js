@@ -366,7 +366,7 @@ export function renderPlayBoard() {
   const mine = personToMove();
   // While the engine thinks, the person may enter a premove (when the setting allows it).
   const pre = !mine && settings.premove && S.viewPly === null && engineToMove() && vsEngine() && !S.offline;
-  if (!pre) S.premove = null;
+  if (!pre && !mine) S.premove = null;
   board.set(shownFen(), {
     moves: mine ? S.game.legal : [],
     onMove: mine ? humanMove : null,
