@@ -5,7 +5,7 @@
 // player wants to do.
 import { FILES, $, sleep, other } from "./js/util.js";
 import { toast as showToast, announce } from "./js/i18n.js";
-import { parseFen } from "./js/position.js";
+import { parseFen, squareCoords, squareAt as squareAtOf } from "./js/position.js";
 
 const SIDES = ["white", "black"];
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
@@ -548,14 +548,8 @@ function seatedAs(full) {
 
 function flipped() { return (view.you === "black") !== view.flip; }
 
-function coords(sq) {
-  const f = FILES.indexOf(sq[0]), r = Number(sq[1]) - 1;
-  return flipped() ? { col: 7 - f, row: r } : { col: f, row: 7 - r };
-}
-function squareAt(col, row) {
-  const f = flipped() ? 7 - col : col, r = flipped() ? row : 7 - row;
-  return FILES[f] + (r + 1);
-}
+const coords = (sq) => squareCoords(sq, flipped());
+const squareAt = (col, row) => squareAtOf(col, row, flipped());
 
 function buildBoard() {
   const el = $("board");

@@ -29,3 +29,16 @@ export function fenOf(pieces, side) {
   return `${side}:W${list("w")}:B${list("b")}`;
 }
 export function sqIndex(s) { return (Number(s[1]) - 1) * 8 + FILES.indexOf(s[0]); }
+
+// Where a square is drawn: its column and row from the top left, the board turned round or
+// not; and the square at a column and row. (The main board and the online page's board.)
+/** @param {string} sq @param {boolean} flipped */
+export function squareCoords(sq, flipped) {
+  const f = FILES.indexOf(sq[0]), r = Number(sq[1]) - 1;
+  return flipped ? { col: 7 - f, row: r } : { col: f, row: 7 - r };
+}
+/** @param {number} col @param {number} row @param {boolean} flipped */
+export function squareAt(col, row, flipped) {
+  const f = flipped ? 7 - col : col, r = flipped ? row : 7 - row;
+  return FILES[f] + (r + 1);
+}

@@ -2,7 +2,7 @@
 // captures. The board knows no rules: the legal moves (with their routes) come from the server.
 import { FILES, $ } from "../util.js";
 import { getLang, sideName } from "../i18n.js";
-import { parseFen } from "../position.js";
+import { parseFen, squareAt, squareCoords } from "../position.js";
 
 export const board = /** @type {any} */ ({
   // Shows a short message about the person's input (a view sets it to its status line).
@@ -24,14 +24,8 @@ export const board = /** @type {any} */ ({
     this.build();
   },
 
-  coords(sq) {
-    const f = FILES.indexOf(sq[0]), r = Number(sq[1]) - 1;
-    return this.flipped ? { col: 7 - f, row: r } : { col: f, row: 7 - r };
-  },
-  squareAt(col, row) {
-    const f = this.flipped ? 7 - col : col, r = this.flipped ? row : 7 - row;
-    return FILES[f] + (r + 1);
-  },
+  coords(sq) { return squareCoords(sq, this.flipped); },
+  squareAt(col, row) { return squareAt(col, row, this.flipped); },
 
   build() {
     this.el.innerHTML = "";
