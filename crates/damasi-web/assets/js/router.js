@@ -50,11 +50,14 @@ function viewFor(word) {
  * @param {"push"|"replace"} how
  */
 export function syncUrl(how = "replace") {
+  // While the page opens, the address it was opened with stays until the view it names is
+  // shown (a reload meanwhile must not lose it).
+  if (S.booting) return;
   const view = views.get(S.mode);
   if (!view) return;
   const url = view.url();
   if (url === location.hash) return;
-  if (how === "push" && !S.booting && location.hash) history.pushState(null, "", url);
+  if (how === "push" && location.hash) history.pushState(null, "", url);
   else history.replaceState(null, "", url);
 }
 
