@@ -9,7 +9,7 @@ import { Local } from "./local.js";
 import { parseFen, START_FEN } from "./position.js";
 import { board } from "./board/index.js";
 import { S, study } from "./state.js";
-import { registerView, setMode, parseRoute, openRoute, syncUrl } from "./router.js";
+import { registerView, setMode, parseRoute, openRoute, syncUrl, redraw } from "./router.js";
 import { wireSettings } from "./settings.js";
 import { playSound } from "./sound.js";
 import { renderMaterial } from "./board/material.js";
@@ -95,7 +95,7 @@ function wire() {
     setLang(b.dataset.lang);
     applyI18n();
     $("new-level-out").textContent = levelName(Number($("new-level").value));
-    if (S.mode === "play") renderPlay(); else if (S.mode === "study") studyShow(); else renderGames();
+    redraw();
   });
   $("btn-new").addEventListener("click", () => openNewDialog(false));
   $("btn-takeback").addEventListener("click", takeBack);

@@ -80,6 +80,12 @@ export function setMode(m, how = "push") {
   if (how !== "none") syncUrl(how);
 }
 
+/** Draws the shown view again (after the language, the board's side or a setting changed). */
+export function redraw() {
+  const view = views.get(S.mode);
+  if (view) view.show();
+}
+
 /**
  * Opens what an address names (after a reload, from a shared link, or Back); returns
  * whether it named a view. @param {string} hash

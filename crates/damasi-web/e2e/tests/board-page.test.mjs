@@ -117,6 +117,12 @@ test("a move makes a sound (when sound is on) and moves can be confirmed first",
   await page.click("#confirm-yes");
   await page.waitForFunction(() => game.plies.length === 2);
   await setSetting(page, "set-confirm", false);
+  // Sound off: no tone at all.
+  await setSetting(page, "set-sound", false);
+  await page.evaluate(() => { delete document.documentElement.dataset.lastSound; });
+  await clickMove(page, "c3", "c4");
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.lastSound), undefined);
+  await setSetting(page, "set-sound", true);
 });
 
 test("a game's address opens the same game in another browser, and survives a reload", async () => {
@@ -125,8 +131,8 @@ test("a game's address opens the same game in another browser, and survives a re
   const url = page.url();
   const { b, p, errs } = await freshPage(url);
   try {
-    await p.waitForFunction((id) => window.game && game.id === id && game.plies.length === 2, id);
-    assert.deepEqual(await p.$$eval("#movelist button", (bs) => bs.map((x) => x.textContent)), ["d3-d4", "e6-e5"]);
+    await p.waitForFunction((id) => window.game && game.id === id && game.plies.length === 3, id);
+    assert.deepEqual(await p.$$eval("#movelist button", (bs) => bs.map((x) => x.textContent)), ["d3-d4", "e6-e5", "c3-c4"]);
     await p.reload();
     await p.waitForFunction((id) => window.game && game.id === id, id);
     assert.equal(p.url(), url);
