@@ -61,6 +61,10 @@ fn export_main_page(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
             (path.trim_start_matches('/'), body.to_string())
         };
         let out = app.join(name);
+        // The page's modules live in subdirectories (js/, js/views/, ...).
+        if let Some(parent) = out.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
         std::fs::write(&out, body)?;
         written.push(out);
     }

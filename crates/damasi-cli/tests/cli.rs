@@ -137,15 +137,19 @@ fn export_site_writes_the_main_page_for_no_server() {
         "index.html",
         "engine.js",
         "worker.js",
-        "app/app.js",
-        "app/local.js",
+        "app/js/main.js",
+        "app/js/local.js",
+        "app/js/views/play.js",
     ] {
         assert!(site.join(name).is_file(), "{name}");
     }
     let html = std::fs::read_to_string(site.join("app/index.html")).unwrap();
     // Links relative to the page (any directory of a static host), the wasm build one up, and
     // the mark that no server is behind it.
-    assert!(html.contains(r#"<script src="app.js">"#), "{html}");
+    assert!(
+        html.contains(r#"<script type="module" src="js/main.js">"#),
+        "{html}"
+    );
     assert!(
         !html.contains(r#"src="/"#) && !html.contains(r#"href="/"#),
         "{html}"

@@ -29,7 +29,7 @@ window.I18N = {
     imported: "Imported {n} game(s)", noGames: "No saved games yet.", inProgress: "in progress",
     illegalMove: "Illegal move", legalAre: "Legal moves: {list}", noMoves: "No legal moves",
     editing: "Editing: click squares to place pieces", invalidPosition: "Invalid position",
-    keysHelp: "Keys: ← → browse moves · F flip · M type a move · on the board: arrows and Enter",
+    keysHelp: "Keys: ← → browse moves · F flip · M type a move · on the board: arrows and Enter · ? all keys",
     analyse: "Analyse this position", whiteWins: "White wins", blackWins: "Black wins", drawn: "Draw",
     rulesLabel: "Rules", rulesDefault: "Turkish (federation)", rulesNoCapture: "+ draw after 50 plies without a capture",
     rulesKing: "+ a king beats a lone man",
@@ -118,7 +118,7 @@ window.I18N = {
     imported: "{n} oyun içe aktarıldı", noGames: "Henüz kayıtlı oyun yok.", inProgress: "sürüyor",
     illegalMove: "Kuralsız hamle", legalAre: "Yasal hamleler: {list}", noMoves: "Yasal hamle yok",
     editing: "Düzenleme: taş koymak için karelere tıklayın", invalidPosition: "Geçersiz pozisyon",
-    keysHelp: "Tuşlar: ← → hamleleri gez · F çevir · M hamle yaz · tahtada: ok tuşları ve Enter",
+    keysHelp: "Tuşlar: ← → hamleleri gez · F çevir · M hamle yaz · tahtada: ok tuşları ve Enter · ? tüm tuşlar",
     analyse: "Bu pozisyonu incele", whiteWins: "Beyaz kazandı", blackWins: "Siyah kazandı", drawn: "Berabere",
     rulesLabel: "Kurallar", rulesDefault: "Türk daması (federasyon)", rulesNoCapture: "+ taş almadan 50 yarım hamlede beraberlik",
     rulesKing: "+ dama tek taşı yener",
@@ -187,3 +187,45 @@ window.I18N = {
 // The Study view's tablebase panel.
 Object.assign(window.I18N.en, { tablebase: "Tablebase", "tb:win": "win", "tb:draw": "draw", "tb:loss": "loss" });
 Object.assign(window.I18N.tr, { tablebase: "Oyun sonu tablosu", "tb:win": "kazanır", "tb:draw": "berabere", "tb:loss": "kaybeder" });
+
+// Settings, the keyboard help, capture routes, promotion, confirming moves and named levels.
+Object.assign(window.I18N.en, {
+  settings: "Settings", setTheme: "Theme", themeSystem: "As the system", themeLight: "Light", themeDark: "Dark",
+  setBoard: "Board", boardWood: "Wood", boardGreen: "Green", boardBlue: "Blue",
+  boardTurkish: "Traditional (one colour, lines)", setPieces: "Pieces", piecesClassic: "Classic", piecesFlat: "Flat",
+  setSpeed: "Animation", speedOff: "Off", speedFast: "Fast", speedNormal: "Normal", speedSlow: "Slow",
+  setCoords: "Coordinates", setDots: "Legal move dots", setSound: "Sound (moves, captures, low time)",
+  setConfirm: "Confirm moves", setPremove: "Premoves while the opponent thinks",
+  shortcuts: "Keyboard shortcuts", keyBrowse: "Previous / next move", keyEnds: "First / last position",
+  keyFlip: "Flip the board", keyType: "Type a move", keyNew: "New game", keySettings: "Settings", keyHelp: "This help",
+  keyBoardKeys: "Arrows, Enter", keyBoard: "On the board: move the cursor, pick a piece or a square",
+  keyEsc: "Drop the picked piece; close a dialog",
+  playAgain: "Play again", confirmMove: "Play it", confirmAsk: "Play {move}?",
+  chooseRoute: "Several captures end there: pick the next landing square of the one you mean",
+  damaNotice: "DAMA!", promoted: "DAMA! {side} has a new king",
+  premoveSet: "Premove: {move}", premoveGone: "The premove was not legal and was dropped",
+  levelNamed: "{n} · {name}",
+  lvl1: "beginner", lvl2: "novice", lvl3: "casual", lvl4: "improver", lvl5: "club",
+  lvl6: "strong club", lvl7: "strong", lvl8: "expert", lvl9: "master", lvl10: "grandmaster",
+  material: "Material: {diff}", capturedN: "{n} captured",
+});
+Object.assign(window.I18N.tr, {
+  settings: "Ayarlar", setTheme: "Tema", themeSystem: "Sistemdeki gibi", themeLight: "Açık", themeDark: "Koyu",
+  setBoard: "Tahta", boardWood: "Ahşap", boardGreen: "Yeşil", boardBlue: "Mavi",
+  boardTurkish: "Geleneksel (tek renk, çizgili)", setPieces: "Taşlar", piecesClassic: "Klasik", piecesFlat: "Düz",
+  setSpeed: "Animasyon", speedOff: "Kapalı", speedFast: "Hızlı", speedNormal: "Normal", speedSlow: "Yavaş",
+  setCoords: "Koordinatlar", setDots: "Yasal hamle noktaları", setSound: "Ses (hamle, taş alma, az süre)",
+  setConfirm: "Hamleleri onayla", setPremove: "Rakip düşünürken ön hamle",
+  shortcuts: "Klavye kısayolları", keyBrowse: "Önceki / sonraki hamle", keyEnds: "İlk / son pozisyon",
+  keyFlip: "Tahtayı çevir", keyType: "Hamle yaz", keyNew: "Yeni oyun", keySettings: "Ayarlar", keyHelp: "Bu yardım",
+  keyBoardKeys: "Ok tuşları, Enter", keyBoard: "Tahtada: imleci gezdir, taş ya da kare seç",
+  keyEsc: "Seçilen taşı bırak; pencereyi kapat",
+  playAgain: "Yeniden oyna", confirmMove: "Oyna", confirmAsk: "{move} oynansın mı?",
+  chooseRoute: "Oraya birden çok alış varıyor: istediğiniz alışın sonraki karesini seçin",
+  damaNotice: "DAMA!", promoted: "DAMA! {side} yeni bir dama çıkardı",
+  premoveSet: "Ön hamle: {move}", premoveGone: "Ön hamle kurala uymadığı için silindi",
+  levelNamed: "{n} · {name}",
+  lvl1: "yeni başlayan", lvl2: "acemi", lvl3: "keyfine", lvl4: "gelişen", lvl5: "kulüp",
+  lvl6: "güçlü kulüp", lvl7: "güçlü", lvl8: "uzman", lvl9: "usta", lvl10: "büyük usta",
+  material: "Malzeme: {diff}", capturedN: "{n} taş alındı",
+});

@@ -3,33 +3,18 @@
 // legal (GET /api/moves) and sends every change over the game's WebSocket. The page shows the
 // last state the server sent, counts the clocks down between two states, and sends what the
 // player wants to do.
-"use strict";
+import { FILES, $, sleep, other } from "./js/util.js";
+import { toast as showToast, announce } from "./js/i18n.js";
+import { parseFen, squareCoords, squareAt as squareAtOf } from "./js/position.js";
 
-const FILES = "abcdefgh";
-const $ = (id) => document.getElementById(id);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const SIDES = ["white", "black"];
-const other = (side) => (side === "white" ? "black" : "white");
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
 // ---------------------------------------------------------------------------------------------
 // Messages
 
-let toastTimer = null;
-function toast(text, ms = 4500) {
-  const el = $("toast");
-  el.onclick = () => { el.hidden = true; };
-  el.textContent = text;
-  el.hidden = false;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.hidden = true; }, ms);
-}
-
-function announce(text) {
-  const el = $("announce");
-  el.textContent = "";
-  setTimeout(() => { el.textContent = text; }, 30);
-}
+// The main page's toast, shown a little longer here.
+function toast(text, ms = 4500) { showToast(text, ms); }
 
 // ---------------------------------------------------------------------------------------------
 // Server
@@ -518,25 +503,6 @@ function startLobby() {
 // ---------------------------------------------------------------------------------------------
 // Positions (display only: a FEN lists where the pieces stand)
 
-function parseFen(fen) {
-  const out = { side: "W", pieces: {} };
-  const parts = (fen || "").split(":");
-  if (parts.length !== 3) return out;
-  out.side = parts[0].trim().toUpperCase();
-  for (const field of parts.slice(1)) {
-    const color = field.trim()[0].toLowerCase();
-    for (let item of field.trim().slice(1).split(",")) {
-      item = item.trim();
-      if (!item) continue;
-      const king = item[0] === "K";
-      let name = king ? item.slice(1) : item;
-      if (/^\d+$/.test(name)) { const n = Number(name) - 1; name = FILES[n % 8] + (Math.floor(n / 8) + 1); }
-      out.pieces[name] = { c: color, k: king };
-    }
-  }
-  return out;
-}
-
 // The squares of a move in landing notation, its start first: `d4xd6xd8=K` -> d4 d6 d8.
 function landingSquares(text) {
   return (text || "").match(/[a-h][1-8]/g) || [];
@@ -582,14 +548,8 @@ function seatedAs(full) {
 
 function flipped() { return (view.you === "black") !== view.flip; }
 
-function coords(sq) {
-  const f = FILES.indexOf(sq[0]), r = Number(sq[1]) - 1;
-  return flipped() ? { col: 7 - f, row: r } : { col: f, row: 7 - r };
-}
-function squareAt(col, row) {
-  const f = flipped() ? 7 - col : col, r = flipped() ? row : 7 - row;
-  return FILES[f] + (r + 1);
-}
+const coords = (sq) => squareCoords(sq, flipped());
+const squareAt = (col, row) => squareAtOf(col, row, flipped());
 
 function buildBoard() {
   const el = $("board");

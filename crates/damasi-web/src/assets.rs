@@ -8,7 +8,8 @@ use axum::Router;
 
 use crate::AppState;
 
-/// The embedded files: URL path, content type, contents.
+/// The embedded files: URL path, content type, contents. The page's JavaScript is native ES
+/// modules under `/js/` (no build step); a test checks that every file of `assets/js/` is here.
 pub const FILES: &[(&str, &str, &str)] = &[
     (
         "/",
@@ -21,24 +22,114 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/app.css"),
     ),
     (
-        "/app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../assets/app.js"),
-    ),
-    (
-        "/plies.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../assets/plies.js"),
-    ),
-    (
-        "/local.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../assets/local.js"),
-    ),
-    (
         "/i18n.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/i18n.js"),
+    ),
+    (
+        "/js/api.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/api.js"),
+    ),
+    (
+        "/js/board/animation.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/animation.js"),
+    ),
+    (
+        "/js/board/index.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/index.js"),
+    ),
+    (
+        "/js/board/input.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/input.js"),
+    ),
+    (
+        "/js/board/material.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/material.js"),
+    ),
+    (
+        "/js/board/render.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/render.js"),
+    ),
+    (
+        "/js/i18n.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/i18n.js"),
+    ),
+    (
+        "/js/local.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/local.js"),
+    ),
+    (
+        "/js/main.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/main.js"),
+    ),
+    (
+        "/js/plies.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/plies.js"),
+    ),
+    (
+        "/js/position.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/position.js"),
+    ),
+    (
+        "/js/router.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/router.js"),
+    ),
+    (
+        "/js/settings.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/settings.js"),
+    ),
+    (
+        "/js/sound.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/sound.js"),
+    ),
+    (
+        "/js/state.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/state.js"),
+    ),
+    (
+        "/js/util.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/util.js"),
+    ),
+    (
+        "/js/views/editor.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/editor.js"),
+    ),
+    (
+        "/js/views/games.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/games.js"),
+    ),
+    (
+        "/js/views/newgame.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/newgame.js"),
+    ),
+    (
+        "/js/views/play.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/play.js"),
+    ),
+    (
+        "/js/views/study.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/study.js"),
     ),
     (
         "/online.css",
@@ -162,4 +253,40 @@ async fn not_found(uri: Uri) -> Response {
         format!("404: nothing at {}\n", uri.path()),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FILES;
+
+    /// A module added under `assets/js/` and not listed in [`FILES`] would be a 404 for the
+    /// page that imports it.
+    #[test]
+    fn every_module_of_the_page_is_embedded() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
+        let mut stack = vec![dir.join("js")];
+        let mut seen = 0;
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let rel = p
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let url = format!("/{rel}");
+                let (_, _, body) = FILES
+                    .iter()
+                    .find(|(u, _, _)| *u == url)
+                    .unwrap_or_else(|| panic!("{url} is not embedded (src/assets.rs FILES)"));
+                assert_eq!(*body, std::fs::read_to_string(&p).unwrap(), "{url}");
+                seen += 1;
+            }
+        }
+        assert!(seen >= 10, "only {seen} modules found");
+    }
 }

@@ -63,9 +63,10 @@ async fn page_and_assets_are_embedded() {
     let app = app();
     for (path, mime, needle) in [
         ("/", "text/html", "<title>damasi"),
-        ("/app.js", "text/javascript", "api("),
+        ("/js/main.js", "text/javascript", "boot("),
+        ("/js/api.js", "text/javascript", "api("),
         ("/i18n.js", "text/javascript", "tr:"),
-        ("/plies.js", "text/javascript", "Plies"),
+        ("/js/plies.js", "text/javascript", "Plies"),
         ("/app.css", "text/css", ".board"),
         ("/favicon.svg", "image/svg+xml", "<svg"),
     ] {

@@ -1,12 +1,14 @@
 // Playing with no server: the same JSON API the server answers (docs/web-api.md), answered in
 // this page by the rules and the engine compiled to WebAssembly (crates/damasi-wasm: `Game`
-// for the rules, the engine in a Web Worker that `engine.js` can stop at once). app.js sends
+// for the rules, the engine in a Web Worker that `engine.js` can stop at once). api.js sends
 // its requests here instead of over the network when `Local.active`: when the page was
 // exported as static files (no server behind it), or when the reader chooses the engine in
 // this browser. Games are kept in this browser (localStorage); games have no clock here.
-"use strict";
-window.Local = (() => {
-  const meta = document.querySelector('meta[name="damasi-wasm"]');
+import { ApiError } from "./api.js";
+import { t } from "./i18n.js";
+
+export const Local = (() => {
+  const meta = /** @type {HTMLMetaElement|null} */ (document.querySelector('meta[name="damasi-wasm"]'));
   // Where the WebAssembly build and the engine's worker are: `/wasm/` on the damasi server,
   // `../` in the exported static site.
   const base = meta ? new URL(meta.content, location.href).href : null;
@@ -16,7 +18,7 @@ window.Local = (() => {
   const MOVE_TIME = { 1: 0.1, 2: 0.15, 3: 0.2, 4: 0.3, 5: 0.4, 6: 0.5, 7: 0.7, 8: 1, 9: 1.5, 10: 2 };
   const state = { active: false, engine: null, wasm: null, parseInfo: null, games: new Map(), nextId: 1, analysis: null };
 
-  // A refusal in the server's shape (app.js's ApiError).
+  // A refusal in the server's shape (api.js's ApiError).
   const fail = (status, code, message, extra = {}) => new ApiError(status, { error: message, code, ...extra });
   const other = (side) => (side === "white" ? "black" : "white");
   const now = () => new Date().toISOString().replace("T", " ").slice(0, 19);
@@ -352,13 +354,13 @@ window.Local = (() => {
   }
 
   // What the page shows only in this mode: the Stop button while the engine thinks, the PDN
-  // export as a file made here. Called by app.js whenever it draws its buttons.
+  // export as a file made here. Called by the play view whenever it draws its buttons.
   let exportUrl = null;
   function decorate(g) {
     const stopButton = document.getElementById("btn-stop");
     const thinking = state.active && !!g && !g.outcome.over && g.engine && g.engine.state === "thinking";
     if (stopButton) stopButton.hidden = !thinking;
-    const link = document.getElementById("btn-export-play");
+    const link = /** @type {HTMLAnchorElement|null} */ (document.getElementById("btn-export-play"));
     if (state.active && g && link) {
       if (exportUrl) URL.revokeObjectURL(exportUrl);
       exportUrl = URL.createObjectURL(new Blob([pdn(g.id)], { type: "application/x-pdn" }));

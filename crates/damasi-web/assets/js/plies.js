@@ -2,8 +2,7 @@
 // game's `plies` as an array as long as the whole game, indexed by ply, holding only the
 // pages it has: the newest page comes with every answer, earlier ones are fetched when the
 // reader goes back to them. A normal game fits in one page, so its array has no holes.
-"use strict";
-window.Plies = (() => {
+export const Plies = (() => {
   const PAGE = 500;
 
   // Whether two plies are the same move to the same position.

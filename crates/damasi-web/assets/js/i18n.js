@@ -1,0 +1,57 @@
+// The page's words in the reader's language: the dictionaries are in /i18n.js (window.I18N,
+// shared with the online page and checked by the i18n test); this module picks and fills them.
+import { $, $$ } from "./util.js";
+
+
+let lang = localStorage.getItem("damasi.lang") || ((navigator.language || "en").startsWith("tr") ? "tr" : "en");
+
+export function t(key, vars) {
+  let s = (window.I18N[lang] && window.I18N[lang][key]) || window.I18N.en[key] || key;
+  for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(v);
+  return s;
+}
+export function hasText(key) { return Object.prototype.hasOwnProperty.call(window.I18N.en, key); }
+export function sideName(side) { return t(side === "white" || side === "W" ? "white" : "black"); }
+
+// An outcome in the reader's language, from its code (`white:resignation`, `draw:agreement`,
+// `aborted`); the server's English sentence only for a code this page does not know.
+export function outcomeText(outcome) {
+  const o = typeof outcome === "string" ? { code: outcome } : outcome || {};
+  const code = o.code || "";
+  if (code === "aborted") return t("out:aborted");
+  const [who, reason] = code.split(":");
+  const key = (who === "draw" ? "draw:" : "win:") + reason;
+  if (!reason || !["white", "black", "draw"].includes(who) || !hasText(key)) return o.reason || code;
+  return t(key, { winner: sideName(who), loser: sideName(who === "white" ? "black" : "white") });
+}
+
+export function applyI18n() {
+  document.documentElement.lang = lang;
+  $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  $$("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
+  $("move-input").placeholder = "d3-d4";
+  for (const b of $$(".langs button")) b.setAttribute("aria-pressed", String(b.dataset.lang === lang));
+}
+
+export function announce(text) {
+  const el = $("announce");
+  el.textContent = "";
+  setTimeout(() => { el.textContent = text; }, 30);
+}
+
+let toastTimer = null;
+export function toast(text, ms = 3500) {
+  const el = $("toast");
+  el.onclick = () => { el.hidden = true; };
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, ms);
+}
+
+export function getLang() { return lang; }
+/** @param {string} l */
+export function setLang(l) { lang = l; localStorage.setItem("damasi.lang", l); }
+
+/** An engine level with its name: "3 · casual". @param {number} n */
+export function levelName(n) { return t("levelNamed", { n, name: t("lvl" + n) }); }

@@ -1,0 +1,265 @@
+// The damasi page. It holds no rules of the game and decides nothing: legal moves (with
+// their routes), positions, clocks, the engine's moves and outcomes all come from the server's
+// JSON API (docs/web-api.md), which referees every saved game. This module starts the page:
+// it registers the views, wires the controls and the keys, and opens the first game.
+import { $, $$, sleep } from "./util.js";
+import { t, applyI18n, setLang, toast, announce, sideName, levelName } from "./i18n.js";
+import { showError, transient } from "./api.js";
+import { Local } from "./local.js";
+import { parseFen, START_FEN } from "./position.js";
+import { board } from "./board/index.js";
+import { S, study } from "./state.js";
+import { registerView, setMode, parseRoute, openRoute, syncUrl, redraw } from "./router.js";
+import { wireSettings } from "./settings.js";
+import { playSound } from "./sound.js";
+import { renderMaterial } from "./board/material.js";
+import {
+  answerDraw, browse, createGame, hint, loadGame, newGame, notation, offerDraw, refresh, renderButtons,
+  renderPlay, renderPlayers, resign, retryEngine, setStatusNote, shownFen, takeBack, tick, typedMove, rematch,
+} from "./views/play.js";
+import { loadLine, stopAnalysis, studyShow, studyUrl } from "./views/study.js";
+import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "./views/editor.js";
+import { importPdn, renderGames } from "./views/games.js";
+import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
+
+// Set by an #/editor address: the study view opens with the editor.
+let editOnShow = false;
+
+function registerViews() {
+  registerView("play", {
+    panel: "panel-play",
+    words: ["game", "play"],
+    url: () => (S.game ? `#/game/${S.game.id}` : "#/play"),
+    async enter(r) {
+      const id = Number(r.rest);
+      if (!id || (S.game && S.game.id === id)) return;
+      try { await loadGame(id); } catch (e) { showError(e); }
+    },
+    show() {
+      board.editTool = null;
+      board.hint = null; board.hintMove = null;
+      $("evalbar").hidden = true;
+      if (S.game) renderButtons();
+      renderPlay();
+    },
+  });
+  registerView("study", {
+    panel: "panel-study",
+    words: ["study", "editor"],
+    url: () => (study.editing ? editorUrl() : studyUrl()),
+    async enter(r) {
+      const fen = r.query.get("fen");
+      if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
+      if (fen) await loadLine(fen, (r.query.get("moves") || "").split(",").filter(Boolean));
+      editOnShow = r.word === "editor";
+    },
+    show() {
+      board.hint = null; board.hintMove = null;
+      $("evalbar").hidden = false;
+      if (S.game) renderButtons();
+      if (!study.start) study.start = S.game ? shownFen() : START_FEN;
+      renderPlayers();
+      if (editOnShow) { editOnShow = false; startEditor(); } else studyShow();
+    },
+    leave() { stopAnalysis(); },
+  });
+  registerView("games", {
+    panel: "panel-games",
+    words: ["games"],
+    url: () => "#/games",
+    show() {
+      $("evalbar").hidden = true;
+      if (S.game) renderButtons();
+      renderGames();
+    },
+  });
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch (_) {
+    const ta = document.createElement("textarea");
+    ta.value = text;
+    document.body.appendChild(ta);
+    ta.select();
+    try { document.execCommand("copy"); } catch (_) { /* nothing more to try */ }
+    ta.remove();
+  }
+  toast(t("copied"));
+}
+
+function wire() {
+  for (const b of $$(".tabs button")) b.addEventListener("click", () => setMode(b.dataset.mode));
+  for (const b of $$(".langs button")) b.addEventListener("click", () => {
+    setLang(b.dataset.lang);
+    applyI18n();
+    $("new-level-out").textContent = levelName(Number($("new-level").value));
+    redraw();
+  });
+  $("btn-new").addEventListener("click", () => openNewDialog(false));
+  $("btn-takeback").addEventListener("click", takeBack);
+  $("btn-hint").addEventListener("click", hint);
+  $("btn-flip").addEventListener("click", () => { board.setFlipped(!board.flipped); renderPlay(); });
+  $("btn-draw").addEventListener("click", offerDraw);
+  $("btn-resign").addEventListener("click", resign);
+  $("btn-retry").addEventListener("click", retryEngine);
+  $("draw-yes").addEventListener("click", () => answerDraw(true));
+  $("draw-no").addEventListener("click", () => answerDraw(false));
+  $("notation").addEventListener("change", () => {
+    localStorage.setItem("damasi.notation", notation());
+    if (S.mode === "study") studyShow(); else renderPlay();
+  });
+  $("move-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("move-input").value.trim();
+    if (text) typedMove(text);
+  });
+  /** @type {[string, (n: number) => number][]} */
+  const navs = [["nav-first", () => 0], ["nav-prev", (n) => n - 1], ["nav-next", (n) => n + 1], ["nav-last", () => Infinity]];
+  for (const [id, f] of navs) {
+    $(id).addEventListener("click", () => { if (S.game) browse(f(S.viewPly === null ? S.game.plies.length : S.viewPly)); });
+  }
+  $("btn-copyfen-play").addEventListener("click", () => copyText(shownFen()));
+  $("btn-analyse").addEventListener("click", () => {
+    if (!S.game) return;
+    if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
+    study.start = shownFen(); study.line = []; study.idx = 0;
+    setMode("study");
+  });
+
+  $("new-level").addEventListener("input", () => { $("new-level-out").textContent = levelName(Number($("new-level").value)); });
+  $("btn-rematch").addEventListener("click", rematch);
+  $("btn-help").addEventListener("click", () => $("help-dialog").showModal());
+  for (const r of $$('input[name="opp"]')) r.addEventListener("change", () => {
+    $("engine-opts").disabled = $('new-form').querySelector('input[name="opp"]:checked').value !== "engine";
+  });
+  $("new-dialog").addEventListener("close", () => {
+    if ($("new-dialog").returnValue === "ok") newGame(newGameBody());
+  });
+
+  $("st-undo").addEventListener("click", () => { if (study.idx > 0) { study.idx--; studyShow(); } });
+  $("st-flip").addEventListener("click", () => { board.setFlipped(!board.flipped); studyShow(); });
+  $("st-edit").addEventListener("click", () => { if (study.editing) finishEditor(); else startEditor(); });
+  $("st-play").addEventListener("click", () => openNewDialog(true));
+  for (const b of $$(".palette button")) b.addEventListener("click", () => {
+    study.tool = b.dataset.tool;
+    board.editTool = study.tool;
+    for (const o of $$(".palette button")) o.setAttribute("aria-pressed", String(o === b));
+  });
+  $("ed-side").addEventListener("change", updateEditorFen);
+  $("ed-clear").addEventListener("click", () => { study.edit.pieces = {}; board.pos = study.edit; board.drawPieces(); updateEditorFen(); });
+  $("ed-start").addEventListener("click", () => {
+    study.edit = parseFen(START_FEN);
+    $("ed-side").value = "W";
+    board.pos = study.edit; board.drawPieces(); updateEditorFen();
+  });
+  $("ed-done").addEventListener("click", finishEditor);
+  $("fen-form").addEventListener("submit", (e) => { e.preventDefault(); loadFen($("fen-input").value); });
+  $("st-copyfen").addEventListener("click", () => copyText($("fen-input").value));
+
+  $("pdn-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("pdn-text").value;
+    if (text.trim()) importPdn(text);
+  });
+  $("pdn-file").addEventListener("change", async () => {
+    const f = $("pdn-file").files[0];
+    if (f) { $("pdn-text").value = await f.text(); }
+  });
+
+  document.addEventListener("keydown", (e) => {
+    const target = /** @type {HTMLElement} */ (e.target);
+    const tag = (target.tagName || "").toLowerCase();
+    if (["input", "textarea", "select"].includes(tag) || target === board.el || $("new-dialog").open || $("settings-dialog").open || $("help-dialog").open) return;
+    if (S.mode === "play" && S.game) {
+      const cur = S.viewPly === null ? S.game.plies.length : S.viewPly;
+      if (e.key === "ArrowLeft") { browse(cur - 1); e.preventDefault(); }
+      else if (e.key === "ArrowRight") { browse(cur + 1); e.preventDefault(); }
+      else if (e.key === "Home") { browse(0); e.preventDefault(); }
+      else if (e.key === "End") { browse(Infinity); e.preventDefault(); }
+    } else if (S.mode === "study") {
+      if (e.key === "ArrowLeft" && study.idx > 0) { study.idx--; studyShow(); e.preventDefault(); }
+      else if (e.key === "ArrowRight" && study.idx < study.line.length) { study.idx++; studyShow(); e.preventDefault(); }
+    }
+    if (e.key === "f" && !e.ctrlKey && !e.metaKey) { board.setFlipped(!board.flipped); if (S.mode === "study") studyShow(); else renderPlay(); }
+    if (e.key === "m" && S.mode === "play") { $("move-input").focus(); e.preventDefault(); }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "?") { $("help-dialog").showModal(); e.preventDefault(); }
+    if (e.key === "s") { $("settings-dialog").showModal(); e.preventDefault(); }
+    if (e.key === "n") { openNewDialog(false); e.preventDefault(); }
+  });
+}
+
+async function boot() {
+  applyI18n();
+  board.init();
+  board.note = setStatusNote;
+  board.onDrawn = () => renderMaterial(board.pos, board.flipped);
+  board.onMoved = movedOnBoard;
+  wireSettings();
+  registerViews();
+  wire();
+  restoreNewDefaults();
+  $("new-level-out").textContent = levelName(Number($("new-level").value));
+  const n = localStorage.getItem("damasi.notation");
+  if (n) $("notation").value = n;
+  setInterval(tick, 200);
+  $("btn-engine-mode").addEventListener("click", () => Local.toggle());
+  $("btn-stop").addEventListener("click", () => { if (S.game && Local.stop(S.game.id)) refresh(S.game.id); });
+  if (await Local.wanted()) {
+    try { await Local.start(); } catch (e) { console.warn("in-browser engine:", e); showError(e); }
+  }
+  Local.decorate(null);
+  // An address names what to show (a shared link, a reload); a game's is opened as the first
+  // game, any other view's after it.
+  const hash = location.hash;
+  const route = parseRoute(hash);
+  const gameId = route && route.word === "game" ? Number(route.rest) : 0;
+  if (gameId) localStorage.setItem("damasi.game", String(gameId));
+  await openFirstGame();
+  if (route && !gameId && route.word !== "play") await openRoute(hash);
+  S.booting = false;
+  syncUrl("replace");
+}
+
+// A move shown on the board: its sound, and the federation's "DAMA!" when a man is crowned.
+function movedOnBoard(m) {
+  playSound(m.captures && m.captures.length ? "capture" : "move");
+  if (!m.promotion) return;
+  const el = $("dama");
+  el.textContent = t("damaNotice");
+  el.hidden = false;
+  announce(t("promoted", { side: sideName(board.pos.side) }));
+  clearTimeout(damaTimer);
+  damaTimer = setTimeout(() => { el.hidden = true; }, 1800);
+}
+let damaTimer = 0;
+
+// The game shown at the start: the one played last, or else a new game against the engine.
+// While the server cannot be reached, the page says so and tries again.
+async function openFirstGame() {
+  const saved = Number(localStorage.getItem("damasi.game")) || 0;
+  for (let failures = 1; ; failures++) {
+    try {
+      if (saved) {
+        try { await loadGame(saved); setMode("play"); return; } catch (e) { if (transient(e)) throw e; }
+      }
+      await createGame({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
+      return;
+    } catch (e) {
+      if (!transient(e)) { showError(e); return; }
+      $("status").textContent = t("reconnecting");
+      $("status").className = "status offline";
+      await sleep(Math.min(5000, 400 * 2 ** Math.min(failures, 4)));
+    }
+  }
+}
+
+// The tests (e2e/) and the console look at the page's state through these names.
+for (const name of ["game", "viewPly"]) {
+  Object.defineProperty(window, name, { get: () => S[name], configurable: true });
+}
+Object.assign(window, { board, takeBack, typedMove, Local });
+
+boot();

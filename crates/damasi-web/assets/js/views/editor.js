@@ -1,0 +1,79 @@
+// The position editor (in the study view): pieces placed by clicking squares, then the
+// position checked by the server and studied.
+import { $ } from "../util.js";
+import { t } from "../i18n.js";
+import { api, showError } from "../api.js";
+import { parseFen, fenOf } from "../position.js";
+import { board } from "../board/index.js";
+import { study } from "../state.js";
+import { toast } from "../i18n.js";
+import { setStatusNote } from "./play.js";
+import { studyFen, studyShow, stopAnalysis } from "./study.js";
+import { syncUrl } from "../router.js";
+
+export function startEditor() {
+  study.editing = true;
+  study.seq++;
+  stopAnalysis();
+  $("an-score").textContent = "–"; $("an-pv").textContent = "–"; $("an-depth").textContent = "";
+  study.edit = parseFen(studyFen());
+  $("editor").hidden = false;
+  $("ed-side").value = study.edit.side;
+  board.editTool = study.tool;
+  board.onEdit = editSquare;
+  board.set(studyFen(), {});
+  board.pos = study.edit;
+  board.drawPieces();
+  setStatusNote(t("editing"));
+  updateEditorFen();
+  syncUrl("push");
+}
+
+export function editSquare(sq) {
+  const tool = study.tool;
+  const cur = study.edit.pieces[sq];
+  if (tool === "x") delete study.edit.pieces[sq];
+  else {
+    const want = { c: tool[0], k: tool[1] === "k" };
+    if (cur && cur.c === want.c && cur.k === want.k) delete study.edit.pieces[sq];
+    else study.edit.pieces[sq] = want;
+  }
+  board.pos = study.edit;
+  board.drawPieces();
+  updateEditorFen();
+}
+
+export function updateEditorFen() {
+  study.edit.side = $("ed-side").value;
+  $("fen-input").value = fenOf(study.edit.pieces, study.edit.side);
+  syncUrl("replace");
+}
+
+export async function finishEditor() {
+  const fen = fenOf(study.edit.pieces, $("ed-side").value);
+  try {
+    const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    study.editing = false;
+    board.editTool = null;
+    board.onEdit = null;
+    $("editor").hidden = true;
+    study.start = v.fen; study.line = []; study.idx = 0;
+    studyShow();
+  } catch (e) {
+    toast(t("invalidPosition") + ": " + e.message, 6000);
+  }
+}
+
+export async function loadFen(fen) {
+  try {
+    const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
+    study.start = v.fen; study.line = []; study.idx = 0;
+    studyShow();
+  } catch (e) { showError(e); }
+}
+
+/** The address of the editor with its position. */
+export function editorUrl() {
+  return "#/editor?" + new URLSearchParams({ fen: fenOf(study.edit.pieces, study.edit.side) }).toString();
+}

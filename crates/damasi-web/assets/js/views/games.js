@@ -1,0 +1,102 @@
+// The games view: the saved games (resume, PDN, delete) and the PDN import.
+import { $ } from "../util.js";
+import { t, outcomeText, announce, toast } from "../i18n.js";
+import { api, showError } from "../api.js";
+import { loadGame } from "./play.js";
+import { setMode } from "../router.js";
+
+// A saved game's ending in the reader's language: from its outcome code (the summary gives
+// it as `outcome`, a code or an object with one), else the stored sentence.
+export function summaryOutcome(g) {
+  const o = g.outcome;
+  const code = typeof o === "string" ? o : (o && o.code) || g.code || "";
+  return code ? outcomeText({ code, reason: g.reason }) : g.reason || "";
+}
+
+export function playerShort(p) { return p.kind === "engine" ? t("engineLevel", { n: p.level }) : t("person"); }
+
+export async function renderGames() {
+  const body = $("games-body");
+  try {
+    const list = await api("GET", "/api/games");
+    body.innerHTML = "";
+    if (!list.length) {
+      body.innerHTML = `<tr><td colspan="7" class="muted"></td></tr>`;
+      body.querySelector("td").textContent = t("noGames");
+      return;
+    }
+    for (const g of list) {
+      const tr = document.createElement("tr");
+      tr.dataset.id = g.id;
+      const cells = [String(g.id), g.updated.slice(0, 16), g.white_name || playerShort(g.white),
+        g.black_name || playerShort(g.black), String(g.plies), g.result === "*" && !g.outcome ? t("inProgress") : g.result];
+      for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
+      tr.children[1].className = "nowrap";
+      if (g.event) {
+        const ev = document.createElement("div");
+        ev.className = "muted small";
+        ev.textContent = g.event;
+        tr.children[2].appendChild(ev);
+      }
+      const why = summaryOutcome(g);
+      if (why) {
+        const el = document.createElement("div");
+        el.className = "muted small";
+        el.textContent = why;
+        tr.children[5].appendChild(el);
+      }
+      const acts = document.createElement("td");
+      const open = document.createElement("button");
+      open.textContent = t("resume");
+      open.className = "resume";
+      open.addEventListener("click", async () => {
+        try { await loadGame(g.id); setMode("play"); } catch (e) { showError(e); }
+      });
+      const pdn = document.createElement("a");
+      pdn.className = "button";
+      pdn.textContent = "PDN";
+      pdn.href = `/api/games/${g.id}/pdn`;
+      pdn.setAttribute("download", `damasi-game-${g.id}.pdn`);
+      const del = document.createElement("button");
+      del.textContent = t("del");
+      del.addEventListener("click", async () => {
+        if (!confirm(t("confirmDelete", { n: g.id }))) return;
+        try { await api("DELETE", `/api/games/${g.id}`); renderGames(); } catch (e) { showError(e); }
+      });
+      const box = document.createElement("div");
+      box.className = "acts";
+      box.append(open, pdn, del);
+      acts.appendChild(box);
+      tr.appendChild(acts);
+      body.appendChild(tr);
+    }
+  } catch (e) { showError(e); }
+}
+
+// Every good game of the file is saved; each broken one is listed with its line.
+export async function importPdn(text) {
+  try {
+    const res = await api("POST", "/api/pdn/import", { pdn: text });
+    const ids = Array.isArray(res && res.ids) ? res.ids : [];
+    const errors = Array.isArray(res && res.errors) ? res.errors : [];
+    const msg = t("imported", { n: ids.length }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
+    toast(msg, errors.length ? 7000 : 3500);
+    announce(msg);
+    showImportReport(ids.length, errors);
+    if (ids.length) $("pdn-text").value = "";
+    await renderGames();
+  } catch (e) { showError(e); }
+}
+
+export function showImportReport(imported, errors) {
+  const box = $("pdn-report");
+  box.hidden = false;
+  $("pdn-report-head").textContent = t("imported", { n: imported }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
+  const list = $("pdn-report-list");
+  list.innerHTML = "";
+  for (const err of errors) {
+    const li = document.createElement("li");
+    li.textContent = t("importError", { game: err.game, line: err.line, message: err.message });
+    list.appendChild(li);
+  }
+}
