@@ -94,7 +94,10 @@ async fn a_puzzle_near_the_rating_comes_without_its_solution() {
 
     let (s, w) = get(&app, &format!("/api/puzzles/{id}")).await;
     assert_eq!(s, StatusCode::OK);
-    assert_eq!((w["id"].clone(), w["fen"].clone()), (v["id"].clone(), v["fen"].clone()));
+    assert_eq!(
+        (w["id"].clone(), w["fen"].clone()),
+        (v["id"].clone(), v["fen"].clone())
+    );
 
     let (s, e) = get(&app, &format!("/api/puzzles?rating=1500&exclude={id}")).await;
     assert_eq!(s, StatusCode::OK);
@@ -104,9 +107,15 @@ async fn a_puzzle_near_the_rating_comes_without_its_solution() {
     let (s, _) = get(&app, "/api/puzzles").await;
     assert_eq!(s, StatusCode::OK);
     let (s, e) = get(&app, "/api/puzzles?rating=strong").await;
-    assert_eq!((s, e["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad-request")));
+    assert_eq!(
+        (s, e["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad-request"))
+    );
     let (s, e) = get(&app, "/api/puzzles/nope").await;
-    assert_eq!((s, e["code"].as_str()), (StatusCode::NOT_FOUND, Some("not-found")));
+    assert_eq!(
+        (s, e["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not-found"))
+    );
 }
 
 #[tokio::test]
@@ -120,7 +129,12 @@ async fn attempts_are_checked_and_rate_the_player() {
     let player = json!({"rating": 1500.0, "deviation": 350.0, "volatility": 0.06});
 
     // The first move: right, the reply comes back, no rating change yet.
-    let (s, v) = post(&app, &uri, json!({"moves": [p.solution[0]], "player": player})).await;
+    let (s, v) = post(
+        &app,
+        &uri,
+        json!({"moves": [p.solution[0]], "player": player}),
+    )
+    .await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["correct"], true);
     assert_eq!(v["complete"], false);
@@ -131,14 +145,22 @@ async fn attempts_are_checked_and_rate_the_player() {
     let mine: Vec<&String> = p.solution.iter().step_by(2).collect();
     let (s, v) = post(&app, &uri, json!({"moves": mine, "player": player})).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    assert_eq!((v["correct"].clone(), v["complete"].clone()), (json!(true), json!(true)));
+    assert_eq!(
+        (v["correct"].clone(), v["complete"].clone()),
+        (json!(true), json!(true))
+    );
     assert!(v["player"]["rating"].as_f64().unwrap() > 1500.0);
     assert_eq!(v["solution"], json!(p.solution));
 
     // A wrong legal move: not correct, the expected move, the rating goes down.
     let pos = Position::from_fen(&p.fen).unwrap();
     let first = pos.parse_move(&p.solution[0]).unwrap();
-    let other = pos.legal_moves().iter().copied().find(|m| *m != first).unwrap();
+    let other = pos
+        .legal_moves()
+        .iter()
+        .copied()
+        .find(|m| *m != first)
+        .unwrap();
     let wrong = pos.write_move(&other, Notation::Landing);
     let (s, v) = post(&app, &uri, json!({"moves": [wrong], "player": player})).await;
     assert_eq!(s, StatusCode::OK, "{v}");
@@ -150,12 +172,32 @@ async fn attempts_are_checked_and_rate_the_player() {
     // Errors: an illegal move (422 with the legal moves), no moves, an unknown field, an
     // unknown puzzle.
     let (s, v) = post(&app, &uri, json!({"moves": ["a1-h8"]})).await;
-    assert_eq!((s, v["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("illegal-move")));
-    assert_eq!(v["legal"].as_array().unwrap().len(), pos.legal_moves().len());
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("illegal-move"))
+    );
+    assert_eq!(
+        v["legal"].as_array().unwrap().len(),
+        pos.legal_moves().len()
+    );
     let (s, v) = post(&app, &uri, json!({"moves": []})).await;
-    assert_eq!((s, v["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad-request")));
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad-request"))
+    );
     let (s, v) = post(&app, &uri, json!({"moves": [p.solution[0]], "hint": true})).await;
-    assert_eq!((s, v["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad-request")));
-    let (s, v) = post(&app, "/api/puzzles/nope/attempt", json!({"moves": ["a1-a2"]})).await;
-    assert_eq!((s, v["code"].as_str()), (StatusCode::NOT_FOUND, Some("not-found")));
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad-request"))
+    );
+    let (s, v) = post(
+        &app,
+        "/api/puzzles/nope/attempt",
+        json!({"moves": ["a1-a2"]}),
+    )
+    .await;
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not-found"))
+    );
 }
