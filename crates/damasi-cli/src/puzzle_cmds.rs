@@ -91,7 +91,9 @@ fn generate_cmd(a: GenerateArgs) -> Result<()> {
                 solution in landing notation, the solving side's moves and the replies.";
     let mut write_error = None;
     let max = a.max.unwrap_or(usize::MAX);
+    let mut played = 0;
     let puzzles = generate(&config, oracle, &mut |p, found| {
+        played = p.games;
         eprintln!(
             "game {}/{}: {} positions, {} puzzles, {:.0} s",
             p.games,
@@ -113,7 +115,7 @@ fn generate_cmd(a: GenerateArgs) -> Result<()> {
     eprintln!(
         "{} puzzles from {} games in {:.0} s, written to {}",
         puzzles.len().min(max),
-        config.games,
+        played,
         started.elapsed().as_secs_f64(),
         a.out.display()
     );
