@@ -6,6 +6,7 @@ mod book_cmds;
 mod engine_cmds;
 mod online_cmds;
 mod play_cmd;
+mod puzzle_cmds;
 mod rules_cmds;
 mod serve_cmd;
 mod site_cmd;
@@ -52,6 +53,8 @@ enum Command {
     Token(online_cmds::TokenArgs),
     /// Connect a Hub engine to a damasi server as a player (Board API).
     Bot(online_cmds::BotArgs),
+    /// Tactics puzzles: `damasi puzzles generate` finds them in engine self-play.
+    Puzzles(puzzle_cmds::PuzzlesArgs),
 }
 
 fn main() {
@@ -73,6 +76,7 @@ fn main() {
         Some(Command::User(a)) => online_cmds::user(a),
         Some(Command::Token(a)) => online_cmds::token(a),
         Some(Command::Bot(a)) => online_cmds::bot(a),
+        Some(Command::Puzzles(a)) => puzzle_cmds::puzzles(a),
     };
     if let Err(e) = result {
         eprintln!("damasi: error: {e:#}");

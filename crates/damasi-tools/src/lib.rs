@@ -24,5 +24,6 @@ pub mod bot;
 pub mod hub_client;
 pub mod match_runner;
 pub mod openings;
+pub mod puzzles;
 pub mod sprt;
 pub mod tune;

@@ -20,6 +20,8 @@
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms}` | score, depth and best line |
 //! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
+//! | `GET /api/learn/course`, `GET /api/learn/examples` | the rules course and the federation's worked examples ([`learn`]) |
+//! | `GET /api/puzzles?rating=`, `GET /api/puzzles/{id}`, `POST /api/puzzles/{id}/attempt` | tactics puzzles and the player's puzzle rating |
 //! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change; `?from=PLY&limit=N` pages through the plies) |
 //! | `POST /api/games/{id}/{move,engine,hint,takeback,resign,draw,draw/answer,flag}` | play a saved game |
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
@@ -59,6 +61,7 @@ pub mod assets;
 pub mod brain;
 pub mod error;
 pub mod games;
+pub mod learn;
 pub mod online;
 pub mod pdn;
 pub mod record;
@@ -160,6 +163,11 @@ pub fn router(state: AppState) -> Router {
         .route("/engine/move", post(api::engine_move))
         .route("/analyze", post(api::analyze))
         .route("/tablebase", get(tablebase::tablebase))
+        .route("/learn/course", get(learn::course_json))
+        .route("/learn/examples", get(learn::examples_json))
+        .route("/puzzles", get(learn::next_puzzle))
+        .route("/puzzles/{id}", get(learn::show_puzzle))
+        .route("/puzzles/{id}/attempt", post(learn::attempt))
         .route("/pdn/import", post(games::import_pdn))
         .route("/games", get(games::list).post(games::create))
         .route("/games/{id}", get(games::show).delete(games::remove))
