@@ -100,10 +100,12 @@ export const Local = (() => {
 
   // ----- the engine
 
-  function hubLines(game, level, seconds) {
+  // `book`: the engine's own moves in games may come from the opening book; analysis never.
+  function hubLines(game, level, seconds, book) {
     const moves = game.hub_moves();
     return [
       `set-param name=level value=${level}`,
+      `set-param name=book value=${book ? "true" : "false"}`,
       `pos pos=${game.start_board()}` + (moves ? ` moves="${moves}"` : ""),
       `level move-time=${seconds}`,
       "go think",
@@ -119,7 +121,7 @@ export const Local = (() => {
     rec.failed = null;
     const token = (rec.token = {});
     changed(rec);
-    const res = await state.engine.search(hubLines(rec.game, level, MOVE_TIME[level] || 0.5));
+    const res = await state.engine.search(hubLines(rec.game, level, MOVE_TIME[level] || 0.5, true));
     if (rec.token !== token) return;
     rec.thinking = false;
     if (res.move) {
@@ -150,7 +152,7 @@ export const Local = (() => {
     if (signal) signal.addEventListener("abort", () => { if (state.analysis === token) state.engine.stop(); });
     let res;
     try {
-      res = await state.engine.search(hubLines(game, 10, seconds));
+      res = await state.engine.search(hubLines(game, 10, seconds, false));
     } finally {
       if (state.analysis === token) state.analysis = null;
     }
