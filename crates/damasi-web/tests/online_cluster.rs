@@ -327,6 +327,58 @@ fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
         }
         assert!(String::from_utf8_lossy(&seen).contains("gameStart"));
 
+        // Quick pairing: one waits in a pool on A, the other joins it on B.
+        let (cn, dn) = (unique("cc"), unique("cd"));
+        let carol = sign_up(a_addr, &cn).await;
+        let dave = sign_up(b_addr, &dn).await;
+        let (st, v) = http(a_addr, "POST", "/api/pool/5+3", &carol, None).await;
+        assert_eq!((st, v["waiting"].as_bool()), (200, Some(true)), "{v}");
+        let (_, lobby) = http(b_addr, "GET", "/api/lobby", "", None).await;
+        let waiting = lobby["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == "5+3");
+        assert!(
+            waiting.is_some_and(|p| p["waiting"].as_u64() >= Some(1)),
+            "{lobby}"
+        );
+        let (st, v) = http(b_addr, "POST", "/api/pool/5+3", &dave, None).await;
+        assert_eq!(st, 200, "{v}");
+        let pooled = v["game"]
+            .as_str()
+            .expect("paired with the player waiting on A")
+            .to_string();
+        let (st, full) = http(
+            a_addr,
+            "GET",
+            &format!("/api/online/games/{pooled}"),
+            &carol,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{full}");
+        assert!(full["you"].is_string(), "{full}");
+        // An action on the node that does not own the game is forwarded to the owner.
+        let (st, v) = http(
+            a_addr,
+            "POST",
+            &format!("/api/online/games/{pooled}/abort"),
+            &carol,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        let (_, full) = http(
+            b_addr,
+            "GET",
+            &format!("/api/online/games/{pooled}"),
+            "",
+            None,
+        )
+        .await;
+        assert_eq!(full["state"]["status"], "aborted", "{full}");
+
         // Alice (White) plays on A, Bob on B (which made the game, so owns it); a spectator
         // on each.
         let mut sockets = vec![
