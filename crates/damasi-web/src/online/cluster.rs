@@ -226,6 +226,8 @@ pub struct Cluster {
     pending: StdMutex<HashMap<u64, oneshot::Sender<Result<Value, ApiError>>>>,
     /// Per game: the local channel every watcher on this node listens to.
     relays: StdMutex<HashMap<String, broadcast::Sender<Arc<Value>>>>,
+    /// Per game owned elsewhere: the owner last seen, so forwarding needs no database query.
+    owners: StdMutex<HashMap<String, String>>,
 }
 
 /// The channel of game `id`'s events.
@@ -286,6 +288,7 @@ impl Cluster {
                 next_rid: AtomicU64::new(1),
                 pending: StdMutex::new(HashMap::new()),
                 relays: StdMutex::new(HashMap::new()),
+                owners: StdMutex::new(HashMap::new()),
             },
             client,
             rx,
@@ -309,6 +312,27 @@ impl Cluster {
     pub(super) async fn release(&self, id: &str) {
         if let Err(e) = self.db.release(id, &self.node).await {
             eprintln!("damasi-web: cannot release game {id}: {e:?}");
+        }
+    }
+
+    /// The owner of game `id` last seen, if another node.
+    pub(super) fn cached_owner(&self, id: &str) -> Option<String> {
+        lock(&self.owners).get(id).cloned()
+    }
+
+    /// Remembers (`Some`) or forgets the owner of game `id`.
+    pub(super) fn cache_owner(&self, id: &str, owner: Option<&str>) {
+        let mut owners = lock(&self.owners);
+        match owner {
+            Some(o) => {
+                if owners.len() >= 10_000 {
+                    owners.clear();
+                }
+                owners.insert(id.to_string(), o.to_string());
+            }
+            None => {
+                owners.remove(id);
+            }
         }
     }
 
@@ -401,8 +425,22 @@ pub(super) fn start(
 
 async fn publisher(client: redis::Client, mut outbox: mpsc::UnboundedReceiver<(String, String)>) {
     let mut conn = None;
-    while let Some((channel, payload)) = outbox.recv().await {
-        // One try to reconnect per message: a Redis outage loses events, not the node.
+    let mut batch = Vec::new();
+    while let Some(first) = outbox.recv().await {
+        // Whatever has queued up meanwhile goes in one pipeline, in order.
+        batch.clear();
+        batch.push(first);
+        while batch.len() < 256 {
+            match outbox.try_recv() {
+                Ok(m) => batch.push(m),
+                Err(_) => break,
+            }
+        }
+        let mut pipe = redis::pipe();
+        for (channel, payload) in &batch {
+            pipe.cmd("PUBLISH").arg(channel).arg(payload).ignore();
+        }
+        // One try to reconnect per batch: a Redis outage loses events, not the node.
         for _ in 0..2 {
             if conn.is_none() {
                 match client.get_multiplexed_async_connection().await {
@@ -415,13 +453,9 @@ async fn publisher(client: redis::Client, mut outbox: mpsc::UnboundedReceiver<(S
                 }
             }
             let Some(c) = conn.as_mut() else { continue };
-            let sent: redis::RedisResult<i64> = redis::cmd("PUBLISH")
-                .arg(&channel)
-                .arg(&payload)
-                .query_async(c)
-                .await;
+            let sent: redis::RedisResult<()> = pipe.query_async(c).await;
             match sent {
-                Ok(_) => break,
+                Ok(()) => break,
                 Err(e) => {
                     eprintln!("damasi-web: Redis publish: {e}");
                     conn = None;

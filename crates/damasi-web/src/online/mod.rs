@@ -453,17 +453,23 @@ impl Online {
             if lock(&self.inner.tables).contains_key(id) {
                 return None;
             }
-            let owner = match cluster.acquire(id).await {
-                Ok(o) => o,
-                Err(e) => return Some(Err(e)),
+            let owner = match cluster.cached_owner(id) {
+                Some(o) => Some(o),
+                None => match cluster.acquire(id).await {
+                    Ok(o) => o,
+                    Err(e) => return Some(Err(e)),
+                },
             };
             match owner {
                 None => return None,
                 Some(o) if o == cluster.node => return None,
                 Some(o) => match cluster.ask(&o, id, cmd()).await {
-                    Some(Err(e)) if cluster::is_not_owner(&e) => {}
-                    Some(r) => return Some(r),
-                    None => {}
+                    Some(Err(e)) if cluster::is_not_owner(&e) => cluster.cache_owner(id, None),
+                    Some(r) => {
+                        cluster.cache_owner(id, Some(&o));
+                        return Some(r);
+                    }
+                    None => cluster.cache_owner(id, None),
                 },
             }
             if Instant::now() >= deadline {
