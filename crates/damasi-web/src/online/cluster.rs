@@ -253,7 +253,7 @@ fn new_node_id() -> String {
 
 impl Cluster {
     /// Connects to Redis at `url` and gets ready to publish (the subscriptions start with
-    /// [`Cluster::start`]).
+    /// [`start`]).
     pub(super) async fn connect(
         url: &str,
         db: PostgresDb,
