@@ -33,6 +33,11 @@ pub struct ServeArgs {
     /// (`postgres://USER:PASSWORD@HOST/DB`) instead of `online.sqlite3` in the data directory.
     #[arg(long, value_name = "URL")]
     database: Option<String>,
+    /// Run as one of several server processes behind one address, sharing the `--database`
+    /// PostgreSQL server and this Redis server (`redis://HOST:PORT`) for game ownership,
+    /// forwarded requests, events and the lobby.
+    #[arg(long, value_name = "URL", requires = "database")]
+    pubsub: Option<String>,
     /// Endgame table directory for the Study view's tablebase panel, or `none` (default:
     /// `tablebases/` in the data directory, used if tables are there).
     #[arg(long, value_name = "DIR")]
@@ -114,12 +119,30 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         )),
     }
     .map_err(|e| anyhow!(e))?;
-    let state = AppState::open_with(&data_dir, online)
-        .map_err(|e| anyhow!(e))?
-        .with_security(security)
-        .with_tablebase(
-            oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
-        );
+    let clustered = match &a.pubsub {
+        None => None,
+        Some(url) if url.starts_with("redis://") => Some(
+            runtime
+                .block_on(damasi_web::Online::clustered(
+                    online.clone(),
+                    damasi_web::OnlineConfig::default(),
+                    url,
+                    Default::default(),
+                ))
+                .with_context(|| format!("--pubsub {url}"))?,
+        ),
+        Some(url) => return Err(anyhow!("--pubsub {url}: only redis:// URLs are understood")),
+    };
+    let mut state = AppState::open_with(&data_dir, online).map_err(|e| anyhow!(e))?;
+    if let Some(online) = clustered {
+        if let Some(node) = online.node() {
+            println!("damasi: online play shared with other processes (this one is {node})");
+        }
+        state = state.with_online(online);
+    }
+    let state = state.with_security(security).with_tablebase(
+        oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
+    );
     runtime
         .block_on(damasi_web::serve(
             state,

@@ -9,6 +9,16 @@
 //! ```text
 //! cargo run --release -p damasi-web --example load -- 500
 //! ```
+//!
+//! Against servers already running on one PostgreSQL database (e.g. several `damasi serve
+//! --database URL --pubsub redis://...` processes): the accounts and games are made in the
+//! database, and each game's White plays on the first server, Black on the next one (round
+//! robin), so with two servers every game has a player on each:
+//!
+//! ```text
+//! cargo run --release -p damasi-web --example load -- 200 --postgres URL \
+//!     --servers 127.0.0.1:8081,127.0.0.1:8082
+//! ```
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -181,17 +191,45 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 #[tokio::main]
 async fn main() {
-    let players: usize = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1).cloned())
+    };
+    let players: usize = args
+        .first()
         .and_then(|a| a.parse().ok())
         .unwrap_or(500)
         .max(2)
         & !1;
+    let servers: Vec<SocketAddr> = flag("--servers")
+        .map(|list| {
+            list.split(',')
+                .map(|a| a.parse().expect("--servers HOST:PORT,HOST:PORT"))
+                .collect()
+        })
+        .unwrap_or_default();
+    let postgres = flag("--postgres");
+    assert!(
+        servers.is_empty() || postgres.is_some(),
+        "--servers needs --postgres URL: the servers' database"
+    );
     let dir = std::env::temp_dir().join(format!("damasi-load-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let state = AppState::open(&dir).expect("open the data directory");
+    let state = match &postgres {
+        Some(url) => {
+            let db = OnlineDb::connect(url).await.expect("PostgreSQL");
+            AppState::open_with(&dir, db).expect("open the data directory")
+        }
+        None => AppState::open(&dir).expect("open the data directory"),
+    };
     let online = state.online.clone();
     let db: OnlineDb = online.db().clone();
+    // Names of this run, so a database used before does not get in the way.
+    let run = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() % 100_000);
     // Accounts and games are made directly; everything after goes through the sockets.
     let mut seats: Vec<(String, String, &'static str)> = Vec::new();
     let mut ids = Vec::new();
@@ -199,7 +237,7 @@ async fn main() {
     for i in 0..players {
         let p = online
             .accounts()
-            .add_bot(&format!("load{i}"), 0)
+            .add_bot(&format!("load{run}x{i}"), 0)
             .await
             .expect("account");
         people.push(p);
@@ -225,16 +263,28 @@ async fn main() {
         }
         ids.push(t.id.clone());
     }
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let server = tokio::spawn(damasi_web::serve(
-        state,
-        SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
-        move |addr| {
-            let _ = tx.send(addr);
-        },
-    ));
-    let addr = rx.await.expect("the server starts");
-    println!("load: {players} players in {} games on {addr}", ids.len());
+    let (server, addrs) = if servers.is_empty() {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let server = tokio::spawn(damasi_web::serve(
+            state,
+            SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            move |addr| {
+                let _ = tx.send(addr);
+            },
+        ));
+        (Some(server), vec![rx.await.expect("the server starts")])
+    } else {
+        (None, servers)
+    };
+    println!(
+        "load: {players} players in {} games on {}",
+        ids.len(),
+        addrs
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
     let tally = Arc::new(Tally::default());
     let began = Instant::now();
     let mut tasks = Vec::new();
@@ -242,7 +292,7 @@ async fn main() {
         let drop_after = (i % 10 == 3).then_some(5 + (i as u32 % 7));
         let tally = tally.clone();
         tasks.push(tokio::spawn(client(
-            addr,
+            addrs[i % addrs.len()],
             token,
             id,
             color,
@@ -342,7 +392,9 @@ async fn main() {
         percentile(&rt, 0.99).as_secs_f64() * 1000.0,
         rt.last().copied().unwrap_or_default().as_secs_f64() * 1000.0,
     );
-    server.abort();
+    if let Some(server) = server {
+        server.abort();
+    }
     let _ = std::fs::remove_dir_all(&dir);
     let ok = failures == 0
         && unfinished == 0

@@ -21,7 +21,6 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
-use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::{ApiError, ApiJson, ApiPath, OptionalJson};
@@ -34,7 +33,7 @@ use super::accounts::{
 use super::db::SecretKind;
 use super::rating::{self, Speed};
 use super::table::{side_name, Status};
-use super::{parse_color, NewGame, Online, Table};
+use super::{parse_color, NewGame, Online};
 
 /// Rate limits per client.
 pub struct Limits {
@@ -456,7 +455,6 @@ async fn show(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let table = state.online.table(&id).await?;
     let me = state
         .online
         .accounts()
@@ -464,10 +462,7 @@ async fn show(
         .await
         .ok()
         .flatten();
-    let s = table.state.lock().await;
-    let mut body = s.full_json(Instant::now());
-    body["you"] = json!(me.as_ref().and_then(|p| s.side_of(p.id)).map(side_name));
-    Ok(Json(body))
+    Ok(Json(state.online.full(&id, me.as_ref()).await?))
 }
 
 #[derive(Deserialize, Default)]
@@ -624,8 +619,11 @@ async fn claim_victory(
     Ok(Json(json!({"ok": true})))
 }
 
-async fn lobby(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({"seeks": state.online.seeks(), "pools": state.online.pools()}))
+async fn lobby(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(json!({
+        "seeks": state.online.seeks().await?,
+        "pools": state.online.pools().await?,
+    })))
 }
 
 async fn seek(
@@ -649,7 +647,7 @@ async fn cancel_seek(
     ApiPath(id): ApiPath<u64>,
 ) -> Result<Json<Value>, ApiError> {
     let p = player(&state.online, &headers).await?;
-    state.online.cancel_seek(&p, id)?;
+    state.online.cancel_seek(&p, id).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -686,7 +684,7 @@ async fn leave_pool(
     headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
     let p = player(&state.online, &headers).await?;
-    state.online.leave_pools(&p);
+    state.online.leave_pools(&p).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -801,21 +799,19 @@ async fn game_stream(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let me = state.online.accounts().identify(&headers).await?;
-    let table = state.online.table(&id).await?;
-    let (full, side, mut events) = {
-        let s = table.state.lock().await;
-        let side = me.as_ref().and_then(|p| s.side_of(p.id));
-        (s.full_json(Instant::now()), side, table.events.subscribe())
-    };
+    let (mut full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
+    if let Some(o) = full.as_object_mut() {
+        o.remove("you");
+    }
     let online = state.online.clone();
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         if let Some(side) = side {
-            online.presence(&table, side, true).await;
+            online.connected(&id, side, true).await;
         }
-        stream_game(&tx, &table, full, &mut events).await;
+        stream_game(&tx, &online, &id, full, &mut events).await;
         if let Some(side) = side {
-            online.presence(&table, side, false).await;
+            online.connected(&id, side, false).await;
         }
     });
     Ok(ndjson(rx))
@@ -825,7 +821,8 @@ async fn game_stream(
 /// over and said so.
 async fn stream_game(
     tx: &mpsc::Sender<Result<Bytes, Infallible>>,
-    table: &Arc<Table>,
+    online: &Online,
+    id: &str,
     full: Value,
     events: &mut broadcast::Receiver<Arc<Value>>,
 ) {
@@ -845,7 +842,10 @@ async fn stream_game(
             Ok(Ok(v)) => v,
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
                 // Too slow: missed events are replaced by the whole state.
-                Arc::new(table.state.lock().await.state_json(Instant::now()))
+                match online.snapshot(id).await {
+                    Ok(v) => Arc::new(v),
+                    Err(_) => continue,
+                }
             }
             Ok(Err(broadcast::error::RecvError::Closed)) => return,
         };

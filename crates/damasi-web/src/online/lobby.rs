@@ -4,9 +4,11 @@
 //! pair is found; each player hears of it on their event stream (`gameStart`).
 
 use damasi::Color;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::ApiError;
+use crate::referee::now_ms;
 
 use super::accounts::Player;
 use super::{NewGame, Online};
@@ -24,7 +26,7 @@ pub const MAX_SEEKS: usize = 1_000;
 pub const SEEK_LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
 
 /// An open seek.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Seek {
     /// Its id.
     pub id: u64,
@@ -35,11 +37,34 @@ pub struct Seek {
     /// The game they want.
     pub game: NewGame,
     /// The colour they want (none: random).
+    #[serde(with = "color_serde")]
     pub color: Option<Color>,
     /// The opponent's rating range they accept (rated seeks).
     pub range: Option<(i64, i64)>,
-    /// When it was opened.
-    pub opened: tokio::time::Instant,
+    /// When it was opened (Unix ms).
+    pub opened_ms: i64,
+}
+
+/// A wanted colour as `"white"`, `"black"` or null.
+mod color_serde {
+    use damasi::Color;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.serialize_some(super::super::table::side_name(*c)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        Ok(match text.as_deref() {
+            Some("white") => Some(Color::White),
+            Some("black") => Some(Color::Black),
+            _ => None,
+        })
+    }
 }
 
 impl Seek {
@@ -57,8 +82,8 @@ impl Seek {
     }
 }
 
-/// Seeks and pool queues.
-#[derive(Default, Debug)]
+/// Seeks and pool queues (in a cluster, kept in the database as JSON).
+#[derive(Default, Debug, Serialize, Deserialize)]
 pub struct Lobby {
     seeks: Vec<Seek>,
     next_id: u64,
@@ -66,12 +91,54 @@ pub struct Lobby {
     waiting: Vec<((i64, i64), Player)>,
 }
 
+/// The database key of the shared lobby.
+const LOBBY_KEY: &str = "lobby";
+
 impl Online {
+    /// Changes the lobby with `change`: this process's, or in a cluster the shared one, under
+    /// its row lock (one process pairs at a time).
+    async fn with_lobby<R>(&self, change: impl FnOnce(&mut Lobby) -> R) -> Result<R, ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            return Ok(change(&mut self.lobby()));
+        };
+        cluster
+            .db
+            .update_shared(LOBBY_KEY, |text| {
+                let mut lobby: Lobby = serde_json::from_str(text).unwrap_or_default();
+                let out = change(&mut lobby);
+                *text = serde_json::to_string(&lobby).unwrap_or_default();
+                out
+            })
+            .await
+    }
+
+    /// A copy of the lobby (read only).
+    async fn lobby_now(&self) -> Result<Lobby, ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            let l = self.lobby();
+            return Ok(Lobby {
+                seeks: l.seeks.clone(),
+                next_id: l.next_id,
+                waiting: l.waiting.clone(),
+            });
+        };
+        let text = cluster.db.shared(LOBBY_KEY).await?;
+        Ok(serde_json::from_str(&text).unwrap_or_default())
+    }
+
     /// The open seeks (old ones are withdrawn first).
-    pub fn seeks(&self) -> Vec<Value> {
-        let mut lobby = self.lobby();
-        lobby.seeks.retain(|s| s.opened.elapsed() < SEEK_LIFETIME);
-        lobby.seeks.iter().map(Seek::json).collect()
+    pub async fn seeks(&self) -> Result<Vec<Value>, ApiError> {
+        let now = now_ms();
+        let fresh = |s: &Seek| now - s.opened_ms < SEEK_LIFETIME.as_millis() as i64;
+        let lobby = self.lobby_now().await?;
+        if lobby.seeks.iter().all(fresh) {
+            return Ok(lobby.seeks.iter().map(Seek::json).collect());
+        }
+        self.with_lobby(|lobby| {
+            lobby.seeks.retain(fresh);
+            lobby.seeks.iter().map(Seek::json).collect()
+        })
+        .await
     }
 
     /// `player` opens a seek; returns its id.
@@ -95,58 +162,63 @@ impl Online {
         } else {
             None
         };
-        let mut lobby = self.lobby();
-        let mine = lobby
-            .seeks
-            .iter()
-            .filter(|s| s.player.id == player.id)
-            .count();
-        if mine >= MAX_SEEKS_PER_PLAYER || lobby.seeks.len() >= MAX_SEEKS {
-            return Err(ApiError::TooMany(format!(
-                "at most {MAX_SEEKS_PER_PLAYER} open seeks each"
-            )));
-        }
-        lobby.next_id += 1;
-        let id = lobby.next_id;
-        lobby.seeks.push(Seek {
-            id,
-            player: player.clone(),
-            rating,
-            game,
-            color,
-            range: if game.rated { range } else { None },
-            opened: tokio::time::Instant::now(),
-        });
-        Ok(id)
+        self.with_lobby(|lobby| {
+            let mine = lobby
+                .seeks
+                .iter()
+                .filter(|s| s.player.id == player.id)
+                .count();
+            if mine >= MAX_SEEKS_PER_PLAYER || lobby.seeks.len() >= MAX_SEEKS {
+                return Err(ApiError::TooMany(format!(
+                    "at most {MAX_SEEKS_PER_PLAYER} open seeks each"
+                )));
+            }
+            lobby.next_id += 1;
+            let id = lobby.next_id;
+            lobby.seeks.push(Seek {
+                id,
+                player: player.clone(),
+                rating,
+                game,
+                color,
+                range: if game.rated { range } else { None },
+                opened_ms: now_ms(),
+            });
+            Ok(id)
+        })
+        .await?
     }
 
     /// `player` withdraws seek `id` (their own).
-    pub fn cancel_seek(&self, player: &Player, id: u64) -> Result<(), ApiError> {
-        let mut lobby = self.lobby();
-        let before = lobby.seeks.len();
-        lobby
-            .seeks
-            .retain(|s| !(s.id == id && s.player.id == player.id));
-        if lobby.seeks.len() == before {
-            return Err(ApiError::NotFound(format!("you have no seek {id}")));
-        }
-        Ok(())
+    pub async fn cancel_seek(&self, player: &Player, id: u64) -> Result<(), ApiError> {
+        self.with_lobby(|lobby| {
+            let before = lobby.seeks.len();
+            lobby
+                .seeks
+                .retain(|s| !(s.id == id && s.player.id == player.id));
+            if lobby.seeks.len() == before {
+                return Err(ApiError::NotFound(format!("you have no seek {id}")));
+            }
+            Ok(())
+        })
+        .await?
     }
 
     /// `player` takes seek `id`: the game starts for both. Returns the game id.
     pub async fn accept_seek(&self, player: &Player, id: u64) -> Result<String, ApiError> {
-        let seek = {
-            let mut lobby = self.lobby();
-            let i = lobby.seeks.iter().position(|s| s.id == id).ok_or_else(|| {
-                ApiError::NotFound(format!("no seek {id}: it was taken or withdrawn"))
-            })?;
-            let s = &lobby.seeks[i];
-            if s.player.id == player.id {
-                return Err(ApiError::conflict("own-seek", "this is your own seek"));
-            }
-            player.check_may_play(s.game.rated)?;
-            lobby.seeks.remove(i)
-        };
+        let seek = self
+            .with_lobby(|lobby| {
+                let i = lobby.seeks.iter().position(|s| s.id == id).ok_or_else(|| {
+                    ApiError::NotFound(format!("no seek {id}: it was taken or withdrawn"))
+                })?;
+                let s = &lobby.seeks[i];
+                if s.player.id == player.id {
+                    return Err(ApiError::conflict("own-seek", "this is your own seek"));
+                }
+                player.check_may_play(s.game.rated)?;
+                Ok(lobby.seeks.remove(i))
+            })
+            .await??;
         if let Some((lo, hi)) = seek.range {
             let speed = super::rating::Speed::of(seek.game.initial_ms, seek.game.increment_ms);
             let mine = self
@@ -155,7 +227,7 @@ impl Online {
                 .rating
                 .round() as i64;
             if mine < lo || mine > hi {
-                self.lobby().seeks.push(seek);
+                self.with_lobby(|lobby| lobby.seeks.push(seek)).await?;
                 return Err(ApiError::Forbidden {
                     code: "rating-range",
                     message: format!("this seek wants a rating from {lo} to {hi}; yours is {mine}"),
@@ -174,11 +246,14 @@ impl Online {
         };
         let table = self.create_paired(w, b, seek.game).await?;
         // Both are playing now: their other seeks and pool places go.
-        let mut lobby = self.lobby();
-        lobby
-            .seeks
-            .retain(|s| s.player.id != w.id && s.player.id != b.id);
-        lobby.waiting.retain(|(_, p)| p.id != w.id && p.id != b.id);
+        let (wid, bid) = (w.id, b.id);
+        self.with_lobby(|lobby| {
+            lobby
+                .seeks
+                .retain(|s| s.player.id != wid && s.player.id != bid);
+            lobby.waiting.retain(|(_, p)| p.id != wid && p.id != bid);
+        })
+        .await?;
         Ok(table.id.clone())
     }
 
@@ -201,17 +276,18 @@ impl Online {
                     .join(", ")
             )));
         }
-        let opponent = {
-            let mut lobby = self.lobby();
-            lobby.waiting.retain(|(_, p)| p.id != player.id);
-            match lobby.waiting.iter().position(|(q, _)| *q == pool) {
-                Some(i) => Some(lobby.waiting.remove(i).1),
-                None => {
-                    lobby.waiting.push((pool, player.clone()));
-                    None
+        let opponent = self
+            .with_lobby(|lobby| {
+                lobby.waiting.retain(|(_, p)| p.id != player.id);
+                match lobby.waiting.iter().position(|(q, _)| *q == pool) {
+                    Some(i) => Some(lobby.waiting.remove(i).1),
+                    None => {
+                        lobby.waiting.push((pool, player.clone()));
+                        None
+                    }
                 }
-            }
-        };
+            })
+            .await?;
         let Some(opponent) = opponent else {
             return Ok(None);
         };
@@ -231,19 +307,20 @@ impl Online {
     }
 
     /// `player` leaves every pool.
-    pub fn leave_pools(&self, player: &Player) {
-        self.lobby().waiting.retain(|(_, p)| p.id != player.id);
+    pub async fn leave_pools(&self, player: &Player) -> Result<(), ApiError> {
+        self.with_lobby(|lobby| lobby.waiting.retain(|(_, p)| p.id != player.id))
+            .await
     }
 
     /// How many wait in each pool.
-    pub fn pools(&self) -> Vec<Value> {
-        let lobby = self.lobby();
-        POOLS
+    pub async fn pools(&self) -> Result<Vec<Value>, ApiError> {
+        let lobby = self.lobby_now().await?;
+        Ok(POOLS
             .iter()
             .map(|&(m, i)| {
                 let n = lobby.waiting.iter().filter(|(q, _)| *q == (m, i)).count();
                 json!({"id": format!("{m}+{i}"), "minutes": m, "increment": i, "waiting": n})
             })
-            .collect()
+            .collect())
     }
 }

@@ -4,7 +4,9 @@
 //! - [`table`]: one game's state: seats, clocks with lag compensation, offers, chat.
 //! - [`rating`]: Glicko-2 per speed class.
 //! - [`lobby`]: open seeks and quick-pairing pools.
-//! - [`db`]: storage (SQLite).
+//! - [`db`]: storage (SQLite or PostgreSQL).
+//! - [`cluster`]: several server processes sharing one PostgreSQL database and one Redis
+//!   server (game ownership by lease, requests forwarded to a game's owner, events relayed).
 //! - [`http`] and [`socket`]: the JSON API, the lichess-shaped Board API with its NDJSON
 //!   streams, and the WebSocket the page plays through.
 //!
@@ -14,6 +16,7 @@
 //! fall with nobody there.
 
 pub mod accounts;
+pub mod cluster;
 pub mod db;
 pub mod http;
 pub mod lobby;
@@ -35,6 +38,7 @@ use crate::error::ApiError;
 use crate::referee::now_ms;
 
 use accounts::{Accounts, Player};
+use cluster::{Cluster, ClusterConfig, ClusterError, Command};
 use db::{OnlineDb, OnlineGameRow, RatingRow};
 use lobby::Lobby;
 use table::{abandonment, side_index, Deadline, Status, TableState};
@@ -81,8 +85,12 @@ impl Drop for Table {
     }
 }
 
+/// A watcher's start: the game's `gameFull` (with `you`), the watcher's colour if they play
+/// it, and the channel of its next events.
+pub type Watch = (Value, Option<Color>, broadcast::Receiver<Arc<Value>>);
+
 /// What a new game is to be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NewGame {
     /// Time each side starts with (ms).
     pub initial_ms: i64,
@@ -118,6 +126,8 @@ struct Inner {
     tables: StdMutex<HashMap<String, Arc<Table>>>,
     users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
     lobby: StdMutex<Lobby>,
+    /// Set when this process is one of several (`--pubsub`).
+    cluster: Option<Cluster>,
 }
 
 /// The online service; cheap to clone.
@@ -126,7 +136,7 @@ pub struct Online {
     inner: Arc<Inner>,
 }
 
-fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -142,10 +152,18 @@ pub fn parse_color(text: Option<&str>) -> Result<Option<Color>, ApiError> {
     }
 }
 
-fn random_color() -> Color {
+pub(crate) fn random_color() -> Color {
     let mut b = [0u8; 1];
     let _ = getrandom::fill(&mut b);
     if b[0] & 1 == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+fn color_of(white: bool) -> Color {
+    if white {
         Color::White
     } else {
         Color::Black
@@ -175,8 +193,58 @@ impl Online {
                 tables: StdMutex::new(HashMap::new()),
                 users: StdMutex::new(HashMap::new()),
                 lobby: StdMutex::new(Lobby::default()),
+                cluster: None,
             }),
         }
+    }
+
+    /// The service as one of several processes sharing the PostgreSQL database `db` and the
+    /// Redis server at `redis_url` (see [`cluster`]).
+    pub async fn clustered(
+        db: OnlineDb,
+        config: OnlineConfig,
+        redis_url: &str,
+        cluster: ClusterConfig,
+    ) -> Result<Online, ClusterError> {
+        let OnlineDb::Postgres(pg) = &db else {
+            return Err(ClusterError::NeedsPostgres);
+        };
+        let (cluster, client, outbox) = Cluster::connect(redis_url, pg.clone(), cluster).await?;
+        let online = Online {
+            inner: Arc::new(Inner {
+                accounts: Accounts::new(db.clone()),
+                db,
+                config,
+                tables: StdMutex::new(HashMap::new()),
+                users: StdMutex::new(HashMap::new()),
+                lobby: StdMutex::new(Lobby::default()),
+                cluster: Some(cluster),
+            }),
+        };
+        cluster::start(Arc::downgrade(&online.inner), client, outbox);
+        Ok(online)
+    }
+
+    /// This process's id among several (none when it is alone).
+    pub fn node(&self) -> Option<&str> {
+        self.inner.cluster.as_ref().map(|c| c.node.as_str())
+    }
+
+    /// A new table's event channel: in a cluster, the one this node's watchers of the game
+    /// listen to whoever owns it.
+    fn new_channel(&self, id: &str) -> broadcast::Sender<Arc<Value>> {
+        match &self.inner.cluster {
+            Some(c) => c.channel(id),
+            None => broadcast::channel(EVENT_BUFFER).0,
+        }
+    }
+
+    /// Sends `event` to every watcher of `table`, on every node.
+    fn emit(&self, table: &Table, event: Value) {
+        if let Some(c) = &self.inner.cluster {
+            c.publish_game(&table.id, &event);
+        }
+        let _ = table.events.send(Arc::new(event));
     }
 
     /// A service with its database in memory (tests).
@@ -212,8 +280,16 @@ impl Online {
             .subscribe()
     }
 
-    /// Tells `user` about something (nothing happens if nobody listens).
+    /// Tells `user` about something (nothing happens if nobody listens), on every node.
     pub fn notify(&self, user: i64, event: Value) {
+        match &self.inner.cluster {
+            Some(c) => c.publish_user(user, &event),
+            None => self.notify_here(user, event),
+        }
+    }
+
+    /// Tells `user`'s listeners on this node.
+    fn notify_here(&self, user: i64, event: Value) {
         let users = lock(&self.inner.users);
         if let Some(tx) = users.get(&user) {
             let _ = tx.send(Arc::new(event));
@@ -249,10 +325,13 @@ impl Online {
             state.sit(p, Some(color.unwrap_or_else(random_color)))?;
         }
         self.inner.db.save_game(state.row.clone()).await?;
+        if let Some(c) = &self.inner.cluster {
+            c.acquire(&state.row.id).await?;
+        }
         let table = Arc::new(Table {
             id: state.row.id.clone(),
+            events: self.new_channel(&state.row.id),
             state: Mutex::new(state),
-            events: broadcast::channel(EVENT_BUFFER).0,
             timer: StdMutex::new(None),
         });
         lock(&self.inner.tables).insert(table.id.clone(), table.clone());
@@ -283,6 +362,13 @@ impl Online {
         if !valid {
             return Err(not_found());
         }
+        if let Some(c) = &self.inner.cluster {
+            match c.acquire(id).await? {
+                None => return Err(not_found()),
+                Some(owner) if owner != c.node => return Err(cluster::not_owner(id)),
+                Some(_) => {}
+            }
+        }
         let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
         let mut seats = [None, None];
         for (i, p) in row.players.iter().enumerate() {
@@ -306,7 +392,7 @@ impl Online {
         let table = Arc::new(Table {
             id: id.to_string(),
             state: Mutex::new(state),
-            events: broadcast::channel(EVENT_BUFFER).0,
+            events: self.new_channel(id),
             timer: StdMutex::new(None),
         });
         let table = {
@@ -322,6 +408,10 @@ impl Online {
 
     /// Loads every unfinished game so its timers run again (at start).
     pub async fn resume_all(&self) -> Result<usize, ApiError> {
+        if self.inner.cluster.is_some() {
+            // Among several: only the games nobody looks after.
+            return self.take_orphans().await;
+        }
         let ids = self.inner.db.unfinished().await?;
         for id in &ids {
             self.table(id).await?;
@@ -340,14 +430,363 @@ impl Online {
 
     /// Sends the current state to every watcher of `table`.
     fn publish(&self, table: &Table, state: &TableState) {
-        let _ = table
-            .events
-            .send(Arc::new(state.state_json(Instant::now())));
+        self.emit(table, state.state_json(Instant::now()));
+    }
+
+    /// In a cluster, sends `cmd` about game `id` to its owner when that is another node and
+    /// answers its reply; `None` when this node owns the game (or has just taken it over, or
+    /// the id is not a game's), so the caller does the work here.
+    async fn forward(
+        &self,
+        id: &str,
+        cmd: impl Fn() -> Command,
+    ) -> Option<Result<Value, ApiError>> {
+        let cluster = self.inner.cluster.as_ref()?;
+        let valid =
+            !id.is_empty() && id.len() <= 16 && id.chars().all(|c| c.is_ascii_alphanumeric());
+        if !valid {
+            return None;
+        }
+        // Long enough for a dead owner's lease to run out and this node to take over.
+        let deadline = Instant::now() + cluster.config.lease + cluster.config.reply_timeout * 2;
+        loop {
+            if lock(&self.inner.tables).contains_key(id) {
+                return None;
+            }
+            let owner = match cluster.cached_owner(id) {
+                Some(o) => Some(o),
+                None => match cluster.acquire(id).await {
+                    Ok(o) => o,
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            match owner {
+                None => return None,
+                Some(o) if o == cluster.node => return None,
+                Some(o) => match cluster.ask(&o, id, cmd()).await {
+                    Some(Err(e)) if cluster::is_not_owner(&e) => cluster.cache_owner(id, None),
+                    Some(r) => {
+                        cluster.cache_owner(id, Some(&o));
+                        return Some(r);
+                    }
+                    None => cluster.cache_owner(id, None),
+                },
+            }
+            if Instant::now() >= deadline {
+                return Some(Err(ApiError::Busy(
+                    "the server process looking after this game does not answer: try again".into(),
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Does `cmd` for game `id` on this node (a request forwarded by another node).
+    async fn run_here(&self, id: &str, cmd: Command) -> Result<Value, ApiError> {
+        match cmd {
+            Command::Join { player, want } => {
+                let side = self
+                    .join_here(id, &player, parse_color(want.as_deref())?)
+                    .await?;
+                Ok(json!(table::side_name(side)))
+            }
+            Command::Play { player, text } => self.play_here(id, &player, &text).await,
+            Command::Resign { player } => self.resign_here(id, &player).await,
+            Command::Abort { player } => self.abort_here(id, &player).await,
+            Command::Draw { player, yes } => self.draw_here(id, &player, yes).await,
+            Command::Takeback { player, yes } => self.takeback_here(id, &player, yes).await,
+            Command::Chat { player, text } => {
+                self.chat_here(id, &player, &text).await?;
+                Ok(Value::Null)
+            }
+            Command::Claim { player, win } => self.claim_here(id, &player, win).await,
+            Command::Rematch { player } => self.rematch_here(id, &player).await,
+            Command::Full { viewer } => self.full_here(id, viewer.as_ref()).await,
+            Command::State => {
+                let table = self.table(id).await?;
+                let s = table.state.lock().await;
+                Ok(s.state_json(Instant::now()))
+            }
+            Command::Presence { white, open } => {
+                let table = self.table(id).await?;
+                self.presence(&table, color_of(white), open).await;
+                Ok(Value::Null)
+            }
+            Command::Lag { white, rtt_ms } => {
+                let table = self.table(id).await?;
+                self.observe_lag(&table, color_of(white), Duration::from_millis(rtt_ms))
+                    .await;
+                Ok(Value::Null)
+            }
+        }
     }
 
     /// `player` takes a free seat of game `id` (`want` picks the colour if both are free).
     /// When both seats are taken the game starts, and both players are told.
     pub async fn join(
+        &self,
+        id: &str,
+        player: &Player,
+        want: Option<Color>,
+    ) -> Result<Color, ApiError> {
+        let cmd = || Command::Join {
+            player: player.clone(),
+            want: want.map(|c| table::side_name(c).to_string()),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return match r?.as_str() {
+                Some("white") => Ok(Color::White),
+                Some("black") => Ok(Color::Black),
+                _ => Err(ApiError::Internal(
+                    "the game's owner answered no colour".into(),
+                )),
+            };
+        }
+        self.join_here(id, player, want).await
+    }
+
+    /// `player` plays `text` in game `id`.
+    pub async fn play(&self, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
+        let cmd = || Command::Play {
+            player: player.clone(),
+            text: text.to_string(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.play_here(id, player, text).await
+    }
+
+    /// `player` resigns game `id`.
+    pub async fn resign(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+        let cmd = || Command::Resign {
+            player: player.clone(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.resign_here(id, player).await
+    }
+
+    /// `player` aborts game `id` (only before both sides have moved; an open game's creator
+    /// may also withdraw it).
+    pub async fn abort(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+        let cmd = || Command::Abort {
+            player: player.clone(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.abort_here(id, player).await
+    }
+
+    /// `player` offers a draw (`yes`) or declines the opponent's offer (`no`); a `yes` while the
+    /// opponent offers one accepts it.
+    pub async fn draw(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
+        let cmd = || Command::Draw {
+            player: player.clone(),
+            yes,
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.draw_here(id, player, yes).await
+    }
+
+    /// `player` proposes a takeback (`yes`) or declines the opponent's (`no`); `yes` to a
+    /// standing proposal of the opponent accepts it.
+    pub async fn takeback(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
+        let cmd = || Command::Takeback {
+            player: player.clone(),
+            yes,
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.takeback_here(id, player, yes).await
+    }
+
+    /// `player` says `text` in game `id`'s chat.
+    pub async fn chat(&self, id: &str, player: &Player, text: &str) -> Result<(), ApiError> {
+        let cmd = || Command::Chat {
+            player: player.clone(),
+            text: text.to_string(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r.map(|_| ());
+        }
+        self.chat_here(id, player, text).await
+    }
+
+    /// `player` claims the win (or a draw) because the opponent has been gone long enough.
+    pub async fn claim(&self, id: &str, player: &Player, win: bool) -> Result<Value, ApiError> {
+        let cmd = || Command::Claim {
+            player: player.clone(),
+            win,
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.claim_here(id, player, win).await
+    }
+
+    /// `player` asks for a rematch of finished game `id`; when both have asked, a new game
+    /// with the colours swapped starts and its id is announced.
+    pub async fn rematch(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+        let cmd = || Command::Rematch {
+            player: player.clone(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.rematch_here(id, player).await
+    }
+
+    /// Game `id` as `gameFull`, with `you`: the viewer's colour or null.
+    pub async fn full(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
+        let cmd = || Command::Full {
+            viewer: viewer.cloned(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r;
+        }
+        self.full_here(id, viewer).await
+    }
+
+    async fn full_here(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let s = table.state.lock().await;
+        let mut body = s.full_json(Instant::now());
+        body["you"] = json!(viewer.and_then(|p| s.side_of(p.id)).map(table::side_name));
+        Ok(body)
+    }
+
+    /// Game `id`'s current `gameState` (for a watcher that missed events).
+    pub async fn snapshot(&self, id: &str) -> Result<Value, ApiError> {
+        if let Some(r) = self.forward(id, || Command::State).await {
+            return r;
+        }
+        let table = self.table(id).await?;
+        let s = table.state.lock().await;
+        Ok(s.state_json(Instant::now()))
+    }
+
+    /// Starts watching game `id`: its `gameFull` (with `you`), the viewer's colour, and the
+    /// channel of its next events. In a cluster the events come from the owner through this
+    /// node's relay, and those older than the `gameFull` are dropped.
+    pub async fn watch(&self, id: &str, viewer: Option<&Player>) -> Result<Watch, ApiError> {
+        let side_in = |full: &Value| match full["you"].as_str() {
+            Some("white") => Some(Color::White),
+            Some("black") => Some(Color::Black),
+            _ => None,
+        };
+        if let Some(cluster) = &self.inner.cluster {
+            let mut events = cluster.channel(id).subscribe();
+            let cmd = || Command::Full {
+                viewer: viewer.cloned(),
+            };
+            if let Some(r) = self.forward(id, cmd).await {
+                let full = r?;
+                // The owner sends events and replies in one ordered stream: what is waiting
+                // now is older than the reply.
+                while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = events.try_recv()
+                {
+                }
+                let side = side_in(&full);
+                return Ok((full, side, events));
+            }
+        }
+        let table = self.table(id).await?;
+        let s = table.state.lock().await;
+        let mut full = s.full_json(Instant::now());
+        let side = viewer.and_then(|p| s.side_of(p.id));
+        full["you"] = json!(side.map(table::side_name));
+        Ok((full, side, table.events.subscribe()))
+    }
+
+    /// A connection of `side` to game `id` opened or closed (see [`Online::presence`]), told to
+    /// the node owning the game.
+    pub async fn connected(&self, id: &str, side: Color, open: bool) {
+        let cmd = || Command::Presence {
+            white: side == Color::White,
+            open,
+        };
+        if self.forward(id, cmd).await.is_some() {
+            return;
+        }
+        if let Ok(table) = self.table(id).await {
+            self.presence(&table, side, open).await;
+        }
+    }
+
+    /// A measured round trip of `side`'s connection to game `id`, told to the node owning it.
+    pub async fn lag(&self, id: &str, side: Color, rtt: Duration) {
+        let cmd = || Command::Lag {
+            white: side == Color::White,
+            rtt_ms: rtt.as_millis().min(60_000) as u64,
+        };
+        if self.forward(id, cmd).await.is_some() {
+            return;
+        }
+        if let Ok(table) = self.table(id).await {
+            self.observe_lag(&table, side, rtt).await;
+        }
+    }
+
+    /// Renews this node's leases, forgets the games whose lease it lost, and takes over the
+    /// games nobody looks after (cluster only).
+    async fn renew_leases(&self) -> Result<(), ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            return Ok(());
+        };
+        let before: Vec<String> = lock(&self.inner.tables).keys().cloned().collect();
+        let held = cluster
+            .db
+            .renew(
+                &cluster.node,
+                now_ms() + cluster.config.lease.as_millis() as i64,
+            )
+            .await?;
+        let lost: Vec<Arc<Table>> = {
+            let mut tables = lock(&self.inner.tables);
+            before
+                .iter()
+                .filter(|id| !held.contains(id))
+                .filter_map(|id| tables.remove(id))
+                .collect()
+        };
+        for t in lost {
+            eprintln!(
+                "damasi-web: game {} is now looked after by another process",
+                t.id
+            );
+            if let Some(timer) = lock(&t.timer).take() {
+                timer.abort();
+            }
+        }
+        self.take_orphans().await?;
+        Ok(())
+    }
+
+    /// Takes over the games being played whose owner is gone; answers how many.
+    async fn take_orphans(&self) -> Result<usize, ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            return Ok(0);
+        };
+        let mut taken = 0;
+        for id in cluster.db.orphans(now_ms()).await? {
+            match self.table(&id).await {
+                Ok(_) => taken += 1,
+                Err(e) if cluster::is_not_owner(&e) => {}
+                Err(e) => eprintln!("damasi-web: cannot take game {id} over: {e:?}"),
+            }
+        }
+        Ok(taken)
+    }
+
+    /// `player` takes a free seat of game `id` (`want` picks the colour if both are free).
+    /// When both seats are taken the game starts, and both players are told.
+    async fn join_here(
         &self,
         id: &str,
         player: &Player,
@@ -374,7 +813,7 @@ impl Online {
             state.row.turn_started_ms = Some(now_ms());
         }
         self.inner.db.save_game(state.row.clone()).await?;
-        let _ = table.events.send(Arc::new(state.full_json(now)));
+        self.emit(&table, state.full_json(now));
         if state.status == Status::Playing {
             self.arm_timer(&table, &state);
             for (i, seat) in state.seats.iter().enumerate() {
@@ -391,7 +830,7 @@ impl Online {
     }
 
     /// `player` plays `text` in game `id`.
-    pub async fn play(&self, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
+    async fn play_here(&self, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         let now = Instant::now();
@@ -522,7 +961,7 @@ impl Online {
     }
 
     /// `player` resigns game `id`.
-    pub async fn resign(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+    async fn resign_here(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         state.check_playing()?;
@@ -537,7 +976,7 @@ impl Online {
 
     /// `player` aborts game `id` (only before both sides have moved; an open game's creator
     /// may also withdraw it).
-    pub async fn abort(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+    async fn abort_here(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         state.seat_of(player)?;
@@ -558,7 +997,7 @@ impl Online {
 
     /// `player` offers a draw (`yes`) or declines the opponent's offer (`no`); a `yes` while the
     /// opponent offers one accepts it.
-    pub async fn draw(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
+    async fn draw_here(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         state.check_playing()?;
@@ -586,7 +1025,7 @@ impl Online {
     /// `player` proposes a takeback (`yes`: their own last move, or the last two plies when the
     /// opponent has replied) or declines the opponent's (`no`); `yes` to a standing proposal of
     /// the opponent accepts it.
-    pub async fn takeback(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
+    async fn takeback_here(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         state.check_playing()?;
@@ -640,18 +1079,19 @@ impl Online {
     }
 
     /// `player` says `text` in game `id`'s chat.
-    pub async fn chat(&self, id: &str, player: &Player, text: &str) -> Result<(), ApiError> {
+    async fn chat_here(&self, id: &str, player: &Player, text: &str) -> Result<(), ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         let line = state.say(player, text)?;
-        let _ = table.events.send(Arc::new(
+        self.emit(
+            &table,
             json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text}),
-        ));
+        );
         Ok(())
     }
 
     /// `player` claims the win (or a draw) because the opponent has been gone long enough.
-    pub async fn claim(&self, id: &str, player: &Player, win: bool) -> Result<Value, ApiError> {
+    async fn claim_here(&self, id: &str, player: &Player, win: bool) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         state.check_playing()?;
@@ -678,7 +1118,7 @@ impl Online {
 
     /// `player` asks for a rematch of finished game `id`; when both have asked, a new game
     /// with the colours swapped starts and its id is announced.
-    pub async fn rematch(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
+    async fn rematch_here(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
         let side = state.seat_of(player)?;
@@ -727,16 +1167,19 @@ impl Online {
             state.gone_since[i] = Some(Instant::now());
         }
         state.version += 1;
-        let _ = table.events.send(Arc::new(json!({
-            "type": "opponentGone",
-            "side": table::side_name(side),
-            "gone": !open,
-            "claimWinInSeconds": (!open).then(|| self.inner.config.claim_after.as_secs()),
-        })));
+        self.emit(
+            table,
+            json!({
+                "type": "opponentGone",
+                "side": table::side_name(side),
+                "gone": !open,
+                "claimWinInSeconds": (!open).then(|| self.inner.config.claim_after.as_secs()),
+            }),
+        );
         self.publish(table, &state);
     }
 
-    /// Records a measured round trip of `side`'s connection.
+    /// Records a measured round trip of `side`'s connection (on the node owning the game).
     pub async fn observe_lag(&self, table: &Table, side: Color, rtt: Duration) {
         let mut state = table.state.lock().await;
         state.lag[side_index(side)].observe_round_trip(rtt);
@@ -744,6 +1187,17 @@ impl Online {
 
     /// Ids, players and clocks of the games being played now (newest first, at most `limit`).
     pub async fn live_games(&self, limit: usize) -> Vec<Value> {
+        if let Some(cluster) = &self.inner.cluster {
+            // Every node's games: the ids from the database, each game from its owner.
+            let ids = cluster.db.playing(limit as i64).await.unwrap_or_default();
+            let mut out = Vec::new();
+            for id in ids {
+                if let Ok(full) = self.full(&id, None).await {
+                    out.push(full);
+                }
+            }
+            return out;
+        }
         let tables: Vec<Arc<Table>> = lock(&self.inner.tables).values().cloned().collect();
         let now = Instant::now();
         let mut out = Vec::new();
@@ -761,13 +1215,31 @@ impl Online {
     /// ones waiting for a seat to be taken (they stay in the database and come back when asked
     /// for).
     pub fn evict_idle(&self) {
+        let mut evicted = Vec::new();
         let mut tables = lock(&self.inner.tables);
-        tables.retain(|_, t| {
-            Arc::strong_count(t) > 1
+        tables.retain(|id, t| {
+            let keep = Arc::strong_count(t) > 1
                 || t.events.receiver_count() > 0
                 || t.state
                     .try_lock()
-                    .map_or(true, |s| s.status == Status::Playing)
+                    .map_or(true, |s| s.status == Status::Playing);
+            if !keep {
+                evicted.push(id.clone());
+            }
+            keep
         });
+        if let Some(cluster) = &self.inner.cluster {
+            cluster.tidy(&|id| tables.contains_key(id));
+            drop(tables);
+            // Another node may take these games when they are asked for.
+            let online = self.clone();
+            tokio::spawn(async move {
+                if let Some(cluster) = &online.inner.cluster {
+                    for id in evicted {
+                        cluster.release(&id).await;
+                    }
+                }
+            });
+        }
     }
 }

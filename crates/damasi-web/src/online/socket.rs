@@ -18,14 +18,14 @@ use axum::http::header::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::json;
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::error::{ApiError, ApiPath};
 use crate::AppState;
 
 use super::accounts::Player;
-use super::table::side_name;
-use super::{Online, Table};
+use super::{Online, Watch};
 
 /// Largest message a client may send.
 pub const MAX_MESSAGE: usize = 4 * 1024;
@@ -47,14 +47,14 @@ pub async fn upgrade(
         });
     }
     let me = state.online.accounts().identify(&headers).await?;
-    let table = state.online.table(&id).await?;
+    let watch = state.online.watch(&id, me.as_ref()).await?;
     let online = state.online.clone();
     let limits = state.limits.clone();
     Ok(ws
         .max_message_size(MAX_MESSAGE)
         .max_frame_size(MAX_MESSAGE)
         .on_upgrade(move |socket| async move {
-            run(socket, online, table, me, limits).await;
+            run(socket, online, id, watch, me, limits).await;
         }))
 }
 
@@ -74,17 +74,12 @@ struct ClientMessage {
 async fn run(
     mut socket: WebSocket,
     online: Online,
-    table: Arc<Table>,
+    id: String,
+    watch: Watch,
     me: Option<Player>,
     limits: Arc<super::http::Limits>,
 ) {
-    let (full, side, mut events) = {
-        let s = table.state.lock().await;
-        let side = me.as_ref().and_then(|p| s.side_of(p.id));
-        let mut full = s.full_json(Instant::now());
-        full["you"] = json!(side.map(side_name));
-        (full, side, table.events.subscribe())
-    };
+    let (full, side, mut events) = watch;
     if socket
         .send(Message::Text(full.to_string().into()))
         .await
@@ -93,7 +88,7 @@ async fn run(
         return;
     }
     if let Some(side) = side {
-        online.presence(&table, side, true).await;
+        online.connected(&id, side, true).await;
     }
     let mut ping = tokio::time::interval(PING_EVERY);
     let mut ping_sent: Option<Instant> = None;
@@ -103,7 +98,7 @@ async fn run(
                 let Some(Ok(msg)) = incoming else { break };
                 match msg {
                     Message::Text(text) => {
-                        let reply = handle(&online, &table, me.as_ref(), &limits, text.as_str()).await;
+                        let reply = handle(&online, &id, me.as_ref(), &limits, text.as_str()).await;
                         if let Err(e) = reply {
                             let v = json!({"type": "error", "code": e.code(), "error": e.message()});
                             if socket.send(Message::Text(v.to_string().into())).await.is_err() {
@@ -113,7 +108,7 @@ async fn run(
                     }
                     Message::Pong(_) => {
                         if let (Some(sent), Some(side)) = (ping_sent.take(), side) {
-                            online.observe_lag(&table, side, sent.elapsed()).await;
+                            online.lag(&id, side, sent.elapsed()).await;
                         }
                     }
                     Message::Close(_) => break,
@@ -123,10 +118,13 @@ async fn run(
             event = events.recv() => {
                 let v = match event {
                     Ok(v) => v.to_string(),
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        table.state.lock().await.state_json(Instant::now()).to_string()
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        match online.snapshot(&id).await {
+                            Ok(v) => v.to_string(),
+                            Err(_) => continue,
+                        }
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    Err(broadcast::error::RecvError::Closed) => break,
                 };
                 if socket.send(Message::Text(v.into())).await.is_err() {
                     break;
@@ -141,13 +139,13 @@ async fn run(
         }
     }
     if let Some(side) = side {
-        online.presence(&table, side, false).await;
+        online.connected(&id, side, false).await;
     }
 }
 
 async fn handle(
     online: &Online,
-    table: &Table,
+    id: &str,
     me: Option<&Player>,
     limits: &super::http::Limits,
     text: &str,
@@ -157,7 +155,6 @@ async fn handle(
     let p = me.ok_or_else(|| {
         ApiError::Unauthorized("spectators can only watch: sign up or continue as a guest".into())
     })?;
-    let id = table.id.as_str();
     if msg.t == "chat" {
         limits.check_chat(p.id)?;
         return online.chat(id, p, msg.text.as_deref().unwrap_or("")).await;

@@ -63,6 +63,16 @@ CREATE TABLE IF NOT EXISTS online_moves (
     elapsed_ms BIGINT NOT NULL,
     PRIMARY KEY (game_id, ply)
 );
+CREATE TABLE IF NOT EXISTS game_owners (
+    game_id TEXT PRIMARY KEY REFERENCES online_games(id) ON DELETE CASCADE,
+    node TEXT NOT NULL,
+    expires_ms BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS game_owners_node ON game_owners(node);
+CREATE TABLE IF NOT EXISTS shared_state (
+    key TEXT PRIMARY KEY,
+    data TEXT NOT NULL
+);
 ";
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
@@ -111,6 +121,9 @@ fn rating_row(r: &Row, from: usize) -> RatingRow {
 pub struct PostgresDb {
     url: Arc<String>,
     client: Arc<Mutex<Client>>,
+    /// In a cluster: this node's id, and a move or an end is stored only while the node holds
+    /// the game's lease (a node that lost it cannot write over the new owner).
+    fence: Arc<std::sync::OnceLock<String>>,
 }
 
 async fn open(url: &str) -> Result<Client, String> {
@@ -137,7 +150,37 @@ impl PostgresDb {
         Ok(PostgresDb {
             url: Arc::new(url.to_string()),
             client: Arc::new(Mutex::new(client)),
+            fence: Arc::new(std::sync::OnceLock::new()),
         })
+    }
+
+    /// From now on, moves and ends are stored only for games whose lease `node` holds.
+    pub fn fence_with(&self, node: &str) {
+        let _ = self.fence.set(node.to_string());
+    }
+
+    /// In a cluster, refuses the change of game `id` unless this node holds its lease.
+    async fn check_fence(
+        &self,
+        tx: &tokio_postgres::Transaction<'_>,
+        id: &str,
+    ) -> Result<(), ApiError> {
+        let Some(node) = self.fence.get() else {
+            return Ok(());
+        };
+        let held = tx
+            .query_opt(
+                "SELECT 1 FROM game_owners WHERE game_id = $1 AND node = $2 FOR UPDATE",
+                &[&id, node],
+            )
+            .await
+            .map_err(db_error)?;
+        if held.is_none() {
+            return Err(ApiError::Busy(format!(
+                "game {id} moved to another server process: try again"
+            )));
+        }
+        Ok(())
     }
 
     /// The connection, opened again if it broke (the server restarted).
@@ -314,6 +357,7 @@ impl PostgresDb {
     ) -> Result<(), ApiError> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
+        self.check_fence(&tx, id).await?;
         tx.execute(
             "INSERT INTO online_moves (game_id, ply, token, elapsed_ms) VALUES ($1, $2, $3, $4)",
             &[&id, &(ply as i64), &token, &elapsed_ms],
@@ -337,6 +381,7 @@ impl PostgresDb {
     ) -> Result<(), ApiError> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
+        self.check_fence(&tx, id).await?;
         tx.execute(
             "DELETE FROM online_moves WHERE game_id = $1 AND ply >= $2",
             &[&id, &(ply as i64)],
@@ -361,6 +406,7 @@ impl PostgresDb {
     ) -> Result<(), ApiError> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
+        self.check_fence(&tx, id).await?;
         tx.execute(
             "UPDATE online_games SET status = 'over', outcome = $2, turn_started_ms = NULL, \
              white_diff = $3, black_diff = $4 WHERE id = $1",
@@ -458,5 +504,138 @@ impl PostgresDb {
                 plies: r.get(15),
             })
             .collect())
+    }
+
+    /// Takes (or renews) the lease of game `id` for `node` until `until_ms` when it is free,
+    /// expired (before `now_ms`) or already `node`'s; answers the owner after the attempt
+    /// (none: no such game). The row is locked by the upsert, so two nodes never both win.
+    pub async fn acquire(
+        &self,
+        id: &str,
+        node: &str,
+        until_ms: i64,
+        now_ms: i64,
+    ) -> Result<Option<String>, ApiError> {
+        let c = self.client().await?;
+        let won = c
+            .query_opt(
+                "INSERT INTO game_owners (game_id, node, expires_ms) \
+                 SELECT id, $2, $3 FROM online_games WHERE id = $1 \
+                 ON CONFLICT (game_id) DO UPDATE SET node = EXCLUDED.node, \
+                 expires_ms = EXCLUDED.expires_ms \
+                 WHERE game_owners.node = EXCLUDED.node OR game_owners.expires_ms < $4 \
+                 RETURNING node",
+                &[&id, &node, &until_ms, &now_ms],
+            )
+            .await
+            .map_err(db_error)?;
+        if let Some(r) = won {
+            return Ok(Some(r.get(0)));
+        }
+        let row = c
+            .query_opt("SELECT node FROM game_owners WHERE game_id = $1", &[&id])
+            .await
+            .map_err(db_error)?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    /// Extends every lease of `node` to `until_ms`; answers the games it still holds.
+    pub async fn renew(&self, node: &str, until_ms: i64) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "UPDATE game_owners SET expires_ms = $2 WHERE node = $1 RETURNING game_id",
+                &[&node, &until_ms],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// Gives up `node`'s lease of game `id`.
+    pub async fn release(&self, id: &str, node: &str) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "DELETE FROM game_owners WHERE game_id = $1 AND node = $2",
+            &[&id, &node],
+        )
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    /// Games being played whose owner is gone (no lease, or one expired before `now_ms`).
+    pub async fn orphans(&self, now_ms: i64) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT g.id FROM online_games g LEFT JOIN game_owners o ON o.game_id = g.id \
+                 WHERE g.status = 'playing' AND (o.node IS NULL OR o.expires_ms < $1)",
+                &[&now_ms],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// Ids of the games being played, newest first, at most `limit`.
+    pub async fn playing(&self, limit: i64) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT id FROM online_games WHERE status = 'playing' \
+                 ORDER BY created_ms DESC LIMIT $1",
+                &[&limit],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// The shared text under `key` (empty when never written).
+    pub async fn shared(&self, key: &str) -> Result<String, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt("SELECT data FROM shared_state WHERE key = $1", &[&key])
+            .await
+            .map_err(db_error)?;
+        Ok(row.map(|r| r.get(0)).unwrap_or_default())
+    }
+
+    /// Changes the shared text under `key` with `change`, holding the row's lock meanwhile, so
+    /// one node at a time changes it (e.g. pairs players).
+    pub async fn update_shared<R>(
+        &self,
+        key: &str,
+        change: impl FnOnce(&mut String) -> R,
+    ) -> Result<R, ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        tx.execute(
+            "INSERT INTO shared_state (key, data) VALUES ($1, '') ON CONFLICT (key) DO NOTHING",
+            &[&key],
+        )
+        .await
+        .map_err(db_error)?;
+        let row = tx
+            .query_one(
+                "SELECT data FROM shared_state WHERE key = $1 FOR UPDATE",
+                &[&key],
+            )
+            .await
+            .map_err(db_error)?;
+        let mut data: String = row.get(0);
+        let before = data.clone();
+        let out = change(&mut data);
+        if data != before {
+            tx.execute(
+                "UPDATE shared_state SET data = $2 WHERE key = $1",
+                &[&key, &data],
+            )
+            .await
+            .map_err(db_error)?;
+        }
+        tx.commit().await.map_err(db_error)?;
+        Ok(out)
     }
 }

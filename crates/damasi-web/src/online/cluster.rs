@@ -1,0 +1,597 @@
+//! Several server processes ("nodes") behind one address, sharing one PostgreSQL database and
+//! one Redis server (`damasi serve --database postgres://... --pubsub redis://...`).
+//!
+//! - **Ownership.** Each game has one owner node at a time: the one that holds its lease, a
+//!   `game_owners` row (node id, expiry) taken with an upsert that only wins when the row is
+//!   free, expired or already this node's (the row lock makes two nodes never both win). The
+//!   owner keeps the game in memory, runs its clock and timers and applies its moves; it
+//!   renews its leases every [`ClusterConfig::renew_every`]. A move, an end or a takeback is
+//!   stored only while the lease is held (checked in the same transaction), so a node that
+//!   lost its lease cannot write over the new owner. A node that dies loses its leases when
+//!   they expire; the others look for such games on every renewal and one of them takes each
+//!   over, loading it from the database with its clocks (the current turn timed from its
+//!   saved start, so the time the owner was gone counts).
+//! - **Forwarding.** A request for a game reaching another node takes the lease if it is
+//!   free, else is sent to the owner on its Redis channel `damasi:n:{node}` and waits for the
+//!   reply (an owner that does not answer in time is asked again, or replaced once its lease
+//!   expires).
+//! - **Events.** The owner publishes every event of a game on `damasi:g:{id}` and events for a
+//!   player (`gameStart`, `gameFinish`) on `damasi:u:{id}`; every node relays them to its own
+//!   WebSockets and streams.
+//! - **The lobby** (seeks and pools) is one row of the database, changed under its row lock,
+//!   so players on different nodes pair up and one node pairs at a time.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::error::ApiError;
+use crate::referee::now_ms;
+
+use super::accounts::Player;
+use super::db::PostgresDb;
+use super::{lock, Inner, Online, EVENT_BUFFER};
+
+/// Timings of a cluster.
+#[derive(Clone, Copy, Debug)]
+pub struct ClusterConfig {
+    /// How long a lease lasts without renewal: a dead node's games are taken over this long
+    /// after its last renewal.
+    pub lease: Duration,
+    /// How often leases are renewed and orphaned games looked for.
+    pub renew_every: Duration,
+    /// How long a forwarded request waits for the owner's reply before asking again.
+    pub reply_timeout: Duration,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            lease: Duration::from_secs(10),
+            renew_every: Duration::from_secs(3),
+            reply_timeout: Duration::from_secs(3),
+        }
+    }
+}
+
+/// Errors setting a cluster up.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// The Redis server could not be reached.
+    #[error("cannot connect to Redis at {url}: {source}")]
+    Redis {
+        /// The address given.
+        url: String,
+        /// Why.
+        source: redis::RedisError,
+    },
+    /// Several processes need a shared database.
+    #[error("several server processes need --database postgres://...: SQLite is one process's")]
+    NeedsPostgres,
+}
+
+/// A request to a game's owner.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "camelCase")]
+pub(super) enum Command {
+    Join {
+        player: Player,
+        want: Option<String>,
+    },
+    Play {
+        player: Player,
+        text: String,
+    },
+    Resign {
+        player: Player,
+    },
+    Abort {
+        player: Player,
+    },
+    Draw {
+        player: Player,
+        yes: bool,
+    },
+    Takeback {
+        player: Player,
+        yes: bool,
+    },
+    Chat {
+        player: Player,
+        text: String,
+    },
+    Claim {
+        player: Player,
+        win: bool,
+    },
+    Rematch {
+        player: Player,
+    },
+    /// `gameFull` with `you` for this viewer.
+    Full {
+        viewer: Option<Player>,
+    },
+    /// The current `gameState`.
+    State,
+    /// A connection of a player opened or closed.
+    Presence {
+        white: bool,
+        open: bool,
+    },
+    /// A measured round trip of a player's connection.
+    Lag {
+        white: bool,
+        rtt_ms: u64,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    /// `req` or `rep`.
+    k: String,
+    rid: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    game: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cmd: Option<Command>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ok: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    err: Option<Value>,
+}
+
+/// An error as sent between nodes.
+fn error_to_wire(e: &ApiError) -> Value {
+    let kind = match e {
+        ApiError::BadRequest(_) => "bad-request",
+        ApiError::BadMove { .. } => "bad-move",
+        ApiError::NotFound(_) => "not-found",
+        ApiError::Forbidden { .. } => "forbidden",
+        ApiError::Conflict { .. } => "conflict",
+        ApiError::Unauthorized(_) => "unauthorized",
+        ApiError::TooMany(_) => "too-many",
+        ApiError::Busy(_) => "busy",
+        ApiError::Internal(_) => "internal",
+    };
+    let mut v = json!({"kind": kind, "code": e.code(), "message": e.message()});
+    match e {
+        ApiError::BadMove {
+            options, ambiguous, ..
+        } => {
+            v["options"] = json!(options);
+            v["ambiguous"] = json!(ambiguous);
+        }
+        ApiError::Conflict { params, .. } => v["params"] = params.clone(),
+        _ => {}
+    }
+    v
+}
+
+/// Error codes are `&'static str`: a code from another node is kept once (they are few, and
+/// come only from this program's nodes).
+fn intern(code: &str) -> &'static str {
+    static CODES: StdMutex<Vec<&'static str>> = StdMutex::new(Vec::new());
+    let mut codes = lock(&CODES);
+    if let Some(c) = codes.iter().find(|c| **c == code) {
+        return c;
+    }
+    let c: &'static str = Box::leak(code.to_string().into_boxed_str());
+    codes.push(c);
+    c
+}
+
+fn error_from_wire(v: &Value) -> ApiError {
+    let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+    let message = text("message");
+    match v["kind"].as_str().unwrap_or_default() {
+        "bad-request" => ApiError::BadRequest(message),
+        "bad-move" => ApiError::BadMove {
+            message,
+            options: serde_json::from_value(v["options"].clone()).unwrap_or_default(),
+            ambiguous: v["ambiguous"].as_bool().unwrap_or(false),
+        },
+        "not-found" => ApiError::NotFound(message),
+        "forbidden" => ApiError::Forbidden {
+            code: intern(&text("code")),
+            message,
+        },
+        "conflict" => ApiError::Conflict {
+            code: intern(&text("code")),
+            message,
+            params: v["params"].clone(),
+        },
+        "unauthorized" => ApiError::Unauthorized(message),
+        "too-many" => ApiError::TooMany(message),
+        "busy" => ApiError::Busy(message),
+        _ => ApiError::Internal(format!("from the game's owner: {message}")),
+    }
+}
+
+/// What a node needs to be one of several.
+pub struct Cluster {
+    /// This node's id (random, new at every start).
+    pub node: String,
+    pub(super) db: PostgresDb,
+    pub(super) config: ClusterConfig,
+    outbox: mpsc::UnboundedSender<(String, String)>,
+    next_rid: AtomicU64,
+    pending: StdMutex<HashMap<u64, oneshot::Sender<Result<Value, ApiError>>>>,
+    /// Per game: the local channel every watcher on this node listens to.
+    relays: StdMutex<HashMap<String, broadcast::Sender<Arc<Value>>>>,
+    /// Per game owned elsewhere: the owner last seen, so forwarding needs no database query.
+    owners: StdMutex<HashMap<String, String>>,
+}
+
+/// The channel of game `id`'s events.
+fn game_channel(id: &str) -> String {
+    format!("damasi:g:{id}")
+}
+
+/// The channel of a player's events.
+fn user_channel(user: i64) -> String {
+    format!("damasi:u:{user}")
+}
+
+/// The channel of requests and replies to `node`.
+fn node_channel(node: &str) -> String {
+    format!("damasi:n:{node}")
+}
+
+fn new_node_id() -> String {
+    let mut b = [0u8; 8];
+    let _ = getrandom::fill(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+impl Cluster {
+    /// Connects to Redis at `url` and gets ready to publish (the subscriptions start with
+    /// [`start`]).
+    pub(super) async fn connect(
+        url: &str,
+        db: PostgresDb,
+        config: ClusterConfig,
+    ) -> Result<
+        (
+            Cluster,
+            redis::Client,
+            mpsc::UnboundedReceiver<(String, String)>,
+        ),
+        ClusterError,
+    > {
+        let redis_error = |source| ClusterError::Redis {
+            url: url.to_string(),
+            source,
+        };
+        let client = redis::Client::open(url).map_err(redis_error)?;
+        // Fail at start, not at the first move, when Redis is not there.
+        client
+            .get_multiplexed_async_connection()
+            .await
+            .map_err(redis_error)?;
+        let node = new_node_id();
+        db.fence_with(&node);
+        let (outbox, rx) = mpsc::unbounded_channel();
+        Ok((
+            Cluster {
+                node,
+                db,
+                config,
+                outbox,
+                next_rid: AtomicU64::new(1),
+                pending: StdMutex::new(HashMap::new()),
+                relays: StdMutex::new(HashMap::new()),
+                owners: StdMutex::new(HashMap::new()),
+            },
+            client,
+            rx,
+        ))
+    }
+
+    /// The lease's expiry if taken now.
+    fn until(&self) -> i64 {
+        now_ms() + self.config.lease.as_millis() as i64
+    }
+
+    /// Takes or renews game `id`'s lease; answers its owner after the attempt (none: no such
+    /// game).
+    pub(super) async fn acquire(&self, id: &str) -> Result<Option<String>, ApiError> {
+        self.db
+            .acquire(id, &self.node, self.until(), now_ms())
+            .await
+    }
+
+    /// Gives game `id`'s lease up.
+    pub(super) async fn release(&self, id: &str) {
+        if let Err(e) = self.db.release(id, &self.node).await {
+            eprintln!("damasi-web: cannot release game {id}: {e:?}");
+        }
+    }
+
+    /// The owner of game `id` last seen, if another node.
+    pub(super) fn cached_owner(&self, id: &str) -> Option<String> {
+        lock(&self.owners).get(id).cloned()
+    }
+
+    /// Remembers (`Some`) or forgets the owner of game `id`.
+    pub(super) fn cache_owner(&self, id: &str, owner: Option<&str>) {
+        let mut owners = lock(&self.owners);
+        match owner {
+            Some(o) => {
+                if owners.len() >= 10_000 {
+                    owners.clear();
+                }
+                owners.insert(id.to_string(), o.to_string());
+            }
+            None => {
+                owners.remove(id);
+            }
+        }
+    }
+
+    /// The local channel of game `id` (made on first use).
+    pub(super) fn channel(&self, id: &str) -> broadcast::Sender<Arc<Value>> {
+        lock(&self.relays)
+            .entry(id.to_string())
+            .or_insert_with(|| broadcast::channel(EVENT_BUFFER).0)
+            .clone()
+    }
+
+    /// Forgets the channels nobody on this node listens to, but those of `keep`.
+    pub(super) fn tidy(&self, keep: &dyn Fn(&str) -> bool) {
+        lock(&self.relays).retain(|id, tx| tx.receiver_count() > 0 || keep(id));
+    }
+
+    /// Sends `event` of game `id` to the other nodes (in order).
+    pub(super) fn publish_game(&self, id: &str, event: &Value) {
+        let payload = json!({"o": self.node, "e": event}).to_string();
+        let _ = self.outbox.send((game_channel(id), payload));
+    }
+
+    /// Sends `event` to `user`'s listeners on every node (this one included).
+    pub(super) fn publish_user(&self, user: i64, event: &Value) {
+        let payload = json!({"o": self.node, "e": event}).to_string();
+        let _ = self.outbox.send((user_channel(user), payload));
+    }
+
+    /// Sends `cmd` about game `id` to `owner` and waits for its answer; `None` when no answer
+    /// came in time.
+    pub(super) async fn ask(
+        &self,
+        owner: &str,
+        id: &str,
+        cmd: Command,
+    ) -> Option<Result<Value, ApiError>> {
+        let rid = self.next_rid.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(rid, tx);
+        let wire = Wire {
+            k: "req".into(),
+            rid,
+            from: Some(self.node.clone()),
+            game: Some(id.to_string()),
+            cmd: Some(cmd),
+            ok: None,
+            err: None,
+        };
+        let payload = serde_json::to_string(&wire).unwrap_or_default();
+        let _ = self.outbox.send((node_channel(owner), payload));
+        let answer = tokio::time::timeout(self.config.reply_timeout, rx).await;
+        lock(&self.pending).remove(&rid);
+        match answer {
+            Ok(Ok(r)) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn reply(&self, to: &str, rid: u64, result: Result<Value, ApiError>) {
+        let (ok, err) = match result {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(error_to_wire(&e))),
+        };
+        let wire = Wire {
+            k: "rep".into(),
+            rid,
+            from: None,
+            game: None,
+            cmd: None,
+            ok,
+            err,
+        };
+        let payload = serde_json::to_string(&wire).unwrap_or_default();
+        let _ = self.outbox.send((node_channel(to), payload));
+    }
+}
+
+/// Starts the node's background work: the publisher (one connection, messages in order),
+/// the subscriber (events and requests), and the lease renewal with the takeover of orphaned
+/// games.
+pub(super) fn start(
+    inner: Weak<Inner>,
+    client: redis::Client,
+    outbox: mpsc::UnboundedReceiver<(String, String)>,
+) {
+    tokio::spawn(publisher(client.clone(), outbox));
+    tokio::spawn(subscriber(inner.clone(), client));
+    tokio::spawn(renewer(inner));
+}
+
+async fn publisher(client: redis::Client, mut outbox: mpsc::UnboundedReceiver<(String, String)>) {
+    let mut conn = None;
+    let mut batch = Vec::new();
+    while let Some(first) = outbox.recv().await {
+        // Whatever has queued up meanwhile goes in one pipeline, in order.
+        batch.clear();
+        batch.push(first);
+        while batch.len() < 256 {
+            match outbox.try_recv() {
+                Ok(m) => batch.push(m),
+                Err(_) => break,
+            }
+        }
+        let mut pipe = redis::pipe();
+        for (channel, payload) in &batch {
+            pipe.cmd("PUBLISH").arg(channel).arg(payload).ignore();
+        }
+        // One try to reconnect per batch: a Redis outage loses events, not the node.
+        for _ in 0..2 {
+            if conn.is_none() {
+                match client.get_multiplexed_async_connection().await {
+                    Ok(c) => conn = Some(c),
+                    Err(e) => {
+                        eprintln!("damasi-web: Redis: {e}");
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        continue;
+                    }
+                }
+            }
+            let Some(c) = conn.as_mut() else { continue };
+            let sent: redis::RedisResult<()> = pipe.query_async(c).await;
+            match sent {
+                Ok(()) => break,
+                Err(e) => {
+                    eprintln!("damasi-web: Redis publish: {e}");
+                    conn = None;
+                }
+            }
+        }
+    }
+}
+
+async fn subscriber(inner: Weak<Inner>, client: redis::Client) {
+    loop {
+        let Some(node) = inner
+            .upgrade()
+            .and_then(|i| i.cluster.as_ref().map(|c| c.node.clone()))
+        else {
+            return;
+        };
+        match subscribe_once(&inner, &client, &node).await {
+            Ok(()) => return,
+            Err(e) => {
+                eprintln!("damasi-web: Redis subscription: {e}; again in 1 s");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
+async fn subscribe_once(
+    inner: &Weak<Inner>,
+    client: &redis::Client,
+    node: &str,
+) -> redis::RedisResult<()> {
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.psubscribe("damasi:g:*").await?;
+    pubsub.psubscribe("damasi:u:*").await?;
+    pubsub.subscribe(node_channel(node)).await?;
+    let mut messages = pubsub.on_message();
+    while let Some(msg) = messages.next().await {
+        let Some(inner) = inner.upgrade() else {
+            return Ok(());
+        };
+        let online = Online { inner };
+        let Ok(payload) = msg.get_payload::<String>() else {
+            continue;
+        };
+        let channel = msg.get_channel_name();
+        if let Some(id) = channel.strip_prefix("damasi:g:") {
+            relay_game(&online, id, &payload);
+        } else if let Some(user) = channel.strip_prefix("damasi:u:") {
+            if let (Ok(user), Ok(v)) = (user.parse(), serde_json::from_str::<Value>(&payload)) {
+                online.notify_here(user, v["e"].clone());
+            }
+        } else if let Ok(wire) = serde_json::from_str::<Wire>(&payload) {
+            handle_wire(online, wire);
+        }
+    }
+    Err(redis::RedisError::from(std::io::Error::new(
+        std::io::ErrorKind::ConnectionAborted,
+        "the subscription ended",
+    )))
+}
+
+/// An event of game `id` from another node, for this node's watchers.
+fn relay_game(online: &Online, id: &str, payload: &str) {
+    let Some(cluster) = online.inner.cluster.as_ref() else {
+        return;
+    };
+    let Ok(v) = serde_json::from_str::<Value>(payload) else {
+        return;
+    };
+    if v["o"].as_str() == Some(cluster.node.as_str()) {
+        return; // this node's own event, already sent to its watchers
+    }
+    let tx = lock(&cluster.relays).get(id).cloned();
+    if let Some(tx) = tx {
+        let _ = tx.send(Arc::new(v["e"].clone()));
+    }
+}
+
+fn handle_wire(online: Online, wire: Wire) {
+    let Some(cluster) = online.inner.cluster.as_ref() else {
+        return;
+    };
+    if wire.k == "rep" {
+        let waiting = lock(&cluster.pending).remove(&wire.rid);
+        if let Some(tx) = waiting {
+            let result = match (wire.ok, wire.err) {
+                (_, Some(e)) => Err(error_from_wire(&e)),
+                (ok, None) => Ok(ok.unwrap_or(Value::Null)),
+            };
+            let _ = tx.send(result);
+        }
+        return;
+    }
+    let (Some(from), Some(game), Some(cmd)) = (wire.from, wire.game, wire.cmd) else {
+        return;
+    };
+    tokio::spawn(async move {
+        let result = online.run_here(&game, cmd).await;
+        if let Some(cluster) = online.inner.cluster.as_ref() {
+            cluster.reply(&from, wire.rid, result);
+        }
+    });
+}
+
+async fn renewer(inner: Weak<Inner>) {
+    let every = match inner
+        .upgrade()
+        .and_then(|i| i.cluster.as_ref().map(|c| c.config))
+    {
+        Some(c) => c.renew_every,
+        None => return,
+    };
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        let online = Online { inner };
+        if let Err(e) = online.renew_leases().await {
+            eprintln!("damasi-web: lease renewal: {e:?}");
+        }
+    }
+}
+
+/// Signals the caller to ask again (the owner changed or did not answer).
+pub(super) const NOT_OWNER: &str = "not-owner";
+
+/// The error a node answers when it does not own the game asked about.
+pub(super) fn not_owner(id: &str) -> ApiError {
+    ApiError::Busy(format!(
+        "{NOT_OWNER}: game {id} is looked after by another process"
+    ))
+}
+
+/// Whether `e` is [`not_owner`]'s.
+pub(super) fn is_not_owner(e: &ApiError) -> bool {
+    matches!(e, ApiError::Busy(m) if m.starts_with(NOT_OWNER))
+}

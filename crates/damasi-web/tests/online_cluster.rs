@@ -1,0 +1,499 @@
+//! Several server processes behind one address (`damasi serve --database postgres://...
+//! --pubsub redis://...`): two nodes sharing one PostgreSQL and one Redis server, each with its
+//! own runtime, database connection and Redis connections, as separate processes would have.
+//!
+//! Two players, each connected to a different node, play a game found through a seek made on
+//! one node and taken on the other; spectators on both nodes must see every move; then the
+//! node owning the game dies (its runtime is dropped: no goodbye, its lease just runs out) and
+//! the other takes the game over from the database with the clocks going on; a third node
+//! comes up, a player moves over to it, and the game is played to its end.
+//!
+//! Runs when `DAMASI_TEST_POSTGRES` and `DAMASI_TEST_REDIS` name servers (`scripts/with-postgres
+//! scripts/with-redis CMD` starts both; the test script does); `DAMASI_REQUIRE_REDIS=1` makes
+//! their absence a failure.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use damasi::{Notation, Position};
+use damasi_web::online::cluster::ClusterConfig;
+use damasi_web::{AppState, Online, OnlineConfig, OnlineDb};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+const LEASE: Duration = Duration::from_secs(2);
+
+fn servers() -> Option<(String, String)> {
+    let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    match (get("DAMASI_TEST_POSTGRES"), get("DAMASI_TEST_REDIS")) {
+        (Some(pg), Some(redis)) => Some((pg, redis)),
+        _ => {
+            assert!(
+                std::env::var("DAMASI_REQUIRE_REDIS").as_deref() != Ok("1"),
+                "DAMASI_REQUIRE_REDIS=1 but DAMASI_TEST_POSTGRES or DAMASI_TEST_REDIS is not set \
+                 (run under scripts/with-postgres scripts/with-redis)"
+            );
+            eprintln!("skipped: no DAMASI_TEST_POSTGRES and DAMASI_TEST_REDIS");
+            None
+        }
+    }
+}
+
+/// One server process: its own runtime, dropped to kill it.
+struct Node {
+    runtime: Option<tokio::runtime::Runtime>,
+    addr: SocketAddr,
+}
+
+impl Node {
+    fn start(pg: &str, redis: &str) -> Node {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let addr = runtime.block_on(async {
+            let db = OnlineDb::connect(pg).await.expect("PostgreSQL");
+            let online = Online::clustered(
+                db,
+                OnlineConfig::default(),
+                redis,
+                ClusterConfig {
+                    lease: LEASE,
+                    renew_every: Duration::from_millis(400),
+                    reply_timeout: Duration::from_millis(800),
+                },
+            )
+            .await
+            .expect("Redis");
+            let state = AppState::in_memory().with_online(online);
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            tokio::spawn(damasi_web::serve(
+                state,
+                SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+                move |a| {
+                    let _ = tx.send(a);
+                },
+            ));
+            rx.await.unwrap()
+        });
+        Node {
+            runtime: Some(runtime),
+            addr,
+        }
+    }
+
+    /// Dies at once: every task stops, every connection drops, nothing is released.
+    fn kill(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A minimal HTTP/1.1 request (the body is JSON); answers the status and the JSON body.
+async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    cookie: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    if !cookie.is_empty() {
+        req.push_str(&format!("Cookie: {cookie}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(&body);
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut out))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text[9..12].parse().unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let cookie = head
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .map(|c| c.split(';').next().unwrap_or("").to_string());
+    let mut v: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    if let (Some(c), Some(o)) = (cookie, v.as_object_mut()) {
+        o.insert("_cookie".into(), json!(c));
+    }
+    (status, v)
+}
+
+/// Signs `name` up on `addr`; answers the session cookie.
+async fn sign_up(addr: SocketAddr, name: &str) -> String {
+    let (status, v) = http(
+        addr,
+        "POST",
+        "/api/account/signup",
+        "",
+        Some(json!({"name": name, "password": "a good password"})),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    v["_cookie"].as_str().expect("a session cookie").to_string()
+}
+
+async fn socket(addr: SocketAddr, id: &str, cookie: &str) -> Ws {
+    let mut req = format!("ws://{addr}/api/online/games/{id}/socket")
+        .into_client_request()
+        .unwrap();
+    if !cookie.is_empty() {
+        req.headers_mut().insert("cookie", cookie.parse().unwrap());
+    }
+    let (ws, _) = tokio_tungstenite::connect_async(req).await.expect("socket");
+    ws
+}
+
+/// The next game state on `ws` (from `gameFull` or `gameState`), skipping other messages;
+/// panics after 10 s.
+async fn next_state(ws: &mut Ws, who: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let msg = tokio::time::timeout_at(deadline, ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("{who}: no game state within 10 s"))
+            .unwrap_or_else(|| panic!("{who}: the socket closed"))
+            .unwrap_or_else(|e| panic!("{who}: {e}"));
+        let Message::Text(text) = msg else { continue };
+        let v: Value = serde_json::from_str(&text).unwrap();
+        match v["type"].as_str() {
+            Some("gameFull") => return v["state"].clone(),
+            Some("gameState") => return v,
+            Some("error") => panic!("{who}: refused: {v}"),
+            _ => {}
+        }
+    }
+}
+
+/// Reads `ws` until a state with `ply` plies (and `status` if given); returns it.
+async fn state_at(ws: &mut Ws, who: &str, ply: u64, status: Option<&str>) -> Value {
+    loop {
+        let s = next_state(ws, who).await;
+        let p = s["ply"].as_u64().unwrap();
+        assert!(p <= ply, "{who}: ply {p} beyond the expected {ply}: {s}");
+        if p == ply && status.map_or(true, |st| s["status"] == st) {
+            return s;
+        }
+    }
+}
+
+/// Sends a move for the side to move of `state` (the first legal one) over `ws`.
+async fn move_from(ws: &mut Ws, state: &Value) -> String {
+    let pos = Position::from_fen(state["fen"].as_str().unwrap()).unwrap();
+    let m = *pos.legal_moves().iter().next().expect("a legal move");
+    let text = pos.write_move(&m, Notation::Landing);
+    ws.send(Message::Text(
+        json!({"t": "move", "move": text}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    text
+}
+
+fn unique(base: &str) -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_micros()
+        % 1_000_000_000;
+    format!("{base}{t}")
+}
+
+/// Plays one ply: the mover sends the move, then every socket must see it.
+async fn ply(mover: usize, sockets: &mut [(&str, Ws)], expected_ply: u64, last: &Value) -> Value {
+    let name = sockets[mover].0.to_string();
+    let text = move_from(&mut sockets[mover].1, last).await;
+    let mut newest = Value::Null;
+    for (name2, ws2) in sockets.iter_mut() {
+        let s = state_at(ws2, name2, expected_ply, Some("started")).await;
+        let moves = s["moves"].as_str().unwrap().to_string();
+        assert!(
+            moves.ends_with(&text),
+            "{name2} sees '{moves}' after {name}'s {text}"
+        );
+        newest = s;
+    }
+    newest
+}
+
+#[test]
+fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
+    let Some((pg, redis)) = servers() else { return };
+    let a = Node::start(&pg, &redis);
+    let mut b = Node::start(&pg, &redis);
+    let (a_addr, b_addr) = (a.addr, b.addr);
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (pg2, redis2) = (pg.clone(), redis.clone());
+    client.block_on(async {
+        let (an, bn) = (unique("ca"), unique("cb"));
+        let alice = sign_up(a_addr, &an).await;
+        let bob = sign_up(b_addr, &bn).await;
+        // A session made on one node is good on the other.
+        let (st, me) = http(b_addr, "GET", "/api/account", &alice, None).await;
+        assert_eq!((st, me["name"].as_str()), (200, Some(an.as_str())));
+
+        // Alice's event stream on A hears of the game Bob starts on B.
+        let mut events = TcpStream::connect(a_addr).await.unwrap();
+        events
+            .write_all(
+                format!(
+                    "GET /api/stream/event HTTP/1.1\r\nHost: {a_addr}\r\nCookie: {alice}\r\n\r\n"
+                )
+                .as_bytes(),
+            )
+            .await
+            .unwrap();
+
+        // A seek made on A is listed on B and taken there.
+        let (st, v) = http(
+            a_addr,
+            "POST",
+            "/api/lobby/seeks",
+            &alice,
+            Some(json!({"minutes": 5, "increment": 3, "rated": true, "color": "white"})),
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        let seek = v["id"].as_u64().unwrap();
+        let (_, lobby) = http(b_addr, "GET", "/api/lobby", "", None).await;
+        assert!(
+            lobby["seeks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["id"] == seek && s["username"] == an.as_str()),
+            "the seek made on A is not in B's lobby: {lobby}"
+        );
+        let (st, v) = http(
+            b_addr,
+            "POST",
+            &format!("/api/lobby/seeks/{seek}/accept"),
+            &bob,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        let id = v["game"].as_str().unwrap().to_string();
+        let (_, lobby) = http(a_addr, "GET", "/api/lobby", "", None).await;
+        assert!(
+            !lobby["seeks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["id"] == seek),
+            "a taken seek is still in A's lobby: {lobby}"
+        );
+        // The gameStart reached Alice's stream on the other node.
+        let mut seen = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !String::from_utf8_lossy(&seen).contains(&format!("\"id\":\"{id}\"")) {
+            let mut buf = [0u8; 4096];
+            let n = tokio::time::timeout_at(deadline, events.read(&mut buf))
+                .await
+                .expect("gameStart on Alice's event stream on the other node")
+                .unwrap();
+            assert!(n > 0, "the event stream closed");
+            seen.extend_from_slice(&buf[..n]);
+        }
+        assert!(String::from_utf8_lossy(&seen).contains("gameStart"));
+
+        // Quick pairing: one waits in a pool on A, the other joins it on B.
+        let (cn, dn) = (unique("cc"), unique("cd"));
+        let carol = sign_up(a_addr, &cn).await;
+        let dave = sign_up(b_addr, &dn).await;
+        let (st, v) = http(a_addr, "POST", "/api/pool/5+3", &carol, None).await;
+        assert_eq!((st, v["waiting"].as_bool()), (200, Some(true)), "{v}");
+        let (_, lobby) = http(b_addr, "GET", "/api/lobby", "", None).await;
+        let waiting = lobby["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == "5+3");
+        assert!(
+            waiting.is_some_and(|p| p["waiting"].as_u64() >= Some(1)),
+            "{lobby}"
+        );
+        let (st, v) = http(b_addr, "POST", "/api/pool/5+3", &dave, None).await;
+        assert_eq!(st, 200, "{v}");
+        let pooled = v["game"]
+            .as_str()
+            .expect("paired with the player waiting on A")
+            .to_string();
+        let (st, full) = http(
+            a_addr,
+            "GET",
+            &format!("/api/online/games/{pooled}"),
+            &carol,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{full}");
+        assert!(full["you"].is_string(), "{full}");
+        // An action on the node that does not own the game is forwarded to the owner.
+        let (st, v) = http(
+            a_addr,
+            "POST",
+            &format!("/api/online/games/{pooled}/abort"),
+            &carol,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        let (_, full) = http(
+            b_addr,
+            "GET",
+            &format!("/api/online/games/{pooled}"),
+            "",
+            None,
+        )
+        .await;
+        assert_eq!(full["state"]["status"], "aborted", "{full}");
+
+        // Alice (White) plays on A, Bob on B (which made the game, so owns it); a spectator
+        // on each.
+        let mut sockets = vec![
+            ("alice@A", socket(a_addr, &id, &alice).await),
+            ("bob@B", socket(b_addr, &id, &bob).await),
+            ("spectator@A", socket(a_addr, &id, "").await),
+            ("spectator@B", socket(b_addr, &id, "").await),
+        ];
+        let mut last = Value::Null;
+        for (name, ws) in sockets.iter_mut() {
+            last = next_state(ws, name).await;
+            assert_eq!(last["status"], "started", "{name}: {last}");
+            assert_eq!(last["ply"], 0);
+        }
+        let mut plies = 0;
+        for _ in 0..6 {
+            let mover = if plies % 2 == 0 { 0 } else { 1 };
+            plies += 1;
+            last = ply(mover, &mut sockets, plies, &last).await;
+        }
+        // Chat goes everywhere too.
+        sockets[0]
+            .1
+            .send(Message::Text(
+                json!({"t": "chat", "text": "iyi oyunlar"})
+                    .to_string()
+                    .into(),
+            ))
+            .await
+            .unwrap();
+        for (name, ws) in sockets.iter_mut() {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+            loop {
+                let m = tokio::time::timeout_at(deadline, ws.next())
+                    .await
+                    .unwrap_or_else(|_| panic!("{name}: no chat line"))
+                    .unwrap()
+                    .unwrap();
+                if let Message::Text(t) = m {
+                    let v: Value = serde_json::from_str(&t).unwrap();
+                    if v["type"] == "chatLine" {
+                        assert_eq!(v["text"], "iyi oyunlar");
+                        break;
+                    }
+                }
+            }
+        }
+
+        // B, the owner, dies with White to move.
+        assert_eq!(last["turn"], "white");
+        let wtime_before = last["wtime"].as_i64().unwrap();
+        let btime_before = last["btime"].as_i64().unwrap();
+        let turn_began = Instant::now();
+        b.kill();
+        sockets.retain(|(name, _)| name.ends_with("@A"));
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        // Alice moves on A: forwarded to the dead owner, unanswered, until A takes the game
+        // over when the lease runs out.
+        plies += 1;
+        last = ply(0, &mut sockets, plies, &last).await;
+        let took = turn_began.elapsed();
+        assert!(took >= Duration::from_millis(700));
+        // White's clock ran the whole time (the dead owner's time included), less at most the
+        // lag compensation; the increment was added. Black's did not move.
+        let spent = wtime_before + 3_000 - last["wtime"].as_i64().unwrap();
+        let took_ms = took.as_millis() as i64;
+        assert!(
+            spent > took_ms - 600 && spent <= took_ms + 300,
+            "White spent {spent} ms of clock in {took_ms} ms"
+        );
+        assert!(
+            (last["btime"].as_i64().unwrap() - btime_before).abs() <= 300,
+            "Black's clock moved while White thought: {btime_before} -> {}",
+            last["btime"]
+        );
+
+        // A third node comes up; Bob comes back there.
+        let node_c = tokio::task::spawn_blocking(move || Node::start(&pg2, &redis2))
+            .await
+            .unwrap();
+        let c_addr = node_c.addr;
+        let mut bob_ws = socket(c_addr, &id, &bob).await;
+        let s = next_state(&mut bob_ws, "bob@C").await;
+        assert_eq!(s["ply"].as_u64(), Some(plies));
+        sockets.insert(1, ("bob@C", bob_ws));
+        sockets.push(("spectator@C", socket(c_addr, &id, "").await));
+        let _ = next_state(&mut sockets[3].1, "spectator@C").await;
+        for _ in 0..6 {
+            let mover = if plies % 2 == 0 { 0 } else { 1 };
+            plies += 1;
+            last = ply(mover, &mut sockets, plies, &last).await;
+        }
+        // Both agree to a draw, each on their node: the end reaches everyone.
+        for i in [0, 1] {
+            sockets[i]
+                .1
+                .send(Message::Text(
+                    json!({"t": "draw", "yes": true}).to_string().into(),
+                ))
+                .await
+                .unwrap();
+        }
+        for (name, ws) in sockets.iter_mut() {
+            let end = state_at(ws, name, plies, Some("agreement")).await;
+            assert_eq!(end["winner"], Value::Null, "{name}: {end}");
+        }
+        // The database has every move once, and the ratings counted the game once.
+        let db = OnlineDb::connect(&pg).await.unwrap();
+        let (row, moves) = db.game(&id).await.unwrap().unwrap();
+        assert_eq!(row.status, "over");
+        assert_eq!(row.outcome.as_deref(), Some("draw:agreement"));
+        assert_eq!(moves.len() as u64, plies);
+        let (_, profile) = http(a_addr, "GET", &format!("/api/user/{bn}"), "", None).await;
+        assert_eq!(profile["perfs"]["blitz"]["games"], 1, "{profile}");
+        drop(node_c);
+    });
+    drop(a);
+}
