@@ -5,7 +5,11 @@
 //! Only called in quiet positions: the search resolves pending captures first.
 
 use damasi::bitboard::{fill, shift, Dir, FILE_A, FILE_H};
+use std::sync::Arc;
+
 use damasi::{Color, Position};
+
+use crate::patterns::PatternTables;
 
 /// Features, counted for White minus Black unless marked "side to move".
 pub mod feature {
@@ -82,6 +86,9 @@ pub struct Weights {
     pub mg: [i32; f::COUNT],
     /// Endgame weights, indexed by [`feature`].
     pub eg: [i32; f::COUNT],
+    /// Learned pattern tables added to the feature sum ([`crate::patterns`]); `None` (the
+    /// default) is the feature evaluation alone.
+    pub patterns: Option<Arc<PatternTables>>,
 }
 
 impl Default for Weights {
@@ -97,6 +104,7 @@ impl Default for Weights {
                 100, 301, -3, 7, 23, 44, 75, 159, 103, 63, 28, -3, -7, 4, -7, 25, 3, 74, -23, 14,
                 0, 0,
             ],
+            patterns: None,
         }
     }
 }
@@ -111,6 +119,7 @@ impl Weights {
             eg: [
                 100, 300, 6, 13, 24, 40, 65, 150, 100, 60, 25, 2, 2, 2, 1, -2, 0, 60, -12, 4, 0, 0,
             ],
+            patterns: None,
         }
     }
 }
@@ -346,7 +355,10 @@ fn evaluate_inline(pos: &Position, w: &Weights) -> i32 {
         },
     );
     let p = phase(pos);
-    let white = (mg * p + eg * (PHASE_MAX - p)) / PHASE_MAX;
+    let mut white = (mg * p + eg * (PHASE_MAX - p)) / PHASE_MAX;
+    if let Some(t) = &w.patterns {
+        white += t.score_white(pos);
+    }
     let stm = (smg * p + seg * (PHASE_MAX - p)) / PHASE_MAX;
     let v = if pos.side_to_move() == Color::White {
         white

@@ -50,6 +50,7 @@ mod level;
 pub mod line_reader;
 mod machine;
 pub mod oracle;
+pub mod patterns;
 pub mod protocol;
 mod request;
 mod score;
