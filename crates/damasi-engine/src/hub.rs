@@ -36,6 +36,7 @@ use crate::clock::Instant;
 use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 use damasi::{Move, Position};
 
+use crate::eval::Weights;
 pub use crate::line_reader::MAX_LINE;
 use crate::line_reader::{read_line, LineRead};
 use crate::machine::{available_threads, max_hash_mb};
@@ -180,6 +181,10 @@ struct Session {
     tablebases: HubTablebases,
     /// The tables read from `tablebases.dir`, handed to the engine at its next use.
     oracle: Option<Arc<dyn EndgameOracle>>,
+    /// The evaluation weights (`eval-file`), handed to the engine at its next use.
+    weights: Weights,
+    /// The `eval-file` in use, for `hello`.
+    eval_file: Option<String>,
 }
 
 /// Runs the Hub protocol on `input` and `output` until `quit` or end of input.
@@ -217,6 +222,8 @@ pub fn run_with_tablebases(
         limits: Limits::move_time(DEFAULT_MOVE_TIME),
         tablebases,
         oracle,
+        weights: Weights::default(),
+        eval_file: None,
     };
     let mut input = input;
     let mut buf = Vec::new();
@@ -340,6 +347,12 @@ impl Session {
         for p in &params {
             self.out.send(p);
         }
+        self.out.send(
+            &Line::new("param")
+                .arg("name", "eval-file")
+                .arg("value", self.eval_file.as_deref().unwrap_or("none"))
+                .arg("type", "string"),
+        );
         if self.tablebases.loader.is_some() {
             let dir = match &self.tablebases.dir {
                 Some(d) => d.display().to_string(),
@@ -393,12 +406,30 @@ impl Session {
             "king-beats-lone-man" => parse_bool(value)
                 .map(|b| self.config.rules.king_beats_lone_man = b)
                 .ok_or_else(|| format!("king-beats-lone-man must be true or false, not '{value}'")),
+            "eval-file" => self.set_eval_file(value),
             "tablebases" if self.tablebases.loader.is_some() => self.set_tablebases(value),
             _ => Err(format!("unknown parameter '{name}'")),
         };
         if let Err(message) = result {
             self.out.error(message);
         }
+    }
+
+    /// The `eval-file` parameter: reads a pattern weights file ([`crate::patterns`]); `none` or
+    /// empty goes back to the built-in evaluation. The engine uses it from its next search.
+    fn set_eval_file(&mut self, value: &str) -> Result<(), String> {
+        let value = value.trim();
+        if value.is_empty() || value.eq_ignore_ascii_case("none") {
+            self.weights = Weights::default();
+            self.eval_file = None;
+            return Ok(());
+        }
+        let w = crate::patterns::load(Path::new(value)).map_err(|e| e.to_string())?;
+        self.weights = w;
+        self.eval_file = Some(value.to_string());
+        self.out
+            .send(&Line::new("info").arg("message", format!("pattern evaluation from {value}")));
+        Ok(())
     }
 
     /// The `tablebases` parameter: reads the tables of a directory (`none` or empty: no
@@ -565,6 +596,7 @@ impl Session {
             engine.set_options(options);
         }
         engine.set_endgame_oracle(self.oracle.clone());
+        engine.set_weights(self.weights.clone());
     }
 }
 

@@ -25,4 +25,5 @@ pub mod hub_client;
 pub mod match_runner;
 pub mod openings;
 pub mod sprt;
+pub mod train;
 pub mod tune;
