@@ -73,6 +73,9 @@ pub struct BenchArgs {
     /// Search depth (default: the bench's own fixed depth).
     #[arg(long)]
     depth: Option<u32>,
+    /// Pattern weights file to evaluate with (default: the built-in evaluation).
+    #[arg(long, value_name = "FILE")]
+    eval: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `damasi match` (boxed: they are many, and the command enum stays small).
@@ -265,7 +268,13 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
 /// `damasi bench`: fixed positions to a fixed depth; the last line is
 /// `<nodes> nodes <nps> nps`.
 pub fn bench(a: BenchArgs) -> Result<()> {
-    let (nodes, time) = damasi_engine::bench::bench(a.depth);
+    let weights = match &a.eval {
+        Some(p) => {
+            damasi_engine::patterns::load(p).with_context(|| format!("reading {}", p.display()))?
+        }
+        None => damasi_engine::eval::Weights::default(),
+    };
+    let (nodes, time) = damasi_engine::bench::bench_with(a.depth, &weights);
     let nps = (nodes as u128 * 1_000_000_000 / time.as_nanos().max(1)) as u64;
     println!("time {:.3} s", time.as_secs_f64());
     println!("{nodes} nodes {nps} nps");
