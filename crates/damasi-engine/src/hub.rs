@@ -865,6 +865,36 @@ mod tests {
     }
 
     #[test]
+    fn the_eval_file_parameter_loads_weights_and_reports_bad_files() {
+        let dir = std::env::temp_dir().join(format!("damasi-hub-eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("p.weights");
+        crate::patterns::save(&good, &Weights::default()).unwrap();
+        let bad = dir.join("bad.weights");
+        std::fs::write(&bad, b"DMPW").unwrap();
+        let lines = session(&format!(
+            "hub\nset-param name=eval-file value={}\nset-param name=eval-file value={}\n\
+             init\npos pos={START}\nlevel depth=2\ngo think\n",
+            bad.display(),
+            good.display()
+        ));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("error") && l.contains("truncated")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("pattern evaluation from")),
+            "{lines:?}"
+        );
+        assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
+        let lines = session("set-param name=eval-file value=/nonexistent/x.weights\n");
+        assert!(lines[0].contains("cannot read"), "{lines:?}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
     fn without_a_loader_there_is_no_tablebases_parameter() {
         let lines = session("hub\nset-param name=tablebases value=tables\n");
         assert!(!lines.iter().any(|l| l.contains("tablebases value")));

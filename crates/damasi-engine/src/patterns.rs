@@ -353,10 +353,22 @@ pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
     Ok(w)
 }
 
-/// Reads a weights file ([`decode`]).
+/// Reads a weights file ([`decode`]). Anything but a regular file of [`FILE_SIZE`] bytes is
+/// refused before it is read (so a device or a huge file cannot hang the engine).
 pub fn load(path: &Path) -> Result<Weights, WeightsFileError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| WeightsFileError::Io(format!("{}: {e}", path.display())))?;
+    let io = |e: std::io::Error| WeightsFileError::Io(format!("{}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(WeightsFileError::Io(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    if len > FILE_SIZE {
+        return Err(WeightsFileError::TrailingBytes(len - FILE_SIZE));
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     decode(&bytes)
 }
 
