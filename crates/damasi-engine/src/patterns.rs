@@ -21,10 +21,11 @@
 //!   the pattern score is White's sum minus Black's.
 //! - Left-right mirror is exact: the a-d window is read from file a towards d and the e-h
 //!   window from file h towards e into the same table ("edge" tables); the c-f window, its
-//!   own mirror image, is read in both directions and both entries are added ("centre"
-//!   tables).
+//!   own mirror image, is read in both directions and the smaller of the two indices is used
+//!   (a canonical form: a window and its mirror image share one entry; "centre" tables).
+//!   Adding both readings' entries would be exact too, but costs a third more lookups.
 //!
-//! So there are 4 bands x 2 file groups = [`TABLES`] tables, 16 lookups a side.
+//! So there are 4 bands x 2 file groups = [`TABLES`] tables, 12 lookups a side.
 //!
 //! # Phases
 //!
@@ -68,8 +69,8 @@ pub const GROUPS: usize = 2;
 pub const TABLES: usize = BANDS * GROUPS;
 /// Entries in all tables.
 pub const ENTRIES: usize = TABLES * TABLE_SIZE;
-/// Table lookups per position: 16 per side (4 bands x (a-d, e-h, c-f both ways)).
-pub const LOOKUPS: usize = 32;
+/// Table lookups per position: 12 per side (4 bands x (a-d, e-h, c-f)).
+pub const LOOKUPS: usize = 24;
 
 /// Base-3 value of a row of 4 squares, file offset 0 = digit 0: index `own | opp << 4`.
 const fn row_table(reversed: bool) -> [u32; 256] {
@@ -132,8 +133,7 @@ pub fn entries(pos: &Position, mut f: impl FnMut(usize, i32)) {
             let centre = (band * GROUPS + 1) * TABLE_SIZE;
             f(edge + idx[0], sign);
             f(edge + idx[1], sign);
-            f(centre + idx[2], sign);
-            f(centre + idx[3], sign);
+            f(centre + idx[2].min(idx[3]), sign);
         }
     }
 }
@@ -428,7 +428,7 @@ mod tests {
         assert_eq!(e.len(), LOOKUPS);
         for (i, (entry, sign)) in e.iter().enumerate() {
             assert_eq!(entry % TABLE_SIZE, 0);
-            assert_eq!(*sign, if i < 16 { 1 } else { -1 });
+            assert_eq!(*sign, if i < 12 { 1 } else { -1 });
         }
     }
 
@@ -443,29 +443,31 @@ mod tests {
         let e = collect(&pos);
         let white: Vec<usize> = e.iter().filter(|x| x.1 == 1).map(|x| x.0).collect();
         let black: Vec<usize> = e.iter().filter(|x| x.1 == -1).map(|x| x.0).collect();
-        // band 0: a-d, e-h rev, c-f, c-f rev
+        // band 0: a-d, e-h reversed, c-f
         assert_eq!(white[0], 3);
         assert_eq!(white[1], 0);
         assert_eq!(white[2], TABLE_SIZE);
-        assert_eq!(white[3], TABLE_SIZE);
         // Black's band 3 a-d window: table 3 * 2 = 6.
-        assert_eq!(black[12], 6 * TABLE_SIZE + 39_366);
+        assert_eq!(black[9], 6 * TABLE_SIZE + 39_366);
         // e-h read reversed: b2 is not in it.
-        assert_eq!(black[13], 6 * TABLE_SIZE);
+        assert_eq!(black[10], 6 * TABLE_SIZE);
     }
 
     #[test]
-    fn centre_window_reads_both_directions() {
+    fn centre_window_takes_the_smaller_reading() {
         // White man on c3 (rank index 2, file 2): band 0 row 1, band 1 row 0.
-        // c-f window: offset 0 -> forward digit 1 * 3^0 * 81 = 81, reversed 1 * 3^3 * 81 = 2187.
+        // c-f window: offset 0 -> forward digit 1 * 3^0 * 81 = 81, reversed 1 * 3^3 * 81 = 2187:
+        // the entry is 81.
         let pos = Position::from_fen("W:Wc3:BKh8").unwrap();
         let e = collect(&pos);
         assert_eq!(e[2], (TABLE_SIZE + 81, 1));
-        assert_eq!(e[3], (TABLE_SIZE + 2187, 1));
-        // band 1 (table 2 edge, 3 centre): a-d digit at offset 2 -> 9; c-f 1 and 27.
-        assert_eq!(e[4], (2 * TABLE_SIZE + 9, 1));
-        assert_eq!(e[6], (3 * TABLE_SIZE + 1, 1));
-        assert_eq!(e[7], (3 * TABLE_SIZE + 27, 1));
+        // band 1 (table 2 edge, 3 centre): a-d digit at offset 2 -> 9; c-f min(1, 27) = 1.
+        assert_eq!(e[3], (2 * TABLE_SIZE + 9, 1));
+        assert_eq!(e[5], (3 * TABLE_SIZE + 1, 1));
+        // The mirror image (man on f3) reads the same centre entries.
+        let m = collect(&Position::from_fen("W:Wf3:BKh8").unwrap());
+        assert_eq!(m[2], e[2]);
+        assert_eq!(m[5], e[5]);
     }
 
     fn random_tables(seed: u64) -> Arc<PatternTables> {
