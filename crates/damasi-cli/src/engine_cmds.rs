@@ -32,8 +32,8 @@ pub struct HubArgs {
     /// directory, used if tables are there); the `tablebases` parameter.
     #[arg(long, value_name = "DIR")]
     tb_dir: Option<PathBuf>,
-    /// Never play from the opening book (the `book` parameter; by default `go think` at
-    /// level 10 plays book moves near the start).
+    /// Start with the opening book off even where it is on by default (the `book` parameter
+    /// turns it on or off; see docs/book.md).
     #[arg(long)]
     no_book: bool,
 }
@@ -77,6 +77,9 @@ pub struct BenchArgs {
     /// Search depth (default: the bench's own fixed depth).
     #[arg(long)]
     depth: Option<u32>,
+    /// Pattern weights file to evaluate with (default: the built-in evaluation).
+    #[arg(long, value_name = "FILE")]
+    eval: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `damasi match` (boxed: they are many, and the command enum stays small).
@@ -163,7 +166,7 @@ pub fn hub(a: HubArgs) -> Result<()> {
         threads: a.threads.max(1),
         level: a.level,
         rules: a.rules,
-        book: !a.no_book,
+        book: damasi_engine::book::USE_BY_DEFAULT && !a.no_book,
     };
     let tablebases = damasi_engine::hub::HubTablebases {
         dir: crate::tb_cmds::tables_dir(a.tb_dir.as_deref()),
@@ -270,7 +273,13 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
 /// `damasi bench`: fixed positions to a fixed depth; the last line is
 /// `<nodes> nodes <nps> nps`.
 pub fn bench(a: BenchArgs) -> Result<()> {
-    let (nodes, time) = damasi_engine::bench::bench(a.depth);
+    let weights = match &a.eval {
+        Some(p) => {
+            damasi_engine::patterns::load(p).with_context(|| format!("reading {}", p.display()))?
+        }
+        None => damasi_engine::eval::Weights::default(),
+    };
+    let (nodes, time) = damasi_engine::bench::bench_with(a.depth, &weights);
     let nps = (nodes as u128 * 1_000_000_000 / time.as_nanos().max(1)) as u64;
     println!("time {:.3} s", time.as_secs_f64());
     println!("{nodes} nodes {nps} nps");

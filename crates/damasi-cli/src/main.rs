@@ -11,6 +11,7 @@ mod rules_cmds;
 mod serve_cmd;
 mod site_cmd;
 mod tb_cmds;
+mod train_cmd;
 
 /// Turkish draughts (Dama): play, analyse, and test the rules.
 #[derive(Parser)]
@@ -47,6 +48,8 @@ enum Command {
     ExportSite(site_cmd::ExportSiteArgs),
     /// Endgame tablebases: build, probe, stats, verify.
     Tb(tb_cmds::TbArgs),
+    /// Learned evaluation: make self-play data (`train data`), fit pattern weights (`train fit`).
+    Train(train_cmd::TrainArgs),
     /// Accounts of the online server: `damasi user add NAME` prints a new API token.
     User(online_cmds::UserArgs),
     /// Print a new API token for an account of the online server.
@@ -73,6 +76,7 @@ fn main() {
         Some(Command::Book(a)) => book_cmds::book(a),
         Some(Command::ExportSite(a)) => site_cmd::export_site(a),
         Some(Command::Tb(a)) => tb_cmds::tb(a),
+        Some(Command::Train(a)) => train_cmd::train(a),
         Some(Command::User(a)) => online_cmds::user(a),
         Some(Command::Token(a)) => online_cmds::token(a),
         Some(Command::Bot(a)) => online_cmds::bot(a),

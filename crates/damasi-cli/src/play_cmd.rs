@@ -401,7 +401,7 @@ impl Session {
     fn engine_move(&mut self) {
         let before = *self.game.position();
         let (level, time) = (self.level, self.think);
-        match self.search(level, time, true) {
+        match self.search(level, time, damasi_engine::book::USE_BY_DEFAULT) {
             Some(m) if self.game.play(&m).is_ok() => self.announce(&before, &m, true),
             _ => {
                 // Cannot happen for a game that is not over; fail loudly rather than loop.

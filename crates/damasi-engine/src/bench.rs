@@ -8,6 +8,7 @@ use crate::clock::Instant;
 
 use damasi::Position;
 
+use crate::eval::Weights;
 use crate::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
 
 /// Default bench depth.
@@ -34,6 +35,11 @@ pub const POSITIONS: &[&str] = &[
 /// Searches every bench position to `depth` (default [`DEFAULT_DEPTH`]) with one thread and a
 /// fresh 16 MiB hash. Returns the total nodes and the time taken.
 pub fn bench(depth: Option<u32>) -> (u64, Duration) {
+    bench_with(depth, &Weights::default())
+}
+
+/// [`bench`] with the evaluation weights `weights` (to measure a pattern evaluation's speed).
+pub fn bench_with(depth: Option<u32>, weights: &Weights) -> (u64, Duration) {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
     let mut nodes = 0;
     let start = Instant::now();
@@ -43,6 +49,7 @@ pub fn bench(depth: Option<u32>) -> (u64, Duration) {
             hash_mb: 16,
             threads: 1,
         });
+        engine.set_weights(weights.clone());
         let control = Arc::new(SearchControl::new());
         let r = engine.search(
             &SearchRequest::new(SearchRoot::new(pos), Limits::depth(depth)),

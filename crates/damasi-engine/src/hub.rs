@@ -36,6 +36,7 @@ use crate::clock::Instant;
 use damasi::hub::{parse_hub_move, read_hub_position, write_hub_move};
 use damasi::{Move, Position};
 
+use crate::eval::Weights;
 pub use crate::line_reader::MAX_LINE;
 use crate::line_reader::{read_line, LineRead};
 use crate::machine::{available_threads, max_hash_mb};
@@ -83,7 +84,7 @@ impl Default for HubConfig {
             threads: o.threads,
             level: Level::MAX.get(),
             rules: RuleSet::default(),
-            book: true,
+            book: crate::book::USE_BY_DEFAULT,
         }
     }
 }
@@ -184,6 +185,10 @@ struct Session {
     tablebases: HubTablebases,
     /// The tables read from `tablebases.dir`, handed to the engine at its next use.
     oracle: Option<Arc<dyn EndgameOracle>>,
+    /// The evaluation weights (`eval-file`), handed to the engine at its next use.
+    weights: Weights,
+    /// The `eval-file` in use, for `hello`.
+    eval_file: Option<String>,
 }
 
 /// Runs the Hub protocol on `input` and `output` until `quit` or end of input.
@@ -221,6 +226,8 @@ pub fn run_with_tablebases(
         limits: Limits::move_time(DEFAULT_MOVE_TIME),
         tablebases,
         oracle,
+        weights: Weights::default(),
+        eval_file: None,
     };
     let mut input = input;
     let mut buf = Vec::new();
@@ -348,6 +355,12 @@ impl Session {
         for p in &params {
             self.out.send(p);
         }
+        self.out.send(
+            &Line::new("param")
+                .arg("name", "eval-file")
+                .arg("value", self.eval_file.as_deref().unwrap_or("none"))
+                .arg("type", "string"),
+        );
         if self.tablebases.loader.is_some() {
             let dir = match &self.tablebases.dir {
                 Some(d) => d.display().to_string(),
@@ -404,12 +417,30 @@ impl Session {
             "book" => parse_bool(value)
                 .map(|b| self.config.book = b)
                 .ok_or_else(|| format!("book must be true or false, not '{value}'")),
+            "eval-file" => self.set_eval_file(value),
             "tablebases" if self.tablebases.loader.is_some() => self.set_tablebases(value),
             _ => Err(format!("unknown parameter '{name}'")),
         };
         if let Err(message) = result {
             self.out.error(message);
         }
+    }
+
+    /// The `eval-file` parameter: reads a pattern weights file ([`crate::patterns`]); `none` or
+    /// empty goes back to the built-in evaluation. The engine uses it from its next search.
+    fn set_eval_file(&mut self, value: &str) -> Result<(), String> {
+        let value = value.trim();
+        if value.is_empty() || value.eq_ignore_ascii_case("none") {
+            self.weights = Weights::default();
+            self.eval_file = None;
+            return Ok(());
+        }
+        let w = crate::patterns::load(Path::new(value)).map_err(|e| e.to_string())?;
+        self.weights = w;
+        self.eval_file = Some(value.to_string());
+        self.out
+            .send(&Line::new("info").arg("message", format!("pattern evaluation from {value}")));
+        Ok(())
     }
 
     /// The `tablebases` parameter: reads the tables of a directory (`none` or empty: no
@@ -578,6 +609,7 @@ impl Session {
             engine.set_options(options);
         }
         engine.set_endgame_oracle(self.oracle.clone());
+        engine.set_weights(self.weights.clone());
     }
 }
 
@@ -801,7 +833,7 @@ mod tests {
     }
 
     #[test]
-    fn go_think_at_full_strength_plays_a_book_move_without_searching() {
+    fn go_think_at_full_strength_with_the_book_on_plays_a_book_move_without_searching() {
         let book: Vec<String> = crate::book::Book::builtin()
             .get(&Position::start())
             .expect("the start is in the shipped book")
@@ -810,22 +842,26 @@ mod tests {
             .map(|m| write_hub_move(&m.mv))
             .collect();
         // A depth no test reaches: only the book answers before the end-of-input grace.
-        let script = format!("pos pos={START}\nlevel depth=60\ngo think\n");
-        let (nodes, mv) = nodes_and_move(&session(&script));
+        let go = format!("pos pos={START}\nlevel depth=60\ngo think\n");
+        let on = "set-param name=book value=true\n";
+        let (nodes, mv) = nodes_and_move(&session(&format!("{on}{go}")));
         assert_eq!(nodes, 0, "a book move costs no search");
         assert!(book.contains(&mv), "{mv} is not among the book's {book:?}");
-        // Turned off, below full strength, or out of the book: a search.
+        // Off by default (crate::book::USE_BY_DEFAULT), turned off, or below full strength:
+        // a search.
+        assert!(!crate::book::USE_BY_DEFAULT);
         for setup in [
-            "set-param name=book value=false\n",
-            "set-param name=level value=9\n",
+            String::new(),
+            format!("{on}set-param name=book value=false\n"),
+            format!("{on}set-param name=level value=9\n"),
         ] {
-            let (nodes, _) = nodes_and_move(&session(&format!("{setup}{script}")));
+            let (nodes, _) = nodes_and_move(&session(&format!("{setup}{go}")));
             assert!(nodes > 0, "{setup}");
         }
         let far = Position::from_fen("W:Wa3,d4,Kh1:Bc6,f7").unwrap();
         let far = damasi::hub::write_hub_position(&far);
         let (nodes, _) = nodes_and_move(&session(&format!(
-            "pos pos={far}\nlevel depth=3\ngo think\n"
+            "{on}pos pos={far}\nlevel depth=3\ngo think\n"
         )));
         assert!(nodes > 0, "a position out of the book is searched");
     }
@@ -885,6 +921,36 @@ mod tests {
         assert_eq!(scores.len(), 2, "{lines:?}");
         assert_eq!(scores[0], "0.00");
         assert!(scores[1].parse::<f64>().unwrap() >= 1.0, "{lines:?}");
+    }
+
+    #[test]
+    fn the_eval_file_parameter_loads_weights_and_reports_bad_files() {
+        let dir = std::env::temp_dir().join(format!("damasi-hub-eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("p.weights");
+        crate::patterns::save(&good, &Weights::default()).unwrap();
+        let bad = dir.join("bad.weights");
+        std::fs::write(&bad, b"DMPW").unwrap();
+        let lines = session(&format!(
+            "hub\nset-param name=eval-file value={}\nset-param name=eval-file value={}\n\
+             init\npos pos={START}\nlevel depth=2\ngo think\n",
+            bad.display(),
+            good.display()
+        ));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("error") && l.contains("truncated")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("pattern evaluation from")),
+            "{lines:?}"
+        );
+        assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
+        let lines = session("set-param name=eval-file value=/nonexistent/x.weights\n");
+        assert!(lines[0].contains("cannot read"), "{lines:?}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -34,7 +34,7 @@
 //!
 //! Modules: [`search`] (the search, [`search::SearchParams`] to switch its selective parts
 //! off for measurement), [`tt`] (the shared transposition table), [`eval`] (the evaluation
-//! and its features), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
+//! and its features), [`patterns`] (the optional learned pattern tables and their file), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
 //! [`SearchControl`] (stop, ponder), [`bench`](mod@bench) (`damasi bench`), [`oracle`] (the
 //! hook for endgame tablebases), and the Hub
 //! protocol: [`hub`] (the engine loop) and [`protocol`] (its line parser). The Hub's square
@@ -51,6 +51,7 @@ mod level;
 pub mod line_reader;
 mod machine;
 pub mod oracle;
+pub mod patterns;
 pub mod protocol;
 mod request;
 mod score;

@@ -3,8 +3,9 @@
 //! What is needed to prove that a change of the engine wins, kept out of the engine itself:
 //! engine-against-engine matches over the Hub protocol ([`match_runner`], `damasi match`),
 //! the statistics that decide them ([`sprt`]: Elo, error bars, the sequential probability
-//! ratio test), the balanced opening set they start from ([`openings`], `data/openings.txt`)
-//! and Texel tuning of the evaluation weights with an in-process self-play match ([`tune`]).
+//! ratio test), the balanced opening set they start from ([`openings`], `data/openings.txt`),
+//! Texel tuning of the evaluation weights with an in-process self-play match ([`tune`]), and
+//! the data and trainer of the learned pattern evaluation ([`train`], `damasi train`).
 //!
 //! ```
 //! use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
@@ -26,4 +27,5 @@ pub mod match_runner;
 pub mod openings;
 pub mod puzzles;
 pub mod sprt;
+pub mod train;
 pub mod tune;

@@ -100,7 +100,7 @@ export const Local = (() => {
 
   // ----- the engine
 
-  // `book`: the engine's own moves in games may come from the opening book; analysis never.
+  // `book`: the opening book, off for now (it lost its match, docs/book.md); never for analysis.
   function hubLines(game, level, seconds, book) {
     const moves = game.hub_moves();
     return [
@@ -121,7 +121,7 @@ export const Local = (() => {
     rec.failed = null;
     const token = (rec.token = {});
     changed(rec);
-    const res = await state.engine.search(hubLines(rec.game, level, MOVE_TIME[level] || 0.5, true));
+    const res = await state.engine.search(hubLines(rec.game, level, MOVE_TIME[level] || 0.5, false));
     if (rec.token !== token) return;
     rec.thinking = false;
     if (res.move) {
