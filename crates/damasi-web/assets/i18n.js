@@ -6,6 +6,13 @@
 window.I18N = {
   en: {
     tabPlay: "Play", tabStudy: "Study", tabGames: "Games", playOnline: "Play online",
+    tabLearn: "Learn", tabPuzzles: "Puzzles", nextStep: "Next step", resetPosition: "Start again",
+    learnPick: "Pick a step of a lesson", learnYourMove: "Your move: make the move the text asks for",
+    wellDone: "Well done!", tryAgain: "Not that one: try again", learnProgress: "{n} of {total} done",
+    fedExamples: "Federation examples: find the one legal maximum capture",
+    puzzle: "Puzzle", puzzleRating: "Puzzle rating", yourRating: "Your rating", nextPuzzle: "Next puzzle",
+    puzzleTask: "{side} to play and win: {n} move(s) to find", puzzleSolved: "Solved!",
+    puzzleFailed: "Wrong move. The right move was {move}", opponentReplies: "The opponent replies",
     newGame: "New game", takeBack: "Take back", hint: "Hint", flip: "Flip", offerDraw: "Offer draw",
     resign: "Resign", typeMove: "Type a move", play: "Play", moves: "Moves", notation: "Notation",
     notLanding: "Landing squares", notCaptured: "Federation (captured)", copyFen: "Copy FEN",
@@ -95,6 +102,13 @@ window.I18N = {
   },
   tr: {
     tabPlay: "Oyna", tabStudy: "Çalış", tabGames: "Oyunlar", playOnline: "Çevrimiçi oyna",
+    tabLearn: "Öğren", tabPuzzles: "Bulmacalar", nextStep: "Sonraki adım", resetPosition: "Baştan başla",
+    learnPick: "Bir dersin adımını seçin", learnYourMove: "Sıra sizde: metnin istediği hamleyi yapın",
+    wellDone: "Aferin!", tryAgain: "O değil: yeniden deneyin", learnProgress: "{total} adımdan {n} tanesi tamam",
+    fedExamples: "Federasyon örnekleri: kurala uygun tek en çok alışı bulun",
+    puzzle: "Bulmaca", puzzleRating: "Bulmacanın puanı", yourRating: "Puanınız", nextPuzzle: "Sonraki bulmaca",
+    puzzleTask: "{side} oynar ve kazanır: bulunacak {n} hamle", puzzleSolved: "Çözüldü!",
+    puzzleFailed: "Yanlış hamle. Doğru hamle {move} idi", opponentReplies: "Rakip karşılık veriyor",
     newGame: "Yeni oyun", takeBack: "Geri al", hint: "İpucu", flip: "Çevir", offerDraw: "Beraberlik teklif et",
     resign: "Terk et", typeMove: "Hamle yaz", play: "Oyna", moves: "Hamleler", notation: "Notasyon",
     notLanding: "İniş kareleri", notCaptured: "Federasyon (alınan taşlar)", copyFen: "FEN kopyala",

@@ -117,6 +117,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/views/games.js"),
     ),
     (
+        "/js/views/learn.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/learn.js"),
+    ),
+    (
         "/js/views/newgame.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/views/newgame.js"),
@@ -125,6 +130,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         "/js/views/play.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/views/play.js"),
+    ),
+    (
+        "/js/views/puzzle.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/puzzle.js"),
     ),
     (
         "/js/views/study.js",

@@ -21,6 +21,8 @@ import { loadLine, stopAnalysis, studyShow, studyUrl } from "./views/study.js";
 import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "./views/editor.js";
 import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
+import { enterLearn, learnShow, learnUrl, nextExercise, openExercise, learn } from "./views/learn.js";
+import { enterPuzzle, nextPuzzle, puzzleLeave, puzzleShow, puzzleUrl } from "./views/puzzle.js";
 
 // Set by an #/editor address: the study view opens with the editor.
 let editOnShow = false;
@@ -73,6 +75,30 @@ function registerViews() {
       renderGames();
     },
   });
+  registerView("learn", {
+    panel: "panel-learn",
+    words: ["learn"],
+    url: learnUrl,
+    enter: (r) => enterLearn(r.rest),
+    show() { leaveBoard(); learnShow(); },
+  });
+  registerView("puzzle", {
+    panel: "panel-puzzle",
+    words: ["puzzle"],
+    url: puzzleUrl,
+    enter: (r) => enterPuzzle(r.rest),
+    show() { leaveBoard(); puzzleShow(); },
+    leave: puzzleLeave,
+  });
+}
+
+// The board as an exercise shows it: no evaluation, hint, players or clocks of the game.
+function leaveBoard() {
+  board.editTool = null;
+  board.hint = null; board.hintMove = null;
+  $("evalbar").hidden = true;
+  if (S.game) renderButtons();
+  renderPlayers();
 }
 
 async function copyText(text) {
@@ -157,6 +183,10 @@ function wire() {
   $("ed-done").addEventListener("click", finishEditor);
   $("fen-form").addEventListener("submit", (e) => { e.preventDefault(); loadFen($("fen-input").value); });
   $("st-copyfen").addEventListener("click", () => copyText($("fen-input").value));
+
+  $("learn-next").addEventListener("click", nextExercise);
+  $("learn-reset").addEventListener("click", () => openExercise(learn.id));
+  $("pz-next").addEventListener("click", nextPuzzle);
 
   $("pdn-form").addEventListener("submit", (e) => {
     e.preventDefault();

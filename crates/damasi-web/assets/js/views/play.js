@@ -288,7 +288,8 @@ export function renderStatus() {
   renderBanner();
   const el = $("status");
   el.classList.remove("over", "thinking", "offline", "failed");
-  if (S.mode === "study") { el.textContent = S.statusNote; return; }
+  // The views with a board of their own say what they want in the status line.
+  if (["study", "learn", "puzzle"].includes(S.mode)) { el.textContent = S.statusNote; return; }
   if (!S.game) { el.textContent = ""; return; }
   let s;
   if (S.game.outcome.over) s = { text: outcomeText(S.game.outcome) + " (" + S.game.outcome.result + ")", cls: "over" };
