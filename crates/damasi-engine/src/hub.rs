@@ -849,7 +849,6 @@ mod tests {
         assert!(book.contains(&mv), "{mv} is not among the book's {book:?}");
         // Off by default (crate::book::USE_BY_DEFAULT), turned off, or below full strength:
         // a search.
-        assert!(!crate::book::USE_BY_DEFAULT);
         for setup in [
             String::new(),
             format!("{on}set-param name=book value=false\n"),
