@@ -38,7 +38,7 @@ pub fn bench(depth: Option<u32>) -> (u64, Duration) {
     bench_with(depth, &Weights::default())
 }
 
-/// [`bench`] with the evaluation weights `weights` (to measure a pattern evaluation's speed).
+/// [`bench()`] with the evaluation weights `weights` (to measure a pattern evaluation's speed).
 pub fn bench_with(depth: Option<u32>, weights: &Weights) -> (u64, Duration) {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
     let mut nodes = 0;
