@@ -520,12 +520,7 @@ pub fn generate(
                 }
                 continue;
             }
-            let control = Arc::new(SearchControl::new());
-            let r = player.search(
-                &SearchRequest::new(SearchRoot::from_game(&game), Limits::nodes(nodes)),
-                &control,
-                &mut |_| {},
-            );
+            let r = crate::tune::search_game(&mut player, &game, Limits::nodes(nodes));
             let Some(m) = r.best else { break };
             if game.play(&m).is_err() {
                 break;

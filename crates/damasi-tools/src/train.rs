@@ -18,7 +18,7 @@ use std::sync::{mpsc, Arc};
 use damasi::{Color, Game, Position, RuleSet};
 use damasi_engine::eval::{feature, is_threatened, Weights};
 use damasi_engine::patterns::{self, PatternTables, ENTRIES, LOOKUPS};
-use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
+use damasi_engine::{Engine, EngineOptions, Limits};
 
 use crate::openings::Opening;
 use crate::tune::Sample as FeatureSample;
@@ -232,12 +232,7 @@ fn play_one(
     let mut seen: Vec<(Position, i32, usize)> = Vec::new();
     while game.outcome().is_none() && game.ply() < cfg.max_plies {
         let pos = *game.position();
-        let control = Arc::new(SearchControl::new());
-        let r = engine.search(
-            &SearchRequest::new(SearchRoot::from_game(&game), Limits::depth(cfg.depth)),
-            &control,
-            &mut |_| {},
-        );
+        let r = crate::tune::search_game(engine, &game, Limits::depth(cfg.depth));
         let Some(m) = r.best else { break };
         if is_quiet(&pos) {
             let white = if pos.side_to_move() == Color::White {

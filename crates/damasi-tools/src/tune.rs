@@ -13,7 +13,9 @@ use std::sync::Arc;
 use damasi::{Color, Game, Move, Position, RuleSet};
 
 use damasi_engine::eval::{feature, features, phase, Weights, PHASE_MAX};
-use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchRoot};
+use damasi_engine::{
+    Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchResult, SearchRoot,
+};
 
 const N: usize = feature::COUNT;
 
@@ -205,13 +207,9 @@ fn play_game(
         } else {
             &mut *black
         };
-        let control = Arc::new(SearchControl::new());
-        let r = engine.search(
-            &SearchRequest::new(SearchRoot::from_game(&game), Limits::nodes(nodes)),
-            &control,
-            &mut |_| {},
-        );
-        let Some(m) = r.best else { break };
+        let Some(m) = search_game(engine, &game, Limits::nodes(nodes)).best else {
+            break;
+        };
         if game.play(&m).is_err() {
             break;
         }
@@ -338,6 +336,17 @@ pub fn weights_source(w: &Weights) -> String {
         ));
     }
     s
+}
+
+/// One search of `game`'s position within `limits`, reporting nothing: the engine's move in
+/// the self-play of the tuner, the training data and the puzzle generator.
+pub(crate) fn search_game(engine: &mut Engine, game: &Game, limits: Limits) -> SearchResult {
+    let control = Arc::new(SearchControl::new());
+    engine.search(
+        &SearchRequest::new(SearchRoot::from_game(game), limits),
+        &control,
+        &mut |_| {},
+    )
 }
 
 #[cfg(test)]
