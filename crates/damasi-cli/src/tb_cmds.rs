@@ -10,8 +10,8 @@ use clap::{Args, Subcommand};
 use damasi::Position;
 use damasi_engine::hub::{LoadedTables, TablebaseLoader};
 use damasi_tb::{
-    build_all, signature_stats, verify_table, BuildEvent, Tablebase, TablebaseOracle, Wdl,
-    ORACLE_PIECES,
+    build_all, signature_stats, verify_distances, verify_table, BuildEvent, Tablebase,
+    TablebaseOracle, Wdl, ORACLE_PIECES,
 };
 
 /// Arguments of `damasi tb`.
@@ -30,7 +30,8 @@ enum TbCommand {
     Probe(ProbeArgs),
     /// One line per table: `wm bm wk bk positions win draw loss`, White to move.
     Stats(DirArgs),
-    /// Check that every stored value equals the best value over its moves.
+    /// Check that every stored value (and distance to conversion) agrees with the position's
+    /// moves.
     Verify(DirArgs),
 }
 
@@ -165,26 +166,47 @@ fn build(a: BuildArgs) -> Result<()> {
         dir.display()
     );
     let start = Instant::now();
+    // Large pairs take a while: a line every half minute says how far they are.
+    let mut last_line = Instant::now();
     build_all(&dir, a.pieces, |e| match e {
         BuildEvent::Loaded { pair } => {
             let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
             println!("kept  {} (already built)", names.join(" "));
+            last_line = Instant::now();
+        }
+        BuildEvent::Progress {
+            pair,
+            done,
+            entries,
+        } => {
+            if last_line.elapsed().as_secs() >= 30 {
+                let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+                println!(
+                    "      {} {:.1} % of {entries} entries; elapsed {}",
+                    names.join(" "),
+                    *done as f64 * 100.0 / (*entries).max(1) as f64,
+                    hms(start.elapsed().as_secs())
+                );
+                last_line = Instant::now();
+            }
         }
         BuildEvent::Built {
             pair,
             entries,
             took,
             estimate_left,
+            longest,
             ..
         } => {
             let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
             println!(
-                "built {} ({entries} entries, {:.1} s); elapsed {}, about {} left",
+                "built {} ({entries} entries, {:.1} s, longest {longest} plies to conversion); elapsed {}, about {} left",
                 names.join(" "),
                 took.as_secs_f64(),
                 hms(start.elapsed().as_secs()),
                 hms(estimate_left.as_secs())
             );
+            last_line = Instant::now();
         }
     })?;
     println!("done in {}", hms(start.elapsed().as_secs()));
@@ -196,6 +218,10 @@ fn probe(a: ProbeArgs) -> Result<()> {
     if let Some(fen) = a.fen {
         let pos = Position::from_fen(&fen).with_context(|| format!("cannot read --fen '{fen}'"))?;
         let v: Wdl = tb.probe(&pos)?;
+        // The distance (where its file is there) first: the value stays the last line.
+        if let Ok(Some(d)) = tb.probe_dtc(&pos) {
+            println!("distance to conversion: {d} plies");
+        }
         println!("{v}");
         return Ok(());
     }
@@ -246,9 +272,20 @@ fn verify(a: DirArgs) -> Result<()> {
             println!("  {fen}: stored {stored}, moves give {computed}");
         }
         bad += v.mismatch_count;
+        if tb.has_distances(sig) {
+            let v = verify_distances(&tb, sig)?;
+            println!(
+                "{sig} distances: {} checked, {} wrong",
+                v.checked, v.mismatch_count
+            );
+            for (what, _, _) in &v.mismatches {
+                println!("  {what}");
+            }
+            bad += v.mismatch_count;
+        }
     }
     if bad > 0 {
-        bail!("{bad} stored values disagree with their moves");
+        bail!("{bad} stored values or distances disagree with their moves");
     }
     println!("all tables verified");
     Ok(())

@@ -10,7 +10,10 @@
 //!   every win on the board, so the search still prefers a real win, and a shorter way into a
 //!   known win.
 //! - At the root, the moves are filtered to those keeping the best value, so a won position
-//!   is never thrown away and a drawn one never lost.
+//!   is never thrown away and a drawn one never lost. When the oracle also knows distances to
+//!   conversion ([`EndgameOracle::probe_dtc`]), a won root keeps only the moves that reach
+//!   the next capture, promotion or forward step of a man soonest (a lost root: latest), so
+//!   every move makes progress and the win is converted whatever the search then picks.
 //! - When the root itself is a known win (or loss), positions with as many pieces as the root
 //!   that only confirm that value are searched on instead of being cut: otherwise every move
 //!   would score the same and the engine would circle. The search then looks for the real
@@ -65,6 +68,25 @@ pub trait EndgameOracle: Send + Sync {
     /// missing or damaged table). Positions with a capture pending may be asked too (the
     /// root's children): their value is the best over the captures.
     fn probe_wdl(&self, pos: &Position) -> Option<Wdl>;
+
+    /// For a won or lost `pos`, the distance to conversion: with best play (the winner
+    /// hurrying, the loser delaying) the plies until the next capture, promotion or forward
+    /// step of a man, the moves that can never be undone. `None` if unknown (a draw, no
+    /// distance tables). Asked about the root's children only.
+    fn probe_dtc(&self, _pos: &Position) -> Option<u32> {
+        None
+    }
+}
+
+/// Whether `m` (played from `pos` to `child`) can never be undone: a capture, a promotion or
+/// a man's forward step. A man's sideways step and a king's move can be.
+fn converts(pos: &Position, child: &Position) -> bool {
+    let ranks =
+        |men: u64| -> [u32; 8] { std::array::from_fn(|r| (men >> (8 * r) & 0xFF).count_ones()) };
+    pieces(child) != pieces(pos)
+        || [Color::White, Color::Black]
+            .iter()
+            .any(|&c| ranks(pos.men_of(c)) != ranks(child.men_of(c)))
 }
 
 /// Pieces on the board, both sides.
@@ -115,10 +137,48 @@ pub(crate) fn filter_root(
         i += 1;
         values[i - 1] == best
     });
+    if best != Wdl::Draw {
+        keep_fastest_conversion(oracle, pos, legal, best);
+    }
     Some(RootValue {
         value: best,
         pieces: after,
     })
+}
+
+/// With distances to conversion for every move of a won (lost) root, keeps the moves that
+/// reach the next irreversible move soonest (latest): each such move brings the conversion a
+/// ply nearer, so a won ending is converted, never circled, whatever the search then picks.
+fn keep_fastest_conversion(
+    oracle: &dyn EndgameOracle,
+    pos: &Position,
+    legal: &mut MoveList,
+    value: Wdl,
+) {
+    let mut plies = Vec::with_capacity(legal.len());
+    for m in legal.iter() {
+        let child = pos.play(m);
+        let d = if converts(pos, &child) {
+            1
+        } else {
+            match oracle.probe_dtc(&child) {
+                Some(d) => d + 1,
+                None => return,
+            }
+        };
+        plies.push(d);
+    }
+    let target = if value == Wdl::Win {
+        plies.iter().min()
+    } else {
+        plies.iter().max()
+    };
+    let Some(&target) = target else { return };
+    let mut i = 0;
+    legal.retain(|_| {
+        i += 1;
+        plies[i - 1] == target
+    });
 }
 
 #[cfg(test)]

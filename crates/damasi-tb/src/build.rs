@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::builder::build_pair;
 use crate::error::{ProbeError, TbError};
-use crate::file::write_table;
+use crate::file::{write_file, write_table, Kind};
 use crate::index::Indexer;
 use crate::probe::{Tablebase, IN_MEMORY_PIECES};
 use crate::signature::Signature;
@@ -20,12 +20,23 @@ pub enum BuildEvent {
         /// The signatures.
         pair: Vec<Signature>,
     },
+    /// Part of a pair is solved (reported after each slice of the men's ranks).
+    Progress {
+        /// The signatures.
+        pair: Vec<Signature>,
+        /// Entries of the pair solved so far.
+        done: u64,
+        /// Entries of the pair.
+        entries: u64,
+    },
     /// A pair was solved and written.
     Built {
         /// The signatures.
         pair: Vec<Signature>,
         /// Their entries together.
         entries: u64,
+        /// The longest distance to conversion of a won or lost position, in plies.
+        longest: u8,
         /// How long solving and writing took.
         took: Duration,
         /// Entries still to build after this pair.
@@ -42,9 +53,6 @@ pub enum BuildError {
     File(TbError),
     /// A table needed by a capture or promotion could not be probed.
     Probe(ProbeError),
-    /// A pair too large for this builder (more than [`crate::builder::MAX_ENTRIES`] entries
-    /// in one table); the tables built before it are kept.
-    TooLarge(Vec<Signature>),
 }
 
 impl std::fmt::Display for BuildError {
@@ -52,12 +60,6 @@ impl std::fmt::Display for BuildError {
         match self {
             BuildError::File(e) => e.fmt(f),
             BuildError::Probe(e) => e.fmt(f),
-            BuildError::TooLarge(pair) => write!(
-                f,
-                "{} is too large for this builder (more than {} entries in one table)",
-                pair[0],
-                crate::builder::MAX_ENTRIES
-            ),
         }
     }
 }
@@ -81,6 +83,37 @@ fn pair_entries(pair: &[Signature]) -> u64 {
     pair.iter().map(|&s| Indexer::new(s).size()).sum()
 }
 
+/// Distance-to-conversion files are written for tables up to this many pieces (at six
+/// pieces they would take a byte an entry, tens of gigabytes).
+pub const DTC_PIECES: u32 = 5;
+
+/// The tables a promotion from `pair` reaches (White's man becomes a king, then Black is to
+/// move: the colour flip).
+fn promotion_targets(pair: &[Signature]) -> Vec<Signature> {
+    pair.iter()
+        .filter(|s| s.wm > 0)
+        .map(|s| Signature::new(s.wm - 1, s.wk + 1, s.bm, s.bk).flip())
+        .collect()
+}
+
+/// Reads the tables `sigs` of `dir` whole into `tb` (replacing their memory-mapped versions);
+/// returns the ones it read.
+fn hold_in_memory(
+    tb: &mut Tablebase,
+    dir: &Path,
+    sigs: &[Signature],
+) -> Result<Vec<Signature>, TbError> {
+    let mut held = Vec::new();
+    for &s in sigs {
+        let path = dir.join(s.file_name());
+        if tb.table(s).is_some_and(|t| !t.is_in_memory()) && !held.contains(&s) {
+            tb.insert(Table::open(&path, false)?);
+            held.push(s);
+        }
+    }
+    Ok(held)
+}
+
 /// Builds (or loads) every table with 3 up to `max_pieces` pieces in `dir`, smaller signatures
 /// first, and returns them as a tablebase. Two pieces need no table: one piece each is a draw.
 pub fn build_all(
@@ -92,7 +125,12 @@ pub fn build_all(
     let order: Vec<Vec<Signature>> = (3..=max_pieces.min(crate::MAX_PIECES))
         .flat_map(Signature::build_order)
         .collect();
-    let is_done = |pair: &[Signature]| pair.iter().all(|s| dir.join(s.file_name()).exists());
+    let is_done = |pair: &[Signature]| {
+        pair.iter().all(|s| {
+            dir.join(s.file_name()).exists()
+                && (s.pieces() > DTC_PIECES || dir.join(s.dtc_file_name()).exists())
+        })
+    };
     let mut left: u64 = order
         .iter()
         .filter(|p| !is_done(p))
@@ -109,14 +147,33 @@ pub fn build_all(
             report(&BuildEvent::Loaded { pair });
             continue;
         }
-        if !crate::builder::fits(&pair) {
-            return Err(BuildError::TooLarge(pair));
-        }
         let t0 = Instant::now();
-        let values = build_pair(&tb, &pair)?;
-        for (s, packed) in pair.iter().zip(values) {
+        // Promotions are looked up at random: a memory-mapped table would decompress a block
+        // for nearly every lookup, so the tables they reach are read whole while it lasts.
+        let promoted = if map {
+            hold_in_memory(&mut tb, dir, &promotion_targets(&pair))?
+        } else {
+            Vec::new()
+        };
+        let with_dtc = pair[0].pieces() <= DTC_PIECES;
+        let solved = build_pair(&tb, &pair, with_dtc, &mut |done, entries| {
+            report(&BuildEvent::Progress {
+                pair: pair.clone(),
+                done,
+                entries,
+            })
+        })?;
+        for s in promoted {
+            tb.insert(Table::open(&dir.join(s.file_name()), true)?);
+        }
+        let longest = solved.iter().map(|t| t.longest).max().unwrap_or(0);
+        for (s, table) in pair.iter().zip(solved) {
             let path = dir.join(s.file_name());
             let entries = Indexer::new(*s).size();
+            if let Some(dtc) = &table.dtc {
+                write_file(&dir.join(s.dtc_file_name()), Kind::Dtc, *s, entries, dtc)?;
+            }
+            let packed = table.wdl;
             write_table(&path, *s, entries, &packed)?;
             if map {
                 // Six-piece tables stay on disk: only the small cache is in memory.
@@ -133,6 +190,7 @@ pub fn build_all(
         report(&BuildEvent::Built {
             pair,
             entries,
+            longest,
             took: t0.elapsed(),
             entries_left: left,
             estimate_left: Duration::from_secs_f64(left as f64 / rate),

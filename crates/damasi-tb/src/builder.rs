@@ -2,36 +2,45 @@
 //! can reach by a capture or a promotion.
 //!
 //! Technique: retrograde analysis with move counters (as in checkers and chess endgame
-//! databases).
+//! databases), one slice of the men's ranks at a time ([`crate::slice`]).
+//!
+//! The pair is cut into units: a slice of `s` together with the same slice seen from the other
+//! side in `s.flip()` (quiet moves that keep the men's ranks lead from one to the other).
+//! Units are solved most advanced first, so a man's forward step always leads into a unit
+//! already solved. Inside a unit:
 //! 1. Initialisation, one pass over every entry: positions with a capture take the best value
 //!    over their captures (looked up in smaller tables: captures are forced and maximal, so
 //!    the legal move list has only the allowed ones); blocked positions lose, or draw if the
-//!    other side is blocked too; promotions are looked up in the table with one man fewer. The
-//!    other quiet moves lead into the pair: the entry counts its distinct successor entries.
+//!    other side is blocked too; promotions are looked up in the table with one man fewer and
+//!    forward steps in the slices already solved. The other quiet moves stay in the unit: the
+//!    entry counts its distinct successor entries.
 //! 2. Propagation, wave after wave from every position found won or lost: undo the quiet moves
-//!    into it ([`crate::unmove`]). A parent of a lost position is won; a parent of a won
-//!    position has one successor fewer to refute, and when none is left it is lost (or drawn
-//!    if a promotion keeps a draw).
+//!    into it that keep the ranks ([`crate::unmove`]). A parent of a lost position is won; a
+//!    parent of a won position has one successor fewer to refute, and when none is left it is
+//!    lost (or drawn if a move out of the unit keeps a draw).
 //! 3. Whatever is still open is a draw: neither side can force the game out of its cycles, and
-//!    repetition is a draw.
+//!    repetition is a draw. The unit's values go into the pair's 2-bit tables.
 //!
-//! Counters count successor *entries*, not moves, because the mirror maps a position and its
-//! mirror image to one entry; undoing from one representative and de-duplicating the parent
-//! entries decrements each parent once per successor entry, which keeps the two in step.
+//! Counters count successor *entries*, not moves, because a position and its mirror image
+//! share an entry; undoing from one representative and de-duplicating the parent entries
+//! decrements each parent once per successor entry, which keeps the two in step.
 //!
-//! Both cores work on every pass (rayon); state lives in atomics. Memory: two bytes an entry
-//! plus the frontier (four bytes a position found in one wave).
+//! Both cores work on every pass (rayon); state lives in atomics. Memory: the pair's tables at
+//! 2 bits an entry, plus two bytes an entry of the unit being solved and its frontier (four
+//! bytes a position found in one wave). Only kings-only units are as large as their tables.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use damasi::{Color, MoveList};
+use damasi::{Color, MoveList, Position};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
+use crate::file::BLOCK_BYTES;
 use crate::index::Indexer;
 use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
+use crate::slice::{SliceIndexer, SliceKey};
 use crate::unmove::for_each_parent;
 use crate::wdl::Wdl;
 
@@ -43,25 +52,54 @@ const UNUSED: u8 = 4;
 const VALUE: u8 = 7;
 /// The position has a capture: its value is not stored (don't care in the file).
 const CAPTURE: u8 = 0x40;
-/// An open position with a promotion that draws: it cannot lose any more.
+/// An open position with a move out of the unit that draws: it cannot lose any more.
 const DRAW_FLOOR: u8 = 0x80;
 
-/// Largest table the builder solves in one piece: entry numbers are kept as `u32` in the
-/// frontier. The largest six-piece table (w1m2k-b1m2k, 4.76 G entries) needs the men-rank
-/// slicing the builder does not have yet.
-pub const MAX_ENTRIES: u64 = u32::MAX as u64;
-
-/// Whether the builder can solve `pair`.
-pub fn fits(pair: &[Signature]) -> bool {
-    pair.iter().all(|&s| Indexer::new(s).size() < MAX_ENTRIES)
-}
+/// A 2-bit code in the pair's tables while they are built: not solved yet, or a capture
+/// position or unused entry (don't care). Never in a file.
+const NOT_STORED: u8 = 3;
 
 /// Entries handled by one rayon task.
 const CHUNK: usize = 1 << 12;
 
-/// One table being solved.
-struct Work {
+/// One table of the pair: its values so far, 2 bits an entry ([`NOT_STORED`] until solved),
+/// and, if asked for, its distances to conversion, a byte an entry.
+struct Output {
     indexer: Indexer,
+    codes: Vec<AtomicU8>,
+    distances: Option<Vec<AtomicU8>>,
+    /// The longest distance to conversion of a won or lost position.
+    longest: AtomicU8,
+}
+
+/// A solved table.
+pub struct Solved {
+    /// Win/draw/loss, 2 bits an entry, as the file stores them.
+    pub wdl: Vec<u8>,
+    /// Distance to conversion, a byte an entry, if asked for (see [`crate::file`]).
+    pub dtc: Option<Vec<u8>>,
+    /// The longest distance to conversion of a won or lost position, in plies (255 for 255
+    /// or more).
+    pub longest: u8,
+}
+
+impl Output {
+    fn code(&self, i: u64) -> u8 {
+        self.codes[(i / 4) as usize].load(Relaxed) >> ((i % 4) * 2) & 3
+    }
+
+    fn set(&self, i: u64, code: u8) {
+        let shift = (i % 4) * 2;
+        let keep = !(3u8 << shift) | (code << shift);
+        self.codes[(i / 4) as usize].fetch_and(keep, Relaxed);
+    }
+}
+
+/// One slice being solved.
+struct SliceWork {
+    /// Which table of the pair.
+    table: usize,
+    indexer: SliceIndexer,
     state: Vec<AtomicU8>,
     counter: Vec<AtomicU8>,
 }
@@ -69,51 +107,162 @@ struct Work {
 /// What `init_entry` found.
 enum Init {
     Unused,
+    /// Blocked: decided with no move (distance 0).
+    Blocked(u8),
+    /// Decided by moves out of the unit (distance 1).
     Solved(u8),
-    Open { successors: u8, draw_floor: bool },
+    Open {
+        successors: u8,
+        draw_floor: bool,
+    },
 }
 
-/// Solves the signatures of `pair` (`[s]` or `[s, s.flip()]`) and returns their packed 2-bit
-/// values in the same order. `tb` must hold every table a capture or promotion reaches, and
-/// each table must be smaller than [`MAX_ENTRIES`] (see [`fits`]).
-pub fn build_pair(tb: &Tablebase, pair: &[Signature]) -> Result<Vec<Vec<u8>>, ProbeError> {
+/// Everything the entries of a pair look up while they are solved.
+struct Pair<'a> {
+    tb: &'a Tablebase,
+    outputs: Vec<Output>,
+}
+
+impl Pair<'_> {
+    /// The table of the pair that quiet moves from table `t` lead into.
+    fn other(&self, t: usize) -> usize {
+        if self.outputs.len() == 2 {
+            1 - t
+        } else {
+            0
+        }
+    }
+
+    /// The value of a position reached by a man's forward step from table `t` (side to
+    /// move: the opponent), from the slices already solved or, with a capture on the
+    /// board, from the smaller tables.
+    fn solved_value(&self, t: usize, child: &Position) -> Result<Wdl, ProbeError> {
+        if child.has_capture() {
+            return self.tb.probe(child);
+        }
+        let out = &self.outputs[self.other(t)];
+        let code = out.code(out.indexer.index(&Placement::of(child)));
+        Ok(Wdl::from_code(code).expect("forward steps lead into slices already solved"))
+    }
+}
+
+/// Solves the signatures of `pair` (`[s]` or `[s, s.flip()]`) and returns their tables in the
+/// same order, with distances to conversion if `with_dtc`. `tb` must hold every table a
+/// capture or promotion reaches. `progress` is called after each slice with the entries of
+/// the pair done so far (in the tables' own numbering) and the pair's entries.
+pub fn build_pair(
+    tb: &Tablebase,
+    pair: &[Signature],
+    with_dtc: bool,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<Solved>, ProbeError> {
     assert!(
         pair.len() == 1 && pair[0].flip() == pair[0]
             || pair.len() == 2 && pair[1] == pair[0].flip()
     );
-    let work: Vec<Work> = pair
+    let ctx = Pair {
+        tb,
+        outputs: pair
+            .iter()
+            .map(|&s| {
+                let indexer = Indexer::new(s);
+                let bytes = indexer.size().div_ceil(4) as usize;
+                let distances =
+                    with_dtc.then(|| (0..indexer.size()).map(|_| AtomicU8::new(0)).collect());
+                Output {
+                    indexer,
+                    codes: (0..bytes).map(|_| AtomicU8::new(0xFF)).collect(),
+                    distances,
+                    longest: AtomicU8::new(0),
+                }
+            })
+            .collect(),
+    };
+    let total: u64 = ctx.outputs.iter().map(|o| o.indexer.size()).sum();
+    let units = units(pair);
+    // Slice entries count twice the positions (mirror images apart): scale them to the
+    // tables' numbering for the progress report.
+    let slice_total: u64 = units
         .iter()
-        .map(|&s| {
-            let indexer = Indexer::new(s);
+        .flatten()
+        .map(|&(t, k)| SliceIndexer::new(pair[t], k).size())
+        .sum();
+    let mut slice_done = 0u64;
+    for unit in units {
+        slice_done += solve_unit(&ctx, pair, &unit)?;
+        progress(
+            (slice_done as f64 / slice_total as f64 * total as f64) as u64,
+            total,
+        );
+    }
+    Ok(ctx.outputs.into_iter().map(pack).collect())
+}
+
+/// The pair's units in solving order: each a slice of table 0 with, if it is another slice,
+/// the slice its quiet moves lead into; most advanced first.
+fn units(pair: &[Signature]) -> Vec<Vec<(usize, SliceKey)>> {
+    let mut units: Vec<Vec<(usize, SliceKey)>> = Vec::new();
+    for key in SliceKey::all(pair[0]) {
+        if pair.len() == 2 {
+            units.push(vec![(0, key), (1, key.flip())]);
+        } else if key.flip() == key {
+            units.push(vec![(0, key)]);
+        } else if key < key.flip() {
+            units.push(vec![(0, key), (0, key.flip())]);
+        }
+    }
+    units.sort_by_key(|u| std::cmp::Reverse(u[0].1.advancement()));
+    units
+}
+
+/// Solves one unit and writes its values into the pair's tables; returns its slice entries.
+fn solve_unit(
+    ctx: &Pair<'_>,
+    pair: &[Signature],
+    unit: &[(usize, SliceKey)],
+) -> Result<u64, ProbeError> {
+    let work: Vec<SliceWork> = unit
+        .iter()
+        .map(|&(table, key)| {
+            let indexer = SliceIndexer::new(pair[table], key);
             let n = indexer.size() as usize;
-            assert!((n as u64) < MAX_ENTRIES, "{s} is too large: see `fits`");
-            Work {
+            // Entry numbers are kept as u32 while counting successors and parents; the
+            // largest six-piece slice (three kings against three) has 1.74 G entries.
+            assert!(n < u32::MAX as usize, "slice of {} too large", pair[table]);
+            SliceWork {
+                table,
                 indexer,
                 state: (0..n).map(|_| AtomicU8::new(UNKNOWN)).collect(),
                 counter: (0..n).map(|_| AtomicU8::new(0)).collect(),
             }
         })
         .collect();
-    // The quiet moves of table t lead into table `other(t)`.
-    let other = |t: usize| if pair.len() == 2 { 1 - t } else { 0 };
+    // The quiet moves that keep the ranks lead from slice j into slice succ(j).
+    let succ = |j: usize| if work.len() == 2 { 1 - j } else { 0 };
 
-    // 1. Initialisation.
-    let mut frontier: Vec<Vec<u32>> = Vec::new();
-    for t in 0..work.len() {
-        let w = &work[t];
-        let succ = &work[other(t)].indexer;
+    // 1. Initialisation: blocked positions are lost at once (distance 0); positions decided
+    // by a move out of the unit (a capture, a promotion, a forward step) one ply later.
+    let mut current: Vec<Bits> = work.iter().map(|w| Bits::new(w.state.len())).collect();
+    let mut later: Vec<Bits> = work.iter().map(|w| Bits::new(w.state.len())).collect();
+    for (j, w) in work.iter().enumerate() {
         let n = w.state.len();
-        let found: Vec<Vec<u32>> = (0..n.div_ceil(CHUNK))
+        (0..n.div_ceil(CHUNK))
             .into_par_iter()
-            .map(|c| -> Result<Vec<u32>, ProbeError> {
-                let mut solved = Vec::new();
+            .try_for_each(|c| -> Result<(), ProbeError> {
                 for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                    match init_entry(tb, &w.indexer, succ, i as u64)? {
+                    match init_entry(ctx, w, &work[succ(j)], i as u64)? {
                         Init::Unused => w.state[i].store(UNUSED, Relaxed),
+                        Init::Blocked(s) => {
+                            w.state[i].store(s, Relaxed);
+                            if s == LOSS {
+                                current[j].set(i);
+                            }
+                        }
                         Init::Solved(s) => {
                             w.state[i].store(s, Relaxed);
                             if matches!(s & VALUE, WIN | LOSS) {
-                                solved.push(i as u32);
+                                w.counter[i].store(1, Relaxed);
+                                later[j].set(i);
                             }
                         }
                         Init::Open {
@@ -126,47 +275,88 @@ pub fn build_pair(tb: &Tablebase, pair: &[Signature]) -> Result<Vec<Vec<u8>>, Pr
                         }
                     }
                 }
-                Ok(solved)
-            })
-            .collect::<Result<_, _>>()?;
-        frontier.push(found.concat());
+                Ok(())
+            })?;
     }
 
-    // 2. Propagation: the frontier of table t feeds parents in table other(t).
-    while frontier.iter().any(|f| !f.is_empty()) {
-        let mut next: Vec<Vec<u32>> = vec![Vec::new(); work.len()];
-        for (t, f) in frontier.iter().enumerate() {
-            let (child, parent) = (&work[t], &work[other(t)]);
-            let found: Vec<Vec<u32>> = f
-                .par_chunks(CHUNK)
-                .map(|chunk| propagate(child, parent, chunk))
-                .collect();
-            next[other(t)].extend(found.concat());
+    // 2. Propagation, one wave per ply: the positions solved at distance d feed their
+    // parents in the other slice, which are solved at distance d + 1 (a solved position's
+    // counter is not needed any more and keeps its distance, at most 255).
+    let mut distance: u32 = 0;
+    while current.iter().chain(&later).any(Bits::any) {
+        let next: Vec<Bits> = std::mem::take(&mut later);
+        for (j, f) in current.iter().enumerate() {
+            let (child, parent) = (&work[j], &work[succ(j)]);
+            f.par_for_each_chunk(|first, bits| {
+                propagate(child, parent, first, bits, &next[succ(j)])
+            });
         }
-        frontier = next;
+        distance += 1;
+        let d = distance.min(255) as u8;
+        for (w, f) in work.iter().zip(&next) {
+            f.par_for_each_chunk(|first, bits| {
+                for i in ones(first, bits) {
+                    w.counter[i].store(d, Relaxed);
+                }
+            });
+        }
+        later = work.iter().map(|w| Bits::new(w.state.len())).collect();
+        current = next;
     }
 
-    // 3. Pack: open positions are draws; don't-care entries repeat the value before them.
-    Ok(work.iter().map(pack).collect())
+    // 3. Store: open positions are draws; capture positions and unused entries stay
+    // don't care.
+    for w in &work {
+        let out = &ctx.outputs[w.table];
+        let n = w.state.len();
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                let s = w.state[i].load(Relaxed);
+                if s & CAPTURE != 0 || s & VALUE == UNUSED {
+                    continue;
+                }
+                let code = match s & VALUE {
+                    LOSS => Wdl::Loss.code(),
+                    WIN => Wdl::Win.code(),
+                    _ => Wdl::Draw.code(),
+                };
+                let p = w.indexer.decode(i as u64).expect("solved entries are used");
+                let g = out.indexer.index(&p);
+                out.set(g, code);
+                if code != Wdl::Draw.code() {
+                    let d = w.counter[i].load(Relaxed);
+                    out.longest.fetch_max(d, Relaxed);
+                    if let Some(distances) = &out.distances {
+                        distances[g as usize].store(d, Relaxed);
+                    }
+                }
+            }
+        });
+    }
+    Ok(work.iter().map(|w| w.state.len() as u64).sum())
 }
 
-/// Classifies entry `i` of a table and counts its successor entries in table `succ`.
-fn init_entry(tb: &Tablebase, ix: &Indexer, succ: &Indexer, i: u64) -> Result<Init, ProbeError> {
-    let Some(p) = ix.decode(i) else {
+/// Classifies entry `i` of a slice and counts its successor entries in slice `succ`.
+fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result<Init, ProbeError> {
+    let Some(p) = w.indexer.decode(i) else {
         return Ok(Init::Unused);
     };
+    if w.indexer.index(&p.mirror()) < i {
+        // The mirror image holds this position's entry.
+        return Ok(Init::Unused);
+    }
     let pos = p.to_position().expect("decoded placements are valid");
     // Filled in place: returning a move list by value copies its whole inline array.
     let mut moves = MoveList::new();
     pos.legal_moves_into(&mut moves);
     if moves.is_empty() {
         let other_blocked = !pos.with_side_to_move(Color::Black).has_legal_move();
-        return Ok(Init::Solved(if other_blocked { DRAW } else { LOSS }));
+        return Ok(Init::Blocked(if other_blocked { DRAW } else { LOSS }));
     }
     if moves.as_slice()[0].is_capture() {
         let mut best = Wdl::Loss;
         for m in moves.iter() {
-            best = best.max(tb.probe(&pos.play(m))?.negate());
+            best = best.max(ctx.tb.probe(&pos.play(m))?.negate());
             if best == Wdl::Win {
                 break;
             }
@@ -178,16 +368,23 @@ fn init_entry(tb: &Tablebase, ix: &Indexer, succ: &Indexer, i: u64) -> Result<In
     let mut draw_floor = false;
     for m in moves.iter() {
         let child = pos.play(m);
-        if m.is_promotion() {
-            match tb.probe(&child)?.negate() {
-                Wdl::Win => return Ok(Init::Solved(WIN)),
-                Wdl::Draw => draw_floor = true,
-                Wdl::Loss => {}
-            }
+        let q = Placement::of(&child);
+        let leaves = if m.is_promotion() {
+            Some(ctx.tb.probe(&child)?)
+        } else if SliceKey::of(&q) != succ.indexer.key() {
+            Some(ctx.solved_value(w.table, &child)?)
         } else {
-            // At most 5 kings x 14 squares = 70 quiet moves in a six-piece position.
-            successors[n] = succ.index(&Placement::of(&child)) as u32;
-            n += 1;
+            None
+        };
+        match leaves.map(Wdl::negate) {
+            Some(Wdl::Win) => return Ok(Init::Solved(WIN)),
+            Some(Wdl::Draw) => draw_floor = true,
+            Some(Wdl::Loss) => {}
+            None => {
+                // At most 5 kings x 14 squares = 70 quiet moves in a six-piece position.
+                successors[n] = succ.indexer.canonical(&q) as u32;
+                n += 1;
+            }
         }
     }
     let successors = &mut successors[..n];
@@ -210,19 +407,26 @@ fn state_of(v: Wdl) -> u8 {
     }
 }
 
-/// Undoes the moves into each solved entry of `chunk` (in `child`) and updates the parents
-/// (in `parent`); returns the parents solved as won or lost.
-fn propagate(child: &Work, parent: &Work, chunk: &[u32]) -> Vec<u32> {
-    let mut solved = Vec::new();
+/// Undoes the moves into each solved entry of a chunk of `child`'s frontier and updates the
+/// parents (in `parent`); marks the parents solved as won or lost in `solved`.
+fn propagate(
+    child: &SliceWork,
+    parent: &SliceWork,
+    first: usize,
+    bits: &[AtomicU64],
+    solved: &Bits,
+) {
     let mut parents: Vec<u32> = Vec::with_capacity(128);
-    for &i in chunk {
-        let value = child.state[i as usize].load(Relaxed) & VALUE;
+    for i in ones(first, bits) {
+        let value = child.state[i].load(Relaxed) & VALUE;
         let p = child
             .indexer
             .decode(i as u64)
             .expect("solved entries are used");
         parents.clear();
-        for_each_parent(&p, |q| parents.push(parent.indexer.index(&q) as u32));
+        for_each_parent(&p, true, |q| {
+            parents.push(parent.indexer.canonical(&q) as u32)
+        });
         parents.sort_unstable();
         parents.dedup();
         for &e in &parents {
@@ -236,7 +440,7 @@ fn propagate(child: &Work, parent: &Work, chunk: &[u32]) -> Vec<u32> {
                     .compare_exchange(s, WIN, Relaxed, Relaxed)
                     .is_ok()
                 {
-                    solved.push(e as u32);
+                    solved.set(e);
                 }
             } else if parent.counter[e].fetch_sub(1, Relaxed) == 1 {
                 if s & DRAW_FLOOR != 0 {
@@ -245,44 +449,84 @@ fn propagate(child: &Work, parent: &Work, chunk: &[u32]) -> Vec<u32> {
                     .compare_exchange(s, LOSS, Relaxed, Relaxed)
                     .is_ok()
                 {
-                    solved.push(e as u32);
+                    solved.set(e);
                 }
             }
         }
     }
-    solved
 }
 
-/// The 2-bit file values of a solved table.
-fn pack(w: &Work) -> Vec<u8> {
-    let n = w.state.len();
-    let mut packed = vec![0u8; n.div_ceil(4)];
-    packed
-        .par_chunks_mut(crate::file::BLOCK_BYTES)
-        .enumerate()
-        .for_each(|(b, bytes)| {
-            let first = b * crate::file::BLOCK_BYTES * 4;
-            let mut prev = Wdl::Draw.code();
-            for (j, byte) in bytes.iter_mut().enumerate() {
-                for k in 0..4 {
-                    let i = first + j * 4 + k;
-                    if i >= n {
-                        break;
-                    }
-                    let s = w.state[i].load(Relaxed);
-                    let code = if s & CAPTURE != 0 || s & VALUE == UNUSED {
-                        prev
-                    } else {
-                        match s & VALUE {
-                            LOSS => Wdl::Loss.code(),
-                            WIN => Wdl::Win.code(),
-                            _ => Wdl::Draw.code(),
-                        }
-                    };
+/// A set of entries of a slice, a bit each (a wave's frontier: a bit an entry keeps the
+/// frontier small however many positions a wave solves).
+#[derive(Default)]
+struct Bits(Vec<AtomicU64>);
+
+/// Words of [`Bits`] handled by one rayon task.
+const WORDS: usize = CHUNK / 64;
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    fn set(&self, i: usize) {
+        self.0[i / 64].fetch_or(1 << (i % 64), Relaxed);
+    }
+
+    fn any(&self) -> bool {
+        self.0.par_iter().any(|w| w.load(Relaxed) != 0)
+    }
+
+    /// Calls `f(first entry, words)` for chunks of the set, on both cores.
+    fn par_for_each_chunk(&self, f: impl Fn(usize, &[AtomicU64]) + Sync) {
+        self.0
+            .par_chunks(WORDS)
+            .enumerate()
+            .for_each(|(c, words)| f(c * WORDS * 64, words));
+    }
+}
+
+/// The entries set in `words`, the first of which stands for entry `first`.
+fn ones(first: usize, words: &[AtomicU64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(move |(k, w)| {
+        let mut w = w.load(Relaxed);
+        std::iter::from_fn(move || {
+            (w != 0).then(|| {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                first + k * 64 + b
+            })
+        })
+    })
+}
+
+/// The 2-bit file values of a solved table: don't-care entries repeat the value before them
+/// (from a draw at each block's start), so they compress to almost nothing.
+fn pack(out: Output) -> Solved {
+    let longest = out.longest.into_inner();
+    let dtc = out
+        .distances
+        .map(|d| d.into_iter().map(AtomicU8::into_inner).collect());
+    let mut packed: Vec<u8> = out.codes.into_iter().map(AtomicU8::into_inner).collect();
+    packed.par_chunks_mut(BLOCK_BYTES).for_each(|bytes| {
+        let mut prev = Wdl::Draw.code();
+        for byte in bytes.iter_mut() {
+            let mut b = *byte;
+            for k in 0..4 {
+                let shift = 2 * k;
+                let code = b >> shift & 3;
+                if code == NOT_STORED {
+                    b = b & !(3 << shift) | prev << shift;
+                } else {
                     prev = code;
-                    *byte |= code << (2 * k);
                 }
             }
-        });
-    packed
+            *byte = b;
+        }
+    });
+    Solved {
+        wdl: packed,
+        dtc,
+        longest,
+    }
 }

@@ -16,6 +16,11 @@
 //! 1 draw, 2 win, for White to move. Entries whose value is never read (capture positions,
 //! unused entries) repeat the value before them, which costs zstd almost nothing.
 //! Independent blocks let a memory-mapped table decompress only what a probe touches.
+//!
+//! Distance-to-conversion files (`.dtc`, magic `DAMASIDC`, used only at the root) have the
+//! same layout with a byte an entry: for a won or lost position, the plies until the next
+//! capture, promotion or forward step of a man with best play (the winner hurrying, the loser
+//! delaying; 255 for 255 or more), 0 for draws and entries never read.
 
 use std::io::Write;
 use std::path::Path;
@@ -27,6 +32,34 @@ use crate::signature::Signature;
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"DAMASITB";
+/// The first eight bytes of every distance-to-conversion file.
+pub const DTC_MAGIC: [u8; 8] = *b"DAMASIDC";
+
+/// What a file holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// Win/draw/loss, 2 bits an entry (`.dtb`).
+    Wdl,
+    /// Distance to conversion, a byte an entry (`.dtc`).
+    Dtc,
+}
+
+impl Kind {
+    const fn magic(self) -> [u8; 8] {
+        match self {
+            Kind::Wdl => MAGIC,
+            Kind::Dtc => DTC_MAGIC,
+        }
+    }
+
+    /// Bytes that hold `entries` entries.
+    pub const fn bytes(self, entries: u64) -> u64 {
+        match self {
+            Kind::Wdl => entries.div_ceil(4),
+            Kind::Dtc => entries,
+        }
+    }
+}
 /// The format version this code writes and reads.
 pub const VERSION: u32 = 1;
 /// Entries per compressed block.
@@ -66,8 +99,20 @@ pub fn write_table(
     entries: u64,
     packed: &[u8],
 ) -> Result<(), TbError> {
-    let blocks: Vec<Vec<u8>> = packed
-        .par_chunks(BLOCK_BYTES)
+    write_file(path, Kind::Wdl, sig, entries, packed)
+}
+
+/// Writes a file of either kind (`data` holds `entries` entries), through a temporary name.
+pub fn write_file(
+    path: &Path,
+    kind: Kind,
+    sig: Signature,
+    entries: u64,
+    data: &[u8],
+) -> Result<(), TbError> {
+    debug_assert_eq!(data.len() as u64, kind.bytes(entries));
+    let blocks: Vec<Vec<u8>> = data
+        .par_chunks(kind.bytes(BLOCK_ENTRIES) as usize)
         .map(|raw| zstd::bulk::compress(raw, ZSTD_LEVEL))
         .collect::<Result<_, _>>()
         .map_err(|e| TbError::io(path, e))?;
@@ -79,7 +124,7 @@ pub fn write_table(
         index.extend_from_slice(&checksum(b).to_le_bytes());
     }
     let mut head = Vec::with_capacity(HEADER);
-    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&kind.magic());
     head.extend_from_slice(&VERSION.to_le_bytes());
     head.extend_from_slice(&[sig.wm, sig.wk, sig.bm, sig.bk]);
     head.extend_from_slice(&entries.to_le_bytes());
@@ -89,7 +134,9 @@ pub fn write_table(
     summed.extend_from_slice(&index);
     head.extend_from_slice(&checksum(&summed).to_le_bytes());
 
-    let tmp = path.with_extension("dtb.part");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    let tmp = std::path::PathBuf::from(tmp);
     let write = || -> std::io::Result<()> {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         f.write_all(&head)?;
@@ -106,6 +153,8 @@ pub fn write_table(
 /// A table file's header and block index, checked.
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// What the file holds.
+    pub kind: Kind,
     /// The material the file holds.
     pub signature: Signature,
     /// Number of entries.
@@ -132,9 +181,11 @@ impl Layout {
                 "shorter than the header (truncated?)",
             ));
         }
-        if bytes[0..8] != MAGIC {
-            return Err(TbError::corrupt(path, "wrong magic bytes"));
-        }
+        let kind = match bytes[0..8].try_into().expect("8 bytes") {
+            MAGIC => Kind::Wdl,
+            DTC_MAGIC => Kind::Dtc,
+            _ => return Err(TbError::corrupt(path, "wrong magic bytes")),
+        };
         let version = u32_at(bytes, 8);
         if version != VERSION {
             return Err(TbError::corrupt(
@@ -181,6 +232,7 @@ impl Layout {
             ));
         }
         Ok(Layout {
+            kind,
             signature,
             entries,
             blocks,
@@ -196,7 +248,7 @@ impl Layout {
     fn raw_len(&self, b: usize) -> usize {
         let first = b as u64 * BLOCK_ENTRIES;
         let n = (self.entries - first).min(BLOCK_ENTRIES);
-        n.div_ceil(4) as usize
+        self.kind.bytes(n) as usize
     }
 
     /// Decompresses block `b` of the file's `bytes`, checking its checksum and length.

@@ -21,7 +21,7 @@ use crate::signature::Signature;
 const MAX_GROUP: usize = 5;
 
 /// Binomial coefficients `C(n, k)` for `n <= 64`, `k <= MAX_GROUP`.
-static BINOMIAL: [[u64; MAX_GROUP + 1]; 65] = binomials();
+pub(crate) static BINOMIAL: [[u64; MAX_GROUP + 1]; 65] = binomials();
 
 const fn binomials() -> [[u64; MAX_GROUP + 1]; 65] {
     let mut t = [[0u64; MAX_GROUP + 1]; 65];
@@ -80,7 +80,7 @@ impl Domain {
 
 /// Colex rank of the set `d` (domain bits).
 #[inline]
-fn rank(mut d: u64) -> u64 {
+pub(crate) fn rank(mut d: u64) -> u64 {
     let mut r = 0;
     let mut i = 1;
     while d != 0 {
@@ -95,7 +95,7 @@ fn rank(mut d: u64) -> u64 {
 /// The set of `k` domain squares with colex rank `r` (inverse of [`rank`]): greedily the
 /// largest square whose binomial still fits.
 #[inline]
-fn unrank(mut r: u64, k: usize, len: usize) -> u64 {
+pub(crate) fn unrank(mut r: u64, k: usize, len: usize) -> u64 {
     let mut d = 0u64;
     let mut c = len;
     for j in (1..=k).rev() {

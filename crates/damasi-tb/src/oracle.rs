@@ -15,8 +15,9 @@ use damasi::Position;
 use damasi_engine::oracle::{EndgameOracle, Wdl as EngineWdl};
 
 use crate::error::TbError;
+use crate::file::Kind;
 use crate::placement::Placement;
-use crate::probe::{value_of, Tablebase, IN_MEMORY_PIECES};
+use crate::probe::{distance_of, value_of, Tablebase, IN_MEMORY_PIECES};
 use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
 use crate::wdl::Wdl;
@@ -36,6 +37,8 @@ struct Slot {
 pub struct TablebaseOracle {
     dir: Option<PathBuf>,
     slots: HashMap<Signature, Slot>,
+    /// Distance-to-conversion files, read (memory-mapped) when the root first needs them.
+    distance_slots: HashMap<Signature, Slot>,
     max_pieces: u32,
     errors: Mutex<Vec<String>>,
 }
@@ -58,6 +61,16 @@ impl TablebaseOracle {
             return None;
         }
         let mut tb = tb;
+        let distance_slots = std::mem::take(&mut tb.distances)
+            .into_iter()
+            .map(|(sig, t)| {
+                let slot = Slot {
+                    path: None,
+                    table: OnceLock::from(Some(t)),
+                };
+                (sig, slot)
+            })
+            .collect();
         let mut slots = HashMap::new();
         for sig in tb.signatures() {
             if let Some(t) = tb.remove(sig) {
@@ -73,6 +86,7 @@ impl TablebaseOracle {
         Some(TablebaseOracle {
             dir: None,
             slots,
+            distance_slots,
             max_pieces,
             errors: Mutex::new(Vec::new()),
         })
@@ -89,17 +103,26 @@ impl TablebaseOracle {
             Err(e) => return Err(TbError::io(dir, e)),
         };
         let mut slots = HashMap::new();
+        let mut distance_slots = HashMap::new();
         for entry in entries {
             let entry = entry.map_err(|e| TbError::io(dir, e))?;
             let name = entry.file_name();
-            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".dtb")) else {
+            let Some((stem, kind)) = name.to_str().and_then(|n| {
+                n.strip_suffix(".dtb")
+                    .map(|s| (s, Kind::Wdl))
+                    .or_else(|| n.strip_suffix(".dtc").map(|s| (s, Kind::Dtc)))
+            }) else {
                 continue;
             };
             let Ok(sig) = stem.parse::<Signature>() else {
                 continue;
             };
+            let into = match kind {
+                Kind::Wdl => &mut slots,
+                Kind::Dtc => &mut distance_slots,
+            };
             if sig.pieces() <= max_pieces {
-                slots.insert(
+                into.insert(
                     sig,
                     Slot {
                         path: Some(entry.path()),
@@ -116,6 +139,7 @@ impl TablebaseOracle {
         Ok(Some(TablebaseOracle {
             dir: Some(dir.to_path_buf()),
             slots,
+            distance_slots,
             max_pieces: covered,
             errors: Mutex::new(Vec::new()),
         }))
@@ -149,11 +173,22 @@ impl TablebaseOracle {
     }
 
     fn table(&self, sig: Signature) -> Option<&Table> {
-        let slot = self.slots.get(&sig)?;
+        self.read(&self.slots, sig, Kind::Wdl)
+    }
+
+    /// The slot's table of `kind`, read on first use (distances always memory-mapped).
+    fn read<'a>(
+        &'a self,
+        slots: &'a HashMap<Signature, Slot>,
+        sig: Signature,
+        kind: Kind,
+    ) -> Option<&'a Table> {
+        let slot = slots.get(&sig)?;
         slot.table
             .get_or_init(|| {
                 let path = slot.path.as_ref()?;
-                let read = Table::open(path, sig.pieces() > IN_MEMORY_PIECES).and_then(|t| {
+                let map = kind == Kind::Dtc || sig.pieces() > IN_MEMORY_PIECES;
+                let read = Table::open_kind(path, map, kind).and_then(|t| {
                     if t.signature() == sig {
                         Ok(t)
                     } else {
@@ -193,6 +228,18 @@ impl TablebaseOracle {
     }
 }
 
+impl TablebaseOracle {
+    /// The distance to conversion of `pos` (plies to the next capture, promotion or forward
+    /// step of a man with best play) if it is won or lost and the distance files cover it.
+    pub fn probe_dtc(&self, pos: &Position) -> Option<u32> {
+        let value = self.probe(pos)?;
+        distance_of(pos, value, &|p| {
+            let table = self.read(&self.distance_slots, p.signature(), Kind::Dtc)?;
+            table.distance(table.indexer().index(p)).ok()
+        })
+    }
+}
+
 impl EndgameOracle for TablebaseOracle {
     fn max_pieces(&self) -> u32 {
         self.max_pieces
@@ -204,5 +251,9 @@ impl EndgameOracle for TablebaseOracle {
             Wdl::Draw => EngineWdl::Draw,
             Wdl::Loss => EngineWdl::Loss,
         })
+    }
+
+    fn probe_dtc(&self, pos: &Position) -> Option<u32> {
+        TablebaseOracle::probe_dtc(self, pos)
     }
 }

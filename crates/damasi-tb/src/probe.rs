@@ -6,6 +6,7 @@ use std::path::Path;
 use damasi::{MoveList, Position};
 
 use crate::error::{ProbeError, TbError};
+use crate::file::Kind;
 use crate::placement::Placement;
 use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
@@ -14,10 +15,11 @@ use crate::wdl::Wdl;
 /// Tables up to this many pieces are read whole into memory; larger ones are memory-mapped.
 pub const IN_MEMORY_PIECES: u32 = 5;
 
-/// A set of tables, one per signature.
+/// A set of tables, one per signature, and the distance-to-conversion files found with them.
 #[derive(Default)]
 pub struct Tablebase {
     tables: HashMap<Signature, Table>,
+    pub(crate) distances: HashMap<Signature, Table>,
 }
 
 impl Tablebase {
@@ -44,7 +46,11 @@ impl Tablebase {
         for entry in entries {
             let entry = entry.map_err(|e| TbError::io(dir, e))?;
             let name = entry.file_name();
-            let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".dtb")) else {
+            let Some((stem, kind)) = name.to_str().and_then(|n| {
+                n.strip_suffix(".dtb")
+                    .map(|s| (s, Kind::Wdl))
+                    .or_else(|| n.strip_suffix(".dtc").map(|s| (s, Kind::Dtc)))
+            }) else {
                 continue;
             };
             let Ok(sig) = stem.parse::<Signature>() else {
@@ -54,6 +60,18 @@ impl Tablebase {
                 continue;
             }
             let path = entry.path();
+            if kind == Kind::Dtc {
+                // Read at the root only: always memory-mapped.
+                let table = Table::open_kind(&path, true, Kind::Dtc)?;
+                if table.signature() != sig {
+                    return Err(TbError::corrupt(
+                        &path,
+                        format!("holds {}, not {sig}", table.signature()),
+                    ));
+                }
+                tb.distances.insert(sig, table);
+                continue;
+            }
             let table = Table::open(&path, sig.pieces() > IN_MEMORY_PIECES)?;
             if table.signature() != sig {
                 return Err(TbError::corrupt(
@@ -69,6 +87,16 @@ impl Tablebase {
     /// Adds (or replaces) a table.
     pub fn insert(&mut self, table: Table) {
         self.tables.insert(table.signature(), table);
+    }
+
+    /// Adds (or replaces) a table of distances to conversion.
+    pub fn insert_distances(&mut self, table: Table) {
+        self.distances.insert(table.signature(), table);
+    }
+
+    /// Whether a distance-to-conversion file of `sig` is loaded.
+    pub fn has_distances(&self, sig: Signature) -> bool {
+        self.distances.contains_key(&sig)
     }
 
     /// Removes a table.
@@ -120,6 +148,18 @@ impl Tablebase {
         })
     }
 
+    /// The distance to conversion of `pos`: with best play (the winner hurrying, the loser
+    /// delaying), the plies until the next capture, promotion or forward step of a man (0 for
+    /// a finished game, 1 with a capture on the board). `None` for a draw or when no distance
+    /// file covers it.
+    pub fn probe_dtc(&self, pos: &Position) -> Result<Option<u32>, ProbeError> {
+        let value = self.probe(pos)?;
+        Ok(distance_of(pos, value, &|p| {
+            let table = self.distances.get(&p.signature())?;
+            table.distance(table.indexer().index(p)).ok()
+        }))
+    }
+
     /// The value of a placement with White to move (see [`Tablebase::probe`]).
     pub fn probe_placement(&self, p: &Placement) -> Result<Wdl, ProbeError> {
         match p.to_position() {
@@ -128,6 +168,28 @@ impl Tablebase {
             None => Err(ProbeError::MissingTable(p.signature())),
         }
     }
+}
+
+/// The distance to conversion of `pos`, whose value is `value`: with best play (the winner
+/// hurrying, the loser delaying), the plies until the next capture, promotion or forward
+/// step of a man, the moves after which the position can never come back. `None` for a draw
+/// or when `stored` (the distance files' entry of a quiet position) does not know it. A
+/// finished game is 0 plies from conversion, a position with a capture 1.
+pub(crate) fn distance_of(
+    pos: &Position,
+    value: Wdl,
+    stored: &dyn Fn(&Placement) -> Option<u8>,
+) -> Option<u32> {
+    if value == Wdl::Draw {
+        return None;
+    }
+    if pos.count(pos.side_to_move()) == 0 || pos.count(!pos.side_to_move()) == 0 {
+        return Some(0);
+    }
+    if pos.has_capture() {
+        return Some(1);
+    }
+    stored(&Placement::of(pos)).map(u32::from)
 }
 
 /// The value of `pos` for the side to move, under the default rules, with `stored` giving the

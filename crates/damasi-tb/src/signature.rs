@@ -98,6 +98,11 @@ impl Signature {
     pub fn file_name(self) -> String {
         format!("{self}.dtb")
     }
+
+    /// The file name of this signature's distances to conversion, e.g. `w0m2k-b0m1k.dtc`.
+    pub fn dtc_file_name(self) -> String {
+        format!("{self}.dtc")
+    }
 }
 
 impl fmt::Display for Signature {

@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex};
 use memmap2::Mmap;
 
 use crate::error::TbError;
-use crate::file::{Layout, BLOCK_ENTRIES};
+use crate::file::{Kind, Layout, BLOCK_ENTRIES};
 use crate::index::Indexer;
 use crate::signature::{Signature, MAX_PIECES};
 use crate::wdl::Wdl;
 
-/// Slots of a memory-mapped table's block cache (each holds one 16 KiB block).
+/// Slots of a memory-mapped table's block cache (each holds one block: 16 KiB of values or
+/// 64 KiB of distances).
 const CACHE_SLOTS: usize = 64;
 
 /// One cache slot: a block number and its decompressed bytes.
@@ -29,9 +30,10 @@ enum Storage {
     },
 }
 
-/// The values of one signature, White to move.
+/// The values of one signature, White to move: win/draw/loss, or distances to conversion.
 pub struct Table {
     indexer: Indexer,
+    kind: Kind,
     storage: Storage,
 }
 
@@ -47,6 +49,7 @@ impl Table {
         assert_eq!(packed.len() as u64, indexer.size().div_ceil(4));
         Table {
             indexer,
+            kind: Kind::Wdl,
             storage: Storage::Memory(packed),
         }
     }
@@ -54,12 +57,25 @@ impl Table {
     /// Opens a table file: read whole into memory, or memory-mapped with a block cache when
     /// `map` is true. The header and index are checked here, blocks when they are read.
     pub fn open(path: &Path, map: bool) -> Result<Table, TbError> {
+        Table::open_kind(path, map, Kind::Wdl)
+    }
+
+    /// Opens a file of the given kind (as [`Table::open`] does); a file of the other kind
+    /// is refused.
+    pub fn open_kind(path: &Path, map: bool, kind: Kind) -> Result<Table, TbError> {
         let file = std::fs::File::open(path).map_err(|e| TbError::io(path, e))?;
         // SAFETY: the tables are written once (to a temporary name, then renamed) and never
         // modified in place; a file changed under the mapping could at worst give wrong
         // values, which every block's checksum is there to catch.
         let bytes = unsafe { Mmap::map(&file) }.map_err(|e| TbError::io(path, e))?;
         let layout = Layout::parse(&bytes, path)?;
+        if layout.kind != kind {
+            let what = match layout.kind {
+                Kind::Wdl => "a win/draw/loss table, not distances to conversion",
+                Kind::Dtc => "distances to conversion, not a win/draw/loss table",
+            };
+            return Err(TbError::corrupt(path, what));
+        }
         let sig = layout.signature;
         let sane = sig.pieces() <= MAX_PIECES
             && sig.wm + sig.wk > 0
@@ -88,7 +104,11 @@ impl Table {
         } else {
             Storage::Memory(layout.read_all(&bytes, path)?)
         };
-        Ok(Table { indexer, storage })
+        Ok(Table {
+            indexer,
+            kind,
+            storage,
+        })
     }
 
     /// The signature of the table.
@@ -108,8 +128,26 @@ impl Table {
 
     /// The stored value of entry `i` (meaningless for capture positions and unused entries).
     pub fn get(&self, i: u64) -> Result<Wdl, TbError> {
-        let code = match &self.storage {
-            Storage::Memory(packed) => code_at(packed, i),
+        debug_assert_eq!(self.kind, Kind::Wdl);
+        let code = self.raw(i, code_at)?;
+        // Code 3 never appears in a valid file; treat it as damage rather than guess.
+        Wdl::from_code(code).ok_or_else(|| match &self.storage {
+            Storage::Mapped { path, .. } => TbError::corrupt(path, "value code 3"),
+            Storage::Memory(_) => TbError::corrupt(Path::new("(memory)"), "value code 3"),
+        })
+    }
+
+    /// The distance to conversion stored at entry `i` of a distance file (see
+    /// [`crate::file`]).
+    pub fn distance(&self, i: u64) -> Result<u8, TbError> {
+        debug_assert_eq!(self.kind, Kind::Dtc);
+        self.raw(i, |bytes, i| bytes[i as usize])
+    }
+
+    /// Entry `i` read by `at` from the bytes that hold it (the whole table, or its block).
+    fn raw(&self, i: u64, at: fn(&[u8], u64) -> u8) -> Result<u8, TbError> {
+        Ok(match &self.storage {
+            Storage::Memory(packed) => at(packed, i),
             Storage::Mapped {
                 map,
                 layout,
@@ -131,13 +169,8 @@ impl Table {
                         d
                     }
                 };
-                code_at(&data, within)
+                at(&data, within)
             }
-        };
-        // Code 3 never appears in a valid file; treat it as damage rather than guess.
-        Wdl::from_code(code).ok_or_else(|| match &self.storage {
-            Storage::Mapped { path, .. } => TbError::corrupt(path, "value code 3"),
-            Storage::Memory(_) => TbError::corrupt(Path::new("(memory)"), "value code 3"),
         })
     }
 

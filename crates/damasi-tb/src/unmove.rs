@@ -13,8 +13,10 @@ use crate::placement::Placement;
 /// Calls `f` with every placement (White to move) whose side to move could have reached `p`
 /// with one quiet move that stays inside the signature. In `p` White is to move, so Black made
 /// the last move; the parent has Black to move and is handed over colour-flipped, so it has
-/// White to move and belongs to the signature `p.signature().flip()`.
-pub fn for_each_parent(p: &Placement, mut f: impl FnMut(Placement)) {
+/// White to move and belongs to the signature `p.signature().flip()`. With `sideways_only`,
+/// men's forward steps are not undone: the parents stay in `p`'s slice (every man on the
+/// same rank, see [`crate::slice`]).
+pub fn for_each_parent(p: &Placement, sideways_only: bool, mut f: impl FnMut(Placement)) {
     let empty = !p.occupied();
     let mut kings = p.bk;
     while kings != 0 {
@@ -40,7 +42,12 @@ pub fn for_each_parent(p: &Placement, mut f: impl FnMut(Placement)) {
         men &= men - 1;
         // A black man steps south, east or west: it came from north, west or east. From the
         // north only if that square is not rank 8, where a black man never stands.
-        let from = (shift(to, Dir::North) & !RANK_8) | shift(to, Dir::East) | shift(to, Dir::West);
+        let north = if sideways_only {
+            0
+        } else {
+            shift(to, Dir::North) & !RANK_8
+        };
+        let from = north | shift(to, Dir::East) | shift(to, Dir::West);
         let mut from = from & empty;
         while from != 0 {
             let s = from & from.wrapping_neg();
@@ -76,7 +83,13 @@ mod tests {
                 }
                 let child = Placement::of(&parent.play(m));
                 let mut found = false;
-                for_each_parent(&child, |q| found |= q == Placement::of(&parent));
+                for_each_parent(&child, false, |q| found |= q == Placement::of(&parent));
+                // Sideways only: found exactly when the move kept the man on its rank.
+                let mut sideways = false;
+                for_each_parent(&child, true, |q| sideways |= q == Placement::of(&parent));
+                let keeps_ranks = crate::slice::SliceKey::of(&child).flip()
+                    == crate::slice::SliceKey::of(&Placement::of(&parent));
+                assert_eq!(sideways, keeps_ranks, "{fen}: {:?}", m);
                 assert!(found, "{fen}: {:?} not undone", m);
             }
         }

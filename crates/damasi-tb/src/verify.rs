@@ -3,12 +3,14 @@
 
 use std::sync::Mutex;
 
-use damasi::{Color, MoveList};
+use damasi::{Color, MoveList, Position};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
+use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
+use crate::slice::SliceKey;
 use crate::wdl::Wdl;
 
 /// What a verification found.
@@ -58,6 +60,78 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
                 checked += 1;
                 if stored != computed {
                     bad.push((pos.to_fen(), stored, computed));
+                }
+            }
+            let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
+            o.checked += checked;
+            o.mismatch_count += bad.len() as u64;
+            for b in bad {
+                if o.mismatches.len() < 20 {
+                    o.mismatches.push(b);
+                }
+            }
+            Ok(())
+        })?;
+    Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Whether the move from `pos` to `child` can never be undone (a capture, a promotion or a
+/// man's forward step): the moves the distance to conversion counts to.
+pub fn converts(pos: &Position, child: &Position) -> bool {
+    let (p, c) = (Placement::of(pos), Placement::of(child));
+    c.signature() != p.signature().flip() || SliceKey::of(&c) != SliceKey::of(&p).flip()
+}
+
+/// Checks every stored distance to conversion of `sig` against its moves: a won position is
+/// one ply more than the quickest of its winning moves (a move that converts counts one), a
+/// lost one one more than the slowest of its moves, a blocked one 0.
+pub fn verify_distances(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeError> {
+    let table = tb.table(sig).ok_or(ProbeError::MissingTable(sig))?;
+    let ix = table.indexer();
+    let n = ix.size();
+    let out = Mutex::new(Verified::default());
+    (0..n.div_ceil(4096))
+        .into_par_iter()
+        .try_for_each(|c| -> Result<(), ProbeError> {
+            let (mut checked, mut bad) = (0u64, Vec::new());
+            for i in c * 4096..((c + 1) * 4096).min(n) {
+                let Some(p) = ix.decode(i) else { continue };
+                let pos = p.to_position().expect("decoded placements are valid");
+                if pos.has_capture() {
+                    continue;
+                }
+                let value = table.get(i)?;
+                if value == Wdl::Draw {
+                    continue;
+                }
+                let stored = tb.probe_dtc(&pos)?.ok_or(ProbeError::MissingTable(sig))?;
+                let mut moves = MoveList::new();
+                pos.legal_moves_into(&mut moves);
+                let mut plies: Option<u32> = None;
+                for m in moves.iter() {
+                    let child = pos.play(m);
+                    if tb.probe(&child)?.negate() != value {
+                        continue;
+                    }
+                    let d = if converts(&pos, &child) {
+                        1
+                    } else {
+                        1 + tb.probe_dtc(&child)?.ok_or(ProbeError::MissingTable(sig))?
+                    };
+                    plies = Some(match (plies, value) {
+                        (None, _) => d,
+                        (Some(x), Wdl::Win) => x.min(d),
+                        (Some(x), _) => x.max(d),
+                    });
+                }
+                let computed = plies.unwrap_or(0).min(255);
+                checked += 1;
+                if stored != computed {
+                    bad.push((
+                        format!("{} at {stored}, not {computed}", pos.to_fen()),
+                        value,
+                        value,
+                    ));
                 }
             }
             let mut o = out.lock().unwrap_or_else(|e| e.into_inner());

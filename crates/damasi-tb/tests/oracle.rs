@@ -141,3 +141,52 @@ fn three_kings_against_one_score_as_a_win_and_the_engine_converts_it() {
     let outcome = game.outcome().expect("the game ends within 200 plies");
     assert_eq!(outcome.winner(), Some(Color::White), "{outcome:?}");
 }
+
+#[test]
+fn with_distances_every_winning_move_brings_the_conversion_nearer() {
+    let _ = common::tables();
+    let o = oracle();
+    // Depth 1: the search alone cannot see a conversion; the distances at the root keep only
+    // the moves that bring it nearest, so the win is still converted at once.
+    for fen in [
+        "W:WKa1,Kb1,Kc1:BKh8",
+        "W:WKa1,Kh1:BKa8",
+        "W:WKa1,Kb1,c3:BKh8",
+    ] {
+        let mut white = engine(Some(o.clone()));
+        let mut black = engine(None);
+        let mut game = Game::from_position(Position::from_fen(fen).unwrap(), RuleSet::default());
+        assert_eq!(o.probe(game.position()), Some(Wdl::Win), "{fen}");
+        let mut conversions = 0;
+        for _ in 0..200 {
+            if game.is_over() {
+                break;
+            }
+            let before = *game.position();
+            let white_to_move = before.side_to_move() == Color::White;
+            let e = if white_to_move {
+                &mut white
+            } else {
+                &mut black
+            };
+            let r = search(e, SearchRoot::from_game(&game), 1);
+            game.play(&r.best.expect("a legal move")).unwrap();
+            let after = game.position();
+            if damasi_tb::verify::converts(&before, after) {
+                conversions += 1;
+            } else if white_to_move {
+                // The distance left drops by exactly the ply just played.
+                let d = o.probe_dtc(&before).expect("a won root has a distance");
+                assert_eq!(
+                    o.probe_dtc(after),
+                    Some(d - 1),
+                    "{fen}: {:?}",
+                    game.history()
+                );
+            }
+        }
+        let outcome = game.outcome().expect("the game ends within 200 plies");
+        assert_eq!(outcome.winner(), Some(Color::White), "{fen}: {outcome:?}");
+        assert!(conversions > 0);
+    }
+}

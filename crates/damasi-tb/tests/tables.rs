@@ -6,7 +6,7 @@ mod common;
 use std::collections::HashMap;
 
 use damasi::{Color, Piece, Position, Role, Square};
-use damasi_tb::{signature_stats, verify_table, Signature, Wdl};
+use damasi_tb::{signature_stats, verify_distances, verify_table, Signature, Wdl};
 
 use common::{tables, value};
 
@@ -131,6 +131,28 @@ fn every_stored_value_is_the_best_over_its_moves() {
     for sig in tb.signatures() {
         let v = verify_table(tb, sig).unwrap();
         assert!(v.checked > 0, "{sig}");
+        assert_eq!(v.mismatch_count, 0, "{sig}: {:?}", v.mismatches);
+    }
+}
+
+#[test]
+fn distances_to_conversion_by_hand_and_over_every_table() {
+    let tb = tables();
+    let dtc = |fen: &str| tb.probe_dtc(&Position::from_fen(fen).unwrap()).unwrap();
+    // h1-h8 shuts the lone king in on a8: every square it can go to, the other king takes
+    // it. White's move, Black's move, the capture: three plies, and no quicker win (no
+    // capture now, and no king move of White's takes at once).
+    assert_eq!(value("W:WKa1,Kh1:BKa8"), Wdl::Win);
+    assert_eq!(dtc("W:WKa1,Kh1:BKa8"), Some(3));
+    // Black to move after h1-h8: one move, then the capture.
+    assert_eq!(dtc("B:WKa1,Kh8:BKa8"), Some(2));
+    // A capture on the board converts at once; a blocked side has lost already.
+    assert_eq!(dtc("W:WKd4,Ka1:BKd6"), Some(1));
+    assert_eq!(dtc("W:Wa7:BKa8,b7,c7"), Some(0));
+    // Draws have no distance.
+    assert_eq!(dtc("W:WKa1,Kb2:BKh8"), None);
+    for sig in tb.signatures() {
+        let v = verify_distances(tb, sig).unwrap();
         assert_eq!(v.mismatch_count, 0, "{sig}: {:?}", v.mismatches);
     }
 }
