@@ -78,9 +78,10 @@ pub trait EndgameOracle: Send + Sync {
     }
 }
 
-/// Whether `m` (played from `pos` to `child`) can never be undone: a capture, a promotion or
-/// a man's forward step. A man's sideways step and a king's move can be.
-fn converts(pos: &Position, child: &Position) -> bool {
+/// Whether the move from `pos` to `child` can never be undone: a capture, a promotion or a
+/// man's forward step (a man's sideways step and a king's move can be). These are the moves
+/// distances to conversion count to.
+pub fn converts(pos: &Position, child: &Position) -> bool {
     let ranks =
         |men: u64| -> [u32; 8] { std::array::from_fn(|r| (men >> (8 * r) & 0xFF).count_ones()) };
     pieces(child) != pieces(pos)

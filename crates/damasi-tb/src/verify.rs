@@ -3,14 +3,12 @@
 
 use std::sync::Mutex;
 
-use damasi::{Color, MoveList, Position};
+use damasi::{Color, MoveList};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
-use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
-use crate::slice::SliceKey;
 use crate::wdl::Wdl;
 
 /// What a verification found.
@@ -75,12 +73,7 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
     Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// Whether the move from `pos` to `child` can never be undone (a capture, a promotion or a
-/// man's forward step): the moves the distance to conversion counts to.
-pub fn converts(pos: &Position, child: &Position) -> bool {
-    let (p, c) = (Placement::of(pos), Placement::of(child));
-    c.signature() != p.signature().flip() || SliceKey::of(&c) != SliceKey::of(&p).flip()
-}
+pub use damasi_engine::oracle::converts;
 
 /// Checks every stored distance to conversion of `sig` against its moves: a won position is
 /// one ply more than the quickest of its winning moves (a move that converts counts one), a

@@ -9,7 +9,7 @@
 use axum::extract::State;
 use axum::Json;
 use damasi::Position;
-use damasi_engine::oracle::{EndgameOracle, Wdl};
+use damasi_engine::oracle::{converts, EndgameOracle, Wdl};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -34,6 +34,11 @@ pub struct MoveValue {
     pub mv: MoveInfo,
     /// `win`, `draw` or `loss` for the side that plays the move.
     pub value: &'static str,
+    /// For a winning or losing move, the plies from here to the next capture, promotion or
+    /// forward step of a man with best play (1 when the move is one), if the server has the
+    /// distance tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtc: Option<u32>,
     /// The position after the move.
     pub fen_after: String,
 }
@@ -51,8 +56,13 @@ pub struct TablebaseAnswer {
     pub max_pieces: u32,
     /// `win`, `draw` or `loss` for the side to move.
     pub value: &'static str,
-    /// Every legal move with its value, best first (wins, then draws, then losses; in
-    /// generation order within each).
+    /// For a won or lost position, the plies to the next capture, promotion or forward step
+    /// of a man with best play (the winner hurrying, the loser delaying), if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtc: Option<u32>,
+    /// Every legal move with its value, best first (wins, then draws, then losses; the
+    /// quickest win and the slowest loss first where distances are known, otherwise in
+    /// generation order).
     pub moves: Vec<MoveValue>,
 }
 
@@ -89,21 +99,37 @@ pub fn tablebase_answer(
     for m in legal.iter() {
         let after = pos.play(m);
         let v = oracle.probe_wdl(&after).ok_or_else(not_covered)?.negate();
-        moves.push((v, m, after));
+        let dtc = if v == Wdl::Draw {
+            None
+        } else if converts(pos, &after) {
+            Some(1)
+        } else {
+            oracle.probe_dtc(&after).map(|d| d + 1)
+        };
+        moves.push((v, dtc, m, after));
     }
     // Best first; a stable sort keeps the generation order among equals.
-    moves.sort_by_key(|(v, _, _)| std::cmp::Reverse(*v));
+    moves.sort_by_key(|(v, dtc, _, _)| {
+        let hurry = match (v, dtc) {
+            (Wdl::Win, Some(d)) => *d as i64,
+            (Wdl::Loss, Some(d)) => -(*d as i64),
+            _ => 0,
+        };
+        (std::cmp::Reverse(*v), hurry)
+    });
     Ok(TablebaseAnswer {
         fen: pos.to_fen(),
         side: pos.side_to_move().name(),
         pieces,
         max_pieces,
         value: value.name(),
+        dtc: oracle.probe_dtc(pos),
         moves: moves
             .into_iter()
-            .map(|(v, m, after): (Wdl, _, Position)| MoveValue {
+            .map(|(v, dtc, m, after): (Wdl, _, _, Position)| MoveValue {
                 mv: MoveInfo::new(pos, m),
                 value: v.name(),
+                dtc,
                 fen_after: after.to_fen(),
             })
             .collect(),

@@ -103,6 +103,32 @@ async fn every_move_gets_its_value_best_first() {
 }
 
 #[tokio::test]
+async fn distances_to_conversion_order_the_wins() {
+    let app = app();
+    // h1-h8 shuts the lone king in on a8 (it moves, the other king takes it): three plies to
+    // the capture. Other winning moves, if any, take at least as long; the quickest is first.
+    let (_, a) = get(&app, "W:WKa1,Kh1:BKa8").await;
+    assert_eq!(a["value"], "win");
+    assert_eq!(a["dtc"], 3, "{a}");
+    let first = &a["moves"][0];
+    assert_eq!(first["value"], "win");
+    assert_eq!(first["dtc"], 3, "{a}");
+    let wins: Vec<u64> = a["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["value"] == "win")
+        .map(|m| m["dtc"].as_u64().expect("wins have a distance"))
+        .collect();
+    assert!(wins.windows(2).all(|w| w[0] <= w[1]), "{wins:?}");
+    // A capture converts at once; draws have no distance.
+    let (_, a) = get(&app, "W:WKd4,Ka1:BKd6").await;
+    assert_eq!(a["dtc"], 1);
+    let (_, a) = get(&app, "W:WKa1,Kb2:BKh8").await;
+    assert!(a.get("dtc").is_none(), "{a}");
+}
+
+#[tokio::test]
 async fn bad_input_and_uncovered_positions_are_clear_errors() {
     let app = app();
     let (status, e) = get(&app, "not a fen").await;
