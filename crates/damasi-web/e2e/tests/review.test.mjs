@@ -101,6 +101,13 @@ test("a review: progress, graph, marks, the better move's arrow, accuracy and le
   assert.ok(await p.isHidden("#rv-learn-answer"));
   await p.click("#rv-learn-stop");
   assert.ok(await p.isHidden("#rv-learnbox"));
+  // Another quiet move, which the engine scores about as well as its own, is right too.
+  const quiet = ["d4-c4", "c3-d3"].find((m) => m !== better);
+  await p.click("#rv-learn");
+  await p.waitForSelector(`#board .piece.movable[data-sq="${quiet.slice(0, 2)}"]`);
+  await play(p, quiet);
+  await p.waitForSelector("#rv-learn-feedback.right:not([hidden])");
+  assert.match(await p.textContent("#rv-learn-feedback"), /^Good: that move is about as strong as /);
   assert.deepEqual(errors, []);
 });
 
