@@ -61,7 +61,9 @@ export const reviewUrl = () => (review.id ? `#/review/${review.id}` : "#/games")
 /** Opens the review of game `rest` (its id, from the address). @param {string} rest */
 export async function enterReview(rest) {
   const id = Number(rest);
-  if (id && id === review.id && review.game) return;
+  // The same game again: its analysis so far is kept, unless the game has moved on since.
+  const changed = S.game && S.game.id === id && review.game && S.game.version !== review.game.version;
+  if (id && id === review.id && review.game && !changed) return;
   stopReview();
   Object.assign(review, { id: id || 0, game: null, error: "", results: [], done: false, running: false, idx: 0, learn: null });
   if (!Number.isInteger(id) || id <= 0) { review.error = t("reviewBadId", { id: rest }); return; }
