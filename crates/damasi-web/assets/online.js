@@ -6,6 +6,7 @@
 import { FILES, $, sleep, other } from "./js/util.js";
 import { toast as showToast, announce } from "./js/i18n.js";
 import { parseFen, squareCoords, squareAt as squareAtOf } from "./js/position.js";
+import { drawShapes, enableUserShapes } from "./js/board/shapes.js";
 
 const SIDES = ["white", "black"];
 const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
@@ -572,6 +573,9 @@ function buildBoard() {
   svg.id = "paths";
   el.appendChild(svg);
   view.builtFlipped = flipped();
+  // The player's arrows and circles (board/shapes.js) turn with the board.
+  el.dataset.flipped = String(view.builtFlipped);
+  drawShapes(el);
 }
 
 function myTurn() {
@@ -1165,6 +1169,7 @@ function wireGame() {
     if (d) { view.cursor = d.dataset.sq; activate(d.dataset.sq); }
   });
   board.addEventListener("keydown", boardKey);
+  enableUserShapes(board);
   board.addEventListener("focus", renderBoard);
   board.addEventListener("blur", renderBoard);
   const gameAction = (msg, path, body) => () => send(msg, () => api("POST", `/api/online/games/${view.id}/${path}`, body || {}));

@@ -52,6 +52,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/board/material.js"),
     ),
     (
+        "/js/board/shapes.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/board/shapes.js"),
+    ),
+    (
         "/js/board/render.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/board/render.js"),
@@ -135,6 +140,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         "/js/views/puzzle.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/views/puzzle.js"),
+    ),
+    (
+        "/js/views/review.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/review.js"),
     ),
     (
         "/js/views/study.js",

@@ -23,6 +23,9 @@ import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
 import { enterLearn, learnShow, learnUrl, nextExercise, openExercise, learn } from "./views/learn.js";
 import { enterPuzzle, nextPuzzle, puzzleLeave, puzzleShow, puzzleUrl } from "./views/puzzle.js";
+import {
+  enterReview, goTo, graphClick, nextMistake, review, reviewShow, reviewUrl, showAnswer, startLearning, stopLearning, stopReview,
+} from "./views/review.js";
 
 // Set by an #/editor address: the study view opens with the editor.
 let editOnShow = false;
@@ -89,6 +92,15 @@ function registerViews() {
     enter: (r) => enterPuzzle(r.rest),
     show() { leaveBoard(); puzzleShow(); },
     leave: puzzleLeave,
+  });
+  registerView("review", {
+    panel: "panel-review",
+    tab: "games",
+    words: ["review"],
+    url: reviewUrl,
+    enter: (r) => enterReview(r.rest),
+    show() { leaveBoard(); reviewShow(); },
+    leave: stopReview,
   });
 }
 
@@ -188,6 +200,15 @@ function wire() {
   $("learn-reset").addEventListener("click", () => openExercise(learn.id));
   $("pz-next").addEventListener("click", nextPuzzle);
 
+  /** @type {[string, (n: number) => number][]} */
+  const reviewNavs = [["rv-first", () => 0], ["rv-prev", (n) => n - 1], ["rv-next", (n) => n + 1], ["rv-last", () => Infinity]];
+  for (const [id, f] of reviewNavs) $(id).addEventListener("click", () => goTo(f(review.idx)));
+  $("rv-graph").addEventListener("click", graphClick);
+  $("rv-learn").addEventListener("click", startLearning);
+  $("rv-learn-answer").addEventListener("click", showAnswer);
+  $("rv-learn-next").addEventListener("click", nextMistake);
+  $("rv-learn-stop").addEventListener("click", stopLearning);
+
   $("pdn-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("pdn-text").value;
@@ -208,11 +229,19 @@ function wire() {
       else if (e.key === "ArrowRight") { browse(cur + 1); e.preventDefault(); }
       else if (e.key === "Home") { browse(0); e.preventDefault(); }
       else if (e.key === "End") { browse(Infinity); e.preventDefault(); }
+    } else if (S.mode === "review") {
+      if (e.key === "ArrowLeft") { goTo(review.idx - 1); e.preventDefault(); }
+      else if (e.key === "ArrowRight") { goTo(review.idx + 1); e.preventDefault(); }
+      else if (e.key === "Home") { goTo(0); e.preventDefault(); }
+      else if (e.key === "End") { goTo(Infinity); e.preventDefault(); }
     } else if (S.mode === "study") {
       if (e.key === "ArrowLeft" && study.idx > 0) { study.idx--; studyShow(); e.preventDefault(); }
       else if (e.key === "ArrowRight" && study.idx < study.line.length) { study.idx++; studyShow(); e.preventDefault(); }
     }
-    if (e.key === "f" && !e.ctrlKey && !e.metaKey) { board.setFlipped(!board.flipped); if (S.mode === "study") studyShow(); else renderPlay(); }
+    if (e.key === "f" && !e.ctrlKey && !e.metaKey) {
+      board.setFlipped(!board.flipped);
+      if (S.mode === "study") studyShow(); else if (S.mode === "review") reviewShow(); else renderPlay();
+    }
     if (e.key === "m" && S.mode === "play") { $("move-input").focus(); e.preventDefault(); }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.key === "?") { $("help-dialog").showModal(); e.preventDefault(); }

@@ -3,6 +3,7 @@
 import { FILES, $ } from "../util.js";
 import { getLang, sideName } from "../i18n.js";
 import { parseFen, squareAt, squareCoords } from "../position.js";
+import { clearUserShapes, drawShapes, enableUserShapes } from "./shapes.js";
 
 export const board = /** @type {any} */ ({
   // Shows a short message about the person's input (a view sets it to its status line).
@@ -21,6 +22,7 @@ export const board = /** @type {any} */ ({
     this.el.addEventListener("keydown", (e) => this.keyDown(e));
     this.el.addEventListener("focus", () => this.drawMarks());
     this.el.addEventListener("blur", () => this.drawMarks());
+    enableUserShapes(this.el);
     this.build();
   },
 
@@ -29,6 +31,7 @@ export const board = /** @type {any} */ ({
 
   build() {
     this.el.innerHTML = "";
+    this.el.dataset.flipped = String(this.flipped);
     for (let row = 0; row < 8; row++) {
       for (let col = 0; col < 8; col++) {
         const sq = this.squareAt(col, row);
@@ -45,6 +48,7 @@ export const board = /** @type {any} */ ({
     this.svg.setAttribute("class", "paths");
     this.svg.setAttribute("viewBox", "0 0 8 8");
     this.el.appendChild(this.svg);
+    drawShapes(this.el);
     this.pieceEls = {};
     this.drawPieces();
   },
@@ -54,6 +58,9 @@ export const board = /** @type {any} */ ({
   setFlipped(f) { this.flipped = f; this.build(); },
 
   set(fen, opts = {}) {
+    // The person's arrows and circles belong to the position they were drawn on.
+    if (fen !== this.fen) clearUserShapes(this.el);
+    this.fen = fen;
     this.pos = parseFen(fen);
     this.moves = opts.moves || [];
     this.onMove = opts.onMove || null;

@@ -52,6 +52,10 @@ export async function renderGames() {
       open.addEventListener("click", async () => {
         try { await loadGame(g.id); setMode("play"); } catch (e) { showError(e); }
       });
+      const rv = document.createElement("a");
+      rv.className = "button review";
+      rv.textContent = t("review");
+      rv.href = `#/review/${g.id}`;
       const pdn = document.createElement("a");
       pdn.className = "button";
       pdn.textContent = "PDN";
@@ -65,7 +69,7 @@ export async function renderGames() {
       });
       const box = document.createElement("div");
       box.className = "acts";
-      box.append(open, pdn, del);
+      box.append(open, ...(g.plies ? [rv] : []), pdn, del);
       acts.appendChild(box);
       tr.appendChild(acts);
       body.appendChild(tr);
@@ -82,13 +86,14 @@ export async function importPdn(text) {
     const msg = t("imported", { n: ids.length }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
     toast(msg, errors.length ? 7000 : 3500);
     announce(msg);
-    showImportReport(ids.length, errors);
+    showImportReport(ids.length, errors, ids);
     if (ids.length) $("pdn-text").value = "";
     await renderGames();
   } catch (e) { showError(e); }
 }
 
-export function showImportReport(imported, errors) {
+// `ids`: the imported games, each with a link to its review.
+export function showImportReport(imported, errors, ids = []) {
   const box = $("pdn-report");
   box.hidden = false;
   $("pdn-report-head").textContent = t("imported", { n: imported }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
@@ -97,6 +102,15 @@ export function showImportReport(imported, errors) {
   for (const err of errors) {
     const li = document.createElement("li");
     li.textContent = t("importError", { game: err.game, line: err.line, message: err.message });
+    list.appendChild(li);
+  }
+  for (const id of ids.slice(0, 20)) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = `#/review/${id}`;
+    a.className = "reviewlink";
+    a.textContent = t("reviewGame", { n: id });
+    li.appendChild(a);
     list.appendChild(li);
   }
 }

@@ -253,6 +253,7 @@ export function renderBanner() {
   const why = document.createElement("small");
   why.textContent = outcomeText(S.game.outcome) + " · " + S.game.outcome.result;
   box.append(head, why);
+  $("btn-review").href = `#/review/${S.game.id}`;
   el.hidden = false;
 }
 
@@ -289,7 +290,7 @@ export function renderStatus() {
   const el = $("status");
   el.classList.remove("over", "thinking", "offline", "failed");
   // The views with a board of their own say what they want in the status line.
-  if (["study", "learn", "puzzle"].includes(S.mode)) { el.textContent = S.statusNote; return; }
+  if (["study", "learn", "puzzle", "review"].includes(S.mode)) { el.textContent = S.statusNote; return; }
   if (!S.game) { el.textContent = ""; return; }
   let s;
   if (S.game.outcome.over) s = { text: outcomeText(S.game.outcome) + " (" + S.game.outcome.result + ")", cls: "over" };
