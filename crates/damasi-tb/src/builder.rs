@@ -338,6 +338,9 @@ fn solve_unit(
 
 /// Classifies entry `i` of a slice and counts its successor entries in slice `succ`.
 fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result<Init, ProbeError> {
+    if !w.indexer.may_be_canonical(i) {
+        return Ok(Init::Unused);
+    }
     let Some(p) = w.indexer.decode(i) else {
         return Ok(Init::Unused);
     };
@@ -369,9 +372,15 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
     for m in moves.iter() {
         let child = pos.play(m);
         let q = Placement::of(&child);
+        // A man's forward step leaves the slice (sideways steps and king moves stay).
+        let forward = p.wm & m.from().bit() != 0 && m.from().rank() != m.to().rank();
+        debug_assert_eq!(
+            forward,
+            SliceKey::of(&q) != succ.indexer.key() && !m.is_promotion()
+        );
         let leaves = if m.is_promotion() {
             Some(ctx.tb.probe(&child)?)
-        } else if SliceKey::of(&q) != succ.indexer.key() {
+        } else if forward {
             Some(ctx.solved_value(w.table, &child)?)
         } else {
             None

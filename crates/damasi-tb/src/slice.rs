@@ -106,16 +106,109 @@ fn spreads(n: u8) -> Vec<RankCounts> {
     out
 }
 
+/// Colex rank of every 8-bit set among the sets of its size (a rank's files), for sets of
+/// at most five (six pieces: at most five men a side).
+static RANK8: [u8; 256] = rank8();
+
+const fn rank8() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut m = 0;
+    while m < 256 {
+        if (m as u8).count_ones() > 5 {
+            m += 1;
+            continue;
+        }
+        let (mut r, mut i, mut sq) = (0u64, 1, 0);
+        while sq < 8 {
+            if m >> sq & 1 != 0 {
+                r += BINOMIAL[sq][i];
+                i += 1;
+            }
+            sq += 1;
+        }
+        t[m] = r as u8;
+        m += 1;
+    }
+    t
+}
+
+/// The 8-bit set of `k` files with colex rank `r` ([`RANK8`] inverted), `[k][r]`.
+static UNRANK8: [[u8; 70]; 6] = unrank8();
+
+const fn unrank8() -> [[u8; 70]; 6] {
+    let mut t = [[0u8; 70]; 6];
+    let mut m = 0;
+    while m < 256 {
+        let k = (m as u8).count_ones() as usize;
+        if k <= 5 {
+            t[k][RANK8[m] as usize] = m as u8;
+        }
+        m += 1;
+    }
+    t
+}
+
+/// Colex rank of a set of `k` kings among the 64 squares (one king: its square).
+#[inline(always)]
+fn king_rank(b: u64, k: usize) -> u64 {
+    if k == 1 {
+        b.trailing_zeros() as u64
+    } else {
+        rank(b)
+    }
+}
+
+/// The set of `k` kings with colex rank `r`.
+#[inline(always)]
+fn king_unrank(r: u64, k: usize) -> u64 {
+    if k == 1 {
+        1 << r
+    } else {
+        unrank(r, k, 64)
+    }
+}
+
 /// One group of the slice index: kings anywhere, or men rank by rank.
-#[derive(Clone, Debug)]
-enum Group {
-    /// `k` kings of set `which` over the 64 squares.
-    Kings { which: usize, k: usize },
-    /// Men of set `which`: for each occupied rank, its index (0 = rank 1) and how many.
-    Men {
-        which: usize,
-        ranks: Vec<(usize, usize)>,
-    },
+#[derive(Clone, Copy, Debug, Default)]
+struct Group {
+    /// Which set of the placement (0 white kings, 1 white men, 2 black kings, 3 black men).
+    which: usize,
+    /// Kings in the group; 0 for men.
+    kings: usize,
+    /// For men: the occupied ranks (board shift 8 * rank) and how many men stand on each.
+    ranks: [(u32, usize); 6],
+    /// Number of occupied ranks.
+    rank_count: usize,
+    /// Combinations of the group.
+    radix: u64,
+}
+
+impl Group {
+    #[inline(always)]
+    fn rank(&self, b: u64) -> u64 {
+        if self.kings > 0 {
+            return king_rank(b, self.kings);
+        }
+        let mut r = 0u64;
+        for &(shift, c) in &self.ranks[..self.rank_count] {
+            r = r * BINOMIAL[8][c] + RANK8[(b >> shift & 0xFF) as usize] as u64;
+        }
+        r
+    }
+
+    #[inline(always)]
+    fn unrank(&self, mut r: u64) -> u64 {
+        if self.kings > 0 {
+            return king_unrank(r, self.kings);
+        }
+        let mut b = 0u64;
+        for &(shift, c) in self.ranks[..self.rank_count].iter().rev() {
+            let radix = BINOMIAL[8][c];
+            b |= (UNRANK8[c][(r % radix) as usize] as u64) << shift;
+            r /= radix;
+        }
+        b
+    }
 }
 
 /// The four sets of a placement in group order: white kings, white men, black kings, black men.
@@ -128,8 +221,9 @@ fn sets(p: &Placement) -> [u64; 4] {
 #[derive(Clone, Debug)]
 pub struct SliceIndexer {
     key: SliceKey,
-    /// Groups with their radix, most significant first.
-    groups: Vec<(Group, u64)>,
+    /// Groups, most significant first.
+    groups: [Group; 4],
+    group_count: usize,
     size: u64,
 }
 
@@ -139,32 +233,46 @@ impl SliceIndexer {
         debug_assert_eq!(key.white.iter().sum::<u8>(), sig.wm);
         debug_assert_eq!(key.black.iter().sum::<u8>(), sig.bm);
         let men = |which: usize, counts: &RankCounts| {
-            let ranks: Vec<(usize, usize)> = (0..8)
-                .filter(|&r| counts[r] > 0)
-                .map(|r| (r, counts[r] as usize))
-                .collect();
-            let radix = ranks.iter().map(|&(_, c)| BINOMIAL[8][c]).product();
-            (Group::Men { which, ranks }, radix)
+            let mut g = Group {
+                which,
+                radix: 1,
+                ..Group::default()
+            };
+            for (r, &c) in counts.iter().enumerate() {
+                if c > 0 {
+                    g.ranks[g.rank_count] = (8 * r as u32, c as usize);
+                    g.rank_count += 1;
+                    g.radix *= BINOMIAL[8][c as usize];
+                }
+            }
+            g
         };
-        let kings = |which: usize, k: u8| {
-            let k = k as usize;
-            (Group::Kings { which, k }, BINOMIAL[64][k])
+        let kings = |which: usize, k: u8| Group {
+            which,
+            kings: k as usize,
+            radix: BINOMIAL[64][k as usize],
+            ..Group::default()
         };
-        let mut groups = Vec::new();
-        if sig.wk > 0 {
-            groups.push(kings(0, sig.wk));
+        let mut groups = [Group::default(); 4];
+        let mut group_count = 0;
+        for (count, g) in [
+            (sig.wk, kings(0, sig.wk)),
+            (sig.wm, men(1, &key.white)),
+            (sig.bk, kings(2, sig.bk)),
+            (sig.bm, men(3, &key.black)),
+        ] {
+            if count > 0 {
+                groups[group_count] = g;
+                group_count += 1;
+            }
         }
-        if sig.wm > 0 {
-            groups.push(men(1, &key.white));
+        let size = groups[..group_count].iter().map(|g| g.radix).product();
+        SliceIndexer {
+            key,
+            groups,
+            group_count,
+            size,
         }
-        if sig.bk > 0 {
-            groups.push(kings(2, sig.bk));
-        }
-        if sig.bm > 0 {
-            groups.push(men(3, &key.black));
-        }
-        let size = groups.iter().map(|g| g.1).product();
-        SliceIndexer { key, groups, size }
     }
 
     /// The slice indexed.
@@ -183,45 +291,46 @@ impl SliceIndexer {
     pub fn index(&self, p: &Placement) -> u64 {
         let s = sets(p);
         let mut i = 0u64;
-        for (g, radix) in &self.groups {
-            let r = match g {
-                Group::Kings { which, .. } => rank(s[*which]),
-                Group::Men { which, ranks } => {
-                    let mut r = 0u64;
-                    for &(rk, c) in ranks {
-                        r = r * BINOMIAL[8][c] + rank((s[*which] >> (8 * rk)) & 0xFF);
-                    }
-                    r
-                }
-            };
-            i = i * radix + r;
+        for g in &self.groups[..self.group_count] {
+            i = i * g.radix + g.rank(s[g.which]);
         }
         i
     }
 
     /// The entry shared by a placement and its mirror image (the smaller of their entries).
+    /// The first group decides which is smaller unless it is its own mirror image.
     #[inline]
     pub fn canonical(&self, p: &Placement) -> u64 {
-        self.index(p).min(self.index(&p.mirror()))
+        let first = &self.groups[0];
+        let b = sets(p)[first.which];
+        let (r, rm) = (first.rank(b), first.rank(crate::placement::mirror(b)));
+        if r < rm {
+            self.index(p)
+        } else if rm < r {
+            self.index(&p.mirror())
+        } else {
+            self.index(p).min(self.index(&p.mirror()))
+        }
+    }
+
+    /// Whether entry `i` can hold a position's canonical entry at all: `false` when its first
+    /// group is larger than that group's mirror image (then every placement there has a
+    /// smaller mirror entry). Cheaper than decoding: one group is unranked, not all.
+    #[inline]
+    pub fn may_be_canonical(&self, i: u64) -> bool {
+        let first = &self.groups[0];
+        let rest = self.size / first.radix;
+        let r = i / rest;
+        r <= first.rank(crate::placement::mirror(first.unrank(r)))
     }
 
     /// The placement at entry `i`, or `None` if two pieces would share a square.
     #[inline]
     pub fn decode(&self, mut i: u64) -> Option<Placement> {
         let mut s = [0u64; 4];
-        for (g, radix) in self.groups.iter().rev() {
-            let mut r = i % radix;
-            i /= radix;
-            match g {
-                Group::Kings { which, k } => s[*which] = unrank(r, *k, 64),
-                Group::Men { which, ranks } => {
-                    for &(rk, c) in ranks.iter().rev() {
-                        let sub = r % BINOMIAL[8][c];
-                        r /= BINOMIAL[8][c];
-                        s[*which] |= unrank(sub, c, 8) << (8 * rk);
-                    }
-                }
-            }
+        for g in self.groups[..self.group_count].iter().rev() {
+            s[g.which] = g.unrank(i % g.radix);
+            i /= g.radix;
         }
         let p = Placement {
             wk: s[0],
