@@ -225,31 +225,37 @@ impl Brain {
                     depth: info.depth,
                 });
             });
-            // An interrupted last iteration may have found a new best move: the result's line
-            // comes first, so that the lines agree with `best`.
-            if let Some(best) = r.best {
-                if lines.first().and_then(|l| l.pv.first()) != Some(&best) {
-                    lines.retain(|l| l.pv.first() != Some(&best));
-                    lines.insert(
-                        0,
-                        ThoughtLine {
-                            score: r.score.0,
-                            mate: r.score.plies_to_end(),
-                            pv: r.pv.clone(),
-                            depth: r.depth,
-                        },
-                    );
-                    lines.truncate(multipv);
-                }
-            }
-            Ok::<Thought, ApiError>(Thought {
+            let mut thought = Thought {
                 best: r.best,
                 score: r.score.0,
                 mate: r.score.plies_to_end(),
                 pv: r.pv,
                 depth: r.depth,
-                lines,
-            })
+                lines: Vec::new(),
+            };
+            if multipv == 1 || lines.is_empty() {
+                // One line: the result itself (an interrupted last iteration may have found a
+                // new best move, which the reported lines do not have yet).
+                if thought.best.is_some() {
+                    thought.lines = vec![ThoughtLine {
+                        score: thought.score,
+                        mate: thought.mate,
+                        pv: thought.pv.clone(),
+                        depth: thought.depth,
+                    }];
+                }
+            } else {
+                // Several lines: all of them from the last completed iteration, so that they
+                // compare with each other; the best of them is the answer.
+                let first = &lines[0];
+                thought.best = first.pv.first().copied().or(thought.best);
+                thought.score = first.score;
+                thought.mate = first.mate;
+                thought.pv = first.pv.clone();
+                thought.depth = first.depth;
+                thought.lines = lines;
+            }
+            Ok::<Thought, ApiError>(thought)
         });
         let grace = move_time + Duration::from_secs(2);
         match tokio::time::timeout(grace, &mut task).await {
