@@ -202,10 +202,12 @@ window.I18N = {
 Object.assign(window.I18N.en, {
   analysisToggle: "Engine lines", promoteLine: "Make main line", deleteFrom: "Delete from here", copyPdn: "Copy PDN",
   studyKeys: "Keys: ← → along the line · ↑ ↓ between variations · Home End",
+  keyVariations: "Study: the other variations of a move",
 });
 Object.assign(window.I18N.tr, {
   analysisToggle: "Motor varyantları", promoteLine: "Ana varyant yap", deleteFrom: "Buradan sil", copyPdn: "PDN kopyala",
   studyKeys: "Tuşlar: ← → varyant boyunca · ↑ ↓ varyantlar arasında · Home End",
+  keyVariations: "Çalış: bir hamlenin diğer varyantları",
 });
 
 // The Study view's tablebase panel.

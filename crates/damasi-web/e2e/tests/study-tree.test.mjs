@@ -5,12 +5,22 @@
 // and a line's move plays into the tree.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { waitUntilUp, URL_BASE } from "./server.mjs";
 import { launch } from "./browser.mjs";
 import { openApp, sq } from "./page.mjs";
 
 const START = "W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7";
+const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
 let browser, page, errors;
+
+// A screenshot when DAMASI_SCREENSHOTS names a directory.
+async function shot(name) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, name + ".png") });
+}
 
 before(async () => {
   await waitUntilUp();
@@ -176,6 +186,7 @@ test("engine lines: several, deepening, drawn as arrows, a move of a line plays 
   for (const l of lines) assert.match(l.score, /^[+-]?\d+\.\d\d$|win|loss/);
   const firsts = lines.map((l) => l.moves[0]);
   assert.equal(new Set(firsts).size, firsts.length, `distinct first moves: ${firsts}`);
+  await shot("study-lines");
   // The arrows' data: the lines' first moves, best first.
   const arrows = await page.$eval("#board", (b) => b.dataset.engineArrows);
   assert.deepEqual(arrows.split(" "), firsts);

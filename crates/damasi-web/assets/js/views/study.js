@@ -255,6 +255,7 @@ export function analyze(fen, seq) {
   const body = { fen: study.start, moves: studyMoves() };
   analyzeTimer = setTimeout(async () => {
     const steps = study.analysing ? DEEPENING_MS : [1500];
+    let retries = 5;
     for (let i = 0; i < steps.length; i++) {
       const multipv = study.analysing ? ANALYSIS_LINES : 1;
       let a;
@@ -263,7 +264,12 @@ export function analyze(fen, seq) {
       } catch (e) {
         if (e.name === "AbortError" || seq !== study.seq) return;
         // The last search of this page may still hold the server's turn for a moment.
-        if (transient(e) && i < steps.length - 1) { await new Promise((r) => setTimeout(r, 400)); i--; if (signal.aborted) return; continue; }
+        if (transient(e) && study.analysing && retries-- > 0) {
+          await new Promise((r) => setTimeout(r, 400));
+          if (signal.aborted) return;
+          i--;
+          continue;
+        }
         if (!engineLines.length) { $("an-score").textContent = "–"; $("an-pv").textContent = errorText(e); }
         return;
       }
