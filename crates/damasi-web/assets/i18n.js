@@ -224,6 +224,18 @@ window.I18N = {
   },
 };
 
+// The Study view's tree of moves and its engine lines.
+Object.assign(window.I18N.en, {
+  analysisToggle: "Engine lines", promoteLine: "Make main line", deleteFrom: "Delete from here", copyPdn: "Copy PDN",
+  studyKeys: "Keys: ← → along the line · ↑ ↓ between variations · Home End",
+  keyVariations: "Study: the other variations of a move",
+});
+Object.assign(window.I18N.tr, {
+  analysisToggle: "Motor varyantları", promoteLine: "Ana varyant yap", deleteFrom: "Buradan sil", copyPdn: "PDN kopyala",
+  studyKeys: "Tuşlar: ← → varyant boyunca · ↑ ↓ varyantlar arasında · Home End",
+  keyVariations: "Çalış: bir hamlenin diğer varyantları",
+});
+
 // The Study view's tablebase panel.
 Object.assign(window.I18N.en, { tablebase: "Tablebase", "tb:win": "win", "tb:draw": "draw", "tb:loss": "loss" });
 Object.assign(window.I18N.tr, { tablebase: "Oyun sonu tablosu", "tb:win": "kazanır", "tb:draw": "berabere", "tb:loss": "kaybeder" });

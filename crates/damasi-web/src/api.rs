@@ -105,7 +105,7 @@ pub async fn index() -> Json<Value> {
             "GET /api/moves?fen=FEN[&rules=NAME]: legal moves with routes",
             "POST /api/move {fen, move[, moves, rules]}: play a move in any notation",
             "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
-            "POST /api/analyze {fen[, moves, level, move_time_ms, rules]}: score and best line",
+            "POST /api/analyze {fen[, moves, level, move_time_ms, multipv, rules]}: score and best line(s)",
             "GET /api/tablebase?fen=FEN: endgame tables' win/draw/loss for the position and each move",
             "GET /api/learn/course: the rules course (lessons of interactive steps)",
             "GET /api/learn/examples: the federation's ten worked examples",
@@ -245,6 +245,43 @@ pub struct EngineRequest {
     pub rules: Option<String>,
 }
 
+/// Body of `POST /api/analyze`: an engine request that may ask for several lines.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalyzeRequest {
+    /// The position (default: the start).
+    pub fen: Option<String>,
+    /// Strength 1..=10 (default 10).
+    pub level: Option<u8>,
+    /// Thinking time in milliseconds (default 1000, at most 10000).
+    pub move_time_ms: Option<u64>,
+    /// Moves played from `fen` before the position to search (for repetitions).
+    #[serde(default)]
+    pub moves: Vec<String>,
+    /// Rule-set name.
+    pub rules: Option<String>,
+    /// How many best lines to search and report, 1..=5 (default 1).
+    pub multipv: Option<u32>,
+}
+
+/// One of the best lines of an analysis (`lines` of [`Analysis`]).
+#[derive(Serialize)]
+pub struct AnalysisLine {
+    /// The line's first move, described (its squares, for an arrow).
+    #[serde(rename = "move")]
+    pub mv: MoveInfo,
+    /// Score for the side to move in hundredths of a man.
+    pub score: i32,
+    /// Score from White's point of view, same units.
+    pub white_score: i32,
+    /// A won or lost position found: plies to the end, signed like `score`.
+    pub mate: Option<i32>,
+    /// The line in landing notation, starting with `move`.
+    pub pv: Vec<String>,
+    /// Depth of the search that found it.
+    pub depth: u32,
+}
+
 /// The engine's view of a position.
 #[derive(Serialize)]
 pub struct Analysis {
@@ -260,6 +297,9 @@ pub struct Analysis {
     pub pv: Vec<String>,
     /// Depth reached.
     pub depth: u32,
+    /// The best lines, best first (`multipv` of them, fewer when the position has fewer legal
+    /// moves, none when it has none); the first is the line above.
+    pub lines: Vec<AnalysisLine>,
 }
 
 /// Answer of `POST /api/engine/move`.
@@ -299,40 +339,65 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
     }
 }
 
-/// Runs the engine on `root` for `client` and describes the result.
-pub async fn think(
-    state: &AppState,
-    client: Option<IpAddr>,
-    root: SearchRoot,
-    level: u8,
-    time: Duration,
-) -> Result<Analysis, ApiError> {
-    let pos = root.position;
-    let t = state
-        .brain
-        .think_for(client, root, level, Limits::move_time(time))
-        .await?;
+/// A line of moves from `pos` in landing notation, up to its first move that is not legal.
+fn landing_line(pos: &Position, pv: &[damasi::Move]) -> Vec<String> {
     let mut line = Vec::new();
-    let mut p = pos;
-    for m in &t.pv {
+    let mut p = *pos;
+    for m in pv {
         if !p.legal_moves().contains(m) {
             break;
         }
         line.push(p.write_move(m, damasi::Notation::Landing));
         p = p.play(m);
     }
-    let white_score = if pos.side_to_move() == Color::White {
-        t.score
-    } else {
-        -t.score
+    line
+}
+
+/// Runs the engine on `root` for `client`, for its `lines` best lines, and describes the
+/// result.
+pub async fn think(
+    state: &AppState,
+    client: Option<IpAddr>,
+    root: SearchRoot,
+    level: u8,
+    time: Duration,
+    lines: usize,
+) -> Result<Analysis, ApiError> {
+    let pos = root.position;
+    let t = state
+        .brain
+        .think_for(client, root, level, Limits::move_time(time), lines)
+        .await?;
+    let for_white = |score: i32| {
+        if pos.side_to_move() == Color::White {
+            score
+        } else {
+            -score
+        }
     };
+    let lines = t
+        .lines
+        .iter()
+        .filter_map(|l| {
+            let first = l.pv.first().filter(|m| pos.legal_moves().contains(m))?;
+            Some(AnalysisLine {
+                mv: MoveInfo::new(&pos, first),
+                score: l.score,
+                white_score: for_white(l.score),
+                mate: l.mate,
+                pv: landing_line(&pos, &l.pv),
+                depth: l.depth,
+            })
+        })
+        .collect();
     Ok(Analysis {
         best: t.best.map(|m| MoveInfo::new(&pos, &m)),
         score: t.score,
-        white_score,
+        white_score: for_white(t.score),
         mate: t.mate,
-        pv: line,
+        pv: landing_line(&pos, &t.pv),
         depth: t.depth,
+        lines,
     })
 }
 
@@ -352,6 +417,7 @@ pub async fn engine_move(
         root,
         level,
         move_time(req.move_time_ms, 1000),
+        1,
     )
     .await?;
     if let Some(b) = analysis.best.as_ref() {
@@ -364,13 +430,15 @@ pub async fn engine_move(
     }))
 }
 
-/// `POST /api/analyze {"fen": ..., "move_time_ms": 1000}`: score and best line.
+/// `POST /api/analyze {"fen": ..., "move_time_ms": 1000, "multipv": 3}`: score and best
+/// line(s).
 pub async fn analyze(
     State(state): State<AppState>,
     Client(client): Client,
-    ApiJson(req): ApiJson<EngineRequest>,
+    ApiJson(req): ApiJson<AnalyzeRequest>,
 ) -> Result<Json<Analysis>, ApiError> {
     let rules = parse_rules(req.rules.as_deref())?;
+    let lines = check_multipv(req.multipv.unwrap_or(1))?;
     let game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(10))?;
     let root = SearchRoot::from_game(&game);
@@ -381,9 +449,22 @@ pub async fn analyze(
             root,
             level,
             move_time(req.move_time_ms, 1000),
+            lines,
         )
         .await?,
     ))
+}
+
+/// Checks how many lines an analysis asks for.
+pub fn check_multipv(multipv: u32) -> Result<usize, ApiError> {
+    let max = crate::brain::MAX_LINES;
+    if (1..=max as u32).contains(&multipv) {
+        Ok(multipv as usize)
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "multipv {multipv} is out of range: choose 1 to {max}"
+        )))
+    }
 }
 
 /// Checks an engine level.

@@ -107,6 +107,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/state.js"),
     ),
     (
+        "/js/tree.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/tree.js"),
+    ),
+    (
         "/js/util.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/util.js"),

@@ -36,7 +36,26 @@ pub struct Thought {
     pub pv: Vec<Move>,
     /// Depth reached.
     pub depth: u32,
+    /// The best lines of the last completed iteration, best first (one unless several were
+    /// asked for with [`Brain::think_lines`]; none when the search completed no iteration).
+    pub lines: Vec<ThoughtLine>,
 }
+
+/// One of the lines a search reports (multi-PV).
+#[derive(Clone, Debug)]
+pub struct ThoughtLine {
+    /// Score for the side to move, in hundredths of a man.
+    pub score: i32,
+    /// Plies to a won (positive) or lost (negative) end, when the search found one.
+    pub mate: Option<i32>,
+    /// The line, starting with its root move.
+    pub pv: Vec<Move>,
+    /// Depth of the iteration that found it.
+    pub depth: u32,
+}
+
+/// Most lines one analysis may ask for.
+pub const MAX_LINES: usize = 5;
 
 /// A handle to the engines, shared by all requests.
 #[derive(Clone)]
@@ -129,12 +148,13 @@ impl Brain {
         root: SearchRoot,
         level: u8,
         limits: Limits,
+        lines: usize,
     ) -> Result<Thought, ApiError> {
         let _turn = match client {
             Some(ip) => Some(ClientTurn::take(&self.clients, ip)?),
             None => None,
         };
-        self.think(root, level, limits, false).await
+        self.think_lines(root, level, limits, false, lines).await
     }
 
     /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never
@@ -148,6 +168,20 @@ impl Brain {
         limits: Limits,
         book: bool,
     ) -> Result<Thought, ApiError> {
+        self.think_lines(root, level, limits, book, 1).await
+    }
+
+    /// Like [`Brain::think`], with the `lines` best root moves (1..=[`MAX_LINES`]) searched
+    /// each to the full depth and reported in [`Thought::lines`], best first.
+    pub async fn think_lines(
+        &self,
+        root: SearchRoot,
+        level: u8,
+        limits: Limits,
+        book: bool,
+        lines: usize,
+    ) -> Result<Thought, ApiError> {
+        let multipv = lines.clamp(1, MAX_LINES);
         let mut limits = limits;
         let cap = crate::MAX_MOVE_TIME;
         limits.move_time = Some(limits.move_time.map_or(cap, |t| t.min(cap)));
@@ -175,15 +209,53 @@ impl Brain {
             let mut engine = slot?;
             let request = SearchRequest::new(root, limits)
                 .with_level(Level::new(level))
-                .with_book(book);
-            let r = engine.search(&request, &ctl, &mut |_| {});
-            Ok::<Thought, ApiError>(Thought {
+                .with_book(book)
+                .with_multipv(multipv);
+            // Each iteration reports its lines in order, the best (1) first: the last set
+            // reported is that of the last completed iteration.
+            let mut lines: Vec<ThoughtLine> = Vec::new();
+            let r = engine.search(&request, &ctl, &mut |info| {
+                if info.multipv == 1 {
+                    lines.clear();
+                }
+                lines.push(ThoughtLine {
+                    score: info.score.0,
+                    mate: info.score.plies_to_end(),
+                    pv: info.pv.clone(),
+                    depth: info.depth,
+                });
+            });
+            let mut thought = Thought {
                 best: r.best,
                 score: r.score.0,
                 mate: r.score.plies_to_end(),
                 pv: r.pv,
                 depth: r.depth,
-            })
+                lines: Vec::new(),
+            };
+            if multipv == 1 || lines.is_empty() {
+                // One line: the result itself (an interrupted last iteration may have found a
+                // new best move, which the reported lines do not have yet).
+                if thought.best.is_some() {
+                    thought.lines = vec![ThoughtLine {
+                        score: thought.score,
+                        mate: thought.mate,
+                        pv: thought.pv.clone(),
+                        depth: thought.depth,
+                    }];
+                }
+            } else {
+                // Several lines: all of them from the last completed iteration, so that they
+                // compare with each other; the best of them is the answer.
+                let first = &lines[0];
+                thought.best = first.pv.first().copied().or(thought.best);
+                thought.score = first.score;
+                thought.mate = first.mate;
+                thought.pv = first.pv.clone();
+                thought.depth = first.depth;
+                thought.lines = lines;
+            }
+            Ok::<Thought, ApiError>(thought)
         });
         let grace = move_time + Duration::from_secs(2);
         match tokio::time::timeout(grace, &mut task).await {

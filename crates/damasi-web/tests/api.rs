@@ -347,6 +347,103 @@ async fn engine_move_and_analysis() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
 
+/// The first moves of an analysis's lines.
+fn first_moves(v: &Value) -> Vec<String> {
+    v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["move"]["landing"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn analysis_with_several_lines() {
+    let app = app();
+    // Three lines from the start: three different first moves, the best first and the same
+    // as the single-line fields, scores from best to worst, each line starting with its move.
+    let r = post(
+        &app,
+        "/api/analyze",
+        json!({"multipv": 3, "move_time_ms": 300}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    let firsts = first_moves(&v);
+    assert_eq!(firsts.len(), 3, "{}", r.text);
+    let mut distinct = firsts.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "{firsts:?}");
+    assert_eq!(v["best"]["landing"], v["lines"][0]["move"]["landing"]);
+    assert_eq!(v["pv"][0], v["lines"][0]["pv"][0]);
+    assert_eq!(v["score"], v["lines"][0]["score"]);
+    let scores: Vec<i64> = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["score"].as_i64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    for l in v["lines"].as_array().unwrap() {
+        assert_eq!(l["pv"][0], l["move"]["landing"]);
+        assert!(l["depth"].as_u64().unwrap() >= 1);
+        assert_eq!(l["white_score"], l["score"], "White to move");
+        assert!(l["move"]["from"].is_string() && l["move"]["to"].is_string());
+    }
+
+    // A position with exactly two legal moves gives two lines when three are asked.
+    let fen = "W:Wa3:Bg7,h7";
+    let moves = get(&app, &format!("/api/moves?fen={}", enc(fen)))
+        .await
+        .json();
+    assert_eq!(moves["moves"].as_array().unwrap().len(), 2);
+    let r = post(
+        &app,
+        "/api/analyze",
+        json!({"fen": fen, "multipv": 3, "move_time_ms": 100}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let mut firsts = first_moves(&r.json());
+    firsts.sort();
+    assert_eq!(firsts, ["a3-a4", "a3-b3"]);
+
+    // Black to move: `white_score` is the opposite of `score`.
+    let r = post(
+        &app,
+        "/api/analyze",
+        json!({"fen": "B:Wa3:Bg7,h7", "multipv": 2, "move_time_ms": 100}),
+    )
+    .await;
+    let v = r.json();
+    assert_eq!(v["lines"].as_array().unwrap().len(), 2, "{}", r.text);
+    for l in v["lines"].as_array().unwrap() {
+        assert_eq!(l["white_score"].as_i64(), l["score"].as_i64().map(|s| -s));
+    }
+
+    // Without `multipv`: one line, the same as the single-line fields.
+    let r = post(&app, "/api/analyze", json!({"move_time_ms": 100})).await;
+    let v = r.json();
+    assert_eq!(first_moves(&v), [v["best"]["landing"].as_str().unwrap()]);
+
+    // Out of range or not a number: refused, naming the field.
+    for bad in [json!(0), json!(6), json!(-1), json!("3")] {
+        let r = post(&app, "/api/analyze", json!({"multipv": bad})).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}: {}", r.text);
+        assert_eq!(r.json()["code"], "bad-request");
+        assert!(
+            r.json()["error"].as_str().unwrap().contains("multipv"),
+            "{}",
+            r.text
+        );
+    }
+    // The engine's move takes no `multipv`.
+    let r = post(&app, "/api/engine/move", json!({"multipv": 2})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
 async fn new_game(app: &Router, body: Value) -> Value {
     let r = post(app, "/api/games", body).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);

@@ -17,7 +17,9 @@ import {
   answerDraw, browse, createGame, hint, loadGame, newGame, notation, offerDraw, refresh, renderButtons,
   renderPlay, renderPlayers, resign, retryEngine, setStatusNote, shownFen, takeBack, tick, typedMove, rematch,
 } from "./views/play.js";
-import { loadLine, stopAnalysis, studyShow, studyUrl } from "./views/study.js";
+import {
+  copyStudyPdn, loadLine, startStudy, stopAnalysis, studyDelete, studyKey, studyPromote, studyShow, studyUrl, toggleAnalysis,
+} from "./views/study.js";
 import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "./views/editor.js";
 import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
@@ -55,7 +57,7 @@ function registerViews() {
     async enter(r) {
       const fen = r.query.get("fen");
       if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
-      if (fen) await loadLine(fen, (r.query.get("moves") || "").split(",").filter(Boolean));
+      if (fen) await loadLine(fen, (r.query.get("moves") || "").split(",").filter(Boolean), r.query.get("tree") || "");
       editOnShow = r.word === "editor";
     },
     show() {
@@ -162,7 +164,7 @@ function wire() {
   $("btn-analyse").addEventListener("click", () => {
     if (!S.game) return;
     if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
-    study.start = shownFen(); study.line = []; study.idx = 0;
+    startStudy(shownFen());
     setMode("study");
   });
 
@@ -176,7 +178,11 @@ function wire() {
     if ($("new-dialog").returnValue === "ok") newGame(newGameBody());
   });
 
-  $("st-undo").addEventListener("click", () => { if (study.idx > 0) { study.idx--; studyShow(); } });
+  $("st-undo").addEventListener("click", () => studyKey("ArrowLeft"));
+  $("st-promote").addEventListener("click", studyPromote);
+  $("st-delete").addEventListener("click", studyDelete);
+  $("st-pdn").addEventListener("click", copyStudyPdn);
+  $("an-toggle").addEventListener("click", () => toggleAnalysis());
   $("st-flip").addEventListener("click", () => { board.setFlipped(!board.flipped); studyShow(); });
   $("st-edit").addEventListener("click", () => { if (study.editing) finishEditor(); else startEditor(); });
   $("st-play").addEventListener("click", () => openNewDialog(true));
@@ -235,8 +241,7 @@ function wire() {
       else if (e.key === "Home") { goTo(0); e.preventDefault(); }
       else if (e.key === "End") { goTo(Infinity); e.preventDefault(); }
     } else if (S.mode === "study") {
-      if (e.key === "ArrowLeft" && study.idx > 0) { study.idx--; studyShow(); e.preventDefault(); }
-      else if (e.key === "ArrowRight" && study.idx < study.line.length) { study.idx++; studyShow(); e.preventDefault(); }
+      if (!study.editing && studyKey(e.key)) e.preventDefault();
     }
     if (e.key === "f" && !e.ctrlKey && !e.metaKey) {
       board.setFlipped(!board.flipped);

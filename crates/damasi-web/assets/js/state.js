@@ -18,11 +18,12 @@ export const S = {
   booting: true,      // the first view is being opened: its URL replaces the entry
 };
 
-/** The study view: a start position and a line played from it, or the position editor. */
+/** The study view: a start position and the tree of moves played from it, or the position editor. */
 export const study = {
   /** @type {string|null} */ start: null,
-  /** @type {{move: any, fen: string}[]} */ line: [],
-  idx: 0,
+  /** @type {import("./tree.js").TreeNode|null} the moves played from `start` (tree.js) */ root: null,
+  /** @type {import("./tree.js").TreeNode[]} the nodes from the start to the position shown */ path: [],
+  analysing: false,   // the analysis (several lines, deepening) is on
   /** @type {any[]} */ legal: [],
   /** @type {any} */ outcome: null,
   editing: false,

@@ -212,7 +212,9 @@ test("two capture routes to one square: the person picks the route", async () =>
   await page.click(sq("b1"));
   await page.waitForSelector(`${sq("b1")}.routeend`);
   await page.click(sq("h4"));
-  await page.waitForFunction(() => document.querySelector("#st-moves button") && document.querySelector("#st-moves button").textContent === "h2xh4xb4xb1");
+  // The study keeps both: the first route as its line, this one as a variation, shown.
+  await page.waitForFunction(() => document.querySelector("#st-moves button.cur") && document.querySelector("#st-moves button.cur").textContent === "h2xh4xb4xb1");
+  assert.deepEqual(await page.$$eval("#st-moves button", (bs) => bs.map((b) => b.textContent)), ["h2xh6xb6xb1", "h2xh4xb4xb1"]);
 });
 
 test("a man crowned shows the federation's DAMA! notice", async () => {

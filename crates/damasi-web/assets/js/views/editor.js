@@ -8,7 +8,7 @@ import { board } from "../board/index.js";
 import { study } from "../state.js";
 import { toast } from "../i18n.js";
 import { setStatusNote } from "./play.js";
-import { studyFen, studyShow, stopAnalysis } from "./study.js";
+import { startStudy, studyFen, studyShow, stopAnalysis } from "./study.js";
 import { syncUrl } from "../router.js";
 
 export function startEditor() {
@@ -57,7 +57,7 @@ export async function finishEditor() {
     board.editTool = null;
     board.onEdit = null;
     $("editor").hidden = true;
-    study.start = v.fen; study.line = []; study.idx = 0;
+    startStudy(v.fen);
     studyShow();
   } catch (e) {
     toast(t("invalidPosition") + ": " + e.message, 6000);
@@ -68,7 +68,7 @@ export async function loadFen(fen) {
   try {
     const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
     if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
-    study.start = v.fen; study.line = []; study.idx = 0;
+    startStudy(v.fen);
     studyShow();
   } catch (e) { showError(e); }
 }
