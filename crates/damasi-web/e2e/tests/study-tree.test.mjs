@@ -190,6 +190,9 @@ test("engine lines: several, deepening, drawn as arrows, a move of a line plays 
   // The arrows' data: the lines' first moves, best first.
   const arrows = await page.$eval("#board", (b) => b.dataset.engineArrows);
   assert.deepEqual(arrows.split(" "), firsts);
+  // Drawn over the board: one arrow a line, the best one blue.
+  const drawn = await page.$$eval("#board svg.shapes polyline.arrow", (as) => as.map((a) => a.dataset.from + "-" + a.dataset.to + ":" + a.dataset.brush));
+  assert.deepEqual(drawn, firsts.map((f, i) => f + ":" + (i === 0 ? "blue" : "yellow")));
   // It keeps deepening: a later answer goes deeper than the first.
   const depthOf = () => page.$eval("#an-lines li .muted", (s) => Number(/\d+/.exec(s.textContent)[0]));
   const first = await depthOf();
@@ -206,5 +209,6 @@ test("engine lines: several, deepening, drawn as arrows, a move of a line plays 
   await page.click("#an-toggle");
   assert.equal(await page.isHidden("#an-lines"), true);
   assert.equal(await page.$eval("#board", (b) => b.dataset.engineArrows), "");
+  assert.equal(await page.$$eval("#board svg.shapes polyline.arrow", (as) => as.length), 0);
   assert.deepEqual(errors, []);
 });

@@ -7,6 +7,7 @@ import { t, sideName, outcomeText, announce, toast } from "../i18n.js";
 import { api, errorText, showError, transient } from "../api.js";
 import { parseFen, START_FEN } from "../position.js";
 import { board } from "../board/index.js";
+import { setShapes } from "../board/shapes.js";
 import { S, study } from "../state.js";
 import { moveText, renderStatus } from "./play.js";
 import { syncUrl } from "../router.js";
@@ -224,13 +225,19 @@ let engineLines = [];
  * @returns {{from: string, to: string, brush: string}[]}
  */
 export function engineShapes() {
-  return engineLines.filter((l) => l.move).map((l) => ({ from: l.move.from, to: l.move.to, brush: "blue" }));
+  // The best line blue, the others yellow; a capture's arrow runs through its landings.
+  return engineLines.filter((l) => l.move).map((l, i) => ({
+    from: l.move.from, to: l.move.to, via: (l.move.route || []).slice(0, -1), brush: i === 0 ? "blue" : "yellow",
+  }));
 }
 
-// Shows the engine's arrows on the board. ARROWS (issue #11): once board/shapes.js is merged,
-// this is the one line to change, e.g. `setShapes("engine", engineShapes())`; until then the
-// arrows are kept on the board's element, where the tests read them.
-function showEngineShapes() { board.el.dataset.engineArrows = engineShapes().map((s) => s.from + "-" + s.to).join(" "); }
+// Shows the engine's arrows on the board (board/shapes.js), and names them on the board's
+// element too, where the tests read them.
+function showEngineShapes() {
+  const shapes = engineShapes();
+  setShapes(board.el, shapes);
+  board.el.dataset.engineArrows = shapes.map((s) => s.from + "-" + s.to).join(" ");
+}
 
 let analyzeTimer = null;
 let analyzeAbort = null;
