@@ -13,7 +13,7 @@
 //!
 //! let dir = std::env::temp_dir().join(format!("damasi-tb-doc-{}", std::process::id()));
 //! let tb = build_all(&dir, 3, |_| {})?;
-//! // Two kings against one: a draw, unless a capture is on the board.
+//! // Two kings against one in the open: a draw.
 //! let pos = Position::from_fen("W:WKa1,Kb2:BKh8")?;
 //! assert_eq!(tb.probe(&pos)?, Wdl::Draw);
 //! # std::fs::remove_dir_all(&dir)?;
