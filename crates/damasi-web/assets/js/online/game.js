@@ -4,7 +4,7 @@
 // redraw: the board is the main page's (board/: input, capture routes, animation, arrows).
 import { $, FILES, other } from "../util.js";
 import { api, ApiError, errorText, showError } from "../api.js";
-import { announce } from "../i18n.js";
+import { announce, t } from "../i18n.js";
 import { parseFen } from "../position.js";
 import { board } from "../board/index.js";
 import { clearUserShapes } from "../board/shapes.js";
@@ -12,7 +12,7 @@ import { playSound } from "../sound.js";
 import { settings, setSetting } from "../settings.js";
 import { SIDES, act, cap, copyField, go, over, plies, running, toast } from "./common.js";
 import { ensureSession, loadAccount, session } from "./account.js";
-import { flipped, myTurn, seatedAs, view } from "./state.js";
+import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state.js";
 import { connect, send, socket, wireReconnects } from "./socket.js";
 import {
   chatHidden, chatKey, renderActions, renderChat, renderChatHidden, renderClocks, renderInfo,
@@ -67,17 +67,52 @@ function renderBoard() {
   const last = lastMoveSquares();
   board.el.dataset.lastMove = last.join("-");
   const mine = myTurn();
-  const moves = mine ? view.legal : [];
-  const onMove = mine ? playMove : null;
+  const pre = premoveTime();
+  if (!pre && !mine) view.premove = null;
+  const opts = {
+    moves: mine ? view.legal : [],
+    onMove: mine ? playMove : null,
+    last,
+    onPremove: pre ? setPremove : null,
+    premoveColor: pre ? view.you[0] : null,
+    premove: pre ? view.premove : null,
+  };
   const key = positionKey();
   if (key !== board.fen && !view.animating) {
-    board.set(key, { pos: view.shown || { side: "W", pieces: {} }, moves, onMove, last });
+    board.set(key, { pos: view.shown || { side: "W", pieces: {} }, ...opts });
     return;
   }
-  board.moves = moves;
-  board.onMove = onMove;
-  board.last = last;
+  Object.assign(board, opts);
   board.drawMarks();
+}
+
+/** The premove entered on the board (null: taken away). @param {{from: string, to: string}|null} pm */
+function setPremove(pm) {
+  view.premove = pm;
+  board.premove = pm;
+  if (pm) announce(t("premoveSet", { move: pm.from + "-" + pm.to }));
+}
+
+// The premove, once the legal moves of the person's turn are known: played when exactly one
+// legal move goes from its square to its square, else dropped with a word.
+function playPremove() {
+  const pm = view.premove;
+  view.premove = null;
+  board.premove = null;
+  const hits = view.legal.filter((m) => m.from === pm.from && m.to === pm.to);
+  if (hits.length === 1) { playMove(hits[0]); return; }
+  board.drawMarks();
+  setStatus(t("premoveGone"));
+}
+
+// One warning tone when the person's running clock falls under ten seconds.
+function lowTimeSound() {
+  const s = view.state;
+  if (!running(s) || !view.you || s.turn !== view.you || clockLeft(view.you) >= 10000) return;
+  const key = view.id + ":" + view.you;
+  if (view.lowWarned === key) return;
+  view.lowWarned = key;
+  playSound("low");
 }
 
 /**
@@ -127,6 +162,8 @@ export function renderGame() {
 // replaces the board.
 /** @param {any} m @param {{dragged?: boolean}} [how] */
 function playMove(m, how = {}) {
+  // A premove played while the opponent's move is still on its way: that one ends at once.
+  settleAnimation();
   const pieces = { ...view.shown.pieces };
   const piece = pieces[m.from];
   delete pieces[m.from];
@@ -161,6 +198,7 @@ async function loadLegal() {
       view.legalFen = fen;
       renderBoard();
       setStatus(statusText());
+      if (view.premove && myTurn()) playPremove();
     }
   } catch (e) {
     showError(e);
@@ -303,6 +341,7 @@ function wireGame() {
   // The clocks count down between two states of the server, and a claim's wait runs out.
   setInterval(() => {
     renderClocks();
+    lowTimeSound();
     if (view.claimAt) renderActions();
   }, 100);
 }

@@ -2,6 +2,7 @@
 // with it, and the socket. The modules of the game read and change it, then redraw (game.js).
 import { SIDES, running } from "./common.js";
 import { session } from "./account.js";
+import { settings } from "../settings.js";
 
 export const view = {
   /** @type {string|null} */ id: null,
@@ -14,6 +15,8 @@ export const view = {
   legalFen: "",
   /** @type {{side: string, pieces: Record<string, {c: string, k: boolean}>}|null} the position on the board */ shown: null,
   /** @type {any} a move sent and not yet confirmed */ pending: null,
+  /** @type {{from: string, to: string}|null} a move entered while the opponent thinks */ premove: null,
+  lowWarned: "",     // the game and side the low-time tone was played for
   animating: false,  // a move is being played on the board step by step
   /** @type {number|null} performance.now() from which a claim is allowed (opponent gone) */ claimAt: null,
   /** @type {WebSocket|null} */ ws: null,
@@ -40,6 +43,11 @@ export function flipped() { return (view.you === "black") !== view.flip; }
 /** Whether the person may move now (their turn, nothing sent and unconfirmed). */
 export function myTurn() {
   return running(view.state) && !!view.you && view.state.turn === view.you && !view.pending;
+}
+
+/** Whether the person may enter a premove now (the opponent to move, the setting on). */
+export function premoveTime() {
+  return running(view.state) && !!view.you && view.state.turn !== view.you && !view.pending && settings.premove;
 }
 
 /** A side's time left now: the server's reading, less the time since it came for the side to move. @param {string} side */
