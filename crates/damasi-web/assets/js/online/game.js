@@ -298,6 +298,8 @@ function wireGame() {
   $("board").addEventListener("pointerdown", settleAnimation, { capture: true });
   $("board").addEventListener("keydown", settleAnimation, { capture: true });
   board.init();
+  // Escape drops the move being entered: the status line says again whose move it is.
+  $("board").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => { if (e.key === "Escape") setStatus(statusText()); });
   // The board's notes on the person's input (continue a capture, choose a route) go to the status line.
   board.note = (/** @type {string} */ text) => setStatus(text);
   /** @param {any} msg @param {string} path @param {any} [body] */
