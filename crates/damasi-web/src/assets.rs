@@ -77,6 +77,51 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/main.js"),
     ),
     (
+        "/js/online/account.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/account.js"),
+    ),
+    (
+        "/js/online/common.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/common.js"),
+    ),
+    (
+        "/js/online/events.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/events.js"),
+    ),
+    (
+        "/js/online/game.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/game.js"),
+    ),
+    (
+        "/js/online/lobby.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/lobby.js"),
+    ),
+    (
+        "/js/online/main.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/main.js"),
+    ),
+    (
+        "/js/online/panels.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/panels.js"),
+    ),
+    (
+        "/js/online/socket.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/socket.js"),
+    ),
+    (
+        "/js/online/state.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/state.js"),
+    ),
+    (
         "/js/plies.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/plies.js"),
@@ -160,11 +205,6 @@ pub const FILES: &[(&str, &str, &str)] = &[
         "/online.css",
         "text/css; charset=utf-8",
         include_str!("../assets/online.css"),
-    ),
-    (
-        "/online.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../assets/online.js"),
     ),
     (
         "/favicon.svg",

@@ -351,6 +351,15 @@ test("a visitor with the link of a casual game takes the seat as a guest", async
   await waitPlies(b, 1);
   await play(b, "a6", "a5");
   await waitPlies(w, 2);
+  // A premove: Black enters a5-a4 while White thinks; it is played once White has moved.
+  await b.click(sq("a5"));
+  await b.click(sq("a4"));
+  await b.waitForSelector(sq("a4") + ".premove");
+  // (Black's reply comes at once: the move list may go from two plies to four.)
+  await w.click(sq("d3"));
+  await w.click(sq("d4"));
+  for (const p of [w, b]) await waitPlies(p, 4);
+  assert.equal((await plies(b))[3], "a5-a4");
   await w.click("#btn-draw");
   await w.waitForFunction(() => document.getElementById("btn-draw").disabled);
   await b.waitForSelector("#draw-ask:not([hidden])");

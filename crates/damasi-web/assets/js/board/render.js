@@ -61,7 +61,9 @@ export const board = /** @type {any} */ ({
     // The person's arrows and circles belong to the position they were drawn on.
     if (fen !== this.fen) clearUserShapes(this.el);
     this.fen = fen;
-    this.pos = parseFen(fen);
+    // `opts.pos`: a position the page worked out itself (the online page's move not yet
+    // confirmed), shown under the key `fen`.
+    this.pos = opts.pos || parseFen(fen);
     this.moves = opts.moves || [];
     this.onMove = opts.onMove || null;
     this.last = opts.last || null;

@@ -1,0 +1,137 @@
+// The online page's account box: sign up, log in, guest, ratings, recent games, log out and
+// bot tokens. `session.me` is who is signed in; a view sets `session.changed` to follow it.
+import { $ } from "../util.js";
+import { api, ApiError, showError } from "../api.js";
+import { act, cap, clockText, copyField, ratingText, toast } from "./common.js";
+
+export const session = {
+  /** @type {any} {id, name, guest, perfs} or null */
+  me: null,
+  /** What the view shown does when the person logs in or out. */
+  changed: () => {},
+  /** What the view shown redraws when the account box was drawn. */
+  drawn: () => {},
+};
+
+export async function loadAccount() {
+  try {
+    session.me = await api("GET", "/api/account");
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) session.me = null;
+    else { showError(e); return; }
+  }
+  renderAccount();
+}
+
+export function renderAccount() {
+  const me = session.me;
+  $("acct-out").hidden = !!me;
+  $("acct-in").hidden = !me;
+  $("header-who").textContent = me ? me.name + (me.guest ? " (guest)" : "") : "";
+  if (!me) { $("token-box").hidden = true; return; }
+  $("acct-me").textContent = me.name;
+  $("acct-guest").hidden = !me.guest;
+  $("btn-token").hidden = me.guest;
+  const list = $("acct-ratings");
+  list.innerHTML = "";
+  const perfs = Object.entries(me.perfs || {});
+  if (!perfs.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    li.textContent = me.guest ? "Guests play casual games only." : "No rated games yet (everyone starts at 1500?).";
+    list.appendChild(li);
+  }
+  for (const [speed, p] of perfs) {
+    const li = document.createElement("li");
+    li.dataset.testid = "rating-" + speed;
+    li.dataset.rating = String(p.rating);
+    li.title = `rating deviation ${p.rd}; ${p.provisional ? "provisional (marked ?)" : "established"}`;
+    li.append(cap(speed) + " ");
+    const strong = document.createElement("strong");
+    strong.textContent = ratingText(p);
+    li.appendChild(strong);
+    li.append(` (${p.games} game${p.games === 1 ? "" : "s"})`);
+    list.appendChild(li);
+  }
+  session.drawn();
+}
+
+// The person's last games (GET /api/user/{name}), on the lobby.
+export async function loadRecent() {
+  const me = session.me;
+  if (!me) return;
+  let profile;
+  try { profile = await api("GET", "/api/user/" + encodeURIComponent(me.name)); } catch (_) { return; }
+  const ul = $("recent");
+  ul.innerHTML = "";
+  const games = (profile.games || []).slice(0, 10);
+  $("recent-box").hidden = games.length === 0;
+  for (const g of games) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/online/" + g.id;
+    const who = g.outcome ? g.outcome.split(":")[0] : "";
+    const result = g.status === "open" ? "open" : g.status === "playing" ? "playing" :
+      who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : "aborted";
+    a.textContent = `${g.white || "?"} – ${g.black || "?"}`;
+    const span = document.createElement("span");
+    const mine = g.white === me.name ? "white" : "black";
+    const diff = g.ratingDiff ? g.ratingDiff[mine] : null;
+    span.textContent = `${result} · ${clockText(g.clock)}${g.rated ? " rated" : ""}${diff == null ? "" : ` (${diff >= 0 ? "+" : "−"}${Math.abs(diff)})`}`;
+    li.append(a, span);
+    ul.appendChild(li);
+  }
+}
+
+function credentials() {
+  const name = $("acct-name").value.trim();
+  const password = $("acct-password").value;
+  if (!name || !password) { toast("Give a name and a password."); return null; }
+  return { name, password };
+}
+
+/** @param {string} path @param {any} body @param {HTMLButtonElement} button */
+async function signIn(path, body, button) {
+  const r = await act(button, () => api("POST", path, body));
+  if (!r) return;
+  session.me = r;
+  $("acct-password").value = "";
+  renderAccount();
+  session.changed();
+}
+
+// A session for an action that needs one: a guest session when nobody is logged in.
+export async function ensureSession() {
+  if (session.me) return true;
+  try { session.me = await api("POST", "/api/account/guest", {}); } catch (e) { showError(e); return false; }
+  renderAccount();
+  session.changed();
+  return true;
+}
+
+export function wireAccount() {
+  $("acct-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const c = credentials();
+    if (c) signIn("/api/account/login", c, $("btn-login"));
+  });
+  $("btn-signup").addEventListener("click", () => {
+    const c = credentials();
+    if (c) signIn("/api/account/signup", c, $("btn-signup"));
+  });
+  $("btn-guest").addEventListener("click", () => signIn("/api/account/guest", {}, $("btn-guest")));
+  $("btn-logout").addEventListener("click", async () => {
+    const r = await act($("btn-logout"), () => api("POST", "/api/account/logout", {}));
+    if (!r) return;
+    session.me = null;
+    renderAccount();
+    session.changed();
+  });
+  $("btn-token").addEventListener("click", async () => {
+    const r = await act($("btn-token"), () => api("POST", "/api/account/token", {}));
+    if (!r) return;
+    $("token-text").value = r.token;
+    $("token-box").hidden = false;
+  });
+  $("btn-token-copy").addEventListener("click", () => copyField($("token-text")));
+}

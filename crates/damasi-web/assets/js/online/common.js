@@ -1,0 +1,55 @@
+// What the online page's modules share: the game's sides and states, clock and rating texts,
+// and the wrapper that runs a button's request (api.js does the request and its error text).
+import { showError } from "../api.js";
+import { toast as showToast } from "../i18n.js";
+
+export const SIDES = ["white", "black"];
+
+/** The text with its first letter upper case. @param {string} s */
+export const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+
+/** The main page's toast, shown a little longer here. @param {string} text */
+export function toast(text, ms = 4500) { showToast(text, ms); }
+
+/** Whether a game state (gameState) is of a game being played. @param {any} s */
+export const running = (s) => !!s && s.status === "started";
+/** Whether a game state is of a finished (or aborted) game. @param {any} s */
+export const over = (s) => !!s && s.status !== "created" && s.status !== "started";
+/** The plies of a game state, in landing notation. @param {any} s @returns {string[]} */
+export const plies = (s) => (s && s.moves ? s.moves.split(" ").filter(Boolean) : []);
+
+/** A time control as "5+3". @param {{initial: number, increment: number}} clock */
+export function clockText(clock) {
+  const m = clock.initial / 60000;
+  return `${Number.isInteger(m) ? m : m.toFixed(1)}+${Math.round(clock.increment / 1000)}`;
+}
+
+/** A rating with "?" when it is provisional. @param {any} perf */
+export function ratingText(perf) {
+  return perf ? String(perf.rating) + (perf.provisional ? "?" : "") : "";
+}
+
+/**
+ * Runs an action of a button: the button is disabled meanwhile, and a refusal is shown.
+ * @template T @param {HTMLButtonElement|null} button @param {() => Promise<T>} fn @returns {Promise<T|undefined>}
+ */
+export async function act(button, fn) {
+  if (button) button.disabled = true;
+  try { return await fn(); } catch (e) { showError(e); return undefined; } finally { if (button) button.disabled = false; }
+}
+
+/** Copies a read-only field's text. @param {HTMLInputElement} input */
+export async function copyField(input) {
+  input.select();
+  try { await navigator.clipboard.writeText(input.value); toast("Copied", 1500); } catch (_) {
+    try { document.execCommand("copy"); toast("Copied", 1500); } catch (_) { toast("Select the text and copy it"); }
+  }
+}
+
+let leaving = false;
+/** Opens the game `id` (once: a second call while the page leaves does nothing). @param {string} id */
+export function go(id) {
+  if (leaving) return;
+  leaving = true;
+  location.assign("/online/" + encodeURIComponent(id));
+}

@@ -1,0 +1,379 @@
+// One online game at /online/{id}: the server keeps the game and its clocks, says which moves
+// are legal (GET /api/moves) and sends every change over the game's socket (socket.js). The
+// page keeps the last state in one object (state.js) and draws everything from it in one
+// redraw: the board is the main page's (board/: input, capture routes, animation, arrows).
+import { $, FILES, other } from "../util.js";
+import { api, ApiError, errorText, showError } from "../api.js";
+import { announce, t } from "../i18n.js";
+import { parseFen } from "../position.js";
+import { board } from "../board/index.js";
+import { clearUserShapes } from "../board/shapes.js";
+import { playSound } from "../sound.js";
+import { settings, setSetting } from "../settings.js";
+import { SIDES, act, cap, copyField, go, over, plies, running, toast } from "./common.js";
+import { ensureSession, loadAccount, session } from "./account.js";
+import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state.js";
+import { connect, send, socket, wireReconnects } from "./socket.js";
+import {
+  chatHidden, chatKey, renderActions, renderChat, renderChatHidden, renderClocks, renderInfo,
+  renderMoves, renderPlayers, renderResult, renderTitle, setStatus, statusText,
+} from "./panels.js";
+
+// The squares of a move in landing notation, its start first: `d4xd6xd8=K` -> d4 d6 d8.
+/** @param {string} text @returns {string[]} */
+function landingSquares(text) {
+  return (text || "").match(/[a-h][1-8]/g) || [];
+}
+
+/**
+ * The move `text` (landing notation) played on `pos`, as the board animates it: its landing
+ * squares and the pieces it takes (the one opposing piece between two landing squares).
+ * @param {any} pos @param {string} text
+ */
+function moveOn(pos, text) {
+  const squares = landingSquares(text);
+  if (squares.length < 2 || !pos || !pos.pieces[squares[0]]) return null;
+  const mover = pos.pieces[squares[0]].c;
+  /** @type {string[]} */
+  const captures = [];
+  if (text.includes("x")) {
+    for (let i = 1; i < squares.length; i++) {
+      const [a, b] = [squares[i - 1], squares[i]];
+      let f = FILES.indexOf(a[0]), r = Number(a[1]);
+      const df = Math.sign(FILES.indexOf(b[0]) - f), dr = Math.sign(Number(b[1]) - r);
+      for (f += df, r += dr; FILES[f] + r !== b && f >= 0 && f < 8 && r >= 1 && r <= 8; f += df, r += dr) {
+        const p = pos.pieces[FILES[f] + r];
+        if (p && p.c !== mover) { captures.push(FILES[f] + r); break; }
+      }
+    }
+  }
+  return { from: squares[0], route: squares.slice(1), to: squares[squares.length - 1], captures, landing: text };
+}
+
+/** The last move's squares: the one sent, else the last the server has. */
+function lastMoveSquares() {
+  return view.pending ? [view.pending.from, ...view.pending.route] : landingSquares(plies(view.state).slice(-1)[0]);
+}
+
+/** The key of the position the state shows: the server's FEN, and the move sent if any. */
+function positionKey() {
+  return view.state ? view.state.fen + (view.pending ? "|" + view.pending.landing : "") : "";
+}
+
+// The board follows the state: the position shown, whose move it is, the last move. While a
+// move is animated the pieces are left to the animation, but the person may already click.
+function renderBoard() {
+  if (board.flipped !== flipped()) board.setFlipped(flipped());
+  const last = lastMoveSquares();
+  board.el.dataset.lastMove = last.join("-");
+  const mine = myTurn();
+  const pre = premoveTime();
+  if (!pre && !mine) view.premove = null;
+  const opts = {
+    moves: mine ? view.legal : [],
+    onMove: mine ? playMove : null,
+    last,
+    onPremove: pre ? setPremove : null,
+    premoveColor: pre ? view.you[0] : null,
+    premove: pre ? view.premove : null,
+  };
+  const key = positionKey();
+  if (key !== board.fen && !view.animating) {
+    board.set(key, { pos: view.shown || { side: "W", pieces: {} }, ...opts });
+    return;
+  }
+  Object.assign(board, opts);
+  board.drawMarks();
+}
+
+/** The premove entered on the board (null: taken away). @param {{from: string, to: string}|null} pm */
+function setPremove(pm) {
+  view.premove = pm;
+  board.premove = pm;
+  if (pm) announce(t("premoveSet", { move: pm.from + "-" + pm.to }));
+}
+
+// The premove, once the legal moves of the person's turn are known: played when exactly one
+// legal move goes from its square to its square, else dropped with a word.
+function playPremove() {
+  const pm = view.premove;
+  view.premove = null;
+  board.premove = null;
+  const hits = view.legal.filter((m) => m.from === pm.from && m.to === pm.to);
+  if (hits.length === 1) { playMove(hits[0]); return; }
+  board.drawMarks();
+  setStatus(t("premoveGone"));
+}
+
+// One warning tone when the person's running clock falls under ten seconds.
+function lowTimeSound() {
+  const s = view.state;
+  if (!running(s) || !view.you || s.turn !== view.you || clockLeft(view.you) >= 10000) return;
+  const key = view.id + ":" + view.you;
+  if (view.lowWarned === key) return;
+  view.lowWarned = key;
+  playSound("low");
+}
+
+/**
+ * Plays the move `m` on the board step by step (at once after a drag), then shows the state's
+ * position; a square picked meanwhile stays picked when the position is still the same.
+ * @param {any} m
+ */
+async function animate(m, instant = false) {
+  const key = positionKey();
+  if (key !== board.fen) clearUserShapes(board.el);
+  view.animating = true;
+  try { await board.animate(m, null, instant); } finally {
+    view.animating = false;
+    if (positionKey() === key) {
+      board.fen = key;
+      board.pos = view.shown;
+      board.drawPieces();
+    }
+    renderBoard();
+  }
+}
+
+// The person touches the board while a move is animated: the board shows the position at
+// once, so that what they pick is on the pieces they see.
+function settleAnimation() {
+  if (!view.animating) return;
+  board.fen = positionKey();
+  board.pos = view.shown;
+  board.drawPieces();
+}
+
+// The one redraw: everything the page shows of the game, from the state.
+export function renderGame() {
+  renderTitle();
+  renderBoard();
+  renderPlayers();
+  renderClocks();
+  setStatus(statusText());
+  $("status").classList.toggle("over", over(view.state));
+  renderResult();
+  renderActions();
+  renderMoves();
+  renderInfo();
+}
+
+// The person's move, chosen on the board: shown at once and sent; the server's answer then
+// replaces the board.
+/** @param {any} m @param {{dragged?: boolean}} [how] */
+function playMove(m, how = {}) {
+  // A premove played while the opponent's move is still on its way: that one ends at once.
+  settleAnimation();
+  const pieces = { ...view.shown.pieces };
+  const piece = pieces[m.from];
+  delete pieces[m.from];
+  for (const c of m.captures) delete pieces[c];
+  if (piece) pieces[m.to] = { c: piece.c, k: piece.k || m.promotion };
+  view.shown = { side: view.shown.side === "W" ? "B" : "W", pieces };
+  view.pending = m;
+  playSound(m.captures.length > 0 ? "capture" : "move");
+  animate(m, !!how.dragged);
+  renderGame();
+  send({ t: "move", move: m.landing }, () => api("POST", `/api/online/games/${view.id}/move`, { move: m.landing }));
+}
+
+/** A refused request: shown, and the board goes back to the server's state. @param {any} e */
+function refused(e) {
+  showError(e);
+  view.pending = null;
+  if (view.state) view.shown = parseFen(view.state.fen);
+  board.fen = null;
+  renderGame();
+}
+
+async function loadLegal() {
+  const s = view.state;
+  if (!s || !running(s) || !view.you || s.turn !== view.you) { view.legal = []; view.legalFen = ""; return; }
+  if (view.legalFen === s.fen) return;
+  const fen = s.fen;
+  try {
+    const r = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    if (view.state && view.state.fen === fen) {
+      view.legal = r.moves || [];
+      view.legalFen = fen;
+      renderBoard();
+      setStatus(statusText());
+      if (view.premove && myTurn()) playPremove();
+    }
+  } catch (e) {
+    showError(e);
+  }
+}
+
+/** The whole game (the socket's first message, or GET). @param {any} full */
+function applyFull(full) {
+  const { state, ...rest } = full;
+  const seatsBefore = view.full ? SIDES.map((s) => view.full[s] && view.full[s].id).join() : "";
+  view.full = rest;
+  if (Array.isArray(full.chat)) view.chat = full.chat.slice();
+  view.you = seatedAs(view.full);
+  const seatsNow = SIDES.map((s) => view.full[s] && view.full[s].id).join();
+  if (seatsBefore && seatsBefore !== seatsNow) announce("Both seats are taken: the game starts.");
+  renderChat();
+  applyState(state, true);
+}
+
+/** A new state of the game. @param {any} s */
+function applyState(s, fromFull = false) {
+  const prev = view.state;
+  const before = plies(prev).length;
+  const shownBefore = view.shown;
+  view.state = s;
+  view.stateAt = performance.now();
+  const now = plies(s);
+  const confirmed = view.pending && now.length > before;
+  // A full state (after a reconnection) is the truth: a move lost on the way is dropped.
+  if (fromFull || now.length !== before || !view.pending || confirmed || over(s)) {
+    view.pending = null;
+    view.shown = parseFen(s.fen);
+  }
+  if (prev && now.length > before && !confirmed) {
+    const last = now[now.length - 1];
+    playSound(last.includes("x") ? "capture" : "move");
+    announce(`${cap(now.length % 2 === 1 ? "white" : "black")} plays ${last}`);
+    // Another's move is played on the board step by step.
+    const m = now.length === before + 1 && !view.animating ? moveOn(shownBefore, last) : null;
+    if (m) animate(m);
+  }
+  if (prev && now.length < before) announce("A move was taken back.");
+  if (!s.gone || !view.you || !s.gone[other(view.you)]) view.claimAt = null;
+  if (over(s) && (!prev || !over(prev))) {
+    view.resignAsk = false;
+    if (prev) announce(s.description || "The game is over.");
+    if (view.full && view.full.rated) loadAccount();
+  }
+  if (s.rematch && view.you && !view.followed && prev && !prev.rematch) {
+    view.followed = true;
+    setTimeout(() => go(s.rematch), 600);
+  }
+  renderGame();
+  loadLegal();
+}
+
+/** @param {any} msg */
+function onSocketMessage(msg) {
+  switch (msg.type) {
+    case "gameFull":
+      applyFull(msg);
+      break;
+    case "gameState":
+      applyState(msg);
+      break;
+    case "chatLine":
+      view.chat.push({ username: msg.username, text: msg.text });
+      renderChat();
+      break;
+    case "opponentGone":
+      if (view.you && msg.side === other(view.you)) {
+        view.claimAt = msg.gone ? performance.now() + (msg.claimWinInSeconds || 0) * 1000 : null;
+        renderActions();
+      }
+      break;
+    case "error":
+      refused(new ApiError(400, msg));
+      break;
+    default:
+      break;
+  }
+}
+
+async function takeSeat() {
+  const f = view.full;
+  if (!session.me && f && f.rated) { toast("This game is rated: sign up or log in above first (guests play casual games only)."); return; }
+  if (!(await ensureSession())) return;
+  const color = new URLSearchParams(location.search).get("color") || undefined;
+  const r = await act($("btn-seat"), () => api("POST", `/api/online/games/${encodeURIComponent(view.id)}/join`, color ? { color } : {}));
+  if (!r) return;
+  // The socket knows its player from when it opened: open it again as the seated player.
+  connect();
+}
+
+function wireGame() {
+  board.flipped = flipped();
+  $("board").addEventListener("pointerdown", settleAnimation, { capture: true });
+  $("board").addEventListener("keydown", settleAnimation, { capture: true });
+  board.init();
+  // Escape drops the move being entered: the status line says again whose move it is.
+  $("board").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => { if (e.key === "Escape") setStatus(statusText()); });
+  // The board's notes on the person's input (continue a capture, choose a route) go to the status line.
+  board.note = (/** @type {string} */ text) => setStatus(text);
+  /** @param {any} msg @param {string} path @param {any} [body] */
+  const gameAction = (msg, path, body) => () => send(msg, () => api("POST", `/api/online/games/${view.id}/${path}`, body || {}));
+  $("btn-flip").addEventListener("click", () => { view.flip = !view.flip; renderGame(); });
+  $("btn-seat").addEventListener("click", takeSeat);
+  $("btn-share-copy").addEventListener("click", () => copyField($("share-url")));
+  $("btn-withdraw").addEventListener("click", gameAction({ t: "abort" }, "abort"));
+  $("btn-abort").addEventListener("click", gameAction({ t: "abort" }, "abort"));
+  $("btn-resign").addEventListener("click", () => { view.resignAsk = true; renderActions(); $("btn-resign-yes").focus(); });
+  $("btn-resign-no").addEventListener("click", () => { view.resignAsk = false; renderActions(); });
+  $("btn-resign-yes").addEventListener("click", () => { view.resignAsk = false; renderActions(); gameAction({ t: "resign" }, "resign")(); });
+  $("btn-draw").addEventListener("click", gameAction({ t: "draw", yes: true }, "draw/yes"));
+  $("btn-draw-yes").addEventListener("click", gameAction({ t: "draw", yes: true }, "draw/yes"));
+  $("btn-draw-no").addEventListener("click", gameAction({ t: "draw", yes: false }, "draw/no"));
+  $("btn-takeback").addEventListener("click", gameAction({ t: "takeback", yes: true }, "takeback/yes"));
+  $("btn-takeback-yes").addEventListener("click", gameAction({ t: "takeback", yes: true }, "takeback/yes"));
+  $("btn-takeback-no").addEventListener("click", gameAction({ t: "takeback", yes: false }, "takeback/no"));
+  $("btn-claim-win").addEventListener("click", gameAction({ t: "claim", win: true }, "claim", { win: true }));
+  $("btn-claim-draw").addEventListener("click", gameAction({ t: "claim", win: false }, "claim", { win: false }));
+  $("btn-rematch").addEventListener("click", gameAction({ t: "rematch" }, "rematch"));
+  // Sound is the main page's setting (settings.js): one switch for both pages.
+  $("sound").checked = settings.sound;
+  $("sound").addEventListener("change", () => setSetting("sound", $("sound").checked));
+  $("chat-hide").addEventListener("change", () => {
+    localStorage.setItem(chatKey(), $("chat-hide").checked ? "1" : "0");
+    renderChatHidden();
+  });
+  $("chat-form").addEventListener("submit", (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const text = $("chat-input").value.trim();
+    if (!text) return;
+    $("chat-input").value = "";
+    send({ t: "chat", text }, () => api("POST", `/api/online/games/${view.id}/chat`, { text }));
+  });
+  socket.onMessage = onSocketMessage;
+  socket.onFull = applyFull;
+  socket.onState = (s) => applyState(s);
+  socket.onRefused = refused;
+  wireReconnects();
+  // The clocks count down between two states of the server, and a claim's wait runs out.
+  setInterval(() => {
+    renderClocks();
+    lowTimeSound();
+    if (view.claimAt) renderActions();
+  }, 100);
+}
+
+/** Opens the game `id`: its board and panels, then its socket. @param {string} id */
+export async function startGame(id) {
+  view.id = id;
+  $("game-view").hidden = false;
+  $("game-panel").hidden = false;
+  $("link-lobby").removeAttribute("aria-current");
+  document.title = "damasi online: game " + id;
+  wireGame();
+  $("chat-hide").checked = chatHidden();
+  renderChatHidden();
+  session.drawn = () => { $("chat-hide").checked = chatHidden(); renderChatHidden(); };
+  session.changed = () => {
+    if (view.full) { view.you = seatedAs(view.full); renderGame(); renderChat(); }
+    $("chat-hide").checked = chatHidden();
+    renderChatHidden();
+    connect();
+  };
+  try {
+    applyFull(await api("GET", `/api/online/games/${encodeURIComponent(id)}`));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) {
+      setStatus(errorText(e) + ".");
+      $("game-panel").hidden = true;
+      return;
+    }
+    showError(e);
+  }
+  connect();
+}

@@ -1,0 +1,221 @@
+// The lobby at /online: quick pairing pools, posting and taking seeks, a game with a friend,
+// the live games and the person's games in progress (from their event stream).
+import { $ } from "../util.js";
+import { api } from "../api.js";
+import { act, clockText, go, toast } from "./common.js";
+import { ensureSession, loadRecent, session } from "./account.js";
+import { events, startEvents, stopEvents } from "./events.js";
+
+const lobby = {
+  /** @type {string|null} the pool id waited in, e.g. "3+2" */
+  poolWaiting: null,
+  /** @type {Map<string, string>} games in progress of the person: id -> color */
+  myGames: new Map(),
+};
+
+async function refreshLobby() {
+  let data, live;
+  try {
+    [data, live] = await Promise.all([api("GET", "/api/lobby"), api("GET", "/api/online/games")]);
+  } catch (_) { return; }
+  renderPools(data.pools || []);
+  renderSeeks(data.seeks || []);
+  renderLive(live.games || []);
+}
+
+/** @param {any[]} pools */
+function renderPools(pools) {
+  const box = $("pools");
+  box.innerHTML = "";
+  for (const p of pools) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.testid = "pool-" + p.id;
+    b.setAttribute("aria-pressed", String(lobby.poolWaiting === p.id));
+    b.append(`${p.minutes} + ${p.increment}`);
+    const s = document.createElement("small");
+    s.textContent = `${p.waiting} waiting`;
+    b.appendChild(s);
+    b.addEventListener("click", () => joinPool(p.id, b));
+    box.appendChild(b);
+  }
+  $("pool-wait").hidden = !lobby.poolWaiting;
+  if (lobby.poolWaiting) $("pool-wait-text").textContent = `Waiting for an opponent in the ${lobby.poolWaiting} pool…`;
+}
+
+/** @param {string} id @param {HTMLButtonElement} button */
+async function joinPool(id, button) {
+  if (!(await ensureSession())) return;
+  startEvents();
+  await events.ready;
+  const r = await act(button, () => api("POST", "/api/pool/" + encodeURIComponent(id), {}));
+  if (!r) return;
+  if (r.game) { go(r.game); return; }
+  lobby.poolWaiting = id;
+  startEvents();
+  refreshLobby();
+}
+
+/** @param {any[]} seeks */
+function renderSeeks(seeks) {
+  const body = $("seeks");
+  body.innerHTML = "";
+  if (!seeks.length) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = 6;
+    td.className = "empty";
+    td.textContent = "No open seeks: post one, or join a pool.";
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+  for (const s of seeks) {
+    const tr = document.createElement("tr");
+    tr.dataset.testid = "seek-" + s.id;
+    const cells = [s.username, s.rating == null ? "–" : String(s.rating), clockText(s.clock) + " " + s.speed,
+      s.rated ? "rated" + (s.ratingRange ? " " + s.ratingRange : "") : "casual", s.color];
+    for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
+    const td = document.createElement("td");
+    const b = document.createElement("button");
+    b.type = "button";
+    if (session.me && s.username === session.me.name) {
+      b.textContent = "Cancel";
+      b.setAttribute("aria-label", "Cancel your seek");
+      b.addEventListener("click", async () => {
+        const r = await act(b, () => api("DELETE", "/api/lobby/seeks/" + s.id));
+        if (r) refreshLobby();
+      });
+    } else {
+      b.textContent = "Take";
+      b.className = "primary";
+      b.dataset.testid = "take-" + s.id;
+      b.setAttribute("aria-label", `Play ${s.username}, ${clockText(s.clock)}`);
+      b.addEventListener("click", async () => {
+        if (!(await ensureSession())) return;
+        const r = await act(b, () => api("POST", `/api/lobby/seeks/${s.id}/accept`, {}));
+        if (r && r.game) go(r.game);
+        else refreshLobby();
+      });
+    }
+    td.appendChild(b);
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+}
+
+/** A seat as "name (rating)". @param {any} p */
+function seatName(p) {
+  if (!p) return "(free seat)";
+  return p.name + (p.rating != null ? ` (${p.rating}${p.provisional ? "?" : ""})` : "");
+}
+
+/** @param {any[]} games */
+function renderLive(games) {
+  const ul = $("live");
+  ul.innerHTML = "";
+  if (!games.length) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = "Nobody is playing right now.";
+    ul.appendChild(li);
+  }
+  for (const g of games) {
+    const li = document.createElement("li");
+    li.dataset.testid = "live-" + g.id;
+    const span = document.createElement("span");
+    span.textContent = `${seatName(g.white)} – ${seatName(g.black)} · ${clockText(g.clock)} ${g.rated ? "rated" : "casual"}`;
+    const a = document.createElement("a");
+    a.className = "button";
+    a.href = "/online/" + g.id;
+    a.textContent = "Watch";
+    li.append(span, a);
+    ul.appendChild(li);
+  }
+}
+
+function renderMyGames() {
+  const ul = $("my-games");
+  ul.innerHTML = "";
+  $("my-games-box").hidden = lobby.myGames.size === 0;
+  for (const [id, color] of lobby.myGames) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/online/" + id;
+    a.textContent = `Game ${id} (you play ${color})`;
+    li.appendChild(a);
+    ul.appendChild(li);
+  }
+}
+
+// A game that starts while the lobby is open is opened; games already going on are listed.
+/** @param {any} ev */
+function onUserEvent(ev) {
+  if (ev.type === "gameStart" && ev.game) {
+    const known = lobby.myGames.has(ev.game.id);
+    lobby.myGames.set(ev.game.id, ev.game.color);
+    renderMyGames();
+    // A game that starts now (a seek taken, a pool pairing, a friend at the link) opens.
+    if (!known && events.burstDone) go(ev.game.id);
+  } else if (ev.type === "gameFinish" && ev.game) {
+    lobby.myGames.delete(ev.game.id);
+    renderMyGames();
+  }
+}
+
+function newGameBody() {
+  return {
+    minutes: Number($("new-minutes").value),
+    increment: Number($("new-increment").value),
+    color: $("new-color").value,
+    rated: $("new-rated").checked,
+    chat: $("new-chat").checked,
+    ratingRange: $("new-range").value.trim() || undefined,
+  };
+}
+
+function wireLobby() {
+  $("new-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!(await ensureSession())) return;
+    startEvents();
+    await events.ready;
+    const r = await act($("btn-seek"), () => api("POST", "/api/lobby/seeks", newGameBody()));
+    if (!r) return;
+    startEvents();
+    toast("Your seek is in the lobby: the game opens when someone takes it.");
+    refreshLobby();
+  });
+  $("btn-friend").addEventListener("click", async () => {
+    if (!(await ensureSession())) return;
+    const body = newGameBody();
+    delete body.ratingRange;
+    const r = await act($("btn-friend"), () => api("POST", "/api/online/games", body));
+    if (r) go(r.id);
+  });
+  $("btn-pool-cancel").addEventListener("click", async () => {
+    const r = await act($("btn-pool-cancel"), () => api("DELETE", "/api/pool"));
+    if (!r) return;
+    lobby.poolWaiting = null;
+    refreshLobby();
+  });
+}
+
+export function startLobby() {
+  $("lobby").hidden = false;
+  document.title = "damasi online: lobby";
+  wireLobby();
+  events.onEvent = onUserEvent;
+  session.drawn = () => { loadRecent(); };
+  session.changed = () => {
+    stopEvents();
+    lobby.myGames.clear();
+    lobby.poolWaiting = null;
+    renderMyGames();
+    if (session.me) startEvents();
+    refreshLobby();
+  };
+  if (session.me) startEvents();
+  refreshLobby();
+  loadRecent();
+  setInterval(() => { if (!document.hidden) refreshLobby(); }, 3000);
+}

@@ -1,0 +1,250 @@
+// The game's panels around the board, drawn from the game's state (state.js): players and
+// clocks, the status line, the result, the buttons of what the person may do, the moves,
+// the chat and the game's description.
+import { $, other } from "../util.js";
+import { SIDES, cap, clockText, over, plies, running } from "./common.js";
+import { session } from "./account.js";
+import { clockLeft, flipped, view } from "./state.js";
+
+/** A clock's reading: "4:59", "1:02:00", or tenths under ten seconds. @param {number} ms */
+function fmtClock(ms) {
+  ms = Math.max(0, ms);
+  if (ms < 10000) return (ms / 1000).toFixed(1);
+  const s = Math.ceil(ms / 1000);
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  const mm = h ? String(m).padStart(2, "0") : String(m);
+  return (h ? h + ":" : "") + mm + ":" + String(sec).padStart(2, "0");
+}
+
+export function renderClocks() {
+  const s = view.state;
+  if (!s) return;
+  const top = flipped() ? "white" : "black";
+  for (const [pos, side] of [["top", top], ["bottom", other(top)]]) {
+    const el = $("clock-" + pos);
+    const left = clockLeft(side);
+    el.textContent = fmtClock(left);
+    el.dataset.ms = String(Math.round(left));
+    el.dataset.side = side;
+    el.classList.toggle("running", running(s) && s.turn === side);
+    el.classList.toggle("low", running(s) && left < 20000);
+    el.setAttribute("aria-label", `${cap(side)}'s clock: ${fmtClock(left)}`);
+  }
+}
+
+export function renderPlayers() {
+  const s = view.state, f = view.full;
+  const top = flipped() ? "white" : "black";
+  for (const [pos, side] of [["top", top], ["bottom", other(top)]]) {
+    const el = $("name-" + pos);
+    el.innerHTML = "";
+    el.dataset.side = side;
+    const dot = document.createElement("span");
+    dot.className = "dot " + side;
+    dot.setAttribute("aria-hidden", "true");
+    el.appendChild(dot);
+    const p = f && f[side];
+    const name = document.createElement("span");
+    name.className = "who";
+    name.textContent = p ? p.name : "waiting for a player";
+    el.appendChild(name);
+    if (p && p.rating != null) {
+      const r = document.createElement("span");
+      r.className = "rating";
+      const d = over(s) && s.ratingDiff ? s.ratingDiff[side] : null;
+      r.textContent = `(${p.rating}${p.provisional ? "?" : ""}${d == null ? "" : d > 0 ? " +" + d : d < 0 ? " −" + -d : " ±0"})`;
+      el.appendChild(r);
+    }
+    if (p && p.guest) {
+      const g = document.createElement("span");
+      g.className = "tag";
+      g.textContent = "guest";
+      el.appendChild(g);
+    }
+    el.classList.toggle("tomove", running(s) && s.turn === side);
+    el.classList.toggle("gone", !!(running(s) && s.gone && s.gone[side]));
+  }
+}
+
+export function setStatus(text) { $("status").textContent = text; }
+
+export function statusText() {
+  const s = view.state, f = view.full;
+  if (!s) return "";
+  if (s.status === "created") return view.you ? "Waiting for an opponent to take the other seat." : "This game waits for a second player.";
+  if (running(s)) {
+    if (view.pending) return "Move sent…";
+    if (view.you && s.turn === view.you) {
+      const forced = view.legal.length && view.legal.every((m) => m.captures.length > 0);
+      return "Your turn" + (forced ? ": a capture is forced." : ".");
+    }
+    const p = f && f[s.turn];
+    return `${cap(s.turn)} to move${p ? ` (${p.name})` : ""}.`;
+  }
+  return s.description || "The game is over.";
+}
+
+function resultText() {
+  const s = view.state, f = view.full;
+  const diffs = [];
+  for (const side of SIDES) {
+    const d = s.ratingDiff && s.ratingDiff[side];
+    if (d == null || !f || !f[side]) continue;
+    diffs.push(`${f[side].name} ${d > 0 ? "+" : d < 0 ? "−" : "±"}${Math.abs(d)}`);
+  }
+  return { head: s.description || "The game is over.", diffs: diffs.join(" · ") };
+}
+
+export function renderResult() {
+  const s = view.state;
+  const box = $("result");
+  box.hidden = !over(s);
+  if (!over(s)) return;
+  const { head, diffs } = resultText();
+  box.innerHTML = "";
+  const strong = document.createElement("span");
+  strong.textContent = head;
+  box.appendChild(strong);
+  if (diffs) {
+    const small = document.createElement("span");
+    small.className = "diffs";
+    small.dataset.testid = "rating-diffs";
+    small.textContent = "Rating: " + diffs;
+    box.appendChild(small);
+  }
+}
+
+export function renderActions() {
+  const s = view.state, f = view.full, you = view.you;
+  if (!s) return;
+  const playing = running(s) && !!you;
+  const n = plies(s).length;
+  const opp = you ? other(you) : null;
+  const offer = (kind, side) => !!s[(side === "white" ? "w" : "b") + kind];
+  // Take the seat / share the link.
+  const open = s.status === "created";
+  const free = f && SIDES.filter((side) => !f[side]);
+  $("seat-box").hidden = !(open && !you && free && free.length);
+  if (open && !you && f && f.rated && !(session.me && !session.me.guest)) $("seat-text").textContent = "This rated game waits for an opponent: sign up or log in above, then take the seat.";
+  else if (open && !you) $("seat-text").textContent = "This game waits for an opponent." + (session.me ? "" : " You will play as a guest unless you log in above.");
+  $("share-box").hidden = !(open && you);
+  if (open && you) $("share-url").value = location.origin + "/online/" + view.id;
+  // In play.
+  $("btn-abort").hidden = !(playing && n < 2);
+  $("btn-resign").hidden = !(playing && n >= 2);
+  $("btn-draw").hidden = !playing;
+  $("btn-takeback").hidden = !playing;
+  if (playing) {
+    const mine = offer("draw", you);
+    $("btn-draw").disabled = mine;
+    $("btn-draw").textContent = mine ? "Draw offered" : "Offer draw";
+    const myTb = offer("takeback", you);
+    const myMoves = you === "white" ? Math.ceil(n / 2) : Math.floor(n / 2);
+    $("btn-takeback").disabled = myTb || myMoves === 0;
+    $("btn-takeback").textContent = myTb ? "Takeback proposed" : "Propose takeback";
+  }
+  $("resign-ask").hidden = !(playing && view.resignAsk);
+  $("draw-ask").hidden = !(playing && offer("draw", opp));
+  $("takeback-ask").hidden = !(playing && offer("takeback", opp));
+  // The opponent left.
+  const gone = playing && s.gone && s.gone[opp];
+  $("claim-box").hidden = !gone;
+  if (gone) {
+    const wait = view.claimAt ? Math.ceil((view.claimAt - performance.now()) / 1000) : 0;
+    $("claim-text").textContent = wait > 0
+      ? `Your opponent left the game. If they do not come back, you can claim victory in ${wait} s.`
+      : "Your opponent left the game. You can claim victory, call it a draw, or wait for them.";
+    $("btn-claim-win").disabled = wait > 0;
+    $("btn-claim-draw").disabled = wait > 0;
+  }
+  // After the game.
+  const seated = f && f.white && f.black;
+  const canRematch = over(s) && !!you && seated && !s.rematch;
+  $("btn-rematch").hidden = !canRematch;
+  if (canRematch) {
+    const mine = offer("rematch", you), theirs = offer("rematch", opp);
+    $("btn-rematch").disabled = mine;
+    $("btn-rematch").textContent = mine ? "Rematch offered" : theirs ? "Accept rematch" : "Rematch";
+  }
+  const rematchNote = over(s) && (s.rematch || (you && offer("rematch", opp)) || (!you && (s.wrematch || s.brematch)));
+  $("rematch-box").hidden = !rematchNote;
+  if (rematchNote) {
+    $("rematch-text").textContent = s.rematch
+      ? (you ? "The rematch starts…" : "The players play a rematch.")
+      : you ? "Your opponent wants a rematch." : "A player asks for a rematch.";
+    $("rematch-link").hidden = !s.rematch;
+    if (s.rematch) $("rematch-link").href = "/online/" + s.rematch;
+  }
+}
+
+export function renderMoves() {
+  const list = $("movelist");
+  const moves = plies(view.state);
+  list.innerHTML = "";
+  for (let i = 0; i < moves.length; i += 2) {
+    const li = document.createElement("li");
+    const num = document.createElement("span");
+    num.className = "num";
+    num.textContent = i / 2 + 1 + ".";
+    li.appendChild(num);
+    for (const j of [i, i + 1]) {
+      const span = document.createElement("span");
+      span.className = "mv";
+      if (j < moves.length) {
+        span.textContent = moves[j];
+        span.dataset.ply = String(j + 1);
+        if (j === moves.length - 1) span.classList.add("cur");
+      }
+      li.appendChild(span);
+    }
+    list.appendChild(li);
+  }
+  if (over(view.state)) {
+    const li = document.createElement("li");
+    const r = document.createElement("span");
+    r.className = "result";
+    const code = view.state.outcome || "";
+    const who = code.split(":")[0];
+    r.textContent = who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : code === "aborted" ? "aborted" : code;
+    r.title = view.state.description || code;
+    li.appendChild(r);
+    list.appendChild(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+export function chatKey() { return "damasi.online.hideChat." + (session.me ? session.me.name : ""); }
+export function chatHidden() { return localStorage.getItem(chatKey()) === "1"; }
+export function renderChatHidden() { $("chat-body").hidden = chatHidden(); }
+
+export function renderChat() {
+  const ul = $("chat-lines");
+  ul.innerHTML = "";
+  for (const l of view.chat) {
+    const li = document.createElement("li");
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = l.username + ":";
+    li.append(who, l.text);
+    ul.appendChild(li);
+  }
+  ul.scrollTop = ul.scrollHeight;
+  const f = view.full;
+  const canTalk = !!(f && f.chatEnabled && view.you);
+  $("chat-form").hidden = !canTalk;
+  $("chat").hidden = !(f && f.chatEnabled);
+}
+
+export function renderInfo() {
+  const f = view.full;
+  if (!f) return;
+  $("game-info").textContent = `${f.rated ? "Rated" : "Casual"} · ${cap(f.speed)} ${clockText(f.clock)}` +
+    (view.you ? ` · you play ${view.you}` : " · you are watching");
+}
+
+export function renderTitle() {
+  const s = view.state;
+  const mine = running(s) && view.you && s.turn === view.you;
+  document.title = (mine ? "• Your turn · " : "") + "damasi online: game " + view.id;
+}
+
