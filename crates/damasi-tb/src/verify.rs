@@ -3,12 +3,13 @@
 
 use std::sync::Mutex;
 
-use damasi::{Color, MoveList};
+use damasi::{Color, MoveList, Position};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
+use crate::table::Table;
 use crate::wdl::Wdl;
 
 /// What a verification found.
@@ -23,8 +24,23 @@ pub struct Verified {
     pub mismatch_count: u64,
 }
 
-/// Checks every stored entry of `sig` against its moves.
-pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeError> {
+/// What checking one stored entry found.
+enum Check {
+    /// Nothing to check there.
+    Skipped,
+    /// The stored entry agrees with the moves.
+    Agrees,
+    /// It does not: what to show, stored and computed.
+    Differs(String, Wdl, Wdl),
+}
+
+/// Runs `check` on every quiet position of `sig`'s table (positions with a capture are not
+/// stored), on both cores, and gathers what it found.
+fn check_table(
+    tb: &Tablebase,
+    sig: Signature,
+    check: impl Fn(&Table, u64, &Position) -> Result<Check, ProbeError> + Sync,
+) -> Result<Verified, ProbeError> {
     let table = tb.table(sig).ok_or(ProbeError::MissingTable(sig))?;
     let ix = table.indexer();
     let n = ix.size();
@@ -39,25 +55,13 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
                 if pos.has_capture() {
                     continue;
                 }
-                let mut moves = MoveList::new();
-                pos.legal_moves_into(&mut moves);
-                let computed = if moves.is_empty() {
-                    if pos.with_side_to_move(Color::Black).has_legal_move() {
-                        Wdl::Loss
-                    } else {
-                        Wdl::Draw
+                match check(table, i, &pos)? {
+                    Check::Skipped => {}
+                    Check::Agrees => checked += 1,
+                    Check::Differs(what, stored, computed) => {
+                        checked += 1;
+                        bad.push((what, stored, computed));
                     }
-                } else {
-                    let mut best = Wdl::Loss;
-                    for m in moves.iter() {
-                        best = best.max(tb.probe(&pos.play(m))?.negate());
-                    }
-                    best
-                };
-                let stored = table.get(i)?;
-                checked += 1;
-                if stored != computed {
-                    bad.push((pos.to_fen(), stored, computed));
                 }
             }
             let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
@@ -73,69 +77,71 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
     Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
+/// Checks every stored entry of `sig` against its moves.
+pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeError> {
+    check_table(tb, sig, |table, i, pos| {
+        let mut moves = MoveList::new();
+        pos.legal_moves_into(&mut moves);
+        let computed = if moves.is_empty() {
+            if pos.with_side_to_move(Color::Black).has_legal_move() {
+                Wdl::Loss
+            } else {
+                Wdl::Draw
+            }
+        } else {
+            let mut best = Wdl::Loss;
+            for m in moves.iter() {
+                best = best.max(tb.probe(&pos.play(m))?.negate());
+            }
+            best
+        };
+        let stored = table.get(i)?;
+        Ok(if stored == computed {
+            Check::Agrees
+        } else {
+            Check::Differs(pos.to_fen(), stored, computed)
+        })
+    })
+}
+
 pub use damasi_engine::oracle::converts;
 
 /// Checks every stored distance to conversion of `sig` against its moves: a won position is
 /// one ply more than the quickest of its winning moves (a move that converts counts one), a
-/// lost one one more than the slowest of its moves, a blocked one 0.
+/// lost one one more than the slowest of its moves, a blocked one 0. A mismatch shows the
+/// FEN with the stored and the computed distance.
 pub fn verify_distances(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeError> {
-    let table = tb.table(sig).ok_or(ProbeError::MissingTable(sig))?;
-    let ix = table.indexer();
-    let n = ix.size();
-    let out = Mutex::new(Verified::default());
-    (0..n.div_ceil(4096))
-        .into_par_iter()
-        .try_for_each(|c| -> Result<(), ProbeError> {
-            let (mut checked, mut bad) = (0u64, Vec::new());
-            for i in c * 4096..((c + 1) * 4096).min(n) {
-                let Some(p) = ix.decode(i) else { continue };
-                let pos = p.to_position().expect("decoded placements are valid");
-                if pos.has_capture() {
-                    continue;
-                }
-                let value = table.get(i)?;
-                if value == Wdl::Draw {
-                    continue;
-                }
-                let stored = tb.probe_dtc(&pos)?.ok_or(ProbeError::MissingTable(sig))?;
-                let mut moves = MoveList::new();
-                pos.legal_moves_into(&mut moves);
-                let mut plies: Option<u32> = None;
-                for m in moves.iter() {
-                    let child = pos.play(m);
-                    if tb.probe(&child)?.negate() != value {
-                        continue;
-                    }
-                    let d = if converts(&pos, &child) {
-                        1
-                    } else {
-                        1 + tb.probe_dtc(&child)?.ok_or(ProbeError::MissingTable(sig))?
-                    };
-                    plies = Some(match (plies, value) {
-                        (None, _) => d,
-                        (Some(x), Wdl::Win) => x.min(d),
-                        (Some(x), _) => x.max(d),
-                    });
-                }
-                let computed = plies.unwrap_or(0).min(255);
-                checked += 1;
-                if stored != computed {
-                    bad.push((
-                        format!("{} at {stored}, not {computed}", pos.to_fen()),
-                        value,
-                        value,
-                    ));
-                }
+    check_table(tb, sig, |table, i, pos| {
+        let value = table.get(i)?;
+        if value == Wdl::Draw {
+            return Ok(Check::Skipped);
+        }
+        let stored = tb.probe_dtc(pos)?.ok_or(ProbeError::MissingTable(sig))?;
+        let mut moves = MoveList::new();
+        pos.legal_moves_into(&mut moves);
+        let mut plies: Option<u32> = None;
+        for m in moves.iter() {
+            let child = pos.play(m);
+            if tb.probe(&child)?.negate() != value {
+                continue;
             }
-            let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
-            o.checked += checked;
-            o.mismatch_count += bad.len() as u64;
-            for b in bad {
-                if o.mismatches.len() < 20 {
-                    o.mismatches.push(b);
-                }
-            }
-            Ok(())
-        })?;
-    Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
+            let d = if converts(pos, &child) {
+                1
+            } else {
+                1 + tb.probe_dtc(&child)?.ok_or(ProbeError::MissingTable(sig))?
+            };
+            plies = Some(match (plies, value) {
+                (None, _) => d,
+                (Some(x), Wdl::Win) => x.min(d),
+                (Some(x), _) => x.max(d),
+            });
+        }
+        let computed = plies.unwrap_or(0).min(255);
+        Ok(if stored == computed {
+            Check::Agrees
+        } else {
+            let what = format!("{} at {stored}, not {computed}", pos.to_fen());
+            Check::Differs(what, value, value)
+        })
+    })
 }
