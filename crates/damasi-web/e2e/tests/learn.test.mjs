@@ -3,45 +3,16 @@
 // the player's rating changing; every view opened from its address in a fresh page.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { waitUntilUp, URL_BASE } from "./server.mjs";
-import { launch } from "./browser.mjs";
-import { sq, apiCall } from "./page.mjs";
+import { readFileSync } from "node:fs";
+import { waitUntilUp } from "./server.mjs";
+import { sq, apiCall, freshPage as openPage, shotOf as shot, playLanding as play } from "./page.mjs";
 
-const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
 const PUZZLES = JSON.parse(readFileSync(new URL("../../learn/puzzles.json", import.meta.url), "utf8")).puzzles;
 const open = [];
+const freshPage = (hash) => openPage(hash, open);
 
 before(async () => { await waitUntilUp(); });
 after(async () => { for (const b of open) await b.close(); });
-
-// A page in a browser of its own (nothing in its localStorage), opened at `hash`.
-async function freshPage(hash) {
-  const b = await launch();
-  open.push(b);
-  const p = await b.context.newPage();
-  p.setDefaultTimeout(15000);
-  const errors = [];
-  p.on("pageerror", (e) => errors.push(e.message));
-  // Moves are shown at once: the test waits for what the page shows, not for animations.
-  await p.addInitScript(() => { if (!localStorage.getItem("damasi.settings")) localStorage.setItem("damasi.settings", JSON.stringify({ speed: "off" })); });
-  await p.goto(URL_BASE + "/" + hash);
-  return { p, errors };
-}
-
-async function shot(p, name) {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await p.screenshot({ path: join(SHOTS, name + ".png") });
-}
-
-// Plays a move given in landing notation by clicking its start and each landing square.
-async function play(p, landing) {
-  const squares = landing.replace(/=K$/, "").split(/[-x]/);
-  await p.waitForSelector(`#board .piece.movable[data-sq="${squares[0]}"]`);
-  for (const s of squares) await p.click(sq(s));
-}
 
 test("a course step: a wrong try shows its feedback and the position again; the right move is ticked and kept", async () => {
   const course = (await apiCall("GET", "/api/learn/course")).body;

@@ -1,7 +1,11 @@
 // Helpers shared by the browser tests: open the page, start games through the page's own
 // dialog, and wait for what the page shows (never for fixed times).
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { launch } from "./browser.mjs";
 import { URL_BASE } from "./server.mjs";
+
+const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
 
 export const sq = (name) => `#board .sq[data-sq="${name}"]`;
 
@@ -73,4 +77,33 @@ export async function apiCall(method, path, body) {
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+// A page in a browser of its own (nothing in its localStorage), opened at `hash`; the browser
+// is added to `open` for the test file to close. Moves are shown at once: the tests wait for
+// what the page shows, not for animations.
+export async function freshPage(hash, open, timeout = 15000) {
+  const b = await launch();
+  open.push(b);
+  const p = await b.context.newPage();
+  p.setDefaultTimeout(timeout);
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(e.message));
+  await p.addInitScript(() => { if (!localStorage.getItem("damasi.settings")) localStorage.setItem("damasi.settings", JSON.stringify({ speed: "off" })); });
+  await p.goto(URL_BASE + "/" + hash);
+  return { p, errors };
+}
+
+// A screenshot named `name` into $DAMASI_SCREENSHOTS, when it is set.
+export async function shotOf(p, name) {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await p.screenshot({ path: join(SHOTS, name + ".png") });
+}
+
+// Plays a move given in landing notation by clicking its start and each landing square.
+export async function playLanding(p, landing) {
+  const squares = landing.replace(/=K$/, "").split(/[-x]/);
+  await p.waitForSelector(`#board .piece.movable[data-sq="${squares[0]}"]`);
+  for (const s of squares) await p.click(sq(s));
 }

@@ -4,13 +4,9 @@
 // taking the engine's; a bad address showing its error; and arrows drawn with the right button.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { waitUntilUp, URL_BASE } from "./server.mjs";
-import { launch } from "./browser.mjs";
-import { sq, apiCall } from "./page.mjs";
+import { sq, apiCall, freshPage as openPage, shotOf as shot, playLanding as play } from "./page.mjs";
 
-const SHOTS = process.env.DAMASI_SCREENSHOTS || "";
 const PDN = `[GameType "30"]
 [White "Ayşe"]
 [Black "Mehmet"]
@@ -20,35 +16,12 @@ const PDN = `[GameType "30"]
 const PLIES = 8;
 const BLUNDER_PLY = 3; // 2. e3-e4, the third ply
 const open = [];
+const freshPage = (hash) => openPage(hash, open, 20000);
 // An arrow along a file has no width: waiting for it to be in the page, not "visible".
 const ATTACHED = { state: "attached" };
 
 before(async () => { await waitUntilUp(); });
 after(async () => { for (const b of open) await b.close(); });
-
-async function freshPage(hash) {
-  const b = await launch();
-  open.push(b);
-  const p = await b.context.newPage();
-  p.setDefaultTimeout(20000);
-  const errors = [];
-  p.on("pageerror", (e) => errors.push(e.message));
-  await p.addInitScript(() => { if (!localStorage.getItem("damasi.settings")) localStorage.setItem("damasi.settings", JSON.stringify({ speed: "off" })); });
-  await p.goto(URL_BASE + "/" + hash);
-  return { p, errors };
-}
-
-async function shot(p, name) {
-  if (!SHOTS) return;
-  mkdirSync(SHOTS, { recursive: true });
-  await p.screenshot({ path: join(SHOTS, name + ".png") });
-}
-
-async function play(p, landing) {
-  const squares = landing.replace(/=K$/, "").split(/[-x]/);
-  await p.waitForSelector(`#board .piece.movable[data-sq="${squares[0]}"]`);
-  for (const s of squares) await p.click(sq(s));
-}
 
 test("a review: progress, graph, marks, the better move's arrow, accuracy and learning from the blunder", async () => {
   const res = await apiCall("POST", "/api/pdn/import", { pdn: PDN });

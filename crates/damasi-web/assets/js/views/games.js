@@ -104,6 +104,9 @@ export function showImportReport(imported, errors, ids = []) {
     li.textContent = t("importError", { game: err.game, line: err.line, message: err.message });
     list.appendChild(li);
   }
+  // The reviews in a list of their own: the first list is the broken games.
+  const reviews = $("pdn-report-reviews");
+  reviews.innerHTML = "";
   for (const id of ids.slice(0, 20)) {
     const li = document.createElement("li");
     const a = document.createElement("a");
@@ -111,6 +114,6 @@ export function showImportReport(imported, errors, ids = []) {
     a.className = "reviewlink";
     a.textContent = t("reviewGame", { n: id });
     li.appendChild(a);
-    list.appendChild(li);
+    reviews.appendChild(li);
   }
 }
