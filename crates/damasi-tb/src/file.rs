@@ -23,7 +23,7 @@
 //! delaying; 255 for 255 or more), 0 for draws and entries never read.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -148,6 +148,33 @@ pub fn write_file(
         std::fs::rename(&tmp, path)
     };
     write().map_err(|e| TbError::io(path, e))
+}
+
+/// The table files in `dir` (`*.dtb` values, `*.dtc` distances, named by their signature as
+/// [`Signature::file_name`] and [`Signature::dtc_file_name`] write them): signature, kind and
+/// path of each, other files left out. A directory that does not exist holds none.
+pub fn table_files(dir: &Path) -> Result<Vec<(Signature, Kind, PathBuf)>, TbError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(TbError::io(dir, e)),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| TbError::io(dir, e))?;
+        let name = entry.file_name();
+        let Some((stem, kind)) = name.to_str().and_then(|n| {
+            n.strip_suffix(".dtb")
+                .map(|s| (s, Kind::Wdl))
+                .or_else(|| n.strip_suffix(".dtc").map(|s| (s, Kind::Dtc)))
+        }) else {
+            continue;
+        };
+        if let Ok(sig) = stem.parse::<Signature>() {
+            files.push((sig, kind, entry.path()));
+        }
+    }
+    Ok(files)
 }
 
 /// A table file's header and block index, checked.

@@ -15,7 +15,7 @@ use damasi::Position;
 use damasi_engine::oracle::{EndgameOracle, Wdl as EngineWdl};
 
 use crate::error::TbError;
-use crate::file::Kind;
+use crate::file::{table_files, Kind};
 use crate::placement::Placement;
 use crate::probe::{distance_of, value_of, Tablebase, IN_MEMORY_PIECES};
 use crate::signature::{Signature, MAX_PIECES};
@@ -97,26 +97,9 @@ impl TablebaseOracle {
     /// does not exist); an error when the directory cannot be listed. The oracle covers the
     /// piece counts whose tables are all there (a build in progress covers fewer).
     pub fn open(dir: &Path, max_pieces: u32) -> Result<Option<TablebaseOracle>, TbError> {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(TbError::io(dir, e)),
-        };
         let mut slots = HashMap::new();
         let mut distance_slots = HashMap::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| TbError::io(dir, e))?;
-            let name = entry.file_name();
-            let Some((stem, kind)) = name.to_str().and_then(|n| {
-                n.strip_suffix(".dtb")
-                    .map(|s| (s, Kind::Wdl))
-                    .or_else(|| n.strip_suffix(".dtc").map(|s| (s, Kind::Dtc)))
-            }) else {
-                continue;
-            };
-            let Ok(sig) = stem.parse::<Signature>() else {
-                continue;
-            };
+        for (sig, kind, path) in table_files(dir)? {
             let into = match kind {
                 Kind::Wdl => &mut slots,
                 Kind::Dtc => &mut distance_slots,
@@ -125,7 +108,7 @@ impl TablebaseOracle {
                 into.insert(
                     sig,
                     Slot {
-                        path: Some(entry.path()),
+                        path: Some(path),
                         table: OnceLock::new(),
                     },
                 );

@@ -6,7 +6,7 @@ use std::path::Path;
 use damasi::{MoveList, Position};
 
 use crate::error::{ProbeError, TbError};
-use crate::file::Kind;
+use crate::file::{table_files, Kind};
 use crate::placement::Placement;
 use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
@@ -34,52 +34,27 @@ impl Tablebase {
         Tablebase::open_up_to(dir, MAX_PIECES)
     }
 
-    /// The table files (`*.dtb`) in `dir` with at most `max_pieces` pieces (others are not
-    /// read), as [`Tablebase::open`] does.
+    /// The table files (`*.dtb`, and `*.dtc` distances) in `dir` with at most `max_pieces`
+    /// pieces (others are not read), as [`Tablebase::open`] does.
     pub fn open_up_to(dir: &Path, max_pieces: u32) -> Result<Tablebase, TbError> {
         let mut tb = Tablebase::new();
-        let entries = match std::fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(tb),
-            Err(e) => return Err(TbError::io(dir, e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(|e| TbError::io(dir, e))?;
-            let name = entry.file_name();
-            let Some((stem, kind)) = name.to_str().and_then(|n| {
-                n.strip_suffix(".dtb")
-                    .map(|s| (s, Kind::Wdl))
-                    .or_else(|| n.strip_suffix(".dtc").map(|s| (s, Kind::Dtc)))
-            }) else {
-                continue;
-            };
-            let Ok(sig) = stem.parse::<Signature>() else {
-                continue;
-            };
+        for (sig, kind, path) in table_files(dir)? {
             if sig.pieces() > max_pieces {
                 continue;
             }
-            let path = entry.path();
-            if kind == Kind::Dtc {
-                // Read at the root only: always memory-mapped.
-                let table = Table::open_kind(&path, true, Kind::Dtc)?;
-                if table.signature() != sig {
-                    return Err(TbError::corrupt(
-                        &path,
-                        format!("holds {}, not {sig}", table.signature()),
-                    ));
-                }
-                tb.distances.insert(sig, table);
-                continue;
-            }
-            let table = Table::open(&path, sig.pieces() > IN_MEMORY_PIECES)?;
+            // Distances are read at the root only: always memory-mapped.
+            let map = kind == Kind::Dtc || sig.pieces() > IN_MEMORY_PIECES;
+            let table = Table::open_kind(&path, map, kind)?;
             if table.signature() != sig {
                 return Err(TbError::corrupt(
                     &path,
                     format!("holds {}, not {sig}", table.signature()),
                 ));
             }
-            tb.insert(table);
+            match kind {
+                Kind::Wdl => tb.insert(table),
+                Kind::Dtc => tb.insert_distances(table),
+            }
         }
         Ok(tb)
     }
