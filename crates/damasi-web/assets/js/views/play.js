@@ -419,15 +419,7 @@ export function renderMoveList(listEl, plies, startFen, current, onPick, result,
     }
     const gap = i !== last + 1;
     last = i;
-    if (ply % 2 === 0 || li === null || gap) {
-      li = document.createElement("li");
-      const num = document.createElement("span");
-      num.className = "num";
-      num.textContent = Math.floor(ply / 2) + 1 + ".";
-      li.appendChild(num);
-      if (ply % 2 === 1) li.appendChild(document.createElement("span"));
-      listEl.appendChild(li);
-    }
+    if (ply % 2 === 0 || li === null || gap) li = moveRow(listEl, ply);
     const b = document.createElement("button");
     b.type = "button";
     b.textContent = moveText(p.move);
@@ -692,4 +684,17 @@ export async function retryEngine() {
     const res = await api("POST", `/api/games/${id}/engine`);
     accept(res && res.game ? res.game : res);
   });
+}
+
+/** A new row of a move list for the move at `ply` (0 = White's first): its number, and an
+ * empty White cell when it starts with Black's move. @param {HTMLElement} listEl @param {number} ply */
+export function moveRow(listEl, ply) {
+  const li = document.createElement("li");
+  const num = document.createElement("span");
+  num.className = "num";
+  num.textContent = Math.floor(ply / 2) + 1 + ".";
+  li.appendChild(num);
+  if (ply % 2 === 1) li.appendChild(document.createElement("span"));
+  listEl.appendChild(li);
+  return li;
 }

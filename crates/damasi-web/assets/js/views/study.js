@@ -9,7 +9,7 @@ import { parseFen, START_FEN } from "../position.js";
 import { board } from "../board/index.js";
 import { setShapes } from "../board/shapes.js";
 import { S, study } from "../state.js";
-import { moveText, renderStatus } from "./play.js";
+import { moveText, moveRow, renderStatus } from "./play.js";
 import { syncUrl } from "../router.js";
 import {
   addMove, createTree, deleteFrom, followMoves, mainContinuation, nodeOf, onMainLine, pathTo,
@@ -175,15 +175,7 @@ function renderTree(listEl) {
   let ply = blackFirst ? 1 : 0;
   for (let node = root; node.children.length; node = node.children[0], ply++) {
     const [main, ...alternatives] = node.children;
-    if (ply % 2 === 0 || li === null) {
-      li = document.createElement("li");
-      const num = document.createElement("span");
-      num.className = "num";
-      num.textContent = Math.floor(ply / 2) + 1 + ".";
-      li.appendChild(num);
-      if (ply % 2 === 1) li.appendChild(document.createElement("span"));
-      listEl.appendChild(li);
-    }
+    if (ply % 2 === 0 || li === null) li = moveRow(listEl, ply);
     li.appendChild(moveButton(main, ply, true));
     if (alternatives.length) {
       // White's move with alternatives: its row ends with an empty Black cell, the
