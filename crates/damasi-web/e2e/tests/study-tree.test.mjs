@@ -179,20 +179,25 @@ test("engine lines: several, deepening, drawn as arrows, a move of a line plays 
   await page.click("#an-toggle");
   assert.equal(await page.getAttribute("#an-toggle", "aria-pressed"), "true");
   await page.waitForFunction(() => document.querySelectorAll("#an-lines li").length >= 2, null, { timeout: 20000 });
-  const lines = await page.$$eval("#an-lines li", (lis) => lis.map((li) => ({
-    score: li.querySelector(".an-line-score").textContent,
-    moves: [...li.querySelectorAll("button")].map((b) => b.textContent),
-  })));
+  // The panel, the arrows' data and the drawn arrows, read at one moment: the analysis goes on
+  // deepening and a deeper answer may change the lines between two separate reads.
+  const snapshot = () => page.evaluate(() => ({
+    lines: [...document.querySelectorAll("#an-lines li")].map((li) => ({
+      score: li.querySelector(".an-line-score").textContent,
+      moves: [...li.querySelectorAll("button")].map((b) => b.textContent),
+    })),
+    arrows: document.querySelector("#board").dataset.engineArrows,
+    drawn: [...document.querySelectorAll("#board svg.shapes polyline.arrow")].map((a) => a.dataset.from + "-" + a.dataset.to + ":" + a.dataset.brush),
+  }));
+  const { lines, arrows, drawn } = await snapshot();
   for (const l of lines) assert.match(l.score, /^[+-]?\d+\.\d\d$|win|loss/);
   const firsts = lines.map((l) => l.moves[0]);
   assert.equal(new Set(firsts).size, firsts.length, `distinct first moves: ${firsts}`);
-  await shot("study-lines");
   // The arrows' data: the lines' first moves, best first.
-  const arrows = await page.$eval("#board", (b) => b.dataset.engineArrows);
   assert.deepEqual(arrows.split(" "), firsts);
   // Drawn over the board: one arrow a line, the best one blue.
-  const drawn = await page.$$eval("#board svg.shapes polyline.arrow", (as) => as.map((a) => a.dataset.from + "-" + a.dataset.to + ":" + a.dataset.brush));
   assert.deepEqual(drawn, firsts.map((f, i) => f + ":" + (i === 0 ? "blue" : "yellow")));
+  await shot("study-lines");
   // It keeps deepening: a later answer goes deeper than the first.
   const depthOf = () => page.$eval("#an-lines li .muted", (s) => Number(/\d+/.exec(s.textContent)[0]));
   const first = await depthOf();
@@ -200,9 +205,13 @@ test("engine lines: several, deepening, drawn as arrows, a move of a line plays 
     const s = document.querySelector("#an-lines li .muted");
     return s && Number(/\d+/.exec(s.textContent)[0]) > d;
   }, first, { timeout: 20000 });
-  // The second line's first move, played from the panel: a new move of the tree, shown.
-  const second = lines[1].moves[0];
-  await page.click(`#an-lines li:nth-child(2) button:text-is('${second}')`);
+  // The second line's first move, played from the panel: a new move of the tree, shown. Found
+  // and clicked in one step, since the lines may have changed with the deeper answer.
+  const second = await page.evaluate(() => {
+    const b = /** @type {HTMLButtonElement} */ (document.querySelector("#an-lines li:nth-child(2) button"));
+    b.click();
+    return b.textContent;
+  });
   await shows(page, second);
   // Moving restarts the analysis for the new position; turning it off hides it and the arrows.
   await page.waitForFunction(() => document.querySelectorAll("#an-lines li").length >= 2, null, { timeout: 20000 });
