@@ -4,8 +4,9 @@
 //! Every line of `PLIES` plies from the start position is played out, transpositions merged,
 //! and each resulting position searched to `DEPTH` plies at full strength. Positions whose
 //! score is within `MAX_SCORE` centi-men of equality and that have no capture pending (so the
-//! first engine move is not forced) are kept, and `COUNT` of them are taken evenly spread over
-//! the list sorted by their move text, so the set is reproducible.
+//! first engine move is not forced) are kept, and `DEFAULT_COUNT` of them are taken evenly
+//! spread over the list sorted by their move text, so the set is reproducible. A number as the
+//! first argument takes that many instead (a bigger set for long matches: 200 for 400 games).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -16,7 +17,7 @@ use damasi_engine::{Engine, EngineOptions, Limits, SearchControl, SearchRequest,
 const PLIES: usize = 4;
 const DEPTH: u32 = 6;
 const MAX_SCORE: i32 = 15;
-const COUNT: usize = 100;
+const DEFAULT_COUNT: usize = 100;
 
 fn lines(pos: Position, plies: usize, line: &mut Vec<Move>, out: &mut Vec<Vec<Move>>) {
     if plies == 0 {
@@ -31,6 +32,16 @@ fn lines(pos: Position, plies: usize, line: &mut Vec<Move>, out: &mut Vec<Vec<Mo
 }
 
 fn main() {
+    let count: usize = match std::env::args().nth(1) {
+        Some(a) => match a.parse() {
+            Ok(n) => n,
+            Err(_) => {
+                eprintln!("make_openings: the count must be a whole number, not {a:?}");
+                std::process::exit(2);
+            }
+        },
+        None => DEFAULT_COUNT,
+    };
     let mut all = Vec::new();
     lines(Position::start(), PLIES, &mut Vec::new(), &mut all);
     let mut seen = HashSet::new();
@@ -64,7 +75,7 @@ fn main() {
         kept.push((words.join(" "), result.score.0));
     }
     kept.sort();
-    let step = (kept.len() as f64 / COUNT as f64).max(1.0);
+    let step = (kept.len() as f64 / count as f64).max(1.0);
     println!("# Balanced openings for `damasi match`: {PLIES}-ply lines from the start position,");
     println!("# transpositions merged, no capture pending, scored within {MAX_SCORE} centi-men of");
     println!(
@@ -73,12 +84,12 @@ fn main() {
         seen.len()
     );
     println!(
-        "# {COUNT} taken evenly spread. Made by crates/damasi-tools/examples/make_openings.rs;"
+        "# {count} taken evenly spread. Made by crates/damasi-tools/examples/make_openings.rs;"
     );
     println!("# the number after each line is the search score in centi-men for the side to move.");
     let mut i = 0.0;
     let mut n = 0;
-    while (i as usize) < kept.len() && n < COUNT {
+    while (i as usize) < kept.len() && n < count {
         let (text, score) = &kept[i as usize];
         println!("{text} # {score:+}");
         i += step;

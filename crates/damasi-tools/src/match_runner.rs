@@ -170,6 +170,44 @@ pub enum Termination {
     },
 }
 
+/// How one engine used its time in a game (or, summed, in a match): the runner's own wall-clock
+/// measure from sending `go` to reading the move, so it includes the pipes' delay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveTiming {
+    /// Moves the engine made.
+    pub moves: u64,
+    /// The longest time it took for one move.
+    pub longest: Duration,
+    /// Moves at a fixed time per move that took longer than that time plus the margin (the
+    /// moves a strict referee would forfeit).
+    pub late: u64,
+    /// With a clock, the least time it had left after a move.
+    pub lowest_clock: Option<Duration>,
+}
+
+impl MoveTiming {
+    /// Adds one move that took `elapsed`: `late` if it overran a fixed move time, with the
+    /// clock `clock_left` after it when there is a clock.
+    fn add(&mut self, elapsed: Duration, late: bool, clock_left: Option<Duration>) {
+        self.moves += 1;
+        self.longest = self.longest.max(elapsed);
+        self.late += u64::from(late);
+        if let Some(c) = clock_left {
+            self.lowest_clock = Some(self.lowest_clock.map_or(c, |l| l.min(c)));
+        }
+    }
+
+    /// Adds another game's (or match's) figures to these.
+    pub fn merge(&mut self, other: &MoveTiming) {
+        self.moves += other.moves;
+        self.longest = self.longest.max(other.longest);
+        self.late += other.late;
+        if let Some(c) = other.lowest_clock {
+            self.lowest_clock = Some(self.lowest_clock.map_or(c, |l| l.min(c)));
+        }
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord {
@@ -189,6 +227,8 @@ pub struct GameRecord {
     pub termination: Termination,
     /// The rules it was played under.
     pub rules: RuleSet,
+    /// How each engine (0 and 1) used its time.
+    pub timing: [MoveTiming; 2],
 }
 
 impl GameRecord {
@@ -318,6 +358,8 @@ pub struct MatchSummary {
     pub sprt: Option<(Sprt, f64, Verdict)>,
     /// Games lost by illegal moves, time or failures, per engine.
     pub forfeits: [u64; 2],
+    /// How each engine used its time over all games.
+    pub timing: [MoveTiming; 2],
 }
 
 impl MatchSummary {
@@ -329,6 +371,7 @@ impl MatchSummary {
             pairs: Pentanomial::default(),
             sprt: sprt.map(|s| (s, 0.0, Verdict::Continue)),
             forfeits: [0; 2],
+            timing: [MoveTiming::default(); 2],
         }
     }
 
@@ -412,6 +455,19 @@ impl MatchSummary {
                 "SPRT elo0={} elo1={} alpha={} beta={}: LLR {llr:.2} ({lo:.2}, {hi:.2}), {v}",
                 sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta
             );
+        }
+        for (name, t) in self.names.iter().zip(&self.timing) {
+            let _ = write!(
+                s,
+                "{name}: {} moves, longest {:.3} s, {} over the move time by more than the margin",
+                t.moves,
+                t.longest.as_secs_f64(),
+                t.late
+            );
+            if let Some(c) = t.lowest_clock {
+                let _ = write!(s, ", least clock left {:.3} s", c.as_secs_f64());
+            }
+            s.push('\n');
         }
         for e in 0..2 {
             if self.forfeits[e] > 0 {
@@ -535,6 +591,9 @@ pub fn run_match(
             if let Some(e) = forfeiter(&record.termination) {
                 summary.forfeits[e] += 1;
             }
+            for e in 0..2 {
+                summary.timing[e].merge(&record.timing[e]);
+            }
             let pair = (record.number - 1) / 2;
             let entry = open_pairs.entry(pair).or_insert((0, 0));
             entry.0 += (points * 2.0) as usize;
@@ -601,6 +660,7 @@ fn play_game(config: &MatchConfig, engines: &mut [Option<HubProcess>; 2], g: u64
         winner: None,
         termination: Termination::MaxPlies,
         rules: config.rules,
+        timing: [MoveTiming::default(); 2],
     };
     let engine_of = |c: Color| if c == Color::White { white } else { 1 - white };
     let color_of = |e: usize| {
@@ -697,12 +757,21 @@ fn play_game(config: &MatchConfig, engines: &mut [Option<HubProcess>; 2], g: u64
                 return record;
             }
         };
-        if let MoveLimit::Clock { inc, .. } = config.limit {
-            if elapsed > clocks[e].saturating_add(config.time_margin) {
-                forfeit(&mut record, &game, e, Termination::Time { engine: e });
-                return record;
+        match config.limit {
+            MoveLimit::Clock { inc, .. } => {
+                if elapsed > clocks[e].saturating_add(config.time_margin) {
+                    forfeit(&mut record, &game, e, Termination::Time { engine: e });
+                    return record;
+                }
+                let left = clocks[e].saturating_sub(elapsed);
+                record.timing[e].add(elapsed, false, Some(left));
+                clocks[e] = left.saturating_add(inc);
             }
-            clocks[e] = clocks[e].saturating_sub(elapsed).saturating_add(inc);
+            MoveLimit::MoveTime(t) => {
+                let late = elapsed > t.saturating_add(config.time_margin);
+                record.timing[e].add(elapsed, late, None);
+            }
+            _ => record.timing[e].add(elapsed, false, None),
         }
         let Some(text) = text else {
             let reason = "it sent no move although it has legal moves".to_string();
@@ -875,6 +944,60 @@ mod tests {
         }
     }
 
+    #[test]
+    fn slow_moves_are_counted_late_and_the_clock_left_is_kept() {
+        // A stand-in engine that thinks 0.3 s, then plays a3-a4 (17-25): one ply a game.
+        let script = "while read l; do case \"$l\" in hub) echo wait;; init) echo ready;; \
+                      go*) sleep 0.3; echo done move=17-25;; quit) exit 0;; esac; done";
+        let spec = EngineSpec {
+            name: "sh".into(),
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            params: Vec::new(),
+        };
+        let config = |limit| MatchConfig {
+            engines: [spec.clone(), spec.clone()],
+            openings: crate::openings::parse_openings("W:Wa3,h3:Ba6,h6").unwrap(),
+            limit,
+            rules: RuleSet::default(),
+            max_plies: 1,
+            max_games: Some(1),
+            sprt: None,
+            concurrency: 1,
+            move_timeout: Duration::from_secs(30),
+            time_margin: Duration::from_millis(100),
+        };
+        // 0.05 s a move: 0.3 s is over it by more than the 0.1 s margin, and no forfeit.
+        let fixed = config(MoveLimit::MoveTime(Duration::from_millis(50)));
+        let summary = run_match(&fixed, &mut |_, _| {}).unwrap();
+        assert_eq!(summary.forfeits, [0, 0]);
+        let t = summary.timing[0];
+        assert_eq!((t.moves, t.late, t.lowest_clock), (1, 1, None));
+        assert!(t.longest >= Duration::from_millis(300), "{t:?}");
+        assert_eq!(
+            summary.timing[1],
+            MoveTiming::default(),
+            "Black never moved"
+        );
+        assert!(
+            summary.report().contains("1 over the move time"),
+            "{}",
+            summary.report()
+        );
+        // A 5 s clock: about 4.7 s left after the move, and nothing late.
+        let clocked = config(MoveLimit::Clock {
+            time: Duration::from_secs(5),
+            inc: Duration::ZERO,
+        });
+        let t = run_match(&clocked, &mut |_, _| {}).unwrap().timing[0];
+        assert_eq!((t.moves, t.late), (1, 0));
+        let left = t.lowest_clock.expect("a clock was kept");
+        assert!(
+            left <= Duration::from_millis(4700) && left > Duration::from_secs(3),
+            "{left:?}"
+        );
+    }
+
     fn record(white: usize, winner: Option<Color>) -> GameRecord {
         GameRecord {
             number: 1,
@@ -885,6 +1008,7 @@ mod tests {
             winner,
             termination: Termination::MaxPlies,
             rules: RuleSet::default(),
+            timing: [MoveTiming::default(); 2],
         }
     }
 
