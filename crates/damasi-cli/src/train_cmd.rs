@@ -3,12 +3,14 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
 use damasi_engine::eval::Weights;
+use damasi_engine::oracle::{EndgameOracle, Wdl};
 use damasi_engine::patterns;
 use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_tools::train::{self, DataConfig, FitConfig, Sample};
@@ -37,6 +39,13 @@ struct DataArgs {
     /// Search depth per move.
     #[arg(long, default_value_t = 4)]
     depth: u32,
+    /// Nodes per move instead of a depth.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Endgame table directory: the engines search with the tables, and a game ends at the
+    /// first position they know, with its true result.
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
     /// Output file (records; see docs/training.md).
     #[arg(long)]
     out: PathBuf,
@@ -91,6 +100,10 @@ struct FitArgs {
     /// Start from this weights file (default: the built-in weights, patterns zero).
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
+    /// Endgame table directory: records of positions the tables know are labelled with their
+    /// true value (win 1, draw 1/2, loss 0) instead of the blend.
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
 }
 
 /// `damasi train`.
@@ -98,6 +111,14 @@ pub fn train(a: TrainArgs) -> Result<()> {
     match a.command {
         TrainCommand::Data(d) => data(d),
         TrainCommand::Fit(f) => fit(f),
+    }
+}
+
+/// The endgame tables of `--tb-dir`, if given (an error if the directory has none).
+fn tables(dir: &Option<PathBuf>) -> Result<Option<Arc<dyn EndgameOracle>>> {
+    match dir {
+        Some(d) => Ok(crate::tb_cmds::open_oracle(Some(d))?.map(|o| o as Arc<dyn EndgameOracle>)),
+        None => Ok(None),
     }
 }
 
@@ -109,14 +130,16 @@ fn load_weights(path: &Option<PathBuf>) -> Result<Weights> {
 }
 
 fn data(a: DataArgs) -> Result<()> {
-    if a.games == 0 || a.depth == 0 {
-        bail!("--games and --depth must be at least 1");
+    if a.games == 0 || a.depth == 0 || a.nodes == Some(0) {
+        bail!("--games, --depth and --nodes must be at least 1");
     }
+    let oracle = tables(&a.tb_dir)?;
     let weights = load_weights(&a.eval)?;
     let openings = parse_openings(DEFAULT_OPENINGS).context("the built-in openings")?;
     let cfg = DataConfig {
         games: a.games,
         depth: a.depth,
+        nodes: a.nodes,
         threads: a.threads.max(1),
         random_plies: a.random_plies,
         seed: a.seed,
@@ -126,16 +149,23 @@ fn data(a: DataArgs) -> Result<()> {
     let mut out = BufWriter::new(file);
     let start = Instant::now();
     let step = (a.games / 20).max(1);
-    let n = train::generate(&cfg, &weights, &openings, &mut out, |games, records| {
-        if games % step == 0 || games == a.games {
-            let s = start.elapsed().as_secs_f64().max(1e-9);
-            eprintln!(
-                "{games}/{} games, {records} positions, {:.0} positions/s",
-                a.games,
-                records as f64 / s
-            );
-        }
-    })
+    let n = train::generate(
+        &cfg,
+        &weights,
+        &openings,
+        oracle,
+        &mut out,
+        |games, records| {
+            if games % step == 0 || games == a.games {
+                let s = start.elapsed().as_secs_f64().max(1e-9);
+                eprintln!(
+                    "{games}/{} games, {records} positions, {:.0} positions/s",
+                    a.games,
+                    records as f64 / s
+                );
+            }
+        },
+    )
     .with_context(|| format!("writing {}", a.out.display()))?;
     let s = start.elapsed().as_secs_f64().max(1e-9);
     println!(
@@ -177,19 +207,45 @@ fn fit(a: FitArgs) -> Result<()> {
             k
         }
     };
+    let oracle = tables(&a.tb_dir)?;
+    let known = std::sync::atomic::AtomicUsize::new(0);
+    // The label: the tables' value where they know the position, else the blend.
+    let label = |r: &train::Record, pos: &damasi::Position| {
+        let value = oracle.as_deref().and_then(|o| train::table_value(o, pos));
+        match value {
+            Some(wdl) => {
+                known.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let mover = match wdl {
+                    Wdl::Win => 1.0,
+                    Wdl::Draw => 0.5,
+                    Wdl::Loss => 0.0,
+                };
+                if pos.side_to_move() == damasi::Color::White {
+                    mover
+                } else {
+                    1.0 - mover
+                }
+            }
+            None => train::label(r, a.lambda, k),
+        }
+    };
     let to_samples = |recs: &[train::Record]| -> Vec<Sample> {
         recs.iter()
-            .filter_map(|r| Some(Sample::new(&r.position()?, train::label(r, a.lambda, k))))
+            .filter_map(|r| {
+                let pos = r.position()?;
+                Some(Sample::new(&pos, label(r, &pos)))
+            })
             .collect()
     };
     let t = Instant::now();
     let train_s = to_samples(train_recs);
     let valid_s = to_samples(valid_recs);
     println!(
-        "{} training and {} validation positions, K {k:.1}, lambda {}",
+        "{} training and {} validation positions, K {k:.1}, lambda {}, {} labelled by the tables",
         train_s.len(),
         valid_s.len(),
-        a.lambda
+        a.lambda,
+        known.into_inner()
     );
     let cfg = FitConfig {
         epochs: a.epochs,

@@ -1,8 +1,10 @@
 //! Training data and the trainer of the pattern evaluation ([`damasi_engine::patterns`]).
 //!
-//! - [`generate`]: self-play games of the engine at a fixed depth from the balanced openings
-//!   plus random plies, keeping the quiet positions (no capture for the side to move, none
-//!   threatened against it) with the game result and the search score, as [`Record`]s.
+//! - [`generate`]: self-play games of the engine at a fixed depth (or node count) from the
+//!   balanced openings plus random plies, keeping the quiet positions (no capture for the side
+//!   to move, none threatened against it) with the game result and the search score, as
+//!   [`Record`]s. With endgame tables, a game ends as soon as it reaches a position they know,
+//!   with their exact result.
 //! - [`fit`]: logistic regression of the game's outcome on the evaluation,
 //!   `p = sigmoid(eval_white / K)`, against the label
 //!   `y = lambda * result + (1 - lambda) * sigmoid(score / K)`, by mini-batch Adam that updates
@@ -17,6 +19,7 @@ use std::sync::{mpsc, Arc};
 
 use damasi::{Color, Game, Position, RuleSet};
 use damasi_engine::eval::{feature, is_threatened, Weights};
+use damasi_engine::oracle::{EndgameOracle, Wdl};
 use damasi_engine::patterns::{self, PatternTables, ENTRIES, LOOKUPS};
 use damasi_engine::{Engine, EngineOptions, Limits};
 
@@ -163,6 +166,8 @@ pub struct DataConfig {
     pub games: usize,
     /// Search depth per move.
     pub depth: u32,
+    /// Nodes per move instead of a depth, when given.
+    pub nodes: Option<u64>,
     /// Threads, each playing whole games with its own engine.
     pub threads: usize,
     /// Up to this many random plies after the opening (uniformly 0..=n).
@@ -197,11 +202,21 @@ pub fn is_quiet(pos: &Position) -> bool {
     !pos.has_capture() && !is_threatened(pos)
 }
 
+/// The tables' value of `pos` for the side to move, if they cover it (default rules only).
+pub fn table_value(oracle: &dyn EndgameOracle, pos: &Position) -> Option<Wdl> {
+    let pieces = pos.count(Color::White) + pos.count(Color::Black);
+    if pieces > oracle.max_pieces() {
+        return None;
+    }
+    oracle.probe_wdl(pos)
+}
+
 /// Plays game `index` and returns its records.
 fn play_one(
     engine: &mut Engine,
     openings: &[Opening],
     cfg: &DataConfig,
+    oracle: Option<&dyn EndgameOracle>,
     index: usize,
 ) -> Vec<Record> {
     let mut rng = Rng::new(cfg.seed ^ (index as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
@@ -229,10 +244,24 @@ fn play_one(
         let _ = game.play(&m);
     }
     engine.new_game();
+    let limits = match cfg.nodes {
+        Some(n) => Limits::nodes(n),
+        None => Limits::depth(cfg.depth),
+    };
     let mut seen: Vec<(Position, i32, usize)> = Vec::new();
+    let mut known = None;
     while game.outcome().is_none() && game.ply() < cfg.max_plies {
         let pos = *game.position();
-        let r = crate::tune::search_game(engine, &game, Limits::depth(cfg.depth));
+        // A position the tables know ends the game with its true result (White's view).
+        if let Some(wdl) = oracle.and_then(|o| table_value(o, &pos)) {
+            known = Some(match (wdl, pos.side_to_move()) {
+                (Wdl::Draw, _) => 0.5,
+                (Wdl::Win, Color::White) | (Wdl::Loss, Color::Black) => 1.0,
+                _ => 0.0,
+            });
+            break;
+        }
+        let r = crate::tune::search_game(engine, &game, limits.clone());
         let Some(m) = r.best else { break };
         if is_quiet(&pos) {
             let white = if pos.side_to_move() == Color::White {
@@ -246,23 +275,26 @@ fn play_one(
             break;
         }
     }
-    let result = match game.outcome().and_then(|o| o.winner()) {
+    let result = known.unwrap_or(match game.outcome().and_then(|o| o.winner()) {
         Some(Color::White) => 1.0,
         Some(Color::Black) => 0.0,
         None => 0.5,
-    };
+    });
     seen.iter()
         .map(|(p, s, ply)| Record::new(p, *s, result, *ply))
         .collect()
 }
 
 /// Plays `cfg.games` self-play games with `weights` on `cfg.threads` threads and writes the
-/// records of their quiet positions to `out` (the header first). `progress(games, records)`
-/// is called after each game. Returns the number of records written.
+/// records of their quiet positions to `out` (the header first). With `oracle` (endgame
+/// tables), the engines search with it and a game ends at the first position it knows, scored
+/// by it. `progress(games, records)` is called after each game. Returns the number of records
+/// written.
 pub fn generate(
     cfg: &DataConfig,
     weights: &Weights,
     openings: &[Opening],
+    oracle: Option<Arc<dyn EndgameOracle>>,
     out: &mut impl Write,
     mut progress: impl FnMut(usize, usize),
 ) -> io::Result<usize> {
@@ -274,18 +306,21 @@ pub fn generate(
         for _ in 0..cfg.threads.max(1) {
             let tx = tx.clone();
             let next = &next;
+            let oracle = oracle.clone();
             s.spawn(move || {
                 let mut engine = Engine::new(EngineOptions {
                     hash_mb: 16,
                     threads: 1,
                 });
                 engine.set_weights(weights.clone());
+                engine.set_endgame_oracle(oracle.clone());
                 loop {
                     let g = next.fetch_add(1, Ordering::Relaxed);
                     if g >= cfg.games {
                         break;
                     }
-                    if tx.send(play_one(&mut engine, openings, cfg, g)).is_err() {
+                    let records = play_one(&mut engine, openings, cfg, oracle.as_deref(), g);
+                    if tx.send(records).is_err() {
                         break;
                     }
                 }
@@ -608,6 +643,61 @@ mod tests {
 
     /// Quiet positions with 4 men a side on random squares of ranks 2 to 7: the windows are
     /// sparse, so the same entries recur and can be learned from a few thousand samples.
+    /// Tables that know every position of at most 7 pieces: won for White.
+    struct WhiteWinsSmall;
+    impl EndgameOracle for WhiteWinsSmall {
+        fn max_pieces(&self) -> u32 {
+            7
+        }
+        fn probe_wdl(&self, pos: &Position) -> Option<Wdl> {
+            Some(match pos.side_to_move() {
+                Color::White => Wdl::Win,
+                Color::Black => Wdl::Loss,
+            })
+        }
+    }
+
+    #[test]
+    fn games_end_at_the_first_position_the_tables_know_with_their_result() {
+        let openings = crate::openings::parse_openings("W:Wa3,b3,c3,h3:Ba6,b6,g6,h6").unwrap();
+        let cfg = DataConfig {
+            games: 2,
+            depth: 3,
+            nodes: None,
+            threads: 1,
+            random_plies: 0,
+            seed: 1,
+            max_plies: 200,
+        };
+        let generate_with = |oracle: Option<Arc<dyn EndgameOracle>>| {
+            let mut out = Vec::new();
+            generate(
+                &cfg,
+                &Weights::default(),
+                &openings,
+                oracle,
+                &mut out,
+                |_, _| {},
+            )
+            .unwrap();
+            read_records(&mut out.as_slice()).unwrap()
+        };
+        let recs = generate_with(Some(Arc::new(WhiteWinsSmall)));
+        assert!(!recs.is_empty());
+        for r in &recs {
+            let pos = r.position().unwrap();
+            // Nothing after the first capture (down to 7 pieces) was played or recorded.
+            assert_eq!(pos.count(Color::White) + pos.count(Color::Black), 8);
+            assert_eq!(r.result_white(), 1.0, "the tables' result, not the board's");
+        }
+        // Without tables the same games go on past the first capture.
+        let plain = generate_with(None);
+        assert!(plain.iter().any(|r| {
+            let pos = r.position().unwrap();
+            pos.count(Color::White) + pos.count(Color::Black) < 8
+        }));
+    }
+
     fn random_positions(n: usize, seed: u64) -> Vec<Position> {
         let mut rng = Rng::new(seed);
         let mut out = Vec::new();
