@@ -907,17 +907,40 @@ mod tests {
         assert_eq!(l.to_string(), "10+0.1");
     }
 
-    #[test]
-    fn huge_time_limits_do_not_overflow_the_deadlines() {
-        // A stand-in engine that plays a3-a4 (17-25); the game stops after that one ply.
-        let script = "while read l; do case \"$l\" in hub) echo wait;; init) echo ready;; \
-                      go*) echo done move=17-25;; quit) exit 0;; esac; done";
+    /// A one-game, one-ply match of two stand-in engines that run `think` (shell) on `go`,
+    /// then play a3-a4 (17-25).
+    fn one_ply_match(
+        think: &str,
+        limit: MoveLimit,
+        move_timeout: Duration,
+        time_margin: Duration,
+    ) -> MatchConfig {
+        let script = format!(
+            "while read l; do case \"$l\" in hub) echo wait;; init) echo ready;; \
+             go*) {think} echo done move=17-25;; quit) exit 0;; esac; done"
+        );
         let spec = EngineSpec {
             name: "sh".into(),
             program: "sh".into(),
-            args: vec!["-c".into(), script.into()],
+            args: vec!["-c".into(), script],
             params: Vec::new(),
         };
+        MatchConfig {
+            engines: [spec.clone(), spec],
+            openings: crate::openings::parse_openings("W:Wa3,h3:Ba6,h6").unwrap(),
+            limit,
+            rules: RuleSet::default(),
+            max_plies: 1,
+            max_games: Some(1),
+            sprt: None,
+            concurrency: 1,
+            move_timeout,
+            time_margin,
+        }
+    }
+
+    #[test]
+    fn huge_time_limits_do_not_overflow_the_deadlines() {
         let huge = Duration::from_secs(u64::MAX / 2);
         for limit in [
             MoveLimit::MoveTime(huge),
@@ -926,18 +949,7 @@ mod tests {
                 inc: huge,
             },
         ] {
-            let config = MatchConfig {
-                engines: [spec.clone(), spec.clone()],
-                openings: crate::openings::parse_openings("W:Wa3,h3:Ba6,h6").unwrap(),
-                limit,
-                rules: RuleSet::default(),
-                max_plies: 1,
-                max_games: Some(1),
-                sprt: None,
-                concurrency: 1,
-                move_timeout: huge,
-                time_margin: huge,
-            };
+            let config = one_ply_match("", limit, huge, huge);
             let summary = run_match(&config, &mut |_, _| {}).unwrap();
             assert_eq!(summary.games, 1, "{limit}");
             assert_eq!(summary.forfeits, [0, 0], "{limit}");
@@ -946,26 +958,10 @@ mod tests {
 
     #[test]
     fn slow_moves_are_counted_late_and_the_clock_left_is_kept() {
-        // A stand-in engine that thinks 0.3 s, then plays a3-a4 (17-25): one ply a game.
-        let script = "while read l; do case \"$l\" in hub) echo wait;; init) echo ready;; \
-                      go*) sleep 0.3; echo done move=17-25;; quit) exit 0;; esac; done";
-        let spec = EngineSpec {
-            name: "sh".into(),
-            program: "sh".into(),
-            args: vec!["-c".into(), script.into()],
-            params: Vec::new(),
-        };
-        let config = |limit| MatchConfig {
-            engines: [spec.clone(), spec.clone()],
-            openings: crate::openings::parse_openings("W:Wa3,h3:Ba6,h6").unwrap(),
-            limit,
-            rules: RuleSet::default(),
-            max_plies: 1,
-            max_games: Some(1),
-            sprt: None,
-            concurrency: 1,
-            move_timeout: Duration::from_secs(30),
-            time_margin: Duration::from_millis(100),
+        // Stand-ins that think 0.3 s.
+        let config = |limit| {
+            let (timeout, margin) = (Duration::from_secs(30), Duration::from_millis(100));
+            one_ply_match("sleep 0.3;", limit, timeout, margin)
         };
         // 0.05 s a move: 0.3 s is over it by more than the 0.1 s margin, and no forfeit.
         let fixed = config(MoveLimit::MoveTime(Duration::from_millis(50)));
