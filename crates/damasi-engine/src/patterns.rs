@@ -345,11 +345,17 @@ pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
         *v = u32_at(at) as i32;
         at += 4;
     }
-    let values = body[at..]
+    let values: Vec<i16> = body[at..]
         .chunks_exact(2)
         .map(|c| i16::from_le_bytes([c[0], c[1]]))
         .collect();
-    w.patterns = PatternTables::from_values(values).map(Arc::new);
+    // Tables of zeros add nothing: without them the evaluation is the same, without the
+    // lookups (a file of refitted global weights alone runs at full speed).
+    w.patterns = if values.iter().all(|v| *v == 0) {
+        None
+    } else {
+        PatternTables::from_values(values).map(Arc::new)
+    };
     Ok(w)
 }
 
@@ -534,6 +540,14 @@ mod tests {
         let bytes = encode(&w);
         assert_eq!(bytes.len(), FILE_SIZE);
         assert_eq!(decode(&bytes).unwrap(), w);
+        // A file whose tables are all zero is read as global weights alone.
+        let zeros = Weights {
+            patterns: PatternTables::from_values(vec![0; ENTRIES]).map(Arc::new),
+            ..w.clone()
+        };
+        let globals = decode(&encode(&zeros)).unwrap();
+        assert!(globals.patterns.is_none());
+        assert_eq!((globals.mg, globals.eg), (w.mg, w.eg));
     }
 
     #[test]

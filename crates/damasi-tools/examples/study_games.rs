@@ -5,9 +5,10 @@
 //! For every move made by `PLAYER` (the name in the `White` or `Black` tag), the position is
 //! searched for `DEEP` seconds (default 2) from scratch, and the position after the game's
 //! move too; the difference is what the move cost, in centi-men, as the deep search sees it.
-//! Moves that cost at least 30 are listed with the deep search's choice and the move the
-//! engine picks in `FAST` seconds (default 0.1, the time the games were played at), so a row
-//! whose fast move is the deep one is a mistake the engine no longer makes.
+//! Moves that cost at least 30 (and are not the deep search's own choice) are listed with the
+//! deep search's choice and the move the engine picks in `FAST` seconds (default 0.1, the time
+//! the games were played at), so a row whose fast move is the deep one is a mistake the engine
+//! no longer makes.
 
 use std::fs::File;
 use std::io::BufReader;
@@ -90,7 +91,9 @@ fn main() {
                 let best = search(&moves[..ply], deep);
                 let after = search(&moves[..=ply], deep);
                 let cost = best.score.0 - (-after.score.0);
-                if cost >= THRESHOLD {
+                // The game's move found best by the deep search costs nothing: a difference
+                // then is only the two searches' noise.
+                if cost >= THRESHOLD && best.best != Some(*m) {
                     let now = search(&moves[..ply], fast).best;
                     let text = |m: Option<Move>| {
                         m.map_or("-".to_string(), |m| pos.write_move(&m, Notation::Landing))
