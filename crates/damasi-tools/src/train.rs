@@ -727,6 +727,56 @@ mod tests {
     }
 
     #[test]
+    fn the_trainer_scores_positions_as_the_engine_does() {
+        // Random tables and the built-in global weights: the model the trainer fits must be
+        // the engine's evaluation (White's view), or what it learns would not carry over.
+        let mut x = 12345u64;
+        let values = (0..ENTRIES)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((x >> 33) % 301) as i16 - 150
+            })
+            .collect();
+        let w = Weights {
+            patterns: PatternTables::from_values(values).map(Arc::new),
+            ..Weights::default()
+        };
+        let model = Model::from_weights(&w);
+        let mut kings = 0;
+        for (i, pos) in random_positions(300, 9).into_iter().enumerate() {
+            // Some of them with kings, of either side.
+            let pos = if i % 3 == 0 {
+                let k = pos.pieces_of(Color::White).trailing_zeros();
+                let b = pos.pieces_of(Color::Black).trailing_zeros();
+                let kings_bits = 1u64 << k | 1u64 << b;
+                kings += 1;
+                patterns::position_from_bits(
+                    pos.pieces_of(Color::White),
+                    pos.pieces_of(Color::Black),
+                    kings_bits,
+                    pos.side_to_move(),
+                )
+                .unwrap()
+            } else {
+                pos
+            };
+            let engine = damasi_engine::eval::evaluate(&pos, &w);
+            let white = if pos.side_to_move() == Color::White {
+                engine
+            } else {
+                -engine
+            };
+            let trainer = model.eval(&Sample::new(&pos, 0.5));
+            // The engine rounds the tapered sums to whole centi-men twice.
+            assert!(
+                (trainer - white as f32).abs() <= 2.0,
+                "{pos:?}: trainer {trainer}, engine {white}"
+            );
+        }
+        assert!(kings > 50);
+    }
+
+    #[test]
     fn the_trainer_learns_a_known_pattern_weight() {
         // The truth: no feature weights, +150 for every entry of the band-0 edge
         // table (relative ranks 2-4, files a-d or h-e) whose corner square (a2 or h2 seen by
