@@ -105,6 +105,12 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             tb_flag.display()
         )
     });
+    // Read in the background from the start, so that the first engine move reaching the
+    // tables does not spend its thinking time loading them.
+    if let Some(o) = &oracle {
+        let o = o.clone();
+        std::thread::spawn(move || o.load_all());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -271,11 +271,13 @@ impl Session {
             "init" => {
                 self.wait_for_search(true);
                 self.ensure_engine();
+                self.prepare_tables();
                 self.out.send(&Line::new("ready"));
             }
             "new-game" => {
                 self.wait_for_search(true);
                 self.ensure_engine();
+                self.prepare_tables();
                 if let Some(e) = self.engine.as_mut() {
                     e.new_game();
                 }
@@ -599,6 +601,15 @@ impl Session {
     }
 
     /// Creates the engine if there is none, and applies changed hash or thread settings.
+    /// Reads the endgame tables now, not in the first search that probes them: reading
+    /// them there took over a second of a 1 s + 0.01 s clock and lost games on time.
+    /// Already read tables cost nothing, so this is cheap at every new game.
+    fn prepare_tables(&self) {
+        if let Some(o) = &self.oracle {
+            o.prepare();
+        }
+    }
+
     fn ensure_engine(&mut self) {
         let options = EngineOptions {
             hash_mb: self.config.hash_mb,
@@ -870,6 +881,51 @@ mod tests {
         let info = lines.iter().rev().find(|l| l.starts_with("info depth="));
         let info = Line::parse(info.expect("an info line")).unwrap();
         info.get("score").unwrap().to_string()
+    }
+
+    /// Knows nothing; counts the calls to `prepare`.
+    struct CountingOracle(Arc<std::sync::atomic::AtomicUsize>);
+
+    impl EndgameOracle for CountingOracle {
+        fn max_pieces(&self) -> u32 {
+            3
+        }
+
+        fn probe_wdl(&self, _pos: &Position) -> Option<crate::oracle::Wdl> {
+            None
+        }
+
+        fn prepare(&self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn the_tables_are_read_at_init_and_new_game_not_in_a_search() {
+        let prepared = |script: &str| {
+            let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let seen = count.clone();
+            let loader: TablebaseLoader = Arc::new(move |_: &Path| {
+                Ok(Some(LoadedTables {
+                    oracle: Arc::new(CountingOracle(seen.clone())),
+                    description: "counting".to_string(),
+                }))
+            });
+            let tablebases = HubTablebases {
+                dir: Some(PathBuf::from("tables")),
+                loader: Some(loader),
+            };
+            let config = HubConfig {
+                hash_mb: 1,
+                ..HubConfig::default()
+            };
+            run_with_tablebases(script.as_bytes(), Shared::default(), config, tablebases).unwrap();
+            count.load(std::sync::atomic::Ordering::SeqCst)
+        };
+        // The handshake's first answer does not wait for the tables.
+        assert_eq!(prepared("hub\nquit\n"), 0);
+        assert_eq!(prepared("hub\ninit\nquit\n"), 1);
+        assert_eq!(prepared("hub\ninit\nnew-game\nnew-game\nquit\n"), 3);
     }
 
     #[test]

@@ -76,6 +76,11 @@ pub trait EndgameOracle: Send + Sync {
     fn probe_dtc(&self, _pos: &Position) -> Option<u32> {
         None
     }
+
+    /// Reads now whatever the first probes would otherwise read (tables loaded from disk on
+    /// first use), so that no search pays for it on its clock. The Hub engine calls it at
+    /// `init` and `new-game`; the default does nothing.
+    fn prepare(&self) {}
 }
 
 /// Whether the move from `pos` to `child` can never be undone: a capture, a promotion or a

@@ -239,4 +239,9 @@ impl EndgameOracle for TablebaseOracle {
     fn probe_dtc(&self, pos: &Position) -> Option<u32> {
         TablebaseOracle::probe_dtc(self, pos)
     }
+
+    fn prepare(&self) {
+        // Tables that cannot be read are left out of the probes and kept in `errors`.
+        self.load_all();
+    }
 }

@@ -733,7 +733,9 @@ mod tests {
         let mut x = 12345u64;
         let values = (0..ENTRIES)
             .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 ((x >> 33) % 301) as i16 - 150
             })
             .collect();
