@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
 use damasi_engine::eval::Weights;
-use damasi_engine::oracle::{EndgameOracle, Wdl};
+use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::patterns;
 use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_tools::train::{self, DataConfig, FitConfig, Sample};
@@ -210,24 +210,15 @@ fn fit(a: FitArgs) -> Result<()> {
     let oracle = tables(&a.tb_dir)?;
     let known = std::sync::atomic::AtomicUsize::new(0);
     // The label: the tables' value where they know the position, else the blend.
-    let label = |r: &train::Record, pos: &damasi::Position| {
-        let value = oracle.as_deref().and_then(|o| train::table_value(o, pos));
-        match value {
-            Some(wdl) => {
-                known.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let mover = match wdl {
-                    Wdl::Win => 1.0,
-                    Wdl::Draw => 0.5,
-                    Wdl::Loss => 0.0,
-                };
-                if pos.side_to_move() == damasi::Color::White {
-                    mover
-                } else {
-                    1.0 - mover
-                }
-            }
-            None => train::label(r, a.lambda, k),
+    let label = |r: &train::Record, pos: &damasi::Position| match oracle
+        .as_deref()
+        .and_then(|o| train::table_result_white(o, pos))
+    {
+        Some(result) => {
+            known.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            result
         }
+        None => train::label(r, a.lambda, k),
     };
     let to_samples = |recs: &[train::Record]| -> Vec<Sample> {
         recs.iter()

@@ -600,7 +600,6 @@ impl Session {
         self.wait_for_search(true);
     }
 
-    /// Creates the engine if there is none, and applies changed hash or thread settings.
     /// Reads the endgame tables now, not in the first search that probes them: reading
     /// them there took over a second of a 1 s + 0.01 s clock and lost games on time.
     /// Already read tables cost nothing, so this is cheap at every new game.
@@ -610,6 +609,7 @@ impl Session {
         }
     }
 
+    /// Creates the engine if there is none, and applies changed hash or thread settings.
     fn ensure_engine(&mut self) {
         let options = EngineOptions {
             hash_mb: self.config.hash_mb,

@@ -80,7 +80,9 @@ fn main() {
         let moves = game.history();
         let mut pos = start;
         for (ply, m) in moves.iter().enumerate() {
-            if pos.side_to_move() == color && pos.legal_moves().len() > 1 {
+            let before = pos;
+            pos = pos.play(m);
+            if before.side_to_move() == color && before.legal_moves().len() > 1 {
                 let mut search = |line: &[Move], t: Duration| {
                     engine.new_game();
                     let root = SearchRoot::from_moves(start, line, Default::default())
@@ -89,14 +91,19 @@ fn main() {
                     engine.search(&req, &Arc::new(SearchControl::new()), &mut |_| {})
                 };
                 let best = search(&moves[..ply], deep);
+                // The game's move found best by the deep search costs nothing (a difference
+                // then is only two searches' noise), so only another move is searched after.
+                if best.best == Some(*m) {
+                    continue;
+                }
                 let after = search(&moves[..=ply], deep);
                 let cost = best.score.0 - (-after.score.0);
-                // The game's move found best by the deep search costs nothing: a difference
-                // then is only the two searches' noise.
-                if cost >= THRESHOLD && best.best != Some(*m) {
+                if cost >= THRESHOLD {
                     let now = search(&moves[..ply], fast).best;
                     let text = |m: Option<Move>| {
-                        m.map_or("-".to_string(), |m| pos.write_move(&m, Notation::Landing))
+                        m.map_or("-".to_string(), |m| {
+                            before.write_move(&m, Notation::Landing)
+                        })
                     };
                     let same = now.is_some() && now == best.best;
                     mistakes += 1;
@@ -114,7 +121,6 @@ fn main() {
                     );
                 }
             }
-            pos = pos.play(m);
         }
     }
     println!("{mistakes} costly moves; the engine now plays the deep search's move in {fixed}");

@@ -189,12 +189,12 @@ impl MoveTiming {
     /// Adds one move that took `elapsed`: `late` if it overran a fixed move time, with the
     /// clock `clock_left` after it when there is a clock.
     fn add(&mut self, elapsed: Duration, late: bool, clock_left: Option<Duration>) {
-        self.moves += 1;
-        self.longest = self.longest.max(elapsed);
-        self.late += u64::from(late);
-        if let Some(c) = clock_left {
-            self.lowest_clock = Some(self.lowest_clock.map_or(c, |l| l.min(c)));
-        }
+        self.merge(&MoveTiming {
+            moves: 1,
+            longest: elapsed,
+            late: u64::from(late),
+            lowest_clock: clock_left,
+        });
     }
 
     /// Adds another game's (or match's) figures to these.

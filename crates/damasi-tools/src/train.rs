@@ -202,13 +202,23 @@ pub fn is_quiet(pos: &Position) -> bool {
     !pos.has_capture() && !is_threatened(pos)
 }
 
-/// The tables' value of `pos` for the side to move, if they cover it (default rules only).
-pub fn table_value(oracle: &dyn EndgameOracle, pos: &Position) -> Option<Wdl> {
+/// The tables' result of `pos` from White's view (1 White wins, 1/2 draw, 0 Black wins), if
+/// they cover it (default rules only).
+pub fn table_result_white(oracle: &dyn EndgameOracle, pos: &Position) -> Option<f32> {
     let pieces = pos.count(Color::White) + pos.count(Color::Black);
     if pieces > oracle.max_pieces() {
         return None;
     }
-    oracle.probe_wdl(pos)
+    let mover = match oracle.probe_wdl(pos)? {
+        Wdl::Win => 1.0,
+        Wdl::Draw => 0.5,
+        Wdl::Loss => 0.0,
+    };
+    Some(if pos.side_to_move() == Color::White {
+        mover
+    } else {
+        1.0 - mover
+    })
 }
 
 /// Plays game `index` and returns its records.
@@ -249,16 +259,12 @@ fn play_one(
         None => Limits::depth(cfg.depth),
     };
     let mut seen: Vec<(Position, i32, usize)> = Vec::new();
-    let mut known = None;
+    let mut known: Option<f32> = None;
     while game.outcome().is_none() && game.ply() < cfg.max_plies {
         let pos = *game.position();
-        // A position the tables know ends the game with its true result (White's view).
-        if let Some(wdl) = oracle.and_then(|o| table_value(o, &pos)) {
-            known = Some(match (wdl, pos.side_to_move()) {
-                (Wdl::Draw, _) => 0.5,
-                (Wdl::Win, Color::White) | (Wdl::Loss, Color::Black) => 1.0,
-                _ => 0.0,
-            });
+        // A position the tables know ends the game with its true result.
+        known = oracle.and_then(|o| table_result_white(o, &pos));
+        if known.is_some() {
             break;
         }
         let r = crate::tune::search_game(engine, &game, limits.clone());
@@ -641,8 +647,6 @@ mod tests {
         assert!(read_records(&mut bad.as_slice()).is_err());
     }
 
-    /// Quiet positions with 4 men a side on random squares of ranks 2 to 7: the windows are
-    /// sparse, so the same entries recur and can be learned from a few thousand samples.
     /// Tables that know every position of at most 7 pieces: won for White.
     struct WhiteWinsSmall;
     impl EndgameOracle for WhiteWinsSmall {
@@ -698,6 +702,8 @@ mod tests {
         }));
     }
 
+    /// Quiet positions with 4 men a side on random squares of ranks 2 to 7: the windows are
+    /// sparse, so the same entries recur and can be learned from a few thousand samples.
     fn random_positions(n: usize, seed: u64) -> Vec<Position> {
         let mut rng = Rng::new(seed);
         let mut out = Vec::new();
