@@ -34,7 +34,7 @@ fn main() {
         return;
     }
     if std::env::args().nth(1).as_deref() == Some("ab") {
-        // `ab <rfp|probcut|lmp|lmr> [nodes]`: the full search against one without that part.
+        // `ab <rfp|probcut|lmp|lmr|threat_qs|iir|history_lmr> [nodes]`: the full search against one without that part.
         let part = std::env::args().nth(2).unwrap_or_default();
         let nodes = std::env::args()
             .nth(3)
@@ -47,7 +47,9 @@ fn main() {
             "lmr" => off.lmr = false,
             // Not on by default: measure turning it on.
             "threat_qs" => off.threat_qs = true,
-            _ => panic!("ab needs one of rfp, probcut, lmp, lmr, threat_qs"),
+            "iir" => off.iir = false,
+            "history_lmr" => off.history_lmr = true,
+            _ => panic!("ab needs one of rfp, probcut, lmp, lmr, threat_qs, iir, history_lmr"),
         }
         let opts = EngineOptions {
             hash_mb: 8,

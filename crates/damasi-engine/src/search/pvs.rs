@@ -1,7 +1,7 @@
 //! The node function: principal-variation search with a transposition table, reverse
 //! futility pruning and ProbCut (in place of null move, which is unsound in draughts:
-//! zugzwang and blocking are common), late-move reductions and pruning, and a one-ply
-//! extension for a forced move.
+//! zugzwang and blocking are common), internal iterative reduction, late-move reductions and
+//! pruning, and a one-ply extension for a forced move.
 
 use damasi::{Move, MoveList, Position};
 
@@ -30,7 +30,7 @@ impl Worker<'_, '_> {
         pos: &Position,
         mut alpha: i32,
         mut beta: i32,
-        depth: i32,
+        mut depth: i32,
         ply: usize,
     ) -> i32 {
         debug_assert!(-INF <= alpha && alpha < beta && beta <= INF);
@@ -87,6 +87,13 @@ impl Worker<'_, '_> {
             }
         }
 
+        // Internal iterative reduction: a node the table has no move for was never searched
+        // (or its search failed low everywhere); a ply less costs little, and the next visit
+        // finds a move to try first.
+        if self.params.iir && depth >= 4 && !tt_move.is_some() {
+            depth -= 1;
+        }
+
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
@@ -133,6 +140,7 @@ impl Worker<'_, '_> {
             &self.state.history,
             &mut scores,
         );
+        let side = pos.side_to_move();
         // A forced move costs nothing to look at more deeply.
         let extension = i32::from(moves.len() == 1 && ply < 2 * MAX_PLY / 3);
 
@@ -171,6 +179,10 @@ impl Worker<'_, '_> {
                     if self.stack[ply].killers.contains(&Some(*m)) {
                         r -= 1;
                     }
+                    if self.params.history_lmr {
+                        // History is within +-16384: at most two plies either way.
+                        r -= self.state.history.get(side, m) / 4096;
+                    }
                     r = r.clamp(0, new_depth - 1);
                 }
                 s = -self.search::<NonPv>(&child, -alpha - 1, -alpha, new_depth - r, ply + 1);
@@ -197,7 +209,6 @@ impl Worker<'_, '_> {
                         if quiet {
                             // The moves tried before the cut-off sit in front of it.
                             push_killer(&mut self.stack[ply].killers, &m);
-                            let side = pos.side_to_move();
                             self.state.history.reward(side, &m, &moves[..i], depth);
                         }
                         break;
