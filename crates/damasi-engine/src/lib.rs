@@ -240,13 +240,18 @@ impl Engine {
     }
 
     /// A book move for `request`, reported as a one-move line, when the request allows the
-    /// book (asked for, full strength, one line, not endless) and the position is in it.
+    /// book (asked for, full strength, one line, every root move, not endless) and the
+    /// position is in it.
     fn book_move(
         &self,
         request: &SearchRequest,
         on_info: &mut dyn FnMut(&Info),
     ) -> Option<SearchResult> {
-        if !request.book || request.level != Level::MAX || request.multipv != 1 {
+        if !request.book
+            || request.level != Level::MAX
+            || request.multipv != 1
+            || !request.root_moves.is_empty()
+        {
             return None;
         }
         if request.limits.infinite {

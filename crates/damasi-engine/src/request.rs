@@ -1,5 +1,5 @@
 //! What a search is asked: the position with its game so far, the limits, the playing level
-//! and the number of lines.
+//! the number of lines and, optionally, the root moves to compare.
 
 use damasi::{Game, Move, Position, RuleSet};
 
@@ -86,6 +86,12 @@ pub struct SearchRequest {
     /// Whether a move from the opening book may be played instead of searching (games at full
     /// strength; never for analysis). Off unless asked for with [`SearchRequest::with_book`].
     pub book: bool,
+    /// Only these root moves are searched (like UCI's `searchmoves`), for comparing given
+    /// moves in one search; empty: every legal move. Moves that are not legal in the root are
+    /// ignored, and when none is legal every legal move is searched. A restricted search plays
+    /// no book move and leaves its candidates to the search even where the endgame tables
+    /// would rule some out, so that each gets a score.
+    pub root_moves: Vec<Move>,
 }
 
 impl SearchRequest {
@@ -97,6 +103,7 @@ impl SearchRequest {
             level: Level::MAX,
             multipv: 1,
             book: false,
+            root_moves: Vec::new(),
         }
     }
 
@@ -114,6 +121,14 @@ impl SearchRequest {
     pub fn with_multipv(self, multipv: usize) -> SearchRequest {
         SearchRequest {
             multipv: multipv.max(1),
+            ..self
+        }
+    }
+
+    /// The same request searching only `moves` at the root ([`SearchRequest::root_moves`]).
+    pub fn with_root_moves(self, moves: Vec<Move>) -> SearchRequest {
+        SearchRequest {
+            root_moves: moves,
             ..self
         }
     }

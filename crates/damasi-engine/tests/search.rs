@@ -310,6 +310,45 @@ fn multipv_reports_distinct_lines() {
 }
 
 #[test]
+fn a_search_restricted_to_given_moves_scores_just_those() {
+    // The position of the shot above: d4-d5 wins material, the quiet moves do not.
+    let pos = Position::from_fen("W:Wd2,d3,d4,e5:Bb6,c5,d6,h7").unwrap();
+    let mv = |text: &str| pos.parse_move(text).unwrap();
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let mut run = |moves: Vec<damasi::Move>, lines: usize| {
+        let control = Arc::new(SearchControl::new());
+        let mut last = Vec::new();
+        let request = SearchRequest::new(SearchRoot::new(pos), Limits::depth(4))
+            .with_multipv(lines)
+            .with_root_moves(moves);
+        let r = engine.search(&request, &control, &mut |i| {
+            if i.depth == 4 {
+                last.push((i.pv[0], i.score));
+            }
+        });
+        (r, last)
+    };
+    // Two quiet moves: both lines reported, one each, and the shot in neither.
+    let quiet = [mv("e5-f5"), mv("d2-c2")];
+    let (r, lines) = run(quiet.to_vec(), 2);
+    assert!(quiet.contains(&r.best.unwrap()));
+    let mut firsts: Vec<_> = lines.iter().map(|l| l.0).collect();
+    firsts.sort_by_key(|m| pos.write_move(m, Notation::Landing));
+    assert_eq!(firsts, vec![quiet[1], quiet[0]]);
+    // The shot among the candidates is the best of them, scored above the quiet move.
+    let (r, lines) = run(vec![quiet[0], mv("d4-d5")], 2);
+    assert_eq!(r.best.unwrap(), mv("d4-d5"));
+    assert!(lines[0].1 .0 >= lines[1].1 .0 + 100, "{lines:?}");
+    // A restriction with no legal move in it is no restriction.
+    let elsewhere = Position::start().parse_move("a3-a4").unwrap();
+    let (r, _) = run(vec![elsewhere], 1);
+    assert_eq!(r.best.unwrap(), mv("d4-d5"));
+}
+
+#[test]
 fn weak_levels_play_legal_moves() {
     let pos = Position::start();
     let root = SearchRoot::new(pos);

@@ -8,7 +8,7 @@ use axum::extract::{ConnectInfo, FromRequestParts, OriginalUri, State};
 use axum::http::request::Parts;
 use axum::Json;
 use damasi::game::position_outcome;
-use damasi::{Color, Game, Position, RuleSet};
+use damasi::{Color, Game, Move, Position, RuleSet};
 use damasi_engine::{Limits, SearchRoot};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -105,7 +105,7 @@ pub async fn index() -> Json<Value> {
             "GET /api/moves?fen=FEN[&rules=NAME]: legal moves with routes",
             "POST /api/move {fen, move[, moves, rules]}: play a move in any notation",
             "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
-            "POST /api/analyze {fen[, moves, level, move_time_ms, multipv, rules]}: score and best line(s)",
+            "POST /api/analyze {fen[, moves, level, move_time_ms, multipv, searchmoves, rules]}: score and best line(s)",
             "GET /api/tablebase?fen=FEN: endgame tables' win/draw/loss for the position and each move",
             "GET /api/learn/course: the rules course (lessons of interactive steps)",
             "GET /api/learn/examples: the federation's ten worked examples",
@@ -262,6 +262,11 @@ pub struct AnalyzeRequest {
     pub rules: Option<String>,
     /// How many best lines to search and report, 1..=5 (default 1).
     pub multipv: Option<u32>,
+    /// Only these moves of the position are searched (UCI's `searchmoves`): each a legal
+    /// move, written as in `moves`; empty: every move. With `multipv` as many as these, every one
+    /// gets a line from the same search, so that their scores compare.
+    #[serde(default)]
+    pub searchmoves: Vec<String>,
 }
 
 /// One of the best lines of an analysis (`lines` of [`Analysis`]).
@@ -362,11 +367,19 @@ pub async fn think(
     level: u8,
     time: Duration,
     lines: usize,
+    root_moves: Vec<Move>,
 ) -> Result<Analysis, ApiError> {
     let pos = root.position;
     let t = state
         .brain
-        .think_for(client, root, level, Limits::move_time(time), lines)
+        .think_for(
+            client,
+            root,
+            level,
+            Limits::move_time(time),
+            lines,
+            root_moves,
+        )
         .await?;
     let for_white = |score: i32| {
         if pos.side_to_move() == Color::White {
@@ -418,6 +431,7 @@ pub async fn engine_move(
         level,
         move_time(req.move_time_ms, 1000),
         1,
+        Vec::new(),
     )
     .await?;
     if let Some(b) = analysis.best.as_ref() {
@@ -441,6 +455,7 @@ pub async fn analyze(
     let lines = check_multipv(req.multipv.unwrap_or(1))?;
     let game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(10))?;
+    let root_moves = searchmoves(game.position(), &req.searchmoves)?;
     let root = SearchRoot::from_game(&game);
     Ok(Json(
         think(
@@ -450,10 +465,32 @@ pub async fn analyze(
             level,
             move_time(req.move_time_ms, 1000),
             lines,
+            root_moves,
         )
         .await?,
     ))
 }
+
+/// Reads the moves an analysis is restricted to, each legal in `pos`.
+fn searchmoves(pos: &Position, texts: &[String]) -> Result<Vec<Move>, ApiError> {
+    if texts.len() > MAX_SEARCHMOVES {
+        return Err(ApiError::BadRequest(format!(
+            "searchmoves: more than {MAX_SEARCHMOVES} moves"
+        )));
+    }
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            check_move_text(text)
+                .and_then(|t| Ok(pos.parse_move(t)?))
+                .map_err(|e| e.prefixed(&format!("searchmoves[{i}]")))
+        })
+        .collect()
+}
+
+/// More moves than a position has (at most a few dozen) is a malformed request.
+const MAX_SEARCHMOVES: usize = 200;
 
 /// Checks how many lines an analysis asks for.
 pub fn check_multipv(multipv: u32) -> Result<usize, ApiError> {

@@ -149,12 +149,14 @@ impl Brain {
         level: u8,
         limits: Limits,
         lines: usize,
+        root_moves: Vec<Move>,
     ) -> Result<Thought, ApiError> {
         let _turn = match client {
             Some(ip) => Some(ClientTurn::take(&self.clients, ip)?),
             None => None,
         };
-        self.think_lines(root, level, limits, false, lines).await
+        self.think_lines(root, level, limits, false, lines, root_moves)
+            .await
     }
 
     /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never
@@ -168,11 +170,13 @@ impl Brain {
         limits: Limits,
         book: bool,
     ) -> Result<Thought, ApiError> {
-        self.think_lines(root, level, limits, book, 1).await
+        self.think_lines(root, level, limits, book, 1, Vec::new())
+            .await
     }
 
     /// Like [`Brain::think`], with the `lines` best root moves (1..=[`MAX_LINES`]) searched
-    /// each to the full depth and reported in [`Thought::lines`], best first.
+    /// each to the full depth and reported in [`Thought::lines`], best first; with
+    /// `root_moves`, only those are searched (every legal move when empty).
     pub async fn think_lines(
         &self,
         root: SearchRoot,
@@ -180,6 +184,7 @@ impl Brain {
         limits: Limits,
         book: bool,
         lines: usize,
+        root_moves: Vec<Move>,
     ) -> Result<Thought, ApiError> {
         let multipv = lines.clamp(1, MAX_LINES);
         let mut limits = limits;
@@ -210,7 +215,8 @@ impl Brain {
             let request = SearchRequest::new(root, limits)
                 .with_level(Level::new(level))
                 .with_book(book)
-                .with_multipv(multipv);
+                .with_multipv(multipv)
+                .with_root_moves(root_moves);
             // Each iteration reports its lines in order, the best (1) first: the last set
             // reported is that of the last completed iteration.
             let mut lines: Vec<ThoughtLine> = Vec::new();

@@ -540,7 +540,16 @@ pub async fn hint(
         SearchRoot::from_game(&live.game)
     };
     Ok(Json(
-        api::think(&state, client, root, 10, Duration::from_millis(800), 1).await?,
+        api::think(
+            &state,
+            client,
+            root,
+            10,
+            Duration::from_millis(800),
+            1,
+            Vec::new(),
+        )
+        .await?,
     ))
 }
 

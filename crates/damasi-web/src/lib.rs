@@ -18,7 +18,7 @@
 //! | `GET /api/moves?fen=` | legal moves of a position, each with both notations, route and captures |
 //! | `POST /api/move {fen, move}` | plays a move written in any notation the library reads |
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
-//! | `POST /api/analyze {fen, move_time_ms, multipv}` | score, depth and best line(s) |
+//! | `POST /api/analyze {fen, move_time_ms, multipv, searchmoves}` | score, depth and best line(s) |
 //! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
 //! | `GET /api/learn/course`, `GET /api/learn/examples` | the rules course and the federation's worked examples ([`learn`]) |
 //! | `GET /api/puzzles?rating=`, `GET /api/puzzles/{id}`, `POST /api/puzzles/{id}/attempt` | tactics puzzles and the player's puzzle rating |

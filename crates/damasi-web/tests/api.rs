@@ -444,6 +444,44 @@ async fn analysis_with_several_lines() {
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
 
+#[tokio::test]
+async fn analysis_restricted_to_given_moves() {
+    let app = app();
+    // d4-d5 wins material (d6xd4 is forced, then d3xd5xb5xb7); with it left out, the engine
+    // answers with one of the two quiet moves asked about, each with its own line.
+    let fen = "W:Wd2,d3,d4,e5:Bb6,c5,d6,h7";
+    let body =
+        |moves: Value| json!({"fen": fen, "multipv": 2, "move_time_ms": 100, "searchmoves": moves});
+    let r = post(&app, "/api/analyze", body(json!(["e5-f5", "d2-c2"]))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let v = r.json();
+    let mut firsts = first_moves(&v);
+    firsts.sort();
+    assert_eq!(firsts, ["d2-c2", "e5-f5"], "{}", r.text);
+    assert_ne!(v["best"]["landing"], "d4-d5");
+    // With the shot among them, it is the best and scored clearly above the quiet move.
+    let r = post(&app, "/api/analyze", body(json!(["e5-f5", "d4-d5"]))).await;
+    let v = r.json();
+    assert_eq!(v["best"]["landing"], "d4-d5", "{}", r.text);
+    let scores: Vec<i64> = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["score"].as_i64().unwrap())
+        .collect();
+    assert!(
+        scores.len() == 2 && scores[0] >= scores[1] + 100,
+        "{scores:?}"
+    );
+    // A move that is not legal there is refused, naming which one.
+    let r = post(&app, "/api/analyze", body(json!(["e5-f5", "a3-a4"]))).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    let error = r.json()["error"].as_str().unwrap().to_string();
+    assert!(error.starts_with("searchmoves[1]: "), "{error}");
+    let r = post(&app, "/api/analyze", body(json!("e5-f5"))).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+}
+
 async fn new_game(app: &Router, body: Value) -> Value {
     let r = post(app, "/api/games", body).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);

@@ -50,14 +50,22 @@ pub(crate) fn run(
         level,
         multipv,
         book: _, // the engine has answered from the book before a search starts
+        root_moves,
     } = request;
     let (level, multipv) = (*level, (*multipv).max(1));
     tt.new_search();
     let pos = root.position;
     let mut legal = pos.legal_moves();
-    // The tables know the default rules only.
+    let restricted = legal.iter().any(|m| root_moves.contains(m));
+    if restricted {
+        legal.retain(|m| root_moves.contains(m));
+    }
+    // The tables know the default rules only. A restricted search keeps every candidate
+    // (the tables still score them inside the tree).
     let oracle = oracle.filter(|_| root.rules == RuleSet::default());
-    let tb_root = oracle.and_then(|o| filter_root(o, &pos, &mut legal));
+    let tb_root = oracle
+        .filter(|_| !restricted)
+        .and_then(|o| filter_root(o, &pos, &mut legal));
     if legal.is_empty() {
         let score = no_move_score(&pos, 0);
         wait_while_analysing(limits, control);

@@ -171,6 +171,32 @@ export const Local = (() => {
     };
   }
 
+  // `searchmoves` without a server: the browser's engine has no restricted search, so each
+  // move's position is searched for an equal share of the time (the same ply, the same
+  // time: scores that compare), and the moves come back as lines, best first.
+  async function compare(body, only, seconds, signal) {
+    const lines = [];
+    for (const [i, text] of only.entries()) {
+      const g = gameFrom(body.fen, body.moves);
+      try { playText(g, String(text)); } catch (e) { e.message = `searchmoves[${i}]: ${e.message}`; throw e; }
+      const v = JSON.parse(g.view());
+      const move = v.plies[v.plies.length - 1].move;
+      if (v.outcome.over) {
+        // The move ends the game: won (the next move) or drawn, no search needed.
+        const mover = other(v.side);
+        const score = v.outcome.winner === mover ? 10000 : v.outcome.winner ? -10000 : 0;
+        const white_score = mover === "white" ? score : -score;
+        lines.push({ move, score, white_score, mate: score ? Math.sign(score) : null, pv: [move.landing], depth: 1 });
+        continue;
+      }
+      const r = await think(g, seconds / only.length, signal);
+      lines.push({ move, score: -r.score, white_score: r.white_score, mate: null, pv: [move.landing, ...r.pv], depth: r.depth + 1 });
+    }
+    lines.sort((a, b) => b.score - a.score);
+    const top = lines[0];
+    return { best: top.move, score: top.score, white_score: top.white_score, mate: null, pv: top.pv, depth: top.depth, lines };
+  }
+
   // ----- the API
 
   // A new game (`imported`: one read from PDN), saved; the engine starts if it is to move.
@@ -241,7 +267,10 @@ export const Local = (() => {
       case "POST analyze":
       case "POST engine/move": {
         const g = gameFrom(body.fen, body.moves);
-        return think(g, Math.min(10, (Number(body.move_time_ms) || 1000) / 1000), signal);
+        const seconds = Math.min(10, (Number(body.move_time_ms) || 1000) / 1000);
+        const only = route === "POST analyze" && Array.isArray(body.searchmoves) ? body.searchmoves : [];
+        if (only.length) return compare(body, only, seconds, signal);
+        return think(g, seconds, signal);
       }
       case "GET games":
         return [...state.games.values()].sort((a, b) => (a.updated < b.updated ? 1 : -1)).map((r) => {

@@ -88,6 +88,33 @@ test("a thinking engine in the browser stops at once, and moves when asked again
   await page.close();
 });
 
+test("moves compared in the browser (searchmoves): a line each, best first, a game-ending move scored won", { skip }, async () => {
+  await open(URL_BASE + "/?engine=browser");
+  const analyze = (body) => page.evaluate(async (body) => {
+    try { return await Local.api("POST", "/api/analyze", body); } catch (e) { return { error: e.message, status: e.status }; }
+  }, body);
+  // d4-d5 wins material (d6xd4 is forced, then d3xd5xb5xb7); e5-f5 does not.
+  const fen = "W:Wd2,d3,d4,e5:Bb6,c5,d6,h7";
+  const a = await analyze({ fen, move_time_ms: 600, multipv: 2, searchmoves: ["e5-f5", "d4-d5"] });
+  assert.deepEqual(a.lines.map((l) => l.move.landing), ["d4-d5", "e5-f5"], JSON.stringify(a));
+  assert.equal(a.best.landing, "d4-d5");
+  assert.ok(a.lines[0].score >= a.lines[1].score + 100, JSON.stringify(a.lines));
+  for (const l of a.lines) {
+    assert.equal(l.white_score, l.score, "White to move");
+    assert.equal(l.pv[0], l.move.landing);
+  }
+  // Taking Black's last piece ends the game: won, without a search.
+  const won = await analyze({ fen: "W:Wa3,d4:Bd5", move_time_ms: 200, multipv: 1, searchmoves: ["d4xd6"] });
+  assert.equal(won.lines[0].score, 10000, JSON.stringify(won));
+  // A move that is not legal there is refused, naming which one.
+  const bad = await analyze({ fen, move_time_ms: 200, multipv: 2, searchmoves: ["e5-f5", "a3-a4"] });
+  assert.match(bad.error, /^searchmoves\[1\]: /);
+  assert.equal(bad.status, 422);
+  assert.deepEqual(apiRequests, [], "nothing was asked of the server");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the exported page with no server plays with the engine in the browser", { skip }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "damasi-site-"));
   execFileSync(process.env.DAMASI_BIN, ["export-site", dir, "--wasm-dir", join(root, "target/wasm-pkg")], { stdio: "ignore" });

@@ -368,8 +368,9 @@ function setBoardForTry() {
 }
 
 /**
- * The person's try: right when it is the engine's move, or when the engine scores the
- * position after it about as well (less than an inaccuracy's loss); never the game's move.
+ * The person's try: right when it is the engine's move, or when the engine, searching both
+ * side by side, scores it about as well (less than an inaccuracy's loss); never the game's
+ * move.
  * @param {any} m @param {{dragged?: boolean}} [opts]
  */
 async function tryMove(m, opts = {}) {
@@ -377,19 +378,28 @@ async function tryMove(m, opts = {}) {
   if (!l || l.state === "busy") return;
   const i = l.list[l.k];
   const best = review.results[i].best;
-  l.state = "busy";
+  // The last try's verdict goes while this one is judged.
+  l.state = "busy"; l.text = "";
+  renderLearnBox();
   board.moves = []; board.onMove = null;
   const animation = board.animate(m, null, opts.dragged);
   let right = false, text = "";
   try {
     if (best && m.landing === best.landing) right = true;
-    else if (m.landing !== review.game.plies[i].move.landing) {
+    else if (best && m.landing !== review.game.plies[i].move.landing) {
+      // The engine's move and the try searched side by side, in one search of the position
+      // before them: their scores come from the same depth, so they compare.
       const g = review.game;
-      const a = await api("POST", "/api/analyze", { fen: g.start_fen, moves: [...landings(i), m.landing], rules: g.rules || "turkish", move_time_ms: MOVE_TIME_MS * 2 });
-      const mover = moverAt(i);
-      const wcWhite = whiteChance(a, mover !== "white");
-      const own = (wc) => (mover === "white" ? wc : 1 - wc);
-      right = own(review.results[i].wc) - own(wcWhite) < THRESHOLDS.inaccuracy;
+      const a = await api("POST", "/api/analyze", {
+        fen: g.start_fen, moves: landings(i), rules: g.rules || "turkish", move_time_ms: MOVE_TIME_MS * 2,
+        searchmoves: [best.landing, m.landing], multipv: 2,
+      });
+      const chance = (landing) => {
+        const line = (a.lines || []).find((l) => l.move.landing === landing);
+        return line ? whiteChance(line, true) : null; // the side to move's chance
+      };
+      const [ofBest, ofTry] = [chance(best.landing), chance(m.landing)];
+      right = ofBest !== null && ofTry !== null && ofBest - ofTry < THRESHOLDS.inaccuracy;
     }
     text = right ? (best && m.landing === best.landing ? t("learnRightBest") : t("learnRightToo", { move: moveText(best) })) : t("learnWrong");
   } catch (e) { text = errorText(e); }
