@@ -87,6 +87,14 @@ struct FitArgs {
     /// Adam step size of the global feature weights (centi-men); 0 keeps them.
     #[arg(long, default_value_t = 0.2)]
     lr_global: f32,
+    /// L2 pull of each pattern entry towards 0, per touch (larger: smaller tables that need
+    /// more evidence).
+    #[arg(long, default_value_t = 1e-4)]
+    l2: f32,
+    /// L2 pull of the global weights towards the starting ones, per step (0: none; keeps the
+    /// value of a man from drifting into the advancement weights).
+    #[arg(long, default_value_t = 0.0)]
+    l2_global: f32,
     /// Weight of the game result in the label (the rest is the sigmoid of the search score).
     #[arg(long, default_value_t = 0.5)]
     lambda: f32,
@@ -245,7 +253,8 @@ fn fit(a: FitArgs) -> Result<()> {
         lr_global: a.lr_global,
         k,
         fit_global: a.lr_global > 0.0,
-        ..FitConfig::default()
+        l2: a.l2,
+        l2_global: a.l2_global,
     };
     let w = train::fit(&start, &train_s, &valid_s, &cfg, |l| {
         println!(

@@ -494,6 +494,10 @@ pub struct FitConfig {
     pub fit_global: bool,
     /// L2 pull of the pattern entries towards zero, per touch.
     pub l2: f32,
+    /// L2 pull of the global weights towards their starting values, per step. The man, the
+    /// advancement buckets and the baseline guard add up to the number of men, so without it
+    /// value drifts freely between them (docs/training.md).
+    pub l2_global: f32,
 }
 
 impl Default for FitConfig {
@@ -506,6 +510,7 @@ impl Default for FitConfig {
             k: 200.0,
             fit_global: true,
             l2: 1e-4,
+            l2_global: 0.0,
         }
     }
 }
@@ -531,6 +536,7 @@ pub fn fit(
     mut report: impl FnMut(EpochLoss),
 ) -> Weights {
     let mut model = Model::from_weights(start);
+    let g0 = model.g.clone();
     let n_g = model.g.len();
     let mut mg = vec![0f32; n_g];
     let mut vg = vec![0f32; n_g];
@@ -592,7 +598,7 @@ pub fn fit(
                     if fixed.contains(&i) {
                         continue;
                     }
-                    let g = grad_g[i];
+                    let g = grad_g[i] + cfg.l2_global * (model.g[i] - g0[i]);
                     mg[i] = b1 * mg[i] + (1.0 - b1) * g;
                     vg[i] = b2 * vg[i] + (1.0 - b2) * g * g;
                     model.g[i] -= cfg.lr_global * (mg[i] / c1) / ((vg[i] / c2).sqrt() + eps);
@@ -859,5 +865,37 @@ mod tests {
             }
         }
         assert!(on / n_on as f64 > off / n_off.max(1) as f64 + 10.0);
+    }
+
+    #[test]
+    fn the_pull_towards_the_starting_weights_holds_the_globals() {
+        // Labels that say every position is even: without a pull the fit moves the global
+        // weights (the built-in ones score these positions away from even); a strong pull
+        // keeps them within a few centi-men of where they started.
+        let k = 100.0;
+        let start = Weights::default();
+        let samples: Vec<Sample> = random_positions(3000, 5)
+            .iter()
+            .map(|p| Sample::new(p, 0.5))
+            .collect();
+        let moved = |l2_global: f32| -> i32 {
+            let cfg = FitConfig {
+                epochs: 3,
+                batch: 64,
+                lr_patterns: 0.0,
+                k,
+                l2_global,
+                ..FitConfig::default()
+            };
+            let w = fit(&start, &samples, &samples, &cfg, |_| {});
+            (0..feature::COUNT)
+                .map(|i| (w.mg[i] - start.mg[i]).abs() + (w.eg[i] - start.eg[i]).abs())
+                .max()
+                .unwrap()
+        };
+        let free = moved(0.0);
+        let held = moved(10.0);
+        assert!(free >= 5, "free fit moved the weights by at most {free}");
+        assert!(held * 4 <= free, "held {held}, free {free}");
     }
 }
