@@ -357,6 +357,16 @@ fn first_moves(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The scores of an analysis's lines, in order.
+fn line_scores(v: &Value) -> Vec<i64> {
+    v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["score"].as_i64().unwrap())
+        .collect()
+}
+
 #[tokio::test]
 async fn analysis_with_several_lines() {
     let app = app();
@@ -379,12 +389,7 @@ async fn analysis_with_several_lines() {
     assert_eq!(v["best"]["landing"], v["lines"][0]["move"]["landing"]);
     assert_eq!(v["pv"][0], v["lines"][0]["pv"][0]);
     assert_eq!(v["score"], v["lines"][0]["score"]);
-    let scores: Vec<i64> = v["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["score"].as_i64().unwrap())
-        .collect();
+    let scores = line_scores(&v);
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
     for l in v["lines"].as_array().unwrap() {
         assert_eq!(l["pv"][0], l["move"]["landing"]);
@@ -463,12 +468,7 @@ async fn analysis_restricted_to_given_moves() {
     let r = post(&app, "/api/analyze", body(json!(["e5-f5", "d4-d5"]))).await;
     let v = r.json();
     assert_eq!(v["best"]["landing"], "d4-d5", "{}", r.text);
-    let scores: Vec<i64> = v["lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["score"].as_i64().unwrap())
-        .collect();
+    let scores = line_scores(&v);
     assert!(
         scores.len() == 2 && scores[0] >= scores[1] + 100,
         "{scores:?}"
