@@ -116,24 +116,27 @@ pub fn entries(pos: &Position, mut f: impl FnMut(usize, i32)) {
     for (c, sign) in [(Color::White, 1), (Color::Black, -1)] {
         let own = pos.men_of(c);
         let opp = pos.men_of(!c);
+        // The four readings (a-d, e-h reversed, c-f, c-f reversed) of each relative rank 1 to
+        // 6 (0 = the own back rank), read once for the three bands that share a rank.
+        let mut rows = [[0usize; 4]; 7];
+        for (rel, row) in rows.iter_mut().enumerate().skip(1) {
+            let rank = if c == Color::White { rel } else { 7 - rel };
+            let centre = row_bits(own, opp, rank, 2);
+            *row = [
+                ROW[row_bits(own, opp, rank, 0)] as usize,
+                ROW_REV[row_bits(own, opp, rank, 4)] as usize,
+                ROW[centre] as usize,
+                ROW_REV[centre] as usize,
+            ];
+        }
         for band in 0..BANDS {
-            let mut idx = [0usize; 4]; // a-d, e-h reversed, c-f, c-f reversed
-            let mut place = 1;
-            for k in 0..3 {
-                let rel = band + 1 + k; // relative rank, 0 = the own back rank
-                let rank = if c == Color::White { rel } else { 7 - rel };
-                idx[0] += ROW[row_bits(own, opp, rank, 0)] as usize * place;
-                idx[1] += ROW_REV[row_bits(own, opp, rank, 4)] as usize * place;
-                let centre = row_bits(own, opp, rank, 2);
-                idx[2] += ROW[centre] as usize * place;
-                idx[3] += ROW_REV[centre] as usize * place;
-                place *= 81;
-            }
+            let (r0, r1, r2) = (&rows[band + 1], &rows[band + 2], &rows[band + 3]);
+            let idx = |j: usize| r0[j] + 81 * r1[j] + 6561 * r2[j];
             let edge = (band * GROUPS) * TABLE_SIZE;
             let centre = (band * GROUPS + 1) * TABLE_SIZE;
-            f(edge + idx[0], sign);
-            f(edge + idx[1], sign);
-            f(centre + idx[2].min(idx[3]), sign);
+            f(edge + idx(0), sign);
+            f(edge + idx(1), sign);
+            f(centre + idx(2).min(idx(3)), sign);
         }
     }
 }

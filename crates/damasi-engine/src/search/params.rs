@@ -31,6 +31,10 @@ pub struct SearchParams {
     pub iir: bool,
     /// Late-move reductions lessened (or deepened) by the move's history.
     pub history_lmr: bool,
+    /// Lazy evaluation at the horizon: with pattern tables, a position whose feature sum is
+    /// far outside the window skips the tables ([`crate::eval::evaluate_within`]). No effect
+    /// with the built-in evaluation.
+    pub lazy_eval: bool,
 }
 
 impl Default for SearchParams {
@@ -45,6 +49,7 @@ impl Default for SearchParams {
             threat_qs: false,
             iir: true,
             history_lmr: false,
+            lazy_eval: true,
         }
     }
 }

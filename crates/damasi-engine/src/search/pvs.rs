@@ -12,7 +12,7 @@ use super::node::{NodeKind, NonPv, Pv};
 use super::ordering::{pick, score_moves, Scores, SCORED};
 use super::thread::Worker;
 use super::{INF, MATE, MATE_BOUND, MAX_PLY};
-use crate::eval::evaluate;
+use crate::eval::{evaluate, evaluate_within};
 use crate::tt::{Bound, TtMove};
 
 /// Late-move reduction, by depth and move number.
@@ -106,8 +106,13 @@ impl Worker<'_, '_> {
         // Reverse futility: near the horizon, a quiet position whose evaluation clears beta by
         // a margin per ply is taken as a fail high.
         if self.params.rfp && !N::PV && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND {
-            let eval = evaluate(pos, self.weights);
-            if eval - 80 * depth >= beta {
+            let bar = beta + 80 * depth;
+            let eval = if self.params.lazy_eval {
+                evaluate_within(pos, self.weights, bar - 1, bar)
+            } else {
+                evaluate(pos, self.weights)
+            };
+            if eval >= bar {
                 return eval;
             }
         }

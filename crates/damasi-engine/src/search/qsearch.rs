@@ -8,7 +8,7 @@ use super::draw::no_move_score;
 use super::ordering::{pick, score_moves, Scores, SCORED};
 use super::thread::Worker;
 use super::{INF, MATE, MAX_PLY};
-use crate::eval::{evaluate, is_threatened};
+use crate::eval::{evaluate, evaluate_within, is_threatened};
 use crate::tt::TtMove;
 
 impl Worker<'_, '_> {
@@ -50,6 +50,9 @@ impl Worker<'_, '_> {
             }
             if threat_ext && is_threatened(pos) {
                 return self.answer_threat(pos, alpha, beta, ply);
+            }
+            if self.params.lazy_eval {
+                return evaluate_within(pos, self.weights, alpha, beta);
             }
             return evaluate(pos, self.weights);
         }
