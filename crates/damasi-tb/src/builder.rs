@@ -338,16 +338,10 @@ fn solve_unit(
 
 /// Classifies entry `i` of a slice and counts its successor entries in slice `succ`.
 fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result<Init, ProbeError> {
-    if !w.indexer.may_be_canonical(i) {
-        return Ok(Init::Unused);
-    }
-    let Some(p) = w.indexer.decode(i) else {
+    // Not a position, or the mirror image holds this position's entry.
+    let Some(p) = w.indexer.decode_canonical(i) else {
         return Ok(Init::Unused);
     };
-    if w.indexer.index(&p.mirror()) < i {
-        // The mirror image holds this position's entry.
-        return Ok(Init::Unused);
-    }
     let pos = p.to_position().expect("decoded placements are valid");
     // Filled in place: returning a move list by value copies its whole inline array.
     let mut moves = MoveList::new();
@@ -366,14 +360,28 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
         }
         return Ok(Init::Solved(CAPTURE | state_of(best)));
     }
+    // Two quiet moves reach the same entry only if one's position is the other's mirror
+    // image. A move changes two squares, so then the position and its own mirror image
+    // differ in at most four squares; for every other position (nearly all) each move
+    // reaches an entry of its own and the successors need not be indexed.
+    let may_share = p.mirror_distance() <= 4;
     let mut successors = [0u32; 256];
     let mut n = 0;
     let mut draw_floor = false;
     for m in moves.iter() {
-        let child = pos.play(m);
-        let q = Placement::of(&child);
         // A man's forward step leaves the slice (sideways steps and king moves stay).
         let forward = p.wm & m.from().bit() != 0 && m.from().rank() != m.to().rank();
+        let leaves = m.is_promotion() || forward;
+        if !leaves && !may_share {
+            debug_assert_eq!(
+                SliceKey::of(&Placement::of(&pos.play(m))),
+                succ.indexer.key()
+            );
+            n += 1;
+            continue;
+        }
+        let child = pos.play(m);
+        let q = Placement::of(&child);
         debug_assert_eq!(
             forward,
             SliceKey::of(&q) != succ.indexer.key() && !m.is_promotion()
@@ -396,9 +404,13 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
             }
         }
     }
-    let successors = &mut successors[..n];
-    successors.sort_unstable();
-    let distinct = successors.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(n > 0);
+    let distinct = if may_share {
+        let successors = &mut successors[..n];
+        successors.sort_unstable();
+        successors.windows(2).filter(|w| w[0] != w[1]).count() + usize::from(n > 0)
+    } else {
+        n
+    };
     if distinct == 0 {
         return Ok(Init::Solved(if draw_floor { DRAW } else { LOSS }));
     }
@@ -436,8 +448,11 @@ fn propagate(
         for_each_parent(&p, true, |q| {
             parents.push(parent.indexer.canonical(&q) as u32)
         });
-        parents.sort_unstable();
-        parents.dedup();
+        // Two parents share an entry only if they are mirror images (see `init_entry`).
+        if p.mirror_distance() <= 4 {
+            parents.sort_unstable();
+            parents.dedup();
+        }
         for &e in &parents {
             let e = e as usize;
             let s = parent.state[e].load(Relaxed);

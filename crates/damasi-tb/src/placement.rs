@@ -72,6 +72,17 @@ impl Placement {
         }
     }
 
+    /// In how many squares the placement and its mirror image differ (counting each of the
+    /// four piece sets): 0 for a symmetric placement.
+    #[inline]
+    pub fn mirror_distance(&self) -> u32 {
+        let m = self.mirror();
+        (self.wm ^ m.wm).count_ones()
+            + (self.wk ^ m.wk).count_ones()
+            + (self.bm ^ m.bm).count_ones()
+            + (self.bk ^ m.bk).count_ones()
+    }
+
     /// Its material.
     pub fn signature(&self) -> Signature {
         Signature::new(
