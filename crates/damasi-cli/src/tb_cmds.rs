@@ -174,17 +174,21 @@ fn build(a: BuildArgs) -> Result<()> {
             println!("kept  {} (already built)", names.join(" "));
             last_line = Instant::now();
         }
-        BuildEvent::Progress {
-            pair,
-            done,
-            entries,
-        } => {
+        BuildEvent::Progress { pair, step } => {
             if last_line.elapsed().as_secs() >= 30 {
                 let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+                let wave = match step.wave {
+                    Some(0) => ", initialised".to_string(),
+                    Some(w) => format!(", wave {w}"),
+                    None => String::new(),
+                };
                 println!(
-                    "      {} {:.1} % of {entries} entries; elapsed {}",
+                    "      {} {:.1} % of {} entries (unit {} of {}{wave}); elapsed {}",
                     names.join(" "),
-                    *done as f64 * 100.0 / (*entries).max(1) as f64,
+                    step.done as f64 * 100.0 / step.entries.max(1) as f64,
+                    step.entries,
+                    step.unit,
+                    step.units,
                     hms(start.elapsed().as_secs())
                 );
                 last_line = Instant::now();

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::builder::build_pair;
+use crate::builder::{build_pair, Step};
 use crate::error::{ProbeError, TbError};
 use crate::file::{write_file, write_table, Kind};
 use crate::index::Indexer;
@@ -20,14 +20,13 @@ pub enum BuildEvent {
         /// The signatures.
         pair: Vec<Signature>,
     },
-    /// Part of a pair is solved (reported after each slice of the men's ranks).
+    /// Part of a pair is solved (reported after each unit's initialisation and waves, and
+    /// after each unit: a slice of the men's ranks with its counterpart).
     Progress {
         /// The signatures.
         pair: Vec<Signature>,
-        /// Entries of the pair solved so far.
-        done: u64,
-        /// Entries of the pair.
-        entries: u64,
+        /// How far the pair has come.
+        step: Step,
     },
     /// A pair was solved and written.
     Built {
@@ -156,11 +155,10 @@ pub fn build_all(
             Vec::new()
         };
         let with_dtc = pair[0].pieces() <= DTC_PIECES;
-        let solved = build_pair(&tb, &pair, with_dtc, &mut |done, entries| {
+        let solved = build_pair(&tb, &pair, with_dtc, &mut |step| {
             report(&BuildEvent::Progress {
                 pair: pair.clone(),
-                done,
-                entries,
+                step,
             })
         })?;
         for s in promoted {

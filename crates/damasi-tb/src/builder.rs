@@ -146,15 +146,32 @@ impl Pair<'_> {
     }
 }
 
+/// How far the solving of a pair has come.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Entries of the pair in the units finished so far (in the tables' own numbering).
+    pub done: u64,
+    /// Entries of the pair.
+    pub entries: u64,
+    /// The unit being solved (from 1), or the last one finished.
+    pub unit: usize,
+    /// Units of the pair (a slice of the men's ranks with its counterpart).
+    pub units: usize,
+    /// The propagation wave the unit has reached (the plies to conversion solved so far),
+    /// `None` once the unit is finished. Kings-only pairs are one unit of up to 1.7 G
+    /// entries, so the waves are their only sign of life.
+    pub wave: Option<u32>,
+}
+
 /// Solves the signatures of `pair` (`[s]` or `[s, s.flip()]`) and returns their tables in the
 /// same order, with distances to conversion if `with_dtc`. `tb` must hold every table a
-/// capture or promotion reaches. `progress` is called after each slice with the entries of
-/// the pair done so far (in the tables' own numbering) and the pair's entries.
+/// capture or promotion reaches. `progress` is called after each unit's initialisation,
+/// after each of its waves, and when it is finished.
 pub fn build_pair(
     tb: &Tablebase,
     pair: &[Signature],
     with_dtc: bool,
-    progress: &mut dyn FnMut(u64, u64),
+    progress: &mut dyn FnMut(Step),
 ) -> Result<Vec<Solved>, ProbeError> {
     assert!(
         pair.len() == 1 && pair[0].flip() == pair[0]
@@ -188,12 +205,23 @@ pub fn build_pair(
         .map(|&(t, k)| SliceIndexer::new(pair[t], k).size())
         .sum();
     let mut slice_done = 0u64;
-    for unit in units {
-        slice_done += solve_unit(&ctx, pair, &unit)?;
-        progress(
-            (slice_done as f64 / slice_total as f64 * total as f64) as u64,
-            total,
-        );
+    let scaled = |slice_done: u64| (slice_done as f64 / slice_total as f64 * total as f64) as u64;
+    for (k, unit) in units.iter().enumerate() {
+        let mut step = Step {
+            done: scaled(slice_done),
+            entries: total,
+            unit: k + 1,
+            units: units.len(),
+            wave: None,
+        };
+        slice_done += solve_unit(&ctx, pair, unit, &mut |wave| {
+            progress(Step {
+                wave: Some(wave),
+                ..step
+            })
+        })?;
+        step.done = scaled(slice_done);
+        progress(step);
     }
     Ok(ctx.outputs.into_iter().map(pack).collect())
 }
@@ -216,10 +244,12 @@ fn units(pair: &[Signature]) -> Vec<Vec<(usize, SliceKey)>> {
 }
 
 /// Solves one unit and writes its values into the pair's tables; returns its slice entries.
+/// `wave` is called with 0 after the initialisation and with each wave's number after it.
 fn solve_unit(
     ctx: &Pair<'_>,
     pair: &[Signature],
     unit: &[(usize, SliceKey)],
+    wave: &mut dyn FnMut(u32),
 ) -> Result<u64, ProbeError> {
     let work: Vec<SliceWork> = unit
         .iter()
@@ -282,6 +312,7 @@ fn solve_unit(
     // 2. Propagation, one wave per ply: the positions solved at distance d feed their
     // parents in the other slice, which are solved at distance d + 1 (a solved position's
     // counter is not needed any more and keeps its distance, at most 255).
+    wave(0);
     let mut distance: u32 = 0;
     while current.iter().chain(&later).any(Bits::any) {
         let next: Vec<Bits> = std::mem::take(&mut later);
@@ -302,6 +333,7 @@ fn solve_unit(
         }
         later = work.iter().map(|w| Bits::new(w.state.len())).collect();
         current = next;
+        wave(distance);
     }
 
     // 3. Store: open positions are draws; capture positions and unused entries stay

@@ -37,6 +37,7 @@ pub mod verify;
 pub mod wdl;
 
 pub use build::{build_all, BuildError, BuildEvent};
+pub use builder::Step;
 pub use error::{ProbeError, TbError};
 pub use index::Indexer;
 pub use oracle::{TablebaseOracle, ORACLE_PIECES};

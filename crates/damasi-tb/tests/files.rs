@@ -125,3 +125,42 @@ fn missing_tables_and_large_positions_are_errors_not_guesses() {
     let tb = Tablebase::open(Path::new("/nonexistent/damasi/tables")).unwrap();
     assert!(tb.signatures().is_empty());
 }
+
+#[test]
+fn a_build_reports_every_unit_and_wave_of_every_pair() {
+    use damasi_tb::BuildEvent;
+    let d = fresh_dir("progress");
+    // Per pair: the steps reported, then the entries the pair was built with.
+    let mut pairs: Vec<(Vec<damasi_tb::Step>, u64)> = Vec::new();
+    let mut steps = Vec::new();
+    build_all(&d, 3, |e| match e {
+        BuildEvent::Progress { step, .. } => steps.push(*step),
+        BuildEvent::Built { entries, .. } => pairs.push((std::mem::take(&mut steps), *entries)),
+        BuildEvent::Loaded { .. } => panic!("nothing was there to load"),
+    })
+    .unwrap();
+    assert_eq!(pairs.len(), Signature::build_order(3).len());
+    for (steps, entries) in &pairs {
+        let last = steps.last().expect("every pair reports");
+        assert_eq!(
+            (last.done, last.wave, last.unit),
+            (*entries, None, last.units)
+        );
+        for s in steps {
+            assert_eq!(s.entries, *entries);
+        }
+        for w in steps.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            assert!(b.done >= a.done);
+            match (a.wave, b.wave) {
+                // Inside a unit the waves count up from the initialisation (wave 0)...
+                (Some(x), Some(y)) => assert_eq!((b.unit, y), (a.unit, x + 1)),
+                // ...then the unit is finished, and the next one starts at wave 0.
+                (Some(_), None) => assert_eq!(b.unit, a.unit),
+                (None, Some(y)) => assert_eq!((b.unit, y), (a.unit + 1, 0)),
+                (None, None) => panic!("a unit finished twice: {a:?} {b:?}"),
+            }
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
