@@ -257,8 +257,17 @@ impl fmt::Display for WeightsFileError {
 impl std::error::Error for WeightsFileError {}
 
 const MAGIC: &[u8; 4] = b"DMPW";
-const VERSION: u32 = 1;
+/// Every table entry written out, two bytes each.
+const DENSE: u32 = 1;
+/// Only the non-zero entries, as (entry, value) records: learned tables are mostly zero
+/// (positions never seen in training keep 0), so these files are a few hundred kilobytes
+/// instead of 8.5 MB, small enough to build into the engine.
+const SPARSE: u32 = 2;
 const HEADER: usize = 20;
+/// Bytes of the global weights.
+const GLOBALS: usize = 2 * feature::COUNT * 4;
+/// Bytes of one sparse record: entry `u32`, value `i16`.
+const RECORD: usize = 6;
 
 /// FNV-1a, 64 bits.
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -270,15 +279,31 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Size of a weights file in bytes.
-pub const FILE_SIZE: usize = HEADER + 2 * feature::COUNT * 4 + ENTRIES * 2 + 8;
+/// Size of a dense weights file in bytes (every entry written).
+pub const FILE_SIZE: usize = HEADER + GLOBALS + ENTRIES * 2 + 8;
 
-/// Encodes `w` (global weights and pattern tables, zeros if it has none) as a weights file.
+/// The largest weights file this engine reads: a sparse one with every entry non-zero.
+pub const MAX_FILE_SIZE: usize = HEADER + GLOBALS + 4 + ENTRIES * RECORD + 8;
+
+/// Size of a sparse weights file with `n` non-zero entries.
+const fn sparse_size(n: usize) -> usize {
+    HEADER + GLOBALS + 4 + n * RECORD + 8
+}
+
+/// Encodes `w` (global weights and pattern tables, zeros if it has none) as a weights file:
+/// sparse when that is smaller (trained tables), dense otherwise.
 pub fn encode(w: &Weights) -> Vec<u8> {
-    let mut out = Vec::with_capacity(FILE_SIZE);
+    let values = w.patterns.as_ref().map(|p| p.values());
+    let non_zero = values.map_or(0, |v| v.iter().filter(|x| **x != 0).count());
+    let sparse = sparse_size(non_zero) < FILE_SIZE;
+    let mut out = Vec::with_capacity(if sparse {
+        sparse_size(non_zero)
+    } else {
+        FILE_SIZE
+    });
     out.extend_from_slice(MAGIC);
     for n in [
-        VERSION,
+        if sparse { SPARSE } else { DENSE },
         TABLES as u32,
         TABLE_SIZE as u32,
         feature::COUNT as u32,
@@ -288,26 +313,35 @@ pub fn encode(w: &Weights) -> Vec<u8> {
     for v in w.mg.iter().chain(w.eg.iter()) {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    match &w.patterns {
-        Some(p) => {
-            for v in p.values() {
+    match (values, sparse) {
+        (Some(values), true) => {
+            out.extend_from_slice(&(non_zero as u32).to_le_bytes());
+            for (i, v) in values.iter().enumerate().filter(|(_, v)| **v != 0) {
+                out.extend_from_slice(&(i as u32).to_le_bytes());
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
-        None => out.resize(out.len() + ENTRIES * 2, 0),
+        (None, true) => out.extend_from_slice(&0u32.to_le_bytes()),
+        (Some(values), false) => {
+            for v in values {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        (None, false) => unreachable!("no tables is always written sparse"),
     }
     let sum = fnv1a(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
 }
 
-/// Decodes a weights file into evaluation weights with pattern tables.
+/// Decodes a weights file (dense or sparse) into evaluation weights with pattern tables.
 pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
+    let truncated = |expected: usize| WeightsFileError::Truncated {
+        expected,
+        found: bytes.len(),
+    };
     if bytes.len() < HEADER {
-        return Err(WeightsFileError::Truncated {
-            expected: HEADER,
-            found: bytes.len(),
-        });
+        return Err(truncated(HEADER));
     }
     if &bytes[..4] != MAGIC {
         return Err(WeightsFileError::BadMagic);
@@ -315,9 +349,9 @@ pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
     let u32_at =
         |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     let (version, tables, size, globals) = (u32_at(4), u32_at(8), u32_at(12), u32_at(16));
-    if version != VERSION {
+    if version != DENSE && version != SPARSE {
         return Err(WeightsFileError::BadHeader(format!(
-            "version {version}, this engine reads {VERSION}"
+            "version {version}, this engine reads {DENSE} and {SPARSE}"
         )));
     }
     if (tables, size, globals) != (TABLES as u32, TABLE_SIZE as u32, feature::COUNT as u32) {
@@ -327,18 +361,31 @@ pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
             feature::COUNT
         )));
     }
-    if bytes.len() < FILE_SIZE {
-        return Err(WeightsFileError::Truncated {
-            expected: FILE_SIZE,
-            found: bytes.len(),
-        });
+    let expected = if version == DENSE {
+        FILE_SIZE
+    } else {
+        // The record count follows the globals.
+        let count_at = HEADER + GLOBALS;
+        if bytes.len() < count_at + 4 {
+            return Err(truncated(count_at + 4));
+        }
+        let n = u32_at(count_at) as usize;
+        if n > ENTRIES {
+            return Err(WeightsFileError::BadHeader(format!(
+                "{n} non-zero entries, the tables have {ENTRIES}"
+            )));
+        }
+        sparse_size(n)
+    };
+    if bytes.len() < expected {
+        return Err(truncated(expected));
     }
-    if bytes.len() > FILE_SIZE {
-        return Err(WeightsFileError::TrailingBytes(bytes.len() - FILE_SIZE));
+    if bytes.len() > expected {
+        return Err(WeightsFileError::TrailingBytes(bytes.len() - expected));
     }
-    let body = &bytes[..FILE_SIZE - 8];
+    let body = &bytes[..expected - 8];
     let mut sum = [0u8; 8];
-    sum.copy_from_slice(&bytes[FILE_SIZE - 8..]);
+    sum.copy_from_slice(&bytes[expected - 8..]);
     if fnv1a(body) != u64::from_le_bytes(sum) {
         return Err(WeightsFileError::BadChecksum);
     }
@@ -348,10 +395,28 @@ pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
         *v = u32_at(at) as i32;
         at += 4;
     }
-    let values: Vec<i16> = body[at..]
-        .chunks_exact(2)
-        .map(|c| i16::from_le_bytes([c[0], c[1]]))
-        .collect();
+    let values: Vec<i16> = if version == DENSE {
+        body[at..]
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    } else {
+        let mut values = vec![0i16; ENTRIES];
+        let mut next = 0usize;
+        for (k, r) in body[at + 4..].chunks_exact(RECORD).enumerate() {
+            let i = u32::from_le_bytes([r[0], r[1], r[2], r[3]]) as usize;
+            // Entries in increasing order, each once: a file that breaks this was not
+            // written by `encode` (and its checksum was forged or recomputed).
+            if i < next || i >= ENTRIES {
+                return Err(WeightsFileError::BadHeader(format!(
+                    "record {k}: entry {i} out of order or beyond {ENTRIES}"
+                )));
+            }
+            values[i] = i16::from_le_bytes([r[4], r[5]]);
+            next = i + 1;
+        }
+        values
+    };
     // Tables of zeros add nothing: without them the evaluation is the same, without the
     // lookups (a file of refitted global weights alone runs at full speed).
     w.patterns = if values.iter().all(|v| *v == 0) {
@@ -362,8 +427,9 @@ pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
     Ok(w)
 }
 
-/// Reads a weights file ([`decode`]). Anything but a regular file of [`FILE_SIZE`] bytes is
-/// refused before it is read (so a device or a huge file cannot hang the engine).
+/// Reads a weights file ([`decode`]). Anything but a regular file of at most
+/// [`MAX_FILE_SIZE`] bytes is refused before it is read (so a device or a huge file cannot
+/// hang the engine).
 pub fn load(path: &Path) -> Result<Weights, WeightsFileError> {
     let io = |e: std::io::Error| WeightsFileError::Io(format!("{}: {e}", path.display()));
     let meta = std::fs::metadata(path).map_err(io)?;
@@ -374,8 +440,8 @@ pub fn load(path: &Path) -> Result<Weights, WeightsFileError> {
         )));
     }
     let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
-    if len > FILE_SIZE {
-        return Err(WeightsFileError::TrailingBytes(len - FILE_SIZE));
+    if len > MAX_FILE_SIZE {
+        return Err(WeightsFileError::TrailingBytes(len - MAX_FILE_SIZE));
     }
     let bytes = std::fs::read(path).map_err(io)?;
     decode(&bytes)
@@ -540,15 +606,30 @@ mod tests {
         };
         w.mg[3] = -77;
         w.eg[21] = 1234;
+        // Random tables are dense: every entry written.
         let bytes = encode(&w);
         assert_eq!(bytes.len(), FILE_SIZE);
         assert_eq!(decode(&bytes).unwrap(), w);
+        // Trained tables are mostly zero: only the non-zero entries are written.
+        let mut values = vec![0i16; ENTRIES];
+        for (i, v) in [(0, 5), (1, -3), (777_777, 12), (ENTRIES - 1, -32768)] {
+            values[i] = v;
+        }
+        let sparse = Weights {
+            patterns: PatternTables::from_values(values).map(Arc::new),
+            ..w.clone()
+        };
+        let bytes = encode(&sparse);
+        assert_eq!(bytes.len(), HEADER + GLOBALS + 4 + 4 * 6 + 8);
+        assert_eq!(decode(&bytes).unwrap(), sparse);
         // A file whose tables are all zero is read as global weights alone.
         let zeros = Weights {
             patterns: PatternTables::from_values(vec![0; ENTRIES]).map(Arc::new),
             ..w.clone()
         };
-        let globals = decode(&encode(&zeros)).unwrap();
+        let bytes = encode(&zeros);
+        assert_eq!(bytes.len(), HEADER + GLOBALS + 4 + 8);
+        let globals = decode(&bytes).unwrap();
         assert!(globals.patterns.is_none());
         assert_eq!((globals.mg, globals.eg), (w.mg, w.eg));
     }
@@ -583,6 +664,41 @@ mod tests {
             decode(&long).unwrap_err(),
             WeightsFileError::TrailingBytes(1)
         );
+        // Sparse files: cut anywhere, records out of order or beyond the tables.
+        let mut values = vec![0i16; ENTRIES];
+        values[10] = 1;
+        values[20] = 2;
+        let sparse = encode(&Weights {
+            patterns: PatternTables::from_values(values).map(Arc::new),
+            ..Weights::default()
+        });
+        for cut in [HEADER + GLOBALS + 2, sparse.len() - 9, sparse.len() - 1] {
+            let e = decode(&sparse[..cut]).unwrap_err();
+            assert!(
+                matches!(e, WeightsFileError::Truncated { .. }),
+                "{cut}: {e}"
+            );
+        }
+        let records = HEADER + GLOBALS + 4;
+        let resum = |mut b: Vec<u8>| {
+            let n = b.len() - 8;
+            let sum = fnv1a(&b[..n]);
+            b[n..].copy_from_slice(&sum.to_le_bytes());
+            b
+        };
+        let mut swapped = sparse.clone();
+        swapped[records] = 30; // 30 then 20: out of order
+        let e = decode(&resum(swapped)).unwrap_err();
+        assert!(e.to_string().contains("record 1"), "{e}");
+        let mut beyond = sparse.clone();
+        beyond[records + 6..records + 10].copy_from_slice(&(ENTRIES as u32).to_le_bytes());
+        assert!(matches!(
+            decode(&resum(beyond)),
+            Err(WeightsFileError::BadHeader(_))
+        ));
+        let mut huge = sparse.clone();
+        huge[records - 4..records].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(decode(&huge), Err(WeightsFileError::BadHeader(_))));
         let e = load(Path::new("/nonexistent/damasi.weights")).unwrap_err();
         assert!(e.to_string().contains("cannot read"));
     }
