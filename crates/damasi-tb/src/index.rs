@@ -96,15 +96,22 @@ pub(crate) fn rank(mut d: u64) -> u64 {
 /// largest square whose binomial still fits.
 #[inline]
 pub(crate) fn unrank(mut r: u64, k: usize, len: usize) -> u64 {
+    unrank_highest(&mut r, k, 0, len)
+}
+
+/// The highest `k - keep` squares of the set of `k` domain squares with colex rank `r`;
+/// leaves in `r` the rank of the lowest `keep` among sets of `keep`.
+#[inline]
+pub(crate) fn unrank_highest(r: &mut u64, k: usize, keep: usize, len: usize) -> u64 {
     let mut d = 0u64;
     let mut c = len;
-    for j in (1..=k).rev() {
+    for j in (keep + 1..=k).rev() {
         c -= 1;
-        while BINOMIAL[c][j] > r {
+        while BINOMIAL[c][j] > *r {
             c -= 1;
         }
         d |= 1u64 << c;
-        r -= BINOMIAL[c][j];
+        *r -= BINOMIAL[c][j];
     }
     d
 }

@@ -14,7 +14,7 @@
 
 use std::sync::OnceLock;
 
-use crate::index::{rank, unrank, BINOMIAL};
+use crate::index::{rank, unrank, unrank_highest, BINOMIAL};
 use crate::placement::Placement;
 use crate::signature::Signature;
 
@@ -167,19 +167,10 @@ fn king_unrank(mut r: u64, k: usize) -> u64 {
         1 => 1 << r,
         2 | 3 => king_sets(k)[r as usize],
         _ => {
-            // The kings above the lowest three by the greedy search of [`unrank`], the
-            // lowest three from the table.
-            let mut d = 0u64;
-            let mut c = 64;
-            for j in (4..=k).rev() {
-                c -= 1;
-                while BINOMIAL[c][j] > r {
-                    c -= 1;
-                }
-                d |= 1u64 << c;
-                r -= BINOMIAL[c][j];
-            }
-            d | king_sets(3)[r as usize]
+            // The kings above the lowest three by the greedy search, the lowest three from
+            // the table.
+            let high = unrank_highest(&mut r, k, 3, 64);
+            high | king_sets(3)[r as usize]
         }
     }
 }
