@@ -293,8 +293,9 @@ const fn sparse_size(n: usize) -> usize {
 /// Encodes `w` (global weights and pattern tables, zeros if it has none) as a weights file:
 /// sparse when that is smaller (trained tables), dense otherwise.
 pub fn encode(w: &Weights) -> Vec<u8> {
-    let values = w.patterns.as_ref().map(|p| p.values());
-    let non_zero = values.map_or(0, |v| v.iter().filter(|x| **x != 0).count());
+    // No tables: no non-zero entry, so written sparse.
+    let values = w.patterns.as_ref().map_or(&[][..], |p| p.values());
+    let non_zero = values.iter().filter(|x| **x != 0).count();
     let sparse = sparse_size(non_zero) < FILE_SIZE;
     let mut out = Vec::with_capacity(if sparse {
         sparse_size(non_zero)
@@ -313,21 +314,16 @@ pub fn encode(w: &Weights) -> Vec<u8> {
     for v in w.mg.iter().chain(w.eg.iter()) {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    match (values, sparse) {
-        (Some(values), true) => {
-            out.extend_from_slice(&(non_zero as u32).to_le_bytes());
-            for (i, v) in values.iter().enumerate().filter(|(_, v)| **v != 0) {
-                out.extend_from_slice(&(i as u32).to_le_bytes());
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+    if sparse {
+        out.extend_from_slice(&(non_zero as u32).to_le_bytes());
+        for (i, v) in values.iter().enumerate().filter(|(_, v)| **v != 0) {
+            out.extend_from_slice(&(i as u32).to_le_bytes());
+            out.extend_from_slice(&v.to_le_bytes());
         }
-        (None, true) => out.extend_from_slice(&0u32.to_le_bytes()),
-        (Some(values), false) => {
-            for v in values {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+    } else {
+        for v in values {
+            out.extend_from_slice(&v.to_le_bytes());
         }
-        (None, false) => unreachable!("no tables is always written sparse"),
     }
     let sum = fnv1a(&out);
     out.extend_from_slice(&sum.to_le_bytes());

@@ -158,7 +158,7 @@ pub struct Step {
     /// Units of the pair (a slice of the men's ranks with its counterpart).
     pub units: usize,
     /// The propagation wave the unit has reached (the plies to conversion solved so far),
-    /// `None` once the unit is finished. Kings-only pairs are one unit of up to 1.7 G
+    /// `None` once the unit is finished. Kings-only pairs are one unit of up to 2.6 G
     /// entries, so the waves are their only sign of life.
     pub wave: Option<u32>,
 }
@@ -392,11 +392,9 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
         }
         return Ok(Init::Solved(CAPTURE | state_of(best)));
     }
-    // Two quiet moves reach the same entry only if one's position is the other's mirror
-    // image. A move changes two squares, so then the position and its own mirror image
-    // differ in at most four squares; for every other position (nearly all) each move
-    // reaches an entry of its own and the successors need not be indexed.
-    let may_share = p.mirror_distance() <= 4;
+    // Unless two successors can share an entry, each move reaches an entry of its own and
+    // the successors need not be indexed.
+    let may_share = p.neighbours_may_share_entries();
     let mut successors = [0u32; 256];
     let mut n = 0;
     let mut draw_floor = false;
@@ -480,8 +478,7 @@ fn propagate(
         for_each_parent(&p, true, |q| {
             parents.push(parent.indexer.canonical(&q) as u32)
         });
-        // Two parents share an entry only if they are mirror images (see `init_entry`).
-        if p.mirror_distance() <= 4 {
+        if p.neighbours_may_share_entries() {
             parents.sort_unstable();
             parents.dedup();
         }

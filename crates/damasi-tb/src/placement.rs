@@ -72,15 +72,19 @@ impl Placement {
         }
     }
 
-    /// In how many squares the placement and its mirror image differ (counting each of the
-    /// four piece sets): 0 for a symmetric placement.
+    /// Whether two placements one quiet move away from this one (reached by a move, or
+    /// leading here by one) can be each other's mirror image, and so share a mirror-reduced
+    /// entry. A move changes two squares, so that needs the placement and its own mirror
+    /// image to differ in at most four squares; for nearly every placement they differ in
+    /// more, and the neighbours' entries are all distinct.
     #[inline]
-    pub fn mirror_distance(&self) -> u32 {
+    pub fn neighbours_may_share_entries(&self) -> bool {
         let m = self.mirror();
-        (self.wm ^ m.wm).count_ones()
+        let differ = (self.wm ^ m.wm).count_ones()
             + (self.wk ^ m.wk).count_ones()
             + (self.bm ^ m.bm).count_ones()
-            + (self.bk ^ m.bk).count_ones()
+            + (self.bk ^ m.bk).count_ones();
+        differ <= 4
     }
 
     /// Its material.
