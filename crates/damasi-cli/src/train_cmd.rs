@@ -1,4 +1,5 @@
-//! `damasi train`: make training data by self-play and fit the pattern evaluation on it.
+//! `damasi train`: make training data by self-play and fit the pattern evaluation or the
+//! network on it.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -11,9 +12,10 @@ use clap::{Args, Subcommand};
 
 use damasi_engine::eval::Weights;
 use damasi_engine::oracle::EndgameOracle;
-use damasi_engine::patterns;
+use damasi_engine::{network, patterns};
 use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_tools::train::{self, DataConfig, FitConfig, Sample};
+use damasi_tools::train_net::{self, mirror, NetConfig, NetSample};
 
 /// Arguments of `damasi train`.
 #[derive(Args)]
@@ -28,6 +30,8 @@ enum TrainCommand {
     Data(DataArgs),
     /// Fit a pattern evaluation on training records and write a weights file.
     Fit(FitArgs),
+    /// Train the NNUE-style network on training records and write a network file.
+    Net(NetArgs),
 }
 
 /// Arguments of `damasi train data`.
@@ -114,11 +118,56 @@ struct FitArgs {
     tb_dir: Option<PathBuf>,
 }
 
+/// Arguments of `damasi train net`.
+#[derive(Args)]
+struct NetArgs {
+    /// Training records (`damasi train data`).
+    #[arg(long)]
+    data: PathBuf,
+    /// Output network file (an `eval-file` for the engine).
+    #[arg(long)]
+    out: PathBuf,
+    /// Passes over the training records.
+    #[arg(long, default_value_t = 10)]
+    epochs: usize,
+    /// Samples per Adam step.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// Adam step size of the first layer.
+    #[arg(long, default_value_t = 1e-3)]
+    lr_hidden: f32,
+    /// Adam step size of the output layer (centi-men).
+    #[arg(long, default_value_t = 0.5)]
+    lr_output: f32,
+    /// Weight decay per step, relative to the step size (0: none).
+    #[arg(long, default_value_t = 0.0)]
+    decay: f32,
+    /// Weight of the game result in the label (the rest is the sigmoid of the search score;
+    /// 0, the search scores alone, made the best pattern tables).
+    #[arg(long, default_value_t = 0.0)]
+    lambda: f32,
+    /// The scale K of sigmoid(eval / K), centi-men (default: fitted to the game results with
+    /// the built-in evaluation).
+    #[arg(long)]
+    k: Option<f32>,
+    /// Share of the records, taken from the end of the file, held out for validation.
+    #[arg(long, default_value_t = 0.1)]
+    valid: f64,
+    /// Seed of the starting weights and the sample order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Endgame table directory: records of positions the tables know are labelled with their
+    /// true value.
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
+}
+
 /// `damasi train`.
 pub fn train(a: TrainArgs) -> Result<()> {
     match a.command {
         TrainCommand::Data(d) => data(d),
         TrainCommand::Fit(f) => fit(f),
+        TrainCommand::Net(n) => net(n),
     }
 }
 
@@ -185,67 +234,137 @@ fn data(a: DataArgs) -> Result<()> {
     Ok(())
 }
 
-fn fit(a: FitArgs) -> Result<()> {
-    let file = File::open(&a.data).with_context(|| format!("opening {}", a.data.display()))?;
+/// Training records split for a fit, with the label of each position.
+struct Labelled {
+    train: Vec<(damasi::Position, f32)>,
+    valid: Vec<(damasi::Position, f32)>,
+    k: f32,
+}
+
+/// Reads `data`, holds out the last `valid` share, fits K to the game results of `start`
+/// unless given, and labels every position: the tables' value where `tb_dir` knows it, else
+/// `lambda * result + (1 - lambda) * sigmoid(score / K)`.
+fn labelled(
+    data: &std::path::Path,
+    valid: f64,
+    lambda: f32,
+    k: Option<f32>,
+    start: &Weights,
+    tb_dir: &Option<PathBuf>,
+) -> Result<Labelled> {
+    let file = File::open(data).with_context(|| format!("opening {}", data.display()))?;
     let records = train::read_records(&mut BufReader::new(file))
         .map_err(anyhow::Error::msg)
-        .with_context(|| format!("reading {}", a.data.display()))?;
+        .with_context(|| format!("reading {}", data.display()))?;
     if records.len() < 2 {
         bail!(
             "{} has {} records; at least 2 are needed",
-            a.data.display(),
+            data.display(),
             records.len()
         );
     }
-    if !(0.0..1.0).contains(&a.valid) {
+    if !(0.0..1.0).contains(&valid) {
         bail!("--valid must be at least 0 and below 1");
     }
-    if !(0.0..=1.0).contains(&a.lambda) {
+    if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda must be from 0 to 1");
     }
-    let start = load_weights(&a.init)?;
-    let n_valid = ((records.len() as f64 * a.valid) as usize).min(records.len() - 1);
+    let n_valid = ((records.len() as f64 * valid) as usize).min(records.len() - 1);
     let (train_recs, valid_recs) = records.split_at(records.len() - n_valid);
-    let k = match a.k {
+    let k = match k {
         Some(k) if k > 0.0 => k,
         Some(_) => bail!("--k must be positive"),
         None => {
-            let k = train::fit_k(train_recs, &start);
+            let k = train::fit_k(train_recs, start);
             println!("K fitted to the game results: {k:.1}");
             k
         }
     };
-    let oracle = tables(&a.tb_dir)?;
-    let known = std::sync::atomic::AtomicUsize::new(0);
+    let oracle = tables(tb_dir)?;
+    let mut known = 0usize;
     // The label: the tables' value where they know the position, else the blend.
-    let label = |r: &train::Record, pos: &damasi::Position| match oracle
-        .as_deref()
-        .and_then(|o| train::table_result_white(o, pos))
-    {
-        Some(result) => {
-            known.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            result
-        }
-        None => train::label(r, a.lambda, k),
-    };
-    let to_samples = |recs: &[train::Record]| -> Vec<Sample> {
+    let mut label = |recs: &[train::Record]| -> Vec<(damasi::Position, f32)> {
         recs.iter()
             .filter_map(|r| {
                 let pos = r.position()?;
-                Some(Sample::new(&pos, label(r, &pos)))
+                let y = match oracle
+                    .as_deref()
+                    .and_then(|o| train::table_result_white(o, &pos))
+                {
+                    Some(result) => {
+                        known += 1;
+                        result
+                    }
+                    None => train::label(r, lambda, k),
+                };
+                Some((pos, y))
             })
             .collect()
     };
-    let t = Instant::now();
-    let train_s = to_samples(train_recs);
-    let valid_s = to_samples(valid_recs);
+    let (train, valid) = (label(train_recs), label(valid_recs));
     println!(
-        "{} training and {} validation positions, K {k:.1}, lambda {}, {} labelled by the tables",
-        train_s.len(),
-        valid_s.len(),
-        a.lambda,
-        known.into_inner()
+        "{} training and {} validation positions, K {k:.1}, lambda {lambda}, {known} labelled \
+         by the tables",
+        train.len(),
+        valid.len(),
     );
+    Ok(Labelled { train, valid, k })
+}
+
+fn net(a: NetArgs) -> Result<()> {
+    let data = labelled(
+        &a.data,
+        a.valid,
+        a.lambda,
+        a.k,
+        &Weights::default(),
+        &a.tb_dir,
+    )?;
+    let t = Instant::now();
+    // Every position and its mirror image.
+    let samples = |set: &[(damasi::Position, f32)]| -> Vec<NetSample> {
+        set.iter()
+            .flat_map(|(p, y)| [NetSample::new(p, *y), NetSample::new(&mirror(p), *y)])
+            .collect()
+    };
+    let (train_s, valid_s) = (samples(&data.train), samples(&data.valid));
+    let cfg = NetConfig {
+        epochs: a.epochs,
+        batch: a.batch.max(1),
+        lr_hidden: a.lr_hidden,
+        lr_output: a.lr_output,
+        decay: a.decay,
+        k: data.k,
+        seed: a.seed,
+    };
+    let net = train_net::fit(&train_s, &valid_s, &cfg, |l| {
+        println!(
+            "epoch {:>3}  train loss {:.6}  validation loss {:.6}  ({:.1} s)",
+            l.epoch,
+            l.train,
+            l.valid,
+            t.elapsed().as_secs_f64()
+        );
+    });
+    std::fs::write(&a.out, network::encode(&net))
+        .with_context(|| format!("writing {}", a.out.display()))?;
+    println!(
+        "wrote {} (the network of the epoch with the lowest validation loss)",
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn fit(a: FitArgs) -> Result<()> {
+    let start = load_weights(&a.init)?;
+    let data = labelled(&a.data, a.valid, a.lambda, a.k, &start, &a.tb_dir)?;
+    let k = data.k;
+    let t = Instant::now();
+    let to_samples = |set: &[(damasi::Position, f32)]| -> Vec<Sample> {
+        set.iter().map(|(p, y)| Sample::new(p, *y)).collect()
+    };
+    let train_s = to_samples(&data.train);
+    let valid_s = to_samples(&data.valid);
     let cfg = FitConfig {
         epochs: a.epochs,
         batch: a.batch.max(1),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use damasi::{Color, Position};
 
+use crate::network::Network;
 use crate::patterns::PatternTables;
 
 /// Features, counted for White minus Black unless marked "side to move".
@@ -89,6 +90,9 @@ pub struct Weights {
     /// Learned pattern tables added to the feature sum ([`crate::patterns`]); `None` (the
     /// default) is the feature evaluation alone.
     pub patterns: Option<Arc<PatternTables>>,
+    /// A learned network added to the feature sum ([`crate::network`]); `None` (the default)
+    /// is the feature evaluation alone.
+    pub network: Option<Arc<Network>>,
 }
 
 impl Default for Weights {
@@ -107,6 +111,7 @@ impl Default for Weights {
                 -23, 24, 1, -2,
             ],
             patterns: None,
+            network: None,
         }
     }
 }
@@ -125,6 +130,7 @@ impl Weights {
                 0, 0,
             ],
             patterns: None,
+            network: None,
         }
     }
 
@@ -138,6 +144,7 @@ impl Weights {
                 100, 300, 6, 13, 24, 40, 65, 150, 100, 60, 25, 2, 2, 2, 1, -2, 0, 60, -12, 4, 0, 0,
             ],
             patterns: None,
+            network: None,
         }
     }
 }
@@ -341,14 +348,14 @@ pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
     evaluate_within(pos, w, -i32::MAX, i32::MAX)
 }
 
-/// How far (centi-men) the pattern tables are assumed to move an evaluation at most, for
-/// [`evaluate_within`].
+/// How far (centi-men) the pattern tables or the network are assumed to move an evaluation at
+/// most, for [`evaluate_within`].
 pub const LAZY_MARGIN: i32 = 150;
 
 /// [`evaluate`] for a search that only needs to know how the value compares with `alpha`
-/// and `beta`: with pattern tables, a position whose feature sum lies more than
+/// and `beta`: with pattern tables or a network, a position whose feature sum lies more than
 /// [`LAZY_MARGIN`] below `alpha` or above `beta` is given the feature sum, without the
-/// tables' lookups (lazy evaluation). Without tables it is [`evaluate`].
+/// tables' lookups or the network (lazy evaluation). Without either it is [`evaluate`].
 #[inline]
 pub fn evaluate_within(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i32 {
     #[cfg(target_arch = "x86_64")]
@@ -395,12 +402,15 @@ fn evaluate_inline(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i32 {
         -1
     };
     let v = sign * white + stm;
-    match &w.patterns {
-        Some(t) if v + LAZY_MARGIN > alpha && v - LAZY_MARGIN < beta => {
-            v + sign * t.score_white(pos)
-        }
-        _ => v,
+    if w.patterns.is_none() && w.network.is_none()
+        || v + LAZY_MARGIN <= alpha
+        || v - LAZY_MARGIN >= beta
+    {
+        return v;
     }
+    let tables = w.patterns.as_ref().map_or(0, |t| sign * t.score_white(pos));
+    let network = w.network.as_ref().map_or(0, |n| n.score(pos));
+    v + tables + network
 }
 
 #[cfg(test)]
@@ -445,6 +455,26 @@ mod tests {
             evaluate_within(&pos, &plain, features + 500, features + 501),
             features
         );
+    }
+
+    #[test]
+    fn a_network_adds_its_output_from_the_side_to_move_view() {
+        // A network that outputs a constant 37 centi-men (its output bias).
+        let mut v = vec![0f32; crate::network::PARAMETERS];
+        v[crate::network::B2_AT] = 37.0;
+        let net = Weights {
+            network: Network::from_parameters(&v).map(Arc::new),
+            ..Weights::default()
+        };
+        let plain = Weights::default();
+        for fen in ["W:Wa3,Kd4,e5:Ba6,h7", "B:Wa3,Kd4,e5:Ba6,h7"] {
+            let pos = Position::from_fen(fen).unwrap();
+            let base = evaluate(&pos, &plain);
+            assert_eq!(evaluate(&pos, &net), base + 37, "{fen}");
+            // Far outside the window: the feature sum alone (lazy evaluation).
+            let m = LAZY_MARGIN;
+            assert_eq!(evaluate_within(&pos, &net, base + m, base + m + 1), base);
+        }
     }
 
     #[test]

@@ -428,8 +428,9 @@ impl Session {
         }
     }
 
-    /// The `eval-file` parameter: reads a pattern weights file ([`crate::patterns`]); `none` or
-    /// empty goes back to the built-in evaluation. The engine uses it from its next search.
+    /// The `eval-file` parameter: reads a pattern weights file ([`crate::patterns`]) or a
+    /// network file ([`crate::network`]); `none` or empty goes back to the built-in
+    /// evaluation. The engine uses it from its next search.
     fn set_eval_file(&mut self, value: &str) -> Result<(), String> {
         let value = value.trim();
         if value.is_empty() || value.eq_ignore_ascii_case("none") {
@@ -438,10 +439,15 @@ impl Session {
             return Ok(());
         }
         let w = crate::patterns::load(Path::new(value)).map_err(|e| e.to_string())?;
+        let kind = if w.network.is_some() {
+            "network"
+        } else {
+            "pattern"
+        };
         self.weights = w;
         self.eval_file = Some(value.to_string());
         self.out
-            .send(&Line::new("info").arg("message", format!("pattern evaluation from {value}")));
+            .send(&Line::new("info").arg("message", format!("{kind} evaluation from {value}")));
         Ok(())
     }
 
@@ -1000,6 +1006,22 @@ mod tests {
         );
         assert!(
             lines.iter().any(|l| l.contains("pattern evaluation from")),
+            "{lines:?}"
+        );
+        assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
+        let net = dir.join("n.nn");
+        std::fs::write(
+            &net,
+            crate::network::encode(&crate::network::Network::zero()),
+        )
+        .unwrap();
+        let lines = session(&format!(
+            "hub\nset-param name=eval-file value={}\ninit\npos pos={START}\nlevel depth=2\n\
+             go think\n",
+            net.display()
+        ));
+        assert!(
+            lines.iter().any(|l| l.contains("network evaluation from")),
             "{lines:?}"
         );
         assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");

@@ -34,7 +34,7 @@
 //!
 //! Modules: [`search`] (the search, [`search::SearchParams`] to switch its selective parts
 //! off for measurement), [`tt`] (the shared transposition table), [`eval`] (the evaluation
-//! and its features), [`patterns`] (the optional learned pattern tables and their file), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
+//! and its features), [`patterns`] (the optional learned pattern tables and their file), [`network`] (the optional NNUE-style network), [`time`] (clocks and limits), [`Level`] (playing strength), [`Score`],
 //! [`SearchControl`] (stop, ponder), [`bench`](mod@bench) (`damasi bench`), [`oracle`] (the
 //! hook for endgame tablebases), and the Hub
 //! protocol: [`hub`] (the engine loop) and [`protocol`] (its line parser). The Hub's square
@@ -50,6 +50,7 @@ pub mod hub;
 mod level;
 pub mod line_reader;
 mod machine;
+pub mod network;
 pub mod oracle;
 pub mod patterns;
 pub mod protocol;

@@ -226,7 +226,7 @@ pub enum WeightsFileError {
         /// Bytes found.
         found: usize,
     },
-    /// The file does not start with `DMPW`.
+    /// The file does not start with `DMPW` (pattern tables) or `DMNN` (a network).
     BadMagic,
     /// A version, table count, table size or feature count this engine does not know.
     BadHeader(String),
@@ -244,7 +244,9 @@ impl fmt::Display for WeightsFileError {
                 f,
                 "weights file truncated: {found} bytes, {expected} expected"
             ),
-            WeightsFileError::BadMagic => write!(f, "not a damasi weights file (no DMPW magic)"),
+            WeightsFileError::BadMagic => {
+                write!(f, "not a damasi weights file (no DMPW or DMNN magic)")
+            }
             WeightsFileError::BadHeader(e) => write!(f, "weights file header: {e}"),
             WeightsFileError::BadChecksum => write!(f, "weights file corrupt: checksum mismatch"),
             WeightsFileError::TrailingBytes(n) => {
@@ -330,8 +332,16 @@ pub fn encode(w: &Weights) -> Vec<u8> {
     out
 }
 
-/// Decodes a weights file (dense or sparse) into evaluation weights with pattern tables.
+/// Decodes a weights file (dense or sparse) into evaluation weights with pattern tables, or a
+/// network file ([`crate::network`], magic `DMNN`) into the built-in weights with the network.
 pub fn decode(bytes: &[u8]) -> Result<Weights, WeightsFileError> {
+    if bytes.starts_with(crate::network::MAGIC) {
+        let net = crate::network::decode(bytes)?;
+        return Ok(Weights {
+            network: Some(Arc::new(net)),
+            ..Weights::default()
+        });
+    }
     let truncated = |expected: usize| WeightsFileError::Truncated {
         expected,
         found: bytes.len(),

@@ -5,7 +5,8 @@
 //! the statistics that decide them ([`sprt`]: Elo, error bars, the sequential probability
 //! ratio test), the balanced opening set they start from ([`openings`], `data/openings.txt`),
 //! Texel tuning of the evaluation weights with an in-process self-play match ([`tune`]), and
-//! the data and trainer of the learned pattern evaluation ([`train`], `damasi train`).
+//! the data and trainers of the learned evaluations ([`train`] for the pattern tables,
+//! [`train_net`] for the network; `damasi train`).
 //!
 //! ```
 //! use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
@@ -28,4 +29,5 @@ pub mod openings;
 pub mod puzzles;
 pub mod sprt;
 pub mod train;
+pub mod train_net;
 pub mod tune;

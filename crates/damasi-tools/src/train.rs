@@ -801,6 +801,7 @@ mod tests {
             mg: [0; feature::COUNT],
             eg: [0; feature::COUNT],
             patterns: None,
+            network: None,
         };
         let mut values = vec![0i16; ENTRIES];
         for (i, v) in values.iter_mut().enumerate().take(TABLE_SIZE) {
