@@ -77,9 +77,10 @@ pub struct BenchArgs {
     /// Search depth (default: the bench's own fixed depth).
     #[arg(long)]
     depth: Option<u32>,
-    /// Pattern weights file to evaluate with (default: the built-in evaluation).
+    /// Weights or network file to evaluate with, or `features` for the feature evaluation
+    /// alone (default: the shipped evaluation, features and network).
     #[arg(long, value_name = "FILE")]
-    eval: Option<std::path::PathBuf>,
+    eval: Option<String>,
 }
 
 /// Arguments of `damasi match` (boxed: they are many, and the command enum stays small).
@@ -273,12 +274,8 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
 /// `damasi bench`: fixed positions to a fixed depth; the last line is
 /// `<nodes> nodes <nps> nps`.
 pub fn bench(a: BenchArgs) -> Result<()> {
-    let weights = match &a.eval {
-        Some(p) => {
-            damasi_engine::patterns::load(p).with_context(|| format!("reading {}", p.display()))?
-        }
-        None => damasi_engine::eval::Weights::default(),
-    };
+    let weights = damasi_engine::eval::weights_named(a.eval.as_deref().unwrap_or("none"))
+        .with_context(|| format!("reading {}", a.eval.as_deref().unwrap_or("none")))?;
     let (nodes, time) = damasi_engine::bench::bench_with(a.depth, &weights);
     let nps = (nodes as u128 * 1_000_000_000 / time.as_nanos().max(1)) as u64;
     println!("time {:.3} s", time.as_secs_f64());

@@ -65,9 +65,10 @@ struct DataArgs {
     /// Plies after which a game counts as drawn.
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
-    /// Weights file of the playing engine (default: the built-in evaluation).
+    /// Weights or network file of the playing engine, or `features` for the feature
+    /// evaluation alone (default: the shipped evaluation, features and network).
     #[arg(long, value_name = "FILE")]
-    eval: Option<PathBuf>,
+    eval: Option<String>,
 }
 
 /// Arguments of `damasi train fit`.
@@ -147,7 +148,7 @@ struct NetArgs {
     #[arg(long, default_value_t = 0.0)]
     lambda: f32,
     /// The scale K of sigmoid(eval / K), centi-men (default: fitted to the game results with
-    /// the built-in evaluation).
+    /// the feature evaluation).
     #[arg(long)]
     k: Option<f32>,
     /// Share of the records, taken from the end of the file, held out for validation.
@@ -191,7 +192,9 @@ fn data(a: DataArgs) -> Result<()> {
         bail!("--games, --depth and --nodes must be at least 1");
     }
     let oracle = tables(&a.tb_dir)?;
-    let weights = load_weights(&a.eval)?;
+    let name = a.eval.as_deref().unwrap_or("none");
+    let weights =
+        damasi_engine::eval::weights_named(name).with_context(|| format!("reading {name}"))?;
     let openings = parse_openings(DEFAULT_OPENINGS).context("the built-in openings")?;
     let cfg = DataConfig {
         games: a.games,

@@ -35,7 +35,7 @@ pub const POSITIONS: &[&str] = &[
 /// Searches every bench position to `depth` (default [`DEFAULT_DEPTH`]) with one thread and a
 /// fresh 16 MiB hash. Returns the total nodes and the time taken.
 pub fn bench(depth: Option<u32>) -> (u64, Duration) {
-    bench_with(depth, &Weights::default())
+    bench_with(depth, &Weights::shipped())
 }
 
 /// [`bench()`] with the evaluation weights `weights` (to measure a pattern evaluation's speed).

@@ -117,6 +117,15 @@ impl Default for Weights {
 }
 
 impl Weights {
+    /// The engine's default evaluation: the features with the [`Default`] weights plus the
+    /// network shipped with damasi ([`crate::network::shipped`]).
+    pub fn shipped() -> Weights {
+        Weights {
+            network: Some(crate::network::shipped()),
+            ..Weights::default()
+        }
+    }
+
     /// Round 1, the default before round 2: Texel-fitted on 54,767 positions of 640 self-play
     /// games; beat the hand-set weights +75 =16 -37 in 128 games (3000 nodes a move).
     pub fn round1() -> Weights {
@@ -146,6 +155,21 @@ impl Weights {
             patterns: None,
             network: None,
         }
+    }
+}
+
+/// The weights an `eval-file` value names: `none` or empty, the engine's default
+/// ([`Weights::shipped`]); `features`, the feature evaluation alone ([`Weights::default`], the
+/// evaluation before the network); anything else, a weights or network file
+/// ([`crate::patterns::load`]).
+pub fn weights_named(value: &str) -> Result<Weights, crate::patterns::WeightsFileError> {
+    let value = value.trim();
+    if value.is_empty() || value.eq_ignore_ascii_case("none") {
+        Ok(Weights::shipped())
+    } else if value.eq_ignore_ascii_case("features") {
+        Ok(Weights::default())
+    } else {
+        crate::patterns::load(std::path::Path::new(value))
     }
 }
 

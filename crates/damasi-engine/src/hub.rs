@@ -226,7 +226,7 @@ pub fn run_with_tablebases(
         limits: Limits::move_time(DEFAULT_MOVE_TIME),
         tablebases,
         oracle,
-        weights: Weights::default(),
+        weights: Weights::shipped(),
         eval_file: None,
     };
     let mut input = input;
@@ -429,22 +429,23 @@ impl Session {
     }
 
     /// The `eval-file` parameter: reads a pattern weights file ([`crate::patterns`]) or a
-    /// network file ([`crate::network`]); `none` or empty goes back to the built-in
-    /// evaluation. The engine uses it from its next search.
+    /// network file ([`crate::network`]); `features` is the feature evaluation alone, `none`
+    /// or empty goes back to the default ([`crate::eval::weights_named`]). The engine uses it
+    /// from its next search.
     fn set_eval_file(&mut self, value: &str) -> Result<(), String> {
         let value = value.trim();
+        self.weights = crate::eval::weights_named(value).map_err(|e| e.to_string())?;
         if value.is_empty() || value.eq_ignore_ascii_case("none") {
-            self.weights = Weights::default();
             self.eval_file = None;
             return Ok(());
         }
-        let w = crate::patterns::load(Path::new(value)).map_err(|e| e.to_string())?;
-        let kind = if w.network.is_some() {
+        let kind = if value.eq_ignore_ascii_case("features") {
+            "feature"
+        } else if self.weights.network.is_some() {
             "network"
         } else {
             "pattern"
         };
-        self.weights = w;
         self.eval_file = Some(value.to_string());
         self.out
             .send(&Line::new("info").arg("message", format!("{kind} evaluation from {value}")));

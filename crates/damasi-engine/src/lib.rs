@@ -148,7 +148,7 @@ impl Engine {
         };
         Engine {
             options,
-            weights: eval::Weights::default(),
+            weights: eval::Weights::shipped(),
             params: search::SearchParams::default(),
             tt: tt::Table::new(options.hash_mb),
             threads: (0..options.threads)

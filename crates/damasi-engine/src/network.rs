@@ -28,9 +28,22 @@
 //! the output weights and the output bias; an FNV-1a 64-bit checksum of everything before it
 //! as `u64`. See `docs/training.md`.
 
+use std::sync::{Arc, OnceLock};
+
 use damasi::{Color, Position};
 
 use crate::patterns::WeightsFileError;
+
+/// The network shipped with damasi (`nets/damasi.nn`; how it was made: docs/training.md).
+const SHIPPED: &[u8] = include_bytes!("../nets/damasi.nn");
+
+/// The network shipped with damasi, part of the engine's default evaluation
+/// ([`crate::eval::Weights::shipped`]).
+pub fn shipped() -> Arc<Network> {
+    static NET: OnceLock<Arc<Network>> = OnceLock::new();
+    NET.get_or_init(|| Arc::new(decode(SHIPPED).expect("the shipped network is valid")))
+        .clone()
+}
 
 /// Binary inputs: 4 kinds of piece x 64 squares.
 pub const INPUTS: usize = 256;
@@ -295,6 +308,15 @@ mod tests {
         assert_eq!(net.score(&pos), 75 + 30 - 5);
         assert_eq!(net.parameters(), v);
         assert_eq!(Network::zero().score(&pos), 0);
+    }
+
+    #[test]
+    fn the_shipped_network_reads_and_keeps_the_colour_flip() {
+        let net = shipped();
+        let a = Position::from_fen("W:Wa3,Kd4,e5:Ba6,h7").unwrap();
+        let b = Position::from_fen("B:Ba6,Kd5,e4:Wa3,h2").unwrap();
+        assert_eq!(net.score(&a), net.score(&b));
+        assert_ne!(*net, Network::zero());
     }
 
     #[test]

@@ -146,13 +146,13 @@ fn loss(model: &Model, samples: &[NetSample], k: f32) -> f64 {
     sum / samples.len().max(1) as f64
 }
 
-/// Mean cross-entropy of the built-in evaluation plus `net` against the labels of `samples`.
+/// Mean cross-entropy of the feature evaluation plus `net` against the labels of `samples`.
 pub fn loss_of(net: &Network, samples: &[NetSample], k: f32) -> f64 {
     loss(&Model(net.parameters()), samples, k)
 }
 
 /// Trains a network on `train` from small random weights (output 0 at the start, so epoch 0
-/// is the built-in evaluation's loss), reporting the losses on `train` and `valid` before
+/// is the feature evaluation's loss), reporting the losses on `train` and `valid` before
 /// training and after every epoch through `report`. Returns the network of the epoch with
 /// the lowest validation loss.
 pub fn fit(
@@ -285,7 +285,7 @@ mod tests {
     }
 
     /// The trainer learns what the features miss: here every position whose side to move has
-    /// a king on a1 is won, every other one lost, which no feature of the built-in evaluation
+    /// a king on a1 is won, every other one lost, which none of the hand-written features
     /// tells apart.
     #[test]
     fn training_learns_a_rule_the_features_do_not_know() {

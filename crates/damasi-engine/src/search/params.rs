@@ -31,9 +31,9 @@ pub struct SearchParams {
     pub iir: bool,
     /// Late-move reductions lessened (or deepened) by the move's history.
     pub history_lmr: bool,
-    /// Lazy evaluation at the horizon: with pattern tables, a position whose feature sum is
-    /// far outside the window skips the tables ([`crate::eval::evaluate_within`]). No effect
-    /// with the built-in evaluation.
+    /// Lazy evaluation at the horizon: with pattern tables or a network (the default), a
+    /// position whose feature sum is far outside the window skips them
+    /// ([`crate::eval::evaluate_within`]). No effect with the features alone.
     pub lazy_eval: bool,
 }
 
