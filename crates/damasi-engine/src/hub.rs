@@ -865,10 +865,12 @@ mod tests {
         let (nodes, mv) = nodes_and_move(&session(&format!("{on}{go}")));
         assert_eq!(nodes, 0, "a book move costs no search");
         assert!(book.contains(&mv), "{mv} is not among the book's {book:?}");
-        // Off by default (crate::book::USE_BY_DEFAULT), turned off, or below full strength:
-        // a search.
+        // On by default (crate::book::USE_BY_DEFAULT).
+        let (nodes, mv) = nodes_and_move(&session(&go));
+        assert_eq!(nodes, 0, "the book is on by default");
+        assert!(book.contains(&mv), "{mv} is not among the book's {book:?}");
+        // Turned off, or below full strength: a search.
         for setup in [
-            String::new(),
             format!("{on}set-param name=book value=false\n"),
             format!("{on}set-param name=level value=9\n"),
         ] {
