@@ -71,21 +71,40 @@ struct DataArgs {
     eval: Option<String>,
 }
 
-/// Arguments of `damasi train fit`.
+/// What `damasi train fit` and `damasi train net` share: the records, how they are split and
+/// labelled, and the passes over them.
 #[derive(Args)]
-struct FitArgs {
+struct RecordArgs {
     /// Training records (`damasi train data`).
     #[arg(long)]
     data: PathBuf,
-    /// Output weights file.
-    #[arg(long)]
-    out: PathBuf,
     /// Passes over the training records.
     #[arg(long, default_value_t = 10)]
     epochs: usize,
     /// Samples per Adam step.
     #[arg(long, default_value_t = 256)]
     batch: usize,
+    /// The scale K of sigmoid(eval / K), centi-men (default: fitted to the game results with
+    /// the starting evaluation).
+    #[arg(long)]
+    k: Option<f32>,
+    /// Share of the records, taken from the end of the file, held out for validation.
+    #[arg(long, default_value_t = 0.1)]
+    valid: f64,
+    /// Endgame table directory: records of positions the tables know are labelled with their
+    /// true value (win 1, draw 1/2, loss 0) instead of the blend.
+    #[arg(long, value_name = "DIR")]
+    tb_dir: Option<PathBuf>,
+}
+
+/// Arguments of `damasi train fit`.
+#[derive(Args)]
+struct FitArgs {
+    #[command(flatten)]
+    records: RecordArgs,
+    /// Output weights file.
+    #[arg(long)]
+    out: PathBuf,
     /// Adam step size of the pattern entries (centi-men).
     #[arg(long, default_value_t = 1.0)]
     lr: f32,
@@ -103,37 +122,19 @@ struct FitArgs {
     /// Weight of the game result in the label (the rest is the sigmoid of the search score).
     #[arg(long, default_value_t = 0.5)]
     lambda: f32,
-    /// The scale K of sigmoid(eval / K), centi-men (default: fitted to the game results with
-    /// the starting weights).
-    #[arg(long)]
-    k: Option<f32>,
-    /// Share of the records, taken from the end of the file, held out for validation.
-    #[arg(long, default_value_t = 0.1)]
-    valid: f64,
     /// Start from this weights file (default: the built-in weights, patterns zero).
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
-    /// Endgame table directory: records of positions the tables know are labelled with their
-    /// true value (win 1, draw 1/2, loss 0) instead of the blend.
-    #[arg(long, value_name = "DIR")]
-    tb_dir: Option<PathBuf>,
 }
 
 /// Arguments of `damasi train net`.
 #[derive(Args)]
 struct NetArgs {
-    /// Training records (`damasi train data`).
-    #[arg(long)]
-    data: PathBuf,
+    #[command(flatten)]
+    records: RecordArgs,
     /// Output network file (an `eval-file` for the engine).
     #[arg(long)]
     out: PathBuf,
-    /// Passes over the training records.
-    #[arg(long, default_value_t = 10)]
-    epochs: usize,
-    /// Samples per Adam step.
-    #[arg(long, default_value_t = 256)]
-    batch: usize,
     /// Adam step size of the first layer.
     #[arg(long, default_value_t = 1e-3)]
     lr_hidden: f32,
@@ -147,20 +148,9 @@ struct NetArgs {
     /// 0, the search scores alone, made the best pattern tables).
     #[arg(long, default_value_t = 0.0)]
     lambda: f32,
-    /// The scale K of sigmoid(eval / K), centi-men (default: fitted to the game results with
-    /// the feature evaluation).
-    #[arg(long)]
-    k: Option<f32>,
-    /// Share of the records, taken from the end of the file, held out for validation.
-    #[arg(long, default_value_t = 0.1)]
-    valid: f64,
     /// Seed of the starting weights and the sample order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Endgame table directory: records of positions the tables know are labelled with their
-    /// true value.
-    #[arg(long, value_name = "DIR")]
-    tb_dir: Option<PathBuf>,
 }
 
 /// `damasi train`.
@@ -316,12 +306,12 @@ fn labelled(
 
 fn net(a: NetArgs) -> Result<()> {
     let data = labelled(
-        &a.data,
-        a.valid,
+        &a.records.data,
+        a.records.valid,
         a.lambda,
-        a.k,
+        a.records.k,
         &Weights::default(),
-        &a.tb_dir,
+        &a.records.tb_dir,
     )?;
     let t = Instant::now();
     // Every position and its mirror image.
@@ -332,8 +322,8 @@ fn net(a: NetArgs) -> Result<()> {
     };
     let (train_s, valid_s) = (samples(&data.train), samples(&data.valid));
     let cfg = NetConfig {
-        epochs: a.epochs,
-        batch: a.batch.max(1),
+        epochs: a.records.epochs,
+        batch: a.records.batch.max(1),
         lr_hidden: a.lr_hidden,
         lr_output: a.lr_output,
         decay: a.decay,
@@ -360,7 +350,8 @@ fn net(a: NetArgs) -> Result<()> {
 
 fn fit(a: FitArgs) -> Result<()> {
     let start = load_weights(&a.init)?;
-    let data = labelled(&a.data, a.valid, a.lambda, a.k, &start, &a.tb_dir)?;
+    let r = &a.records;
+    let data = labelled(&r.data, r.valid, a.lambda, r.k, &start, &r.tb_dir)?;
     let k = data.k;
     let t = Instant::now();
     let to_samples = |set: &[(damasi::Position, f32)]| -> Vec<Sample> {
@@ -369,8 +360,8 @@ fn fit(a: FitArgs) -> Result<()> {
     let train_s = to_samples(&data.train);
     let valid_s = to_samples(&data.valid);
     let cfg = FitConfig {
-        epochs: a.epochs,
-        batch: a.batch.max(1),
+        epochs: a.records.epochs,
+        batch: a.records.batch.max(1),
         lr_patterns: a.lr,
         lr_global: a.lr_global,
         k,

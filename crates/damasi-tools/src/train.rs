@@ -428,21 +428,27 @@ impl Model {
     }
 }
 
-fn sigmoid(x: f32) -> f32 {
+pub(crate) fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
+}
+
+/// Mean binary cross-entropy of `sigmoid(eval / k)` against the label, over `(eval, label)`
+/// pairs (0 for none).
+pub(crate) fn mean_cross_entropy(pairs: impl ExactSizeIterator<Item = (f32, f32)>, k: f32) -> f64 {
+    let n = pairs.len().max(1) as f64;
+    let sum: f64 = pairs
+        .map(|(eval, label)| {
+            let p = sigmoid(eval / k).clamp(1e-6, 1.0 - 1e-6) as f64;
+            let y = label as f64;
+            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
+        })
+        .sum();
+    sum / n
 }
 
 /// Mean binary cross-entropy of `sigmoid(eval / k)` against the labels.
 fn loss(model: &Model, samples: &[Sample], k: f32) -> f64 {
-    let sum: f64 = samples
-        .iter()
-        .map(|s| {
-            let p = sigmoid(model.eval(s) / k).clamp(1e-6, 1.0 - 1e-6) as f64;
-            let y = s.label as f64;
-            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
-        })
-        .sum();
-    sum / samples.len().max(1) as f64
+    mean_cross_entropy(samples.iter().map(|s| (model.eval(s), s.label)), k)
 }
 
 /// Mean cross-entropy of `sigmoid(eval(w) / k)` against the labels of `samples`.

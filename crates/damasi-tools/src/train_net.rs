@@ -13,7 +13,7 @@ use damasi_engine::network::{
 };
 use damasi_engine::patterns::position_from_bits;
 
-use crate::train::{EpochLoss, Rng};
+use crate::train::{mean_cross_entropy, sigmoid, EpochLoss, Rng};
 
 /// Most pieces on a board.
 const MAX_PIECES: usize = 32;
@@ -129,21 +129,9 @@ impl Model {
     }
 }
 
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// Mean binary cross-entropy of `sigmoid(eval / k)` against the labels.
 fn loss(model: &Model, samples: &[NetSample], k: f32) -> f64 {
-    let sum: f64 = samples
-        .iter()
-        .map(|s| {
-            let p = sigmoid(model.eval(s).0 / k).clamp(1e-6, 1.0 - 1e-6) as f64;
-            let y = s.label as f64;
-            -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
-        })
-        .sum();
-    sum / samples.len().max(1) as f64
+    mean_cross_entropy(samples.iter().map(|s| (model.eval(s).0, s.label)), k)
 }
 
 /// Mean cross-entropy of the feature evaluation plus `net` against the labels of `samples`.
