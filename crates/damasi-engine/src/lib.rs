@@ -3,7 +3,8 @@
 //! Iterative-deepening principal-variation search with a shared transposition table (Lazy SMP
 //! threads), forced captures resolved before any static evaluation, the game's draw rules as
 //! scores inside the search, a hand-written evaluation with weights that can be fitted
-//! ([`eval::Weights`], by `damasi_tools::tune`), time management ([`time`]) and a fixed
+//! ([`eval::Weights`], by `damasi_tools::tune`) plus a small learned network ([`network`],
+//! shipped and on by default), time management ([`time`]) and a fixed
 //! [`bench`](mod@bench).
 //!
 //! ```
