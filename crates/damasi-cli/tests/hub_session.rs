@@ -138,7 +138,9 @@ fn a_session_with_errors_searches_and_quit() {
     let (done, _) = hub.expect("done", SHORT);
     done_move(&done, &after);
 
-    // A new game, then a short search to a fixed depth with an algebraic move list.
+    // A new game, then a short search to a fixed depth with an algebraic move list (the
+    // opening book, on by default, would answer this position without a search).
+    hub.send("set-param name=book value=false");
     hub.send("new-game");
     hub.send(&format!("pos pos={START} moves=\"d3-d4\""));
     hub.send("level depth=3");
