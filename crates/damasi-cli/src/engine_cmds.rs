@@ -274,8 +274,9 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
 /// `damasi bench`: fixed positions to a fixed depth; the last line is
 /// `<nodes> nodes <nps> nps`.
 pub fn bench(a: BenchArgs) -> Result<()> {
-    let weights = damasi_engine::eval::weights_named(a.eval.as_deref().unwrap_or("none"))
-        .with_context(|| format!("reading {}", a.eval.as_deref().unwrap_or("none")))?;
+    let name = a.eval.as_deref().unwrap_or("none");
+    let weights =
+        damasi_engine::eval::weights_named(name).with_context(|| format!("reading {name}"))?;
     let (nodes, time) = damasi_engine::bench::bench_with(a.depth, &weights);
     let nps = (nodes as u128 * 1_000_000_000 / time.as_nanos().max(1)) as u64;
     println!("time {:.3} s", time.as_secs_f64());

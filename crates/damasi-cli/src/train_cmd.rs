@@ -304,6 +304,19 @@ fn labelled(
     Ok(Labelled { train, valid, k })
 }
 
+/// Prints a fit's losses after an epoch, with the seconds since `start`.
+fn print_epoch(start: Instant) -> impl FnMut(train::EpochLoss) {
+    move |l| {
+        println!(
+            "epoch {:>3}  train loss {:.6}  validation loss {:.6}  ({:.1} s)",
+            l.epoch,
+            l.train,
+            l.valid,
+            start.elapsed().as_secs_f64()
+        );
+    }
+}
+
 fn net(a: NetArgs) -> Result<()> {
     let data = labelled(
         &a.records.data,
@@ -330,15 +343,7 @@ fn net(a: NetArgs) -> Result<()> {
         k: data.k,
         seed: a.seed,
     };
-    let net = train_net::fit(&train_s, &valid_s, &cfg, |l| {
-        println!(
-            "epoch {:>3}  train loss {:.6}  validation loss {:.6}  ({:.1} s)",
-            l.epoch,
-            l.train,
-            l.valid,
-            t.elapsed().as_secs_f64()
-        );
-    });
+    let net = train_net::fit(&train_s, &valid_s, &cfg, print_epoch(t));
     std::fs::write(&a.out, network::encode(&net))
         .with_context(|| format!("writing {}", a.out.display()))?;
     println!(
@@ -369,15 +374,7 @@ fn fit(a: FitArgs) -> Result<()> {
         l2: a.l2,
         l2_global: a.l2_global,
     };
-    let w = train::fit(&start, &train_s, &valid_s, &cfg, |l| {
-        println!(
-            "epoch {:>3}  train loss {:.6}  validation loss {:.6}  ({:.1} s)",
-            l.epoch,
-            l.train,
-            l.valid,
-            t.elapsed().as_secs_f64()
-        );
-    });
+    let w = train::fit(&start, &train_s, &valid_s, &cfg, print_epoch(t));
     patterns::save(&a.out, &w).with_context(|| format!("writing {}", a.out.display()))?;
     let set = w
         .patterns

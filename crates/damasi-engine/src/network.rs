@@ -32,7 +32,7 @@ use std::sync::{Arc, OnceLock};
 
 use damasi::{Color, Position};
 
-use crate::patterns::WeightsFileError;
+use crate::patterns::{fnv1a, WeightsFileError};
 
 /// The network shipped with damasi (`nets/damasi.nn`; how it was made: docs/training.md).
 const SHIPPED: &[u8] = include_bytes!("../nets/damasi.nn");
@@ -182,16 +182,6 @@ impl Network {
             b2: b2[0],
         })
     }
-}
-
-/// FNV-1a, 64 bits.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// Encodes `net` as a network file.

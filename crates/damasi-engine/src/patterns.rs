@@ -271,8 +271,8 @@ const GLOBALS: usize = 2 * feature::COUNT * 4;
 /// Bytes of one sparse record: entry `u32`, value `i16`.
 const RECORD: usize = 6;
 
-/// FNV-1a, 64 bits.
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64 bits: the checksum of weights and network files.
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     for b in bytes {
         h ^= *b as u64;
