@@ -375,6 +375,11 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
         return Ok(Init::Unused);
     };
     let pos = p.to_position().expect("decoded placements are valid");
+    // Any capture takes a lone opponent piece and wins: no need to list the captures (in the
+    // pairs of one piece against five, most positions of one side).
+    if p.bm.count_ones() + p.bk.count_ones() == 1 && pos.has_capture() {
+        return Ok(Init::Solved(CAPTURE | WIN));
+    }
     // Filled in place: returning a move list by value copies its whole inline array.
     let mut moves = MoveList::new();
     pos.legal_moves_into(&mut moves);

@@ -193,6 +193,10 @@ pub(crate) fn value_of<E>(
         return Err(too_many(us + them));
     }
     if pos.has_capture() {
+        if them == 1 {
+            // Every capture takes the last piece.
+            return Ok(Wdl::Win);
+        }
         let mut best = Wdl::Loss;
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
