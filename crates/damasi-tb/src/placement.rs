@@ -2,8 +2,7 @@
 //! White. Tables store White to move only; a position with Black to move is turned into one
 //! with White to move by the colour flip (colours exchanged, board turned upside down).
 
-use damasi::bitboard::Squares;
-use damasi::{Color, Piece, Position, Role};
+use damasi::{Color, Position};
 
 use crate::signature::Signature;
 
@@ -116,16 +115,7 @@ impl Placement {
     /// The position with White to move (`None` if two pieces share a square or a man stands
     /// on a rank it never reaches).
     pub fn to_position(&self) -> Option<Position> {
-        let sets = [
-            (self.wm, Color::White, Role::Man),
-            (self.wk, Color::White, Role::King),
-            (self.bm, Color::Black, Role::Man),
-            (self.bk, Color::Black, Role::King),
-        ];
-        let pieces = sets
-            .into_iter()
-            .flat_map(|(b, color, role)| Squares(b).map(move |sq| (sq, Piece { color, role })));
-        Position::from_pieces(pieces, Color::White).ok()
+        Position::from_bitboards(self.wm, self.wk, self.bm, self.bk, Color::White).ok()
     }
 }
 

@@ -210,6 +210,26 @@ impl Group {
         r
     }
 
+    /// Whether `a` ranks below `b` (two sets of this group, e.g. a set and its mirror image),
+    /// without ranking either. Kings: colex order over the board, decided by the highest
+    /// square in one set only. Men: the lowest rank is the most significant digit, and inside
+    /// a rank colex order again, so the lowest rank where they differ decides, by its highest
+    /// square in one set only.
+    #[inline(always)]
+    fn ranks_below(&self, a: u64, b: u64) -> bool {
+        let d = a ^ b;
+        if d == 0 {
+            return false;
+        }
+        let top = if self.kings > 0 {
+            63 - d.leading_zeros()
+        } else {
+            let row = d.trailing_zeros() / 8 * 8;
+            row + 7 - ((d >> row) as u8).leading_zeros()
+        };
+        b >> top & 1 != 0
+    }
+
     #[inline(always)]
     fn unrank(&self, mut r: u64) -> u64 {
         if self.kings > 0 {
@@ -324,12 +344,14 @@ impl SliceIndexer {
     pub fn canonical(&self, p: &Placement) -> u64 {
         let first = &self.groups[0];
         let b = sets(p)[first.which];
-        let (r, rm) = (first.rank(b), first.rank(crate::placement::mirror(b)));
-        if r < rm {
-            self.index_after(p, r)
-        } else if rm < r {
-            self.index_after(&p.mirror(), rm)
+        let m = crate::placement::mirror(b);
+        // One rank, not two: the order of the set and its mirror image is read off the bits.
+        if first.ranks_below(b, m) {
+            self.index_after(p, first.rank(b))
+        } else if first.ranks_below(m, b) {
+            self.index_after(&p.mirror(), first.rank(m))
         } else {
+            let r = first.rank(b);
             self.index_after(p, r).min(self.index_after(&p.mirror(), r))
         }
     }
@@ -342,12 +364,13 @@ impl SliceIndexer {
     pub fn decode_canonical(&self, i: u64) -> Option<Placement> {
         let first = &self.groups[0];
         let r = i / (self.size / first.radix);
-        let rm = first.rank(crate::placement::mirror(first.unrank(r)));
-        if r > rm {
+        let b = first.unrank(r);
+        let m = crate::placement::mirror(b);
+        if first.ranks_below(m, b) {
             return None;
         }
         let p = self.decode(i)?;
-        (r < rm || self.index_after(&p.mirror(), r) >= i).then_some(p)
+        (first.ranks_below(b, m) || self.index_after(&p.mirror(), r) >= i).then_some(p)
     }
 
     /// The placement at entry `i`, or `None` if two pieces would share a square.
@@ -403,6 +426,28 @@ mod tests {
             }
             let used = (0..ix.size()).filter(|&i| ix.decode(i).is_some()).count() as u64;
             assert_eq!(canonical, used, "{sig}");
+        }
+    }
+
+    /// The order read off the bits is the order of the ranks, for kings and for men.
+    #[test]
+    fn ranks_below_agrees_with_the_ranks() {
+        let sig = Signature::new(3, 3, 0, 0);
+        let key = SliceKey {
+            white: [0, 1, 0, 2, 0, 0, 0, 0],
+            black: [0; 8],
+        };
+        let ix = SliceIndexer::new(sig, key);
+        for g in &ix.groups[..ix.group_count] {
+            let step = (g.radix / 3000).max(1);
+            for r in (0..g.radix).step_by(step as usize) {
+                let a = g.unrank(r);
+                for b in [crate::placement::mirror(a), g.unrank((r * 7 + 3) % g.radix)] {
+                    let (ra, rb) = (g.rank(a), g.rank(b));
+                    assert_eq!(g.ranks_below(a, b), ra < rb, "{a:x} {b:x}");
+                    assert_eq!(g.ranks_below(b, a), rb < ra, "{a:x} {b:x}");
+                }
+            }
         }
     }
 

@@ -22,6 +22,11 @@ pub struct Position {
     pub(crate) key: u64,
 }
 
+/// The lowest square of a non-empty set.
+fn lowest_square(set: u64) -> Square {
+    Square::new_unchecked(set.trailing_zeros() as u8)
+}
+
 /// Why a set of pieces is not a valid position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
@@ -110,6 +115,49 @@ impl Position {
             }
         }
         Ok(Position::from_bits(by_color[0], by_color[1], kings, side))
+    }
+
+    /// Builds a position from the four piece sets (bit `i` is square `i`: a1 = 0, b1 = 1, ...,
+    /// h8 = 63), with the same checks as [`Position::from_pieces`], made set-wise: for
+    /// callers that already hold bitboards (tablebase indexing, machine-learning planes).
+    pub fn from_bitboards(
+        white_men: u64,
+        white_kings: u64,
+        black_men: u64,
+        black_kings: u64,
+        side: Color,
+    ) -> Result<Position, PositionError> {
+        let sets = [white_men, white_kings, black_men, black_kings];
+        let mut seen = 0u64;
+        for set in sets {
+            let twice = seen & set;
+            if twice != 0 {
+                return Err(PositionError::SquareTwice(lowest_square(twice)));
+            }
+            seen |= set;
+        }
+        for (men, color) in [(white_men, Color::White), (black_men, Color::Black)] {
+            let wrong = men & (color.back_rank() | color.promotion_rank());
+            if wrong != 0 {
+                return Err(PositionError::ManOnImpossibleRank(
+                    lowest_square(wrong),
+                    color,
+                ));
+            }
+        }
+        let (white, black) = (white_men | white_kings, black_men | black_kings);
+        for (set, color) in [(white, Color::White), (black, Color::Black)] {
+            let n = set.count_ones();
+            if n > MAX_PIECES_PER_SIDE {
+                return Err(PositionError::TooManyPieces(color, n));
+            }
+        }
+        Ok(Position::from_bits(
+            white,
+            black,
+            white_kings | black_kings,
+            side,
+        ))
     }
 
     /// The side to move.
