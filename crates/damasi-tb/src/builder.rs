@@ -29,7 +29,7 @@
 //! 2 bits an entry, plus two bytes an entry of the unit being solved and its frontier (four
 //! bytes a position found in one wave). Only kings-only units are as large as their tables.
 
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use damasi::{Color, MoveList, Position};
 use rayon::prelude::*;
@@ -100,47 +100,8 @@ struct SliceWork {
     /// Which table of the pair.
     table: usize,
     indexer: SliceIndexer,
-    /// Each entry's state (low byte) and counter (high byte): successors left to refute
-    /// while it is open, its distance once solved. One atomic, so that a parent's update
-    /// (nearly always a random entry) touches one cache line, not two.
-    cells: Vec<AtomicU16>,
-}
-
-/// The counter's unit in a cell.
-const COUNT_ONE: u16 = 1 << 8;
-
-impl SliceWork {
-    fn len(&self) -> usize {
-        self.cells.len()
-    }
-
-    fn state(&self, i: usize) -> u8 {
-        self.cells[i].load(Relaxed) as u8
-    }
-
-    fn counter(&self, i: usize) -> u8 {
-        (self.cells[i].load(Relaxed) >> 8) as u8
-    }
-
-    fn store(&self, i: usize, state: u8, counter: u8) {
-        self.cells[i].store(u16::from(counter) << 8 | u16::from(state), Relaxed);
-    }
-
-    /// Sets the state of entry `i` to `to` if it is still `from` (the counter is kept);
-    /// whether it did.
-    fn change_state(&self, i: usize, from: u8, to: u8) -> bool {
-        let cell = &self.cells[i];
-        let mut c = cell.load(Relaxed);
-        // Other threads only ever decrement the counter meanwhile: retry until the state
-        // itself differs or the exchange goes through.
-        while c as u8 == from {
-            match cell.compare_exchange_weak(c, c & 0xFF00 | u16::from(to), Relaxed, Relaxed) {
-                Ok(_) => return true,
-                Err(now) => c = now,
-            }
-        }
-        false
-    }
+    state: Vec<AtomicU8>,
+    counter: Vec<AtomicU8>,
 }
 
 /// What `init_entry` found.
@@ -301,7 +262,8 @@ fn solve_unit(
             SliceWork {
                 table,
                 indexer,
-                cells: (0..n).map(|_| AtomicU16::new(u16::from(UNKNOWN))).collect(),
+                state: (0..n).map(|_| AtomicU8::new(UNKNOWN)).collect(),
+                counter: (0..n).map(|_| AtomicU8::new(0)).collect(),
             }
         })
         .collect();
@@ -310,26 +272,26 @@ fn solve_unit(
 
     // 1. Initialisation: blocked positions are lost at once (distance 0); positions decided
     // by a move out of the unit (a capture, a promotion, a forward step) one ply later.
-    let mut current: Vec<Bits> = work.iter().map(|w| Bits::new(w.len())).collect();
-    let mut later: Vec<Bits> = work.iter().map(|w| Bits::new(w.len())).collect();
+    let mut current: Vec<Bits> = work.iter().map(|w| Bits::new(w.state.len())).collect();
+    let mut later: Vec<Bits> = work.iter().map(|w| Bits::new(w.state.len())).collect();
     for (j, w) in work.iter().enumerate() {
-        let n = w.len();
+        let n = w.state.len();
         (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .try_for_each(|c| -> Result<(), ProbeError> {
                 for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                     match init_entry(ctx, w, &work[succ(j)], i as u64)? {
-                        Init::Unused => w.store(i, UNUSED, 0),
+                        Init::Unused => w.state[i].store(UNUSED, Relaxed),
                         Init::Blocked(s) => {
-                            w.store(i, s, 0);
+                            w.state[i].store(s, Relaxed);
                             if s == LOSS {
                                 current[j].set(i);
                             }
                         }
                         Init::Solved(s) => {
-                            let decided = matches!(s & VALUE, WIN | LOSS);
-                            w.store(i, s, u8::from(decided));
-                            if decided {
+                            w.state[i].store(s, Relaxed);
+                            if matches!(s & VALUE, WIN | LOSS) {
+                                w.counter[i].store(1, Relaxed);
                                 later[j].set(i);
                             }
                         }
@@ -337,8 +299,9 @@ fn solve_unit(
                             successors,
                             draw_floor,
                         } => {
+                            w.counter[i].store(successors, Relaxed);
                             let s = if draw_floor { DRAW_FLOOR } else { UNKNOWN };
-                            w.store(i, s, successors);
+                            w.state[i].store(s, Relaxed);
                         }
                     }
                 }
@@ -364,12 +327,11 @@ fn solve_unit(
         for (w, f) in work.iter().zip(&next) {
             f.par_for_each_chunk(|first, bits| {
                 for i in ones(first, bits) {
-                    // No other thread touches a solved entry: state kept, distance set.
-                    w.store(i, w.state(i), d);
+                    w.counter[i].store(d, Relaxed);
                 }
             });
         }
-        later = work.iter().map(|w| Bits::new(w.len())).collect();
+        later = work.iter().map(|w| Bits::new(w.state.len())).collect();
         current = next;
         wave(distance);
     }
@@ -378,10 +340,10 @@ fn solve_unit(
     // don't care.
     for w in &work {
         let out = &ctx.outputs[w.table];
-        let n = w.len();
+        let n = w.state.len();
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let s = w.state(i);
+                let s = w.state[i].load(Relaxed);
                 if s & CAPTURE != 0 || s & VALUE == UNUSED {
                     continue;
                 }
@@ -394,7 +356,7 @@ fn solve_unit(
                 let g = out.indexer.index(&p);
                 out.set(g, code);
                 if code != Wdl::Draw.code() {
-                    let d = w.counter(i);
+                    let d = w.counter[i].load(Relaxed);
                     out.longest.fetch_max(d, Relaxed);
                     if let Some(distances) = &out.distances {
                         distances[g as usize].store(d, Relaxed);
@@ -403,7 +365,7 @@ fn solve_unit(
             }
         });
     }
-    Ok(work.iter().map(|w| w.len() as u64).sum())
+    Ok(work.iter().map(|w| w.state.len() as u64).sum())
 }
 
 /// Classifies entry `i` of a slice and counts its successor entries in slice `succ`.
@@ -512,7 +474,7 @@ fn propagate(
 ) {
     let mut parents: Vec<u32> = Vec::with_capacity(128);
     for i in ones(first, bits) {
-        let value = child.state(i) & VALUE;
+        let value = child.state[i].load(Relaxed) & VALUE;
         let p = child
             .indexer
             .decode(i as u64)
@@ -527,18 +489,24 @@ fn propagate(
         }
         for &e in &parents {
             let e = e as usize;
-            let s = parent.state(e);
+            let s = parent.state[e].load(Relaxed);
             if s & VALUE != UNKNOWN {
                 continue;
             }
             if value == LOSS {
-                if parent.change_state(e, s, WIN) {
+                if parent.state[e]
+                    .compare_exchange(s, WIN, Relaxed, Relaxed)
+                    .is_ok()
+                {
                     solved.set(e);
                 }
-            } else if parent.cells[e].fetch_sub(COUNT_ONE, Relaxed) >> 8 == 1 {
+            } else if parent.counter[e].fetch_sub(1, Relaxed) == 1 {
                 if s & DRAW_FLOOR != 0 {
-                    parent.change_state(e, s, DRAW);
-                } else if parent.change_state(e, s, LOSS) {
+                    let _ = parent.state[e].compare_exchange(s, DRAW, Relaxed, Relaxed);
+                } else if parent.state[e]
+                    .compare_exchange(s, LOSS, Relaxed, Relaxed)
+                    .is_ok()
+                {
                     solved.set(e);
                 }
             }
