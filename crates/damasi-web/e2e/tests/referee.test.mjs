@@ -255,8 +255,9 @@ test("a page opened while the server is unreachable waits and recovers by itself
 
 test("a server restart during the engine's thought recovers without a reload", async () => {
   // Full strength with a clock: the engine thinks for seconds, long enough to be interrupted.
+  // c3-c4 leaves the opening book (`damasi book show`), so the engine searches.
   await newGame(page, { opponent: "engine", level: 10, color: "white", time: "3+2" });
-  await clickMove(page, "d3", "d4");
+  await clickMove(page, "c3", "c4");
   await page.waitForFunction(() => game.engine.state === "thinking" && document.querySelector("#status.thinking"));
   // Remember this very page, and every status it shows from now on.
   await page.evaluate(() => {
