@@ -375,10 +375,13 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
         return Ok(Init::Unused);
     };
     let pos = p.to_position().expect("decoded placements are valid");
-    // Any capture takes a lone opponent piece and wins: no need to list the captures (in the
-    // pairs of one piece against five, most positions of one side).
-    if p.bm.count_ones() + p.bk.count_ones() == 1 && pos.has_capture() {
-        return Ok(Init::Solved(CAPTURE | WIN));
+    // Captures are forced and lead into smaller tables: the probe's rule for a position with
+    // a capture (the best over the captures; a lone opponent piece is lost at once) is its
+    // value.
+    if pos.has_capture() {
+        return Ok(Init::Solved(
+            CAPTURE | state_of(ctx.tb.probe_captures(&pos)?),
+        ));
     }
     // Filled in place: returning a move list by value copies its whole inline array.
     let mut moves = MoveList::new();
@@ -386,16 +389,6 @@ fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result
     if moves.is_empty() {
         let other_blocked = !pos.with_side_to_move(Color::Black).has_legal_move();
         return Ok(Init::Blocked(if other_blocked { DRAW } else { LOSS }));
-    }
-    if moves.as_slice()[0].is_capture() {
-        let mut best = Wdl::Loss;
-        for m in moves.iter() {
-            best = best.max(ctx.tb.probe(&pos.play(m))?.negate());
-            if best == Wdl::Win {
-                break;
-            }
-        }
-        return Ok(Init::Solved(CAPTURE | state_of(best)));
     }
     // Unless two successors can share an entry, each move reaches an entry of its own and
     // the successors need not be indexed.

@@ -116,11 +116,25 @@ impl Tablebase {
     /// value is the best over the captures, each leading to fewer pieces.
     pub fn probe(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         value_of(pos, MAX_PIECES, &ProbeError::TooManyPieces, &|pos| {
-            let p = Placement::of(pos);
-            let sig = p.signature();
-            let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
-            Ok(table.get(table.indexer().index(&p))?)
+            self.stored(pos)
         })
+    }
+
+    /// The value of `pos`, which has a capture on the board: the best over its captures
+    /// (what [`Tablebase::probe`] does for such a position, without checking again that
+    /// there is one). The builder solves its capture positions with it.
+    pub(crate) fn probe_captures(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        best_capture(pos, MAX_PIECES, &ProbeError::TooManyPieces, &|pos| {
+            self.stored(pos)
+        })
+    }
+
+    /// The stored value of a position without a capture.
+    fn stored(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let p = Placement::of(pos);
+        let sig = p.signature();
+        let table = self.tables.get(&sig).ok_or(ProbeError::MissingTable(sig))?;
+        Ok(table.get(table.indexer().index(&p))?)
     }
 
     /// The distance to conversion of `pos`: with best play (the winner hurrying, the loser
@@ -193,23 +207,34 @@ pub(crate) fn value_of<E>(
         return Err(too_many(us + them));
     }
     if pos.has_capture() {
-        if them == 1 {
-            // Every capture takes the last piece.
-            return Ok(Wdl::Win);
-        }
-        let mut best = Wdl::Loss;
-        let mut moves = MoveList::new();
-        pos.legal_moves_into(&mut moves);
-        for m in moves.iter() {
-            let v = value_of(&pos.play(m), max_pieces, too_many, stored)?.negate();
-            if v > best {
-                best = v;
-                if best == Wdl::Win {
-                    break;
-                }
-            }
-        }
-        return Ok(best);
+        return best_capture(pos, max_pieces, too_many, stored);
     }
     stored(pos)
+}
+
+/// The value of `pos`, which has a capture on the board (as [`value_of`]): the best value
+/// over its captures, each leading to fewer pieces.
+fn best_capture<E>(
+    pos: &Position,
+    max_pieces: u32,
+    too_many: &dyn Fn(u32) -> E,
+    stored: &dyn Fn(&Position) -> Result<Wdl, E>,
+) -> Result<Wdl, E> {
+    if pos.count(!pos.side_to_move()) == 1 {
+        // Every capture takes the last piece.
+        return Ok(Wdl::Win);
+    }
+    let mut best = Wdl::Loss;
+    let mut moves = MoveList::new();
+    pos.legal_moves_into(&mut moves);
+    for m in moves.iter() {
+        let v = value_of(&pos.play(m), max_pieces, too_many, stored)?.negate();
+        if v > best {
+            best = v;
+            if best == Wdl::Win {
+                break;
+            }
+        }
+    }
+    Ok(best)
 }

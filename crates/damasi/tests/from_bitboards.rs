@@ -1,6 +1,7 @@
 //! `Position::from_bitboards` accepts exactly the piece sets `Position::from_pieces` accepts,
 //! builds the same position (key included), and names what is wrong with the others.
 
+use damasi::bitboard::Squares;
 use damasi::{Color, Piece, Position, PositionError, Role, Square};
 use proptest::prelude::*;
 
@@ -12,15 +13,10 @@ fn pieces_of(sets: [u64; 4]) -> Vec<(Square, Piece)> {
         (Color::Black, Role::Man),
         (Color::Black, Role::King),
     ];
-    let mut pieces = Vec::new();
-    for (set, (color, role)) in sets.into_iter().zip(roles) {
-        for i in 0..64u8 {
-            if set >> i & 1 != 0 {
-                pieces.push((Square::new(i).unwrap(), Piece { color, role }));
-            }
-        }
-    }
-    pieces
+    sets.into_iter()
+        .zip(roles)
+        .flat_map(|(set, (color, role))| Squares(set).map(move |sq| (sq, Piece { color, role })))
+        .collect()
 }
 
 /// A sparse random set: each square in with probability about 1 / `sparseness`.
