@@ -3,7 +3,9 @@
 //!
 //! Captures are found by a depth-first walk per capturing piece over a copy of the board in
 //! which every captured piece is removed at once (Turkish rule: captured pieces leave the
-//! board before the next jump) and the 180-degree turn is forbidden. Only sequences of the
+//! board before the next jump) and the 180-degree turn is forbidden. A king's jumps are
+//! found with precomputed rays, and a jump after which no landing square can jump again is
+//! recorded for all its landing squares at once. Only sequences of the
 //! global maximum length are kept. Two routes with the same (from, to, captured set) are one
 //! move; such duplicates can only come from kings, so only king captures are checked.
 
@@ -282,38 +284,101 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
         straight_ok: bool,
     ) {
         let mut extended = false;
+        let from = at.trailing_zeros() as usize;
         for d in Dir::ALL {
             if let Some(l) = last {
                 if d == l.opposite() || (!ROUTES && !straight_ok && d == l) {
                     continue;
                 }
             }
-            let mut victim = shift(at, d);
-            while victim & empty != 0 {
-                victim = shift(victim, d);
+            // The first piece along the ray must be theirs, with empty squares behind it.
+            let blockers = RAYS[d as usize][from] & !empty;
+            if blockers == 0 {
+                continue; // the edge
             }
+            let victim = nearest(d, blockers);
             if victim & them == 0 {
-                continue; // the edge, or one of our own pieces
+                continue; // one of our own pieces
             }
-            let mut land = shift(victim, d);
+            let beyond = RAYS[d as usize][victim.trailing_zeros() as usize];
+            let stop = beyond & !empty;
+            let mut lands = if stop == 0 {
+                beyond
+            } else {
+                let stop = nearest(d, stop);
+                beyond & !(stop | RAYS[d as usize][stop.trailing_zeros() as usize])
+            };
+            if lands == 0 {
+                continue; // no empty square behind the piece
+            }
+            let (them, empty) = (them & !victim, empty | victim);
+            extended = true;
+            // Most captures end here: if no landing square can jump again, record them all
+            // without a call each (the usual case, tested for the whole ray at once).
+            let turns = match d {
+                Dir::North | Dir::South => [Dir::East, Dir::West],
+                Dir::East | Dir::West => [Dir::North, Dir::South],
+            };
+            let straight_on = stop != 0 && {
+                let stop = nearest(d, stop);
+                stop & them != 0 && shift(stop, d) & empty != 0
+            };
+            let can_jump = straight_on
+                || turns
+                    .into_iter()
+                    .any(|t| shift(shift(fill(lands, empty, t), t) & them, t) & empty != 0);
+            if !can_jump {
+                let captured = captured | victim;
+                if captured.count_ones() >= self.max {
+                    while lands != 0 {
+                        let land = nearest(d, lands);
+                        lands ^= land;
+                        self.record(land, captured, true);
+                    }
+                }
+                continue;
+            }
             let mut first = true;
-            while land & empty != 0 {
-                extended = true;
-                self.king(
-                    land,
-                    them & !victim,
-                    empty | victim,
-                    captured | victim,
-                    Some(d),
-                    first,
-                );
+            // Landing squares nearest first (the order moves are listed in).
+            while lands != 0 {
+                let land = nearest(d, lands);
+                lands ^= land;
+                self.king(land, them, empty, captured | victim, Some(d), first);
                 first = false;
-                land = shift(land, d);
             }
         }
         if !extended && captured != 0 {
             self.record(at, captured, true);
         }
+    }
+}
+
+/// For each direction and square, the squares beyond it in that direction up to the edge.
+static RAYS: [[u64; 64]; 4] = {
+    let mut rays = [[0u64; 64]; 4];
+    let mut d = 0;
+    while d < 4 {
+        let dir = Dir::ALL[d];
+        let mut sq = 0;
+        while sq < 64 {
+            let mut b = shift(1 << sq, dir);
+            while b != 0 {
+                rays[d][sq] |= b;
+                b = shift(b, dir);
+            }
+            sq += 1;
+        }
+        d += 1;
+    }
+    rays
+};
+
+/// The square of `set` (not empty, on one ray in `d`) met first going in direction `d`.
+#[inline(always)]
+fn nearest(d: Dir, set: u64) -> u64 {
+    match d {
+        Dir::North | Dir::East => set & set.wrapping_neg(),
+        Dir::South | Dir::West => 1 << (63 - set.leading_zeros()),
     }
 }
 
