@@ -83,14 +83,19 @@ pub fn tables_dir(flag: Option<&Path>) -> Option<PathBuf> {
     }
 }
 
-/// For people: "endgame tables up to 5 pieces".
+/// For people: "endgame tables up to 5 pieces", "endgame tables up to 5 pieces and 8 of
+/// the 6-piece ones" (a six-piece build in progress).
 pub fn describe(oracle: &TablebaseOracle) -> String {
-    format!("endgame tables up to {} pieces", oracle.max_pieces())
+    let mut s = format!("endgame tables up to {} pieces", oracle.complete_pieces());
+    if let Some((have, of)) = oracle.partial() {
+        s += &format!(" and {have} of the {of} {}-piece ones", oracle.max_pieces());
+    }
+    s
 }
 
-/// The tables (up to five pieces) for the commands that use them, from `--tb-dir` or the
-/// default directory. A default directory without tables means no tables; a directory
-/// given explicitly must hold some.
+/// The tables (every one there, six-piece ones included) for the commands that use them,
+/// from `--tb-dir` or the default directory. A default directory without tables means no
+/// tables; a directory given explicitly must hold some.
 pub fn open_oracle(flag: Option<&Path>) -> Result<Option<Arc<TablebaseOracle>>> {
     let Some(dir) = tables_dir(flag) else {
         return Ok(None);

@@ -22,9 +22,10 @@ use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
 use crate::wdl::Wdl;
 
-/// Tables up to this many pieces are what the engine uses by default: all of them fit in
-/// memory (about 0.6 GB) and each loads in well under a second.
-pub const ORACLE_PIECES: u32 = 5;
+/// Tables up to this many pieces are what the commands use: every table there is. Up to
+/// five pieces they are read into memory (about 0.6 GB, each in well under a second); six-piece
+/// tables are memory-mapped, and used as soon as each is built (the set takes several runs).
+pub const ORACLE_PIECES: u32 = MAX_PIECES;
 
 /// A table slot: the file, and the table once read (`None` if it could not be).
 struct Slot {
@@ -40,6 +41,9 @@ pub struct TablebaseOracle {
     /// Distance-to-conversion files, read (memory-mapped) when the root first needs them.
     distance_slots: HashMap<Signature, Slot>,
     max_pieces: u32,
+    /// Every position with up to this many pieces is covered; with more (up to
+    /// `max_pieces`), only those whose table is there.
+    complete_pieces: u32,
     errors: Mutex<Vec<String>>,
 }
 
@@ -88,6 +92,7 @@ impl TablebaseOracle {
             slots,
             distance_slots,
             max_pieces,
+            complete_pieces: max_pieces,
             errors: Mutex::new(Vec::new()),
         })
     }
@@ -95,7 +100,9 @@ impl TablebaseOracle {
     /// The tables with up to `max_pieces` pieces in `dir` (files `*.dtb`), read when first
     /// needed. `Ok(None)` when `dir` does not hold every three-piece table (for example it
     /// does not exist); an error when the directory cannot be listed. The oracle covers the
-    /// piece counts whose tables are all there (a build in progress covers fewer).
+    /// piece counts whose tables are all there and, with one piece more, the signatures
+    /// whose tables are there: a six-piece build in progress is used pair by pair as it
+    /// goes (a six-piece position's captures lead into the complete five-piece tables).
     pub fn open(dir: &Path, max_pieces: u32) -> Result<Option<TablebaseOracle>, TbError> {
         let mut slots = HashMap::new();
         let mut distance_slots = HashMap::new();
@@ -118,12 +125,14 @@ impl TablebaseOracle {
         if covered < 3 {
             return Ok(None);
         }
-        slots.retain(|s, _| s.pieces() <= covered);
+        slots.retain(|s, _| s.pieces() <= covered + 1);
+        let partial = slots.keys().any(|s| s.pieces() > covered);
         Ok(Some(TablebaseOracle {
             dir: Some(dir.to_path_buf()),
             slots,
             distance_slots,
-            max_pieces: covered,
+            max_pieces: covered + u32::from(partial),
+            complete_pieces: covered,
             errors: Mutex::new(Vec::new()),
         }))
     }
@@ -136,6 +145,26 @@ impl TablebaseOracle {
     /// The most pieces a covered position has.
     pub fn max_pieces(&self) -> u32 {
         self.max_pieces
+    }
+
+    /// Every position with up to this many pieces is covered (at most [`max_pieces`]; with
+    /// more pieces, only the signatures whose tables are there).
+    ///
+    /// [`max_pieces`]: TablebaseOracle::max_pieces
+    pub fn complete_pieces(&self) -> u32 {
+        self.complete_pieces
+    }
+
+    /// Signatures with more than [`complete_pieces`] pieces whose tables are there, as
+    /// `(tables, of all signatures with that many pieces)`; `None` if there are none.
+    ///
+    /// [`complete_pieces`]: TablebaseOracle::complete_pieces
+    pub fn partial(&self) -> Option<(usize, usize)> {
+        (self.max_pieces > self.complete_pieces).then(|| {
+            let n = self.max_pieces;
+            let have = self.slots.keys().filter(|s| s.pieces() == n).count();
+            (have, Signature::all_with(n).len())
+        })
     }
 
     /// Why tables could not be read so far (each at most once).

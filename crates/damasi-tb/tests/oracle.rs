@@ -66,6 +66,51 @@ fn the_oracle_covers_what_was_built() {
 }
 
 #[test]
+fn a_piece_count_in_progress_is_covered_table_by_table() {
+    let full = common::tables();
+    // Every three-piece table and one four-piece pair (a king against three, both sides to
+    // move), as a four-piece build stopped after its first pair would leave them.
+    let dir = std::env::temp_dir().join(format!("damasi-tb-partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let built = [Signature::new(0, 1, 0, 3), Signature::new(0, 3, 0, 1)];
+    for sig in Signature::all_with(3).into_iter().chain(built) {
+        let name = sig.file_name();
+        std::fs::copy(common::dir().join(&name), dir.join(&name)).unwrap();
+    }
+    let o = TablebaseOracle::open(&dir, 4).unwrap().unwrap();
+    assert_eq!((o.complete_pieces(), o.max_pieces()), (3, 4));
+    assert_eq!(
+        o.partial(),
+        Some((2, Signature::all_with(4).len())),
+        "two of the four-piece tables"
+    );
+    let probe = |fen: &str| o.probe(&Position::from_fen(fen).unwrap());
+    // Three kings against one, either side to move: known, and as the full set says.
+    for fen in [
+        "W:WKa1,Kb1,Kc1:BKh8",
+        "B:WKa1,Kb1,Kc1:BKh8",
+        "W:WKd4:BKa8,Kb7,Kh1",
+    ] {
+        let want = full.probe(&Position::from_fen(fen).unwrap()).unwrap();
+        assert_eq!(probe(fen), Some(want), "{fen}");
+    }
+    // Two kings against two: that table is not there, so unknown, never a guess.
+    assert_eq!(probe("W:WKa1,Kc1:BKh8,Kf8"), None);
+    // ...unless a capture is on the board: it leads into the complete three-piece tables.
+    // White's king b2 must take b5 (landing b6 to b8), leaving two kings against one.
+    let fen = "W:WKa1,Kb2:BKb5,Kh8";
+    let want = full.probe(&Position::from_fen(fen).unwrap()).unwrap();
+    assert_eq!(probe(fen), Some(want));
+    // The engine asks about four pieces, and gets what is known.
+    assert_eq!(o.max_pieces(), EndgameOracle::max_pieces(&o));
+    // Asked for three pieces, the same directory is complete to three and nothing more.
+    let three = TablebaseOracle::open(&dir, 3).unwrap().unwrap();
+    assert_eq!((three.max_pieces(), three.partial()), (3, None));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_damaged_table_makes_its_probes_unknown_not_wrong() {
     let dir = std::env::temp_dir().join(format!("damasi-tb-damaged-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

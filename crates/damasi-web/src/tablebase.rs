@@ -93,12 +93,22 @@ pub fn tablebase_answer(
     if pieces > max_pieces {
         return Err(not_covered());
     }
-    let value = oracle.probe_wdl(pos).ok_or_else(not_covered)?;
+    // Within the piece count, a position is unknown when its table is missing (a six-piece
+    // build in progress) or could not be read.
+    let unknown = || ApiError::Conflict {
+        code: "not-in-tablebase",
+        message: format!(
+            "the endgame tables do not cover this {pieces}-piece position: its table is not \
+             built (or could not be read)"
+        ),
+        params: json!({ "pieces": pieces, "max_pieces": max_pieces }),
+    };
+    let value = oracle.probe_wdl(pos).ok_or_else(unknown)?;
     let legal = pos.legal_moves();
     let mut moves = Vec::new();
     for m in legal.iter() {
         let after = pos.play(m);
-        let v = oracle.probe_wdl(&after).ok_or_else(not_covered)?.negate();
+        let v = oracle.probe_wdl(&after).ok_or_else(unknown)?.negate();
         let dtc = if v == Wdl::Draw {
             None
         } else if converts(pos, &after) {
