@@ -391,6 +391,97 @@ impl SliceIndexer {
     }
 }
 
+/// The entries of many placements that differ from one base placement in one set (the
+/// parents of a position, see [`crate::unmove::for_each_parent_set`]): the base's groups and
+/// its mirror image's are ranked once, and each placement ranks only the group that changed.
+/// The entries are those of [`SliceIndexer::canonical`].
+pub struct Around<'a> {
+    indexer: &'a SliceIndexer,
+    /// The group of each set of the placement (white kings, white men, black kings, black
+    /// men), for the sets that have one.
+    group_of: [usize; 4],
+    /// Per group: the base's rank, its mirror image's rank, and the group's place value.
+    ranks: [u64; 4],
+    mirror_ranks: [u64; 4],
+    strides: [u64; 4],
+    /// The entries of the base and of its mirror image.
+    index: u64,
+    mirror_index: u64,
+    /// The order of the base's first group and its mirror image.
+    first: std::cmp::Ordering,
+}
+
+impl SliceIndexer {
+    /// Ready to index the placements one set away from `base` (a placement of this slice).
+    #[inline]
+    pub fn around(&self, base: &Placement) -> Around<'_> {
+        let own = sets(base);
+        let mirrored = sets(&base.mirror());
+        let mut a = Around {
+            indexer: self,
+            group_of: [0; 4],
+            ranks: [0; 4],
+            mirror_ranks: [0; 4],
+            strides: [0; 4],
+            index: 0,
+            mirror_index: 0,
+            first: std::cmp::Ordering::Equal,
+        };
+        let mut stride = 1;
+        for k in (0..self.group_count).rev() {
+            let g = &self.groups[k];
+            a.group_of[g.which] = k;
+            a.strides[k] = stride;
+            a.ranks[k] = g.rank(own[g.which]);
+            a.mirror_ranks[k] = g.rank(mirrored[g.which]);
+            a.index += a.ranks[k] * stride;
+            a.mirror_index += a.mirror_ranks[k] * stride;
+            stride *= g.radix;
+        }
+        let first = &self.groups[0];
+        a.first = first.order(own[first.which], mirrored[first.which]);
+        a
+    }
+}
+
+impl Group {
+    /// How set `a` ranks against set `b` (see [`Group::ranks_below`]).
+    #[inline(always)]
+    fn order(&self, a: u64, b: u64) -> std::cmp::Ordering {
+        if self.ranks_below(a, b) {
+            std::cmp::Ordering::Less
+        } else if self.ranks_below(b, a) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    }
+}
+
+impl Around<'_> {
+    /// The entry ([`SliceIndexer::canonical`]) of the base with its set `which` (0 white
+    /// kings, 1 white men, 2 black kings, 3 black men) replaced by `set`, which must keep
+    /// the slice (as many pieces, men on the same ranks).
+    #[inline]
+    pub fn canonical_with(&self, which: usize, set: u64) -> u64 {
+        use std::cmp::Ordering::*;
+        let k = self.group_of[which];
+        let g = &self.indexer.groups[k];
+        let stride = self.strides[k];
+        let own = |r: u64| self.index - self.ranks[k] * stride + r * stride;
+        let mirrored = |r: u64| self.mirror_index - self.mirror_ranks[k] * stride + r * stride;
+        let m = crate::placement::mirror(set);
+        // The first group decides, as in `canonical`: the base's unless it is the one that
+        // changed.
+        let order = if k == 0 { g.order(set, m) } else { self.first };
+        match order {
+            Less => own(g.rank(set)),
+            Greater => mirrored(g.rank(m)),
+            Equal => own(g.rank(set)).min(mirrored(g.rank(m))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,6 +517,49 @@ mod tests {
             }
             let used = (0..ix.size()).filter(|&i| ix.decode(i).is_some()).count() as u64;
             assert_eq!(canonical, used, "{sig}");
+        }
+    }
+
+    /// The parents indexed incrementally get the entries `canonical` gives them, in slices
+    /// with kings and men on both sides and in kings-only ones (where the first group is
+    /// often its own mirror image or the one that moved).
+    #[test]
+    fn around_gives_the_canonical_entries_of_the_parents() {
+        use crate::unmove::{for_each_parent_set, Moved};
+        for sig in [
+            Signature::new(1, 1, 1, 1),
+            Signature::new(0, 2, 0, 1),
+            Signature::new(2, 1, 0, 1),
+            Signature::new(0, 1, 2, 1),
+        ] {
+            let mut checked = 0;
+            for key in SliceKey::all(sig) {
+                let child = SliceIndexer::new(sig, key);
+                let parent = SliceIndexer::new(sig.flip(), key.flip());
+                let step = (child.size() / 5000).max(1);
+                for i in (0..child.size()).step_by(step as usize) {
+                    let Some(p) = child.decode(i) else { continue };
+                    let base = p.flip();
+                    let around = parent.around(&base);
+                    for_each_parent_set(&p, true, |moved, set| {
+                        let q = match moved {
+                            Moved::Kings => Placement { wk: set, ..base },
+                            Moved::Men => Placement { wm: set, ..base },
+                        };
+                        let which = match moved {
+                            Moved::Kings => 0,
+                            Moved::Men => 1,
+                        };
+                        assert_eq!(
+                            around.canonical_with(which, set),
+                            parent.canonical(&q),
+                            "{sig}: {q:?}"
+                        );
+                        checked += 1;
+                    });
+                }
+            }
+            assert!(checked > 10_000, "{sig}: {checked}");
         }
     }
 

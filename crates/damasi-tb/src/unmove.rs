@@ -8,7 +8,7 @@
 
 use damasi::bitboard::{fill, shift, Dir, RANK_8};
 
-use crate::placement::Placement;
+use crate::placement::{flip_vertical, Placement};
 
 /// Calls `f` with every placement (White to move) whose side to move could have reached `p`
 /// with one quiet move that stays inside the signature. In `p` White is to move, so Black made
@@ -17,6 +17,30 @@ use crate::placement::Placement;
 /// men's forward steps are not undone: the parents stay in `p`'s slice (every man on the
 /// same rank, see [`crate::slice`]).
 pub fn for_each_parent(p: &Placement, sideways_only: bool, mut f: impl FnMut(Placement)) {
+    let flipped = p.flip();
+    for_each_parent_set(p, sideways_only, |moved, set| {
+        f(match moved {
+            Moved::Kings => Placement { wk: set, ..flipped },
+            Moved::Men => Placement { wm: set, ..flipped },
+        })
+    });
+}
+
+/// Which of the parent's sets a parent from [`for_each_parent_set`] differs in from
+/// `p.flip()`: the side that moved is White in the parent.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Moved {
+    /// The parent's white kings (a king moved).
+    Kings,
+    /// The parent's white men (a man stepped).
+    Men,
+}
+
+/// [`for_each_parent`] told as changes: every parent is `p.flip()` with one set replaced,
+/// and `f` gets which set and its new squares. The builder indexes parents incrementally
+/// from this (one group ranked per parent, see [`crate::slice::Around`]).
+#[inline]
+pub fn for_each_parent_set(p: &Placement, sideways_only: bool, mut f: impl FnMut(Moved, u64)) {
     let empty = !p.occupied();
     let mut kings = p.bk;
     while kings != 0 {
@@ -28,11 +52,7 @@ pub fn for_each_parent(p: &Placement, sideways_only: bool, mut f: impl FnMut(Pla
             while from != 0 {
                 let s = from & from.wrapping_neg();
                 from &= from - 1;
-                f(Placement {
-                    bk: p.bk ^ to ^ s,
-                    ..*p
-                }
-                .flip());
+                f(Moved::Kings, flip_vertical(p.bk ^ to ^ s));
             }
         }
     }
@@ -52,11 +72,7 @@ pub fn for_each_parent(p: &Placement, sideways_only: bool, mut f: impl FnMut(Pla
         while from != 0 {
             let s = from & from.wrapping_neg();
             from &= from - 1;
-            f(Placement {
-                bm: p.bm ^ to ^ s,
-                ..*p
-            }
-            .flip());
+            f(Moved::Men, flip_vertical(p.bm ^ to ^ s));
         }
     }
 }
