@@ -7,7 +7,7 @@
 //! damaged makes the probes that need it unknown (`None`), never wrong, and
 //! [`TablebaseOracle::errors`] tells what happened.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -37,9 +37,9 @@ struct Slot {
 /// [`TablebaseOracle::max_pieces`] pieces, reading each table when first needed.
 pub struct TablebaseOracle {
     dir: Option<PathBuf>,
-    slots: HashMap<Signature, Slot>,
+    slots: FxHashMap<Signature, Slot>,
     /// Distance-to-conversion files, read (memory-mapped) when the root first needs them.
-    distance_slots: HashMap<Signature, Slot>,
+    distance_slots: FxHashMap<Signature, Slot>,
     max_pieces: u32,
     /// Every position with up to this many pieces is covered; with more (up to
     /// `max_pieces`), only those whose table is there.
@@ -75,7 +75,7 @@ impl TablebaseOracle {
                 (sig, slot)
             })
             .collect();
-        let mut slots = HashMap::new();
+        let mut slots = FxHashMap::default();
         for sig in tb.signatures() {
             if let Some(t) = tb.remove(sig) {
                 slots.insert(
@@ -104,8 +104,8 @@ impl TablebaseOracle {
     /// whose tables are there: a six-piece build in progress is used pair by pair as it
     /// goes (a six-piece position's captures lead into the complete five-piece tables).
     pub fn open(dir: &Path, max_pieces: u32) -> Result<Option<TablebaseOracle>, TbError> {
-        let mut slots = HashMap::new();
-        let mut distance_slots = HashMap::new();
+        let mut slots = FxHashMap::default();
+        let mut distance_slots = FxHashMap::default();
         for (sig, kind, path) in table_files(dir)? {
             let into = match kind {
                 Kind::Wdl => &mut slots,
@@ -191,7 +191,7 @@ impl TablebaseOracle {
     /// The slot's table of `kind`, read on first use (distances always memory-mapped).
     fn read<'a>(
         &'a self,
-        slots: &'a HashMap<Signature, Slot>,
+        slots: &'a FxHashMap<Signature, Slot>,
         sig: Signature,
         kind: Kind,
     ) -> Option<&'a Table> {

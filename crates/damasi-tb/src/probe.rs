@@ -1,6 +1,6 @@
 //! The tablebase: a set of tables and the probe that reads them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::Path;
 
 use damasi::{MoveList, Position};
@@ -18,8 +18,8 @@ pub const IN_MEMORY_PIECES: u32 = 5;
 /// A set of tables, one per signature, and the distance-to-conversion files found with them.
 #[derive(Default)]
 pub struct Tablebase {
-    tables: HashMap<Signature, Table>,
-    pub(crate) distances: HashMap<Signature, Table>,
+    tables: FxHashMap<Signature, Table>,
+    pub(crate) distances: FxHashMap<Signature, Table>,
 }
 
 impl Tablebase {
