@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use damasi::Position;
 use damasi_engine::hub::{LoadedTables, TablebaseLoader};
 use damasi_tb::{
-    build_all, signature_stats, verify_distances, verify_table, BuildEvent, Tablebase,
+    build_all, signature_stats, verify_distances, verify_table, BuildEvent, Signature, Tablebase,
     TablebaseOracle, Wdl, ORACLE_PIECES,
 };
 
@@ -29,10 +29,40 @@ enum TbCommand {
     /// --fen, one FEN per line from standard input, answered by `FEN value` lines.
     Probe(ProbeArgs),
     /// One line per table: `wm bm wk bk positions win draw loss`, White to move.
-    Stats(DirArgs),
+    Stats(SelectArgs),
     /// Check that every stored value (and distance to conversion) agrees with the position's
     /// moves.
-    Verify(DirArgs),
+    Verify(SelectArgs),
+}
+
+/// The tables a command goes over.
+#[derive(Args)]
+struct SelectArgs {
+    #[command(flatten)]
+    dir: DirArgs,
+    /// Only the tables with this many pieces (e.g. 6: the six-piece tables built so far).
+    #[arg(long)]
+    pieces: Option<u32>,
+}
+
+impl SelectArgs {
+    /// The tables and the signatures selected (at least one).
+    fn open(&self) -> Result<(Tablebase, Vec<Signature>)> {
+        let tb = self.dir.open()?;
+        let sigs: Vec<Signature> = tb
+            .signatures()
+            .into_iter()
+            .filter(|s| self.pieces.is_none_or(|n| s.pieces() == n))
+            .collect();
+        if sigs.is_empty() {
+            bail!(
+                "no tables with {} pieces in {}",
+                self.pieces.unwrap_or_default(),
+                self.dir.path()?.display()
+            );
+        }
+        Ok((tb, sigs))
+    }
 }
 
 /// The table directory option.
@@ -258,10 +288,10 @@ fn probe(a: ProbeArgs) -> Result<()> {
     Ok(())
 }
 
-fn stats(a: DirArgs) -> Result<()> {
-    let tb = a.open()?;
+fn stats(a: SelectArgs) -> Result<()> {
+    let (tb, sigs) = a.open()?;
     println!("wm bm wk bk positions win draw loss");
-    for sig in tb.signatures() {
+    for sig in sigs {
         let s = signature_stats(&tb, sig)?;
         println!(
             "{} {} {} {} {} {} {} {}",
@@ -271,10 +301,10 @@ fn stats(a: DirArgs) -> Result<()> {
     Ok(())
 }
 
-fn verify(a: DirArgs) -> Result<()> {
-    let tb = a.open()?;
+fn verify(a: SelectArgs) -> Result<()> {
+    let (tb, sigs) = a.open()?;
     let mut bad = 0;
-    for sig in tb.signatures() {
+    for sig in sigs {
         let v = verify_table(&tb, sig)?;
         println!("{sig} {} checked, {} wrong", v.checked, v.mismatch_count);
         for (fen, stored, computed) in &v.mismatches {

@@ -69,6 +69,13 @@ fn build_probe_stats_and_verify_three_pieces() {
     assert_eq!(f[4], 124_992);
     assert_eq!(f[5] + f[6] + f[7], f[4]);
 
+    // One piece count: the same lines; a count with no tables is an error that says so.
+    let o = damasi(&["tb", "stats", "--pieces", "3", "--dir", d], "");
+    assert_eq!(stdout(&o), out);
+    let o = damasi(&["tb", "stats", "--pieces", "4", "--dir", d], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no tables with 4 pieces"));
+
     let o = damasi(&["tb", "verify", "--dir", d], "");
     assert!(o.status.success());
     assert_eq!(stdout(&o).lines().last(), Some("all tables verified"));
