@@ -41,7 +41,7 @@ use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::slice::{SliceIndexer, SliceKey};
-use crate::unmove::{for_each_parent_set, Moved};
+use crate::unmove::for_each_parent_set;
 use crate::wdl::Wdl;
 
 const UNKNOWN: u8 = 0;
@@ -476,11 +476,7 @@ fn propagate(
         // Every parent is `p.flip()` with one set changed: ranked one group at a time.
         let around = parent.indexer.around(&p.flip());
         for_each_parent_set(&p, true, |moved, set| {
-            let which = match moved {
-                Moved::Kings => 0,
-                Moved::Men => 1,
-            };
-            parents.push(around.canonical_with(which, set) as u32)
+            parents.push(around.canonical_with(moved.which(), set) as u32)
         });
         if p.neighbours_may_share_entries() {
             parents.sort_unstable();

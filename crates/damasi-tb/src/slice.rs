@@ -546,12 +546,8 @@ mod tests {
                             Moved::Kings => Placement { wk: set, ..base },
                             Moved::Men => Placement { wm: set, ..base },
                         };
-                        let which = match moved {
-                            Moved::Kings => 0,
-                            Moved::Men => 1,
-                        };
                         assert_eq!(
-                            around.canonical_with(which, set),
+                            around.canonical_with(moved.which(), set),
                             parent.canonical(&q),
                             "{sig}: {q:?}"
                         );

@@ -36,6 +36,18 @@ pub enum Moved {
     Men,
 }
 
+impl Moved {
+    /// The set's number in [`crate::slice::Around::canonical_with`] (0 white kings, 1 white
+    /// men).
+    #[inline]
+    pub fn which(self) -> usize {
+        match self {
+            Moved::Kings => 0,
+            Moved::Men => 1,
+        }
+    }
+}
+
 /// [`for_each_parent`] told as changes: every parent is `p.flip()` with one set replaced,
 /// and `f` gets which set and its new squares. The builder indexes parents incrementally
 /// from this (one group ranked per parent, see [`crate::slice::Around`]).
