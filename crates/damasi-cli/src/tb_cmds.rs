@@ -52,7 +52,7 @@ impl SelectArgs {
         let sigs: Vec<Signature> = tb
             .signatures()
             .into_iter()
-            .filter(|s| self.pieces.is_none_or(|n| s.pieces() == n))
+            .filter(|s| self.pieces.is_none() || self.pieces == Some(s.pieces()))
             .collect();
         if sigs.is_empty() {
             bail!(
