@@ -346,13 +346,13 @@ impl SliceIndexer {
         let b = sets(p)[first.which];
         let m = crate::placement::mirror(b);
         // One rank, not two: the order of the set and its mirror image is read off the bits.
-        if first.ranks_below(b, m) {
-            self.index_after(p, first.rank(b))
-        } else if first.ranks_below(m, b) {
-            self.index_after(&p.mirror(), first.rank(m))
-        } else {
-            let r = first.rank(b);
-            self.index_after(p, r).min(self.index_after(&p.mirror(), r))
+        match first.order(b, m) {
+            std::cmp::Ordering::Less => self.index_after(p, first.rank(b)),
+            std::cmp::Ordering::Greater => self.index_after(&p.mirror(), first.rank(m)),
+            std::cmp::Ordering::Equal => {
+                let r = first.rank(b);
+                self.index_after(p, r).min(self.index_after(&p.mirror(), r))
+            }
         }
     }
 

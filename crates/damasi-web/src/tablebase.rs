@@ -82,26 +82,24 @@ pub fn tablebase_answer(
     };
     let pieces = pos.count(damasi::Color::White) + pos.count(damasi::Color::Black);
     let max_pieces = oracle.max_pieces();
-    let not_covered = || ApiError::Conflict {
+    let not_in_tablebase = |message: String| ApiError::Conflict {
         code: "not-in-tablebase",
-        message: format!(
-            "the endgame tables cover positions with at most {max_pieces} pieces; \
-             this one has {pieces}"
-        ),
+        message,
         params: json!({ "pieces": pieces, "max_pieces": max_pieces }),
     };
     if pieces > max_pieces {
-        return Err(not_covered());
+        return Err(not_in_tablebase(format!(
+            "the endgame tables cover positions with at most {max_pieces} pieces; \
+             this one has {pieces}"
+        )));
     }
     // Within the piece count, a position is unknown when its table is missing (a six-piece
     // build in progress) or could not be read.
-    let unknown = || ApiError::Conflict {
-        code: "not-in-tablebase",
-        message: format!(
+    let unknown = || {
+        not_in_tablebase(format!(
             "the endgame tables do not cover this {pieces}-piece position: its table is not \
              built (or could not be read)"
-        ),
-        params: json!({ "pieces": pieces, "max_pieces": max_pieces }),
+        ))
     };
     let value = oracle.probe_wdl(pos).ok_or_else(unknown)?;
     let legal = pos.legal_moves();

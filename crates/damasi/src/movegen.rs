@@ -301,11 +301,12 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
                 continue; // one of our own pieces
             }
             let beyond = RAYS[d as usize][victim.trailing_zeros() as usize];
+            // The first piece behind the victim, if any: the landing squares end before it.
             let stop = beyond & !empty;
+            let stop = if stop == 0 { 0 } else { nearest(d, stop) };
             let mut lands = if stop == 0 {
                 beyond
             } else {
-                let stop = nearest(d, stop);
                 beyond & !(stop | RAYS[d as usize][stop.trailing_zeros() as usize])
             };
             if lands == 0 {
@@ -319,10 +320,7 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
                 Dir::North | Dir::South => [Dir::East, Dir::West],
                 Dir::East | Dir::West => [Dir::North, Dir::South],
             };
-            let straight_on = stop != 0 && {
-                let stop = nearest(d, stop);
-                stop & them != 0 && shift(stop, d) & empty != 0
-            };
+            let straight_on = stop & them != 0 && shift(stop, d) & empty != 0;
             let can_jump = straight_on
                 || turns
                     .into_iter()
