@@ -3,15 +3,15 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use damasi::Position;
 use damasi_engine::hub::{LoadedTables, TablebaseLoader};
 use damasi_tb::{
-    build_all, signature_stats, verify_distances, verify_table, BuildEvent, Signature, Tablebase,
-    TablebaseOracle, Wdl, ORACLE_PIECES,
+    build_all_with, signature_stats, verify_distances, verify_table, BuildEvent, BuildOptions,
+    CheckpointEvent, Signature, Tablebase, TablebaseOracle, Wdl, ORACLE_PIECES,
 };
 
 /// Arguments of `damasi tb`.
@@ -78,6 +78,10 @@ struct BuildArgs {
     /// Largest number of pieces (3 to 6).
     #[arg(long)]
     pieces: u32,
+    /// Save a checkpoint of the pair being built every this many minutes, so that an
+    /// interrupted build goes on from it (0: after every unit).
+    #[arg(long, default_value_t = 5)]
+    checkpoint_minutes: u64,
     #[command(flatten)]
     dir: DirArgs,
 }
@@ -203,7 +207,10 @@ fn build(a: BuildArgs) -> Result<()> {
     let start = Instant::now();
     // Large pairs take a while: a line every half minute says how far they are.
     let mut last_line = Instant::now();
-    build_all(&dir, a.pieces, |e| match e {
+    let options = BuildOptions {
+        checkpoint_every: Some(Duration::from_secs(a.checkpoint_minutes * 60)),
+    };
+    build_all_with(&dir, a.pieces, &options, |e| match e {
         BuildEvent::Loaded { pair } => {
             let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
             println!("kept  {} (already built)", names.join(" "));
@@ -227,6 +234,31 @@ fn build(a: BuildArgs) -> Result<()> {
                     hms(start.elapsed().as_secs())
                 );
                 last_line = Instant::now();
+            }
+        }
+        BuildEvent::Checkpoint { pair, event } => {
+            let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+            let names = names.join(" ");
+            match event {
+                CheckpointEvent::Resumed { units_done, units } => {
+                    println!(
+                        "resume {names} from its checkpoint ({units_done} of {units} units solved)"
+                    )
+                }
+                CheckpointEvent::Refused { reason } => {
+                    println!("      {names}: checkpoint not used, the pair starts over: {reason}")
+                }
+                CheckpointEvent::Saved {
+                    units_done,
+                    units,
+                    took,
+                } => println!(
+                    "      {names}: checkpoint saved ({units_done} of {units} units, {:.1} s)",
+                    took.as_secs_f64()
+                ),
+                CheckpointEvent::NotSaved { reason } => {
+                    println!("      {names}: checkpoint not saved, the build goes on: {reason}")
+                }
             }
         }
         BuildEvent::Built {

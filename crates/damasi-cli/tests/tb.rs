@@ -86,7 +86,7 @@ fn build_probe_stats_and_verify_three_pieces() {
     std::fs::write(&file, &std::fs::read(&file).unwrap()[..(len / 2) as usize]).unwrap();
     let o = damasi(&["tb", "probe", "--fen", "W:WKa1,Kb2:BKh8", "--dir", d], "");
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not a valid table file"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a valid tablebase file"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,10 +1,13 @@
 //! Building every table up to a number of pieces into a directory, restartably: a finished
-//! signature is a file, and files already there are loaded instead of rebuilt.
+//! signature is a file, and files already there are loaded instead of rebuilt; a pair being
+//! built saves a checkpoint every few minutes ([`crate::checkpoint`]) and an interrupted
+//! build goes on from it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::builder::{build_pair, Step};
+use crate::builder::{PairBuild, Step};
+use crate::checkpoint::{checkpoint_path, read_checkpoint, write_checkpoint};
 use crate::error::{ProbeError, TbError};
 use crate::file::{write_file, write_table, Kind};
 use crate::index::Indexer;
@@ -28,6 +31,13 @@ pub enum BuildEvent {
         /// How far the pair has come.
         step: Step,
     },
+    /// A checkpoint of the pair being built was saved, read or refused.
+    Checkpoint {
+        /// The signatures.
+        pair: Vec<Signature>,
+        /// What happened.
+        event: CheckpointEvent,
+    },
     /// A pair was solved and written.
     Built {
         /// The signatures.
@@ -43,6 +53,57 @@ pub enum BuildEvent {
         /// Time left at the rate measured so far in this run.
         estimate_left: Duration,
     },
+}
+
+/// What happened to a pair's checkpoint.
+#[derive(Clone, Debug)]
+pub enum CheckpointEvent {
+    /// The build goes on from a checkpoint left by an interrupted build.
+    Resumed {
+        /// Units already solved.
+        units_done: usize,
+        /// Units of the pair.
+        units: usize,
+    },
+    /// A checkpoint was there but cannot be used (another pair's, damaged...): the pair
+    /// starts over, and the file is replaced at the next checkpoint.
+    Refused {
+        /// Why, for people.
+        reason: String,
+    },
+    /// A checkpoint was saved.
+    Saved {
+        /// Units solved.
+        units_done: usize,
+        /// Units of the pair.
+        units: usize,
+        /// How long saving took.
+        took: Duration,
+    },
+    /// A checkpoint could not be saved (the disk is full, say): the build goes on without.
+    NotSaved {
+        /// Why, for people.
+        reason: String,
+    },
+}
+
+/// How a build goes about its work.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// After a unit, save a checkpoint of the pair being built if this much time has passed
+    /// since the pair started or since its last checkpoint (`None`: never). Saving takes a
+    /// few seconds for the largest six-piece pairs; a checkpoint is never taken after the
+    /// last unit (the tables are written then).
+    pub checkpoint_every: Option<Duration>,
+}
+
+impl Default for BuildOptions {
+    /// A checkpoint every five minutes.
+    fn default() -> Self {
+        BuildOptions {
+            checkpoint_every: Some(Duration::from_secs(300)),
+        }
+    }
 }
 
 /// Why a build stopped.
@@ -115,9 +176,20 @@ fn hold_in_memory(
 
 /// Builds (or loads) every table with 3 up to `max_pieces` pieces in `dir`, smaller signatures
 /// first, and returns them as a tablebase. Two pieces need no table: one piece each is a draw.
+/// Checkpoints are taken every five minutes ([`BuildOptions::default`]).
 pub fn build_all(
     dir: &Path,
     max_pieces: u32,
+    report: impl FnMut(&BuildEvent),
+) -> Result<Tablebase, BuildError> {
+    build_all_with(dir, max_pieces, &BuildOptions::default(), report)
+}
+
+/// [`build_all`] with options.
+pub fn build_all_with(
+    dir: &Path,
+    max_pieces: u32,
+    options: &BuildOptions,
     mut report: impl FnMut(&BuildEvent),
 ) -> Result<Tablebase, BuildError> {
     std::fs::create_dir_all(dir).map_err(|e| TbError::io(dir, e))?;
@@ -155,12 +227,7 @@ pub fn build_all(
             Vec::new()
         };
         let with_dtc = pair[0].pieces() <= DTC_PIECES;
-        let solved = build_pair(&tb, &pair, with_dtc, &mut |step| {
-            report(&BuildEvent::Progress {
-                pair: pair.clone(),
-                step,
-            })
-        })?;
+        let (solved, resumed) = solve_pair(&tb, dir, &pair, with_dtc, options, &mut report)?;
         for s in promoted {
             tb.insert(Table::open(&dir.join(s.file_name()), true)?);
         }
@@ -181,8 +248,15 @@ pub fn build_all(
                 tb.insert(Table::from_packed(*s, packed));
             }
         }
+        // Only the checkpoint is left of an interrupted build: it goes once the tables are
+        // written.
+        let checkpoint = checkpoint_path(dir, &pair);
+        if checkpoint.exists() {
+            std::fs::remove_file(&checkpoint).map_err(|e| TbError::io(&checkpoint, e))?;
+        }
         let entries = pair_entries(&pair);
-        done += entries;
+        // The rate counts what this run solved.
+        done += entries - resumed;
         left -= entries;
         let rate = done as f64 / start.elapsed().as_secs_f64().max(1e-3);
         report(&BuildEvent::Built {
@@ -195,4 +269,70 @@ pub fn build_all(
         });
     }
     Ok(tb)
+}
+
+/// Solves a pair unit by unit, from its checkpoint if there is a usable one, saving
+/// checkpoints as `options` asks. Returns the tables and the entries the checkpoint had
+/// solved (0 when the pair started afresh).
+fn solve_pair(
+    tb: &Tablebase,
+    dir: &Path,
+    pair: &[Signature],
+    with_dtc: bool,
+    options: &BuildOptions,
+    report: &mut impl FnMut(&BuildEvent),
+) -> Result<(Vec<crate::builder::Solved>, u64), BuildError> {
+    let path = checkpoint_path(dir, pair);
+    let checkpoint = |event| BuildEvent::Checkpoint {
+        pair: pair.to_vec(),
+        event,
+    };
+    let mut build = None;
+    if path.exists() {
+        match read_checkpoint(&path, tb, pair, with_dtc) {
+            Ok(b) => {
+                report(&checkpoint(CheckpointEvent::Resumed {
+                    units_done: b.units_done(),
+                    units: b.units(),
+                }));
+                build = Some(b);
+            }
+            Err(e) => report(&checkpoint(CheckpointEvent::Refused {
+                reason: e.to_string(),
+            })),
+        }
+    }
+    let mut build = build.unwrap_or_else(|| PairBuild::new(tb, pair, with_dtc));
+    let resumed = if build.units_done() > 0 {
+        build.progress().done
+    } else {
+        0
+    };
+    let mut last = Instant::now();
+    while !build.is_finished() {
+        build.solve_next_unit(&mut |step| {
+            report(&BuildEvent::Progress {
+                pair: pair.to_vec(),
+                step,
+            })
+        })?;
+        let due = options
+            .checkpoint_every
+            .is_some_and(|e| last.elapsed() >= e);
+        if due && !build.is_finished() {
+            let t0 = Instant::now();
+            report(&checkpoint(match write_checkpoint(&path, &build) {
+                Ok(()) => CheckpointEvent::Saved {
+                    units_done: build.units_done(),
+                    units: build.units(),
+                    took: t0.elapsed(),
+                },
+                Err(e) => CheckpointEvent::NotSaved {
+                    reason: e.to_string(),
+                },
+            }));
+            last = Instant::now();
+        }
+    }
+    Ok((build.finish(), resumed))
 }

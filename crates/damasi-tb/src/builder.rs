@@ -173,57 +173,161 @@ pub fn build_pair(
     with_dtc: bool,
     progress: &mut dyn FnMut(Step),
 ) -> Result<Vec<Solved>, ProbeError> {
-    assert!(
-        pair.len() == 1 && pair[0].flip() == pair[0]
-            || pair.len() == 2 && pair[1] == pair[0].flip()
-    );
-    let ctx = Pair {
-        tb,
-        outputs: pair
-            .iter()
-            .map(|&s| {
-                let indexer = Indexer::new(s);
-                let bytes = indexer.size().div_ceil(4) as usize;
-                let distances =
-                    with_dtc.then(|| (0..indexer.size()).map(|_| AtomicU8::new(0)).collect());
-                Output {
-                    indexer,
-                    codes: (0..bytes).map(|_| AtomicU8::new(0xFF)).collect(),
-                    distances,
-                    longest: AtomicU8::new(0),
-                }
-            })
-            .collect(),
-    };
-    let total: u64 = ctx.outputs.iter().map(|o| o.indexer.size()).sum();
-    let units = units(pair);
-    // Slice entries count twice the positions (mirror images apart): scale them to the
-    // tables' numbering for the progress report.
-    let slice_total: u64 = units
-        .iter()
-        .flatten()
-        .map(|&(t, k)| SliceIndexer::new(pair[t], k).size())
-        .sum();
-    let mut slice_done = 0u64;
-    let scaled = |slice_done: u64| (slice_done as f64 / slice_total as f64 * total as f64) as u64;
-    for (k, unit) in units.iter().enumerate() {
-        let mut step = Step {
-            done: scaled(slice_done),
-            entries: total,
-            unit: k + 1,
-            units: units.len(),
-            wave: None,
+    let mut build = PairBuild::new(tb, pair, with_dtc);
+    while !build.is_finished() {
+        build.solve_next_unit(progress)?;
+    }
+    Ok(build.finish())
+}
+
+/// A pair being solved one unit at a time. Between units its whole state is the pair's
+/// tables so far, so it can be saved and resumed ([`crate::checkpoint`]): an interrupted
+/// six-piece pair need not start over.
+pub struct PairBuild<'a> {
+    ctx: Pair<'a>,
+    pub(crate) pair: Vec<Signature>,
+    pub(crate) with_dtc: bool,
+    units: Vec<Vec<(usize, SliceKey)>>,
+    /// Units solved so far (the first ones in solving order).
+    units_done: usize,
+    /// Slice entries of every unit, and of the units solved (for the progress report).
+    slice_total: u64,
+    slice_done: u64,
+}
+
+impl<'a> PairBuild<'a> {
+    /// Starts solving `pair` (`[s]` or `[s, s.flip()]`), with distances to conversion if
+    /// `with_dtc`. `tb` must hold every table a capture or promotion reaches.
+    pub fn new(tb: &'a Tablebase, pair: &[Signature], with_dtc: bool) -> PairBuild<'a> {
+        assert!(
+            pair.len() == 1 && pair[0].flip() == pair[0]
+                || pair.len() == 2 && pair[1] == pair[0].flip()
+        );
+        let ctx = Pair {
+            tb,
+            outputs: pair
+                .iter()
+                .map(|&s| {
+                    let indexer = Indexer::new(s);
+                    let bytes = indexer.size().div_ceil(4) as usize;
+                    let distances =
+                        with_dtc.then(|| (0..indexer.size()).map(|_| AtomicU8::new(0)).collect());
+                    Output {
+                        indexer,
+                        codes: (0..bytes).map(|_| AtomicU8::new(0xFF)).collect(),
+                        distances,
+                        longest: AtomicU8::new(0),
+                    }
+                })
+                .collect(),
         };
-        slice_done += solve_unit(&ctx, pair, unit, &mut |wave| {
+        let units = units(pair);
+        let slice_total = units.iter().map(|u| unit_entries(pair, u)).sum();
+        PairBuild {
+            ctx,
+            pair: pair.to_vec(),
+            with_dtc,
+            units,
+            units_done: 0,
+            slice_total,
+            slice_done: 0,
+        }
+    }
+
+    /// Units of the pair (a slice of the men's ranks with its counterpart).
+    pub fn units(&self) -> usize {
+        self.units.len()
+    }
+
+    /// Units solved so far.
+    pub fn units_done(&self) -> usize {
+        self.units_done
+    }
+
+    /// Whether every unit is solved.
+    pub fn is_finished(&self) -> bool {
+        self.units_done == self.units.len()
+    }
+
+    /// How far the pair has come: the units solved so far.
+    pub fn progress(&self) -> Step {
+        // Slice entries count twice the positions (mirror images apart): scale them to the
+        // tables' numbering.
+        let total: u64 = self.ctx.outputs.iter().map(|o| o.indexer.size()).sum();
+        Step {
+            done: (self.slice_done as f64 / self.slice_total as f64 * total as f64) as u64,
+            entries: total,
+            unit: self.units_done.max(1),
+            units: self.units.len(),
+            wave: None,
+        }
+    }
+
+    /// Solves the next unit; `progress` is called after its initialisation, after each of
+    /// its waves, and when it is finished.
+    pub fn solve_next_unit(&mut self, progress: &mut dyn FnMut(Step)) -> Result<(), ProbeError> {
+        let unit = &self.units[self.units_done];
+        let step = Step {
+            unit: self.units_done + 1,
+            ..self.progress()
+        };
+        self.slice_done += solve_unit(&self.ctx, &self.pair, unit, &mut |wave| {
             progress(Step {
                 wave: Some(wave),
                 ..step
             })
         })?;
-        step.done = scaled(slice_done);
-        progress(step);
+        self.units_done += 1;
+        progress(self.progress());
+        Ok(())
     }
-    Ok(ctx.outputs.into_iter().map(pack).collect())
+
+    /// The pair's tables, in the order of the signatures. Call it once every unit is solved.
+    pub fn finish(self) -> Vec<Solved> {
+        assert!(
+            self.is_finished(),
+            "a pair is finished only after its last unit"
+        );
+        self.ctx.outputs.into_iter().map(pack).collect()
+    }
+
+    /// For each table of the pair: its 2-bit codes so far, its distances (if kept) and the
+    /// longest distance so far. The codes use [`NOT_STORED`] for entries not solved yet.
+    pub(crate) fn tables(&self) -> impl Iterator<Item = TableState<'_>> {
+        self.ctx.outputs.iter().map(|o| TableState {
+            codes: &o.codes,
+            distances: o.distances.as_deref(),
+            longest: o.longest.load(Relaxed),
+        })
+    }
+
+    /// Marks the first `units_done` units solved, their values already restored into the
+    /// tables (see [`PairBuild::tables`]) with their longest distances.
+    pub(crate) fn restore(&mut self, units_done: usize, longest: &[u8]) {
+        assert!(units_done <= self.units.len());
+        self.units_done = units_done;
+        self.slice_done = self.units[..units_done]
+            .iter()
+            .map(|u| unit_entries(&self.pair, u))
+            .sum();
+        for (o, &l) in self.ctx.outputs.iter().zip(longest) {
+            o.longest.store(l, Relaxed);
+        }
+    }
+}
+
+/// One table of a pair being built, as a checkpoint saves it.
+pub(crate) struct TableState<'a> {
+    pub codes: &'a [AtomicU8],
+    pub distances: Option<&'a [AtomicU8]>,
+    pub longest: u8,
+}
+
+/// Slice entries of a unit.
+fn unit_entries(pair: &[Signature], unit: &[(usize, SliceKey)]) -> u64 {
+    unit.iter()
+        .map(|&(t, k)| SliceIndexer::new(pair[t], k).size())
+        .sum()
 }
 
 /// The pair's units in solving order: each a slice of table 0 with, if it is another slice,

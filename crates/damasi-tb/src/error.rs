@@ -15,7 +15,7 @@ pub enum TbError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// The file is not a valid table: wrong magic or version, truncated, or a checksum that
+    /// The file is not a valid table (or checkpoint): wrong magic or version, truncated, or a checksum that
     /// does not match.
     Corrupt {
         /// The file.
@@ -46,7 +46,7 @@ impl fmt::Display for TbError {
         match self {
             TbError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             TbError::Corrupt { path, what } => {
-                write!(f, "{}: not a valid table file: {what}", path.display())
+                write!(f, "{}: not a valid tablebase file: {what}", path.display())
             }
         }
     }

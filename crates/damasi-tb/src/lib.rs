@@ -22,6 +22,7 @@
 
 pub mod build;
 pub mod builder;
+pub mod checkpoint;
 pub mod error;
 pub mod file;
 pub mod index;
@@ -36,7 +37,7 @@ pub mod unmove;
 pub mod verify;
 pub mod wdl;
 
-pub use build::{build_all, BuildError, BuildEvent};
+pub use build::{build_all, build_all_with, BuildError, BuildEvent, BuildOptions, CheckpointEvent};
 pub use builder::Step;
 pub use error::{ProbeError, TbError};
 pub use index::Indexer;

@@ -137,6 +137,7 @@ fn a_build_reports_every_unit_and_wave_of_every_pair() {
         BuildEvent::Progress { step, .. } => steps.push(*step),
         BuildEvent::Built { entries, .. } => pairs.push((std::mem::take(&mut steps), *entries)),
         BuildEvent::Loaded { .. } => panic!("nothing was there to load"),
+        BuildEvent::Checkpoint { .. } => {}
     })
     .unwrap();
     assert_eq!(pairs.len(), Signature::build_order(3).len());
