@@ -244,6 +244,21 @@ impl<'a> PairBuild<'a> {
         self.units_done
     }
 
+    /// A checksum of the units in their solving order: a checkpoint saved by a builder that
+    /// cut or ordered the pair differently does not match it.
+    pub(crate) fn units_fingerprint(&self) -> u64 {
+        let mut bytes = Vec::new();
+        for unit in &self.units {
+            for (table, key) in unit {
+                bytes.push(*table as u8);
+                bytes.extend_from_slice(&key.white);
+                bytes.extend_from_slice(&key.black);
+            }
+            bytes.push(0xFF);
+        }
+        crate::file::checksum(&bytes)
+    }
+
     /// Whether every unit is solved.
     pub fn is_finished(&self) -> bool {
         self.units_done == self.units.len()

@@ -15,6 +15,7 @@
 //! | 1 | 1 if distances to conversion are kept |
 //! | 4 | units of the pair |
 //! | 4 | units solved |
+//! | 8 | a checksum of the units in solving order (a builder that cuts the pair otherwise refuses the file) |
 //! | 9k | per table: entries (8 bytes) and the longest distance so far (1 byte) |
 //! | then | per table: the codes (a quarter byte an entry), then the distances if kept |
 //!
@@ -65,6 +66,7 @@ pub fn write_checkpoint(path: &Path, build: &PairBuild<'_>) -> Result<(), TbErro
         head.push(u8::from(build.with_dtc));
         head.extend_from_slice(&(build.units() as u32).to_le_bytes());
         head.extend_from_slice(&(build.units_done() as u32).to_le_bytes());
+        head.extend_from_slice(&build.units_fingerprint().to_le_bytes());
         for (s, t) in build.pair.iter().zip(build.tables()) {
             head.extend_from_slice(&crate::index::Indexer::new(*s).size().to_le_bytes());
             head.push(t.longest);
@@ -136,7 +138,7 @@ pub fn read_checkpoint<'a>(
         let names: Vec<String> = sigs.iter().map(|s| s.to_string()).collect();
         return Err(bad(format!("it belongs to {}", names.join(" "))));
     }
-    let mut rest = [0u8; 9];
+    let mut rest = [0u8; 17];
     read(&mut rest)?;
     if (rest[0] == 1) != with_dtc {
         return Err(bad(if with_dtc {
@@ -153,6 +155,10 @@ pub fn read_checkpoint<'a>(
             "{units_done} of {units} units, the pair has {}",
             build.units()
         )));
+    }
+    let fingerprint = u64::from_le_bytes(rest[9..17].try_into().expect("8 bytes"));
+    if fingerprint != build.units_fingerprint() {
+        return Err(bad("its units are not this builder's".into()));
     }
     let mut longest = Vec::new();
     for s in pair {

@@ -155,8 +155,16 @@ fn a_checkpoint_that_cannot_be_used_is_refused_and_the_pair_starts_over() {
         raw[17..21].copy_from_slice(&[b.wm, b.wk, b.bm, b.bk]);
         zstd::stream::encode_all(&raw[..], 1).unwrap()
     };
+    // The same checkpoint as a builder that cuts the pair into other units would save it:
+    // the units' checksum follows the signatures (8), the distances flag (1) and the units
+    // and units solved (4 + 4).
+    let other_units = {
+        let mut raw = zstd::stream::decode_all(&good[..]).unwrap();
+        raw[30] ^= 1;
+        zstd::stream::encode_all(&raw[..], 1).unwrap()
+    };
     let swapped = format!("belongs to {} {}", pair()[1], pair()[0]);
-    let cases: [(&str, Vec<u8>, &str); 5] = [
+    let cases: [(&str, Vec<u8>, &str); 6] = [
         (
             "garbage",
             b"not a checkpoint at all".to_vec(),
@@ -179,6 +187,11 @@ fn a_checkpoint_that_cannot_be_used_is_refused_and_the_pair_starts_over() {
             "cannot be read",
         ),
         ("empty", Vec::new(), "cannot be read"),
+        (
+            "other units",
+            other_units,
+            "its units are not this builder's",
+        ),
     ];
     for (what, bytes, reason_has) in cases {
         std::fs::write(&path, &bytes).unwrap();
