@@ -215,6 +215,8 @@ pub fn build_all_with(
             for s in &pair {
                 tb.insert(Table::open(&dir.join(s.file_name()), map)?);
             }
+            // A build stopped between writing the tables and removing the checkpoint.
+            remove_checkpoint(dir, &pair)?;
             report(&BuildEvent::Loaded { pair });
             continue;
         }
@@ -248,12 +250,7 @@ pub fn build_all_with(
                 tb.insert(Table::from_packed(*s, packed));
             }
         }
-        // Only the checkpoint is left of an interrupted build: it goes once the tables are
-        // written.
-        let checkpoint = checkpoint_path(dir, &pair);
-        if checkpoint.exists() {
-            std::fs::remove_file(&checkpoint).map_err(|e| TbError::io(&checkpoint, e))?;
-        }
+        remove_checkpoint(dir, &pair)?;
         let entries = pair_entries(&pair);
         // The rate counts what this run solved.
         done += entries - resumed;
@@ -269,6 +266,15 @@ pub fn build_all_with(
         });
     }
     Ok(tb)
+}
+
+/// Removes the checkpoint of `pair`, if any: it goes once the pair's tables are written.
+fn remove_checkpoint(dir: &Path, pair: &[Signature]) -> Result<(), TbError> {
+    let path = checkpoint_path(dir, pair);
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(TbError::io(&path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// Solves a pair unit by unit, from its checkpoint if there is a usable one, saving

@@ -110,6 +110,7 @@ fn an_interrupted_build_goes_on_from_its_checkpoint_and_writes_the_same_tables()
     let dir = all_but_the_pair("resume");
     let units = interrupt_after(&dir, 3);
     assert!(units > 4, "the pair has several units ({units})");
+    let saved = std::fs::read(checkpoint_path(&dir, &pair())).unwrap();
 
     let events = build(&dir);
     // It says it resumes, then solves only the units the checkpoint did not have.
@@ -137,6 +138,12 @@ fn an_interrupted_build_goes_on_from_its_checkpoint_and_writes_the_same_tables()
         !checkpoint_path(&dir, &pair()).exists(),
         "the checkpoint goes once the tables are written"
     );
+    // Left behind by a build stopped between writing the tables and removing it: the tables
+    // are kept and the checkpoint goes.
+    std::fs::write(checkpoint_path(&dir, &pair()), saved).unwrap();
+    assert!(build(&dir).is_empty(), "nothing solved again");
+    assert!(!checkpoint_path(&dir, &pair()).exists());
+    assert_same_files(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
