@@ -48,7 +48,7 @@ struct SelectArgs {
 impl SelectArgs {
     /// The tables and the signatures selected (at least one).
     fn open(&self) -> Result<(Tablebase, Vec<Signature>)> {
-        let tb = self.dir.open()?;
+        let tb = self.dir.open(false)?;
         let sigs: Vec<Signature> = tb
             .signatures()
             .into_iter()
@@ -167,9 +167,16 @@ impl DirArgs {
         }
     }
 
-    fn open(&self) -> Result<Tablebase> {
+    /// The tables in the directory: read whole for many probes, memory-mapped for a few
+    /// (`mapped`: quick to open, only the blocks a probe touches are read).
+    fn open(&self, mapped: bool) -> Result<Tablebase> {
         let dir = self.path()?;
-        let tb = Tablebase::open(&dir).context("cannot load the tablebases")?;
+        let tb = if mapped {
+            Tablebase::open_mapped(&dir)
+        } else {
+            Tablebase::open(&dir)
+        };
+        let tb = tb.context("cannot load the tablebases")?;
         if tb.signatures().is_empty() {
             bail!(
                 "no tables in {}: build them with `damasi tb build --pieces 5`",
@@ -285,7 +292,8 @@ fn build(a: BuildArgs) -> Result<()> {
 }
 
 fn probe(a: ProbeArgs) -> Result<()> {
-    let tb = a.dir.open()?;
+    // One position needs a few blocks, not the 0.6 GB of tables up to five pieces.
+    let tb = a.dir.open(a.fen.is_some())?;
     if let Some(fen) = a.fen {
         let pos = Position::from_fen(&fen).with_context(|| format!("cannot read --fen '{fen}'"))?;
         let v: Wdl = tb.probe(&pos)?;

@@ -20,7 +20,8 @@
 //! Distance-to-conversion files (`.dtc`, magic `DAMASIDC`, used only at the root) have the
 //! same layout with a byte an entry: for a won or lost position, the plies until the next
 //! capture, promotion or forward step of a man with best play (the winner hurrying, the loser
-//! delaying; 255 for 255 or more), 0 for draws and entries never read.
+//! delaying; 255 for 255 or more; 0 for a position with no legal move), 0 for draws and
+//! entries never read.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -28,22 +28,36 @@ impl Tablebase {
         Tablebase::default()
     }
 
-    /// Every table file (`*.dtb`) in `dir`: up to five pieces into memory, six memory-mapped.
-    /// A directory that does not exist holds no tables; a damaged file is an error.
+    /// Every table file in `dir` (`*.dtb` values and `*.dtc` distances): values up to five
+    /// pieces into memory, six-piece values and all distances memory-mapped. A directory that
+    /// does not exist holds no tables; a damaged file is an error.
     pub fn open(dir: &Path) -> Result<Tablebase, TbError> {
         Tablebase::open_up_to(dir, MAX_PIECES)
     }
 
-    /// The table files (`*.dtb`, and `*.dtc` distances) in `dir` with at most `max_pieces`
-    /// pieces (others are not read), as [`Tablebase::open`] does.
+    /// The table files in `dir` with at most `max_pieces` pieces (others are not read), as
+    /// [`Tablebase::open`] does.
     pub fn open_up_to(dir: &Path, max_pieces: u32) -> Result<Tablebase, TbError> {
+        Tablebase::open_with(dir, max_pieces, IN_MEMORY_PIECES)
+    }
+
+    /// Every table file in `dir`, all memory-mapped: quick to open and small, for a few
+    /// probes (each reads only the blocks it touches); [`Tablebase::open`] is faster for
+    /// many.
+    pub fn open_mapped(dir: &Path) -> Result<Tablebase, TbError> {
+        Tablebase::open_with(dir, MAX_PIECES, 0)
+    }
+
+    /// The table files in `dir` with at most `max_pieces` pieces, values with at most
+    /// `in_memory_pieces` read whole, the others memory-mapped.
+    fn open_with(dir: &Path, max_pieces: u32, in_memory_pieces: u32) -> Result<Tablebase, TbError> {
         let mut tb = Tablebase::new();
         for (sig, kind, path) in table_files(dir)? {
             if sig.pieces() > max_pieces {
                 continue;
             }
             // Distances are read at the root only: always memory-mapped.
-            let map = kind == Kind::Dtc || sig.pieces() > IN_MEMORY_PIECES;
+            let map = kind == Kind::Dtc || sig.pieces() > in_memory_pieces;
             let table = Table::open_kind(&path, map, kind)?;
             if table.signature() != sig {
                 return Err(TbError::corrupt(

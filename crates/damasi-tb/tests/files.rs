@@ -50,7 +50,16 @@ fn a_rebuilt_directory_is_kept_and_reads_back_in_both_modes() {
     for i in (0..memory.indexer().size()).step_by(7) {
         assert_eq!(memory.get(i).unwrap(), mapped.get(i).unwrap());
     }
+    // Opened all memory-mapped (for a few probes), the tables say the same.
     let tb = Tablebase::open(&d).unwrap();
+    let mapped = Tablebase::open_mapped(&d).unwrap();
+    for s in mapped.signatures() {
+        let (m, t) = (mapped.table(s).unwrap(), tb.table(s).unwrap());
+        assert!(!m.is_in_memory() && t.is_in_memory(), "{s}");
+        for i in (0..m.indexer().size()).step_by(5) {
+            assert_eq!(m.get(i).unwrap(), t.get(i).unwrap(), "{s} entry {i}");
+        }
+    }
     // d4 takes d6.
     let pos = Position::from_fen("W:WKd4,Ka1:BKd6").unwrap();
     assert_eq!(tb.probe(&pos).unwrap(), Wdl::Win);
