@@ -274,6 +274,7 @@ fn build(a: BuildArgs) -> Result<()> {
             took,
             estimate_left,
             longest,
+            stats,
             ..
         } => {
             let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
@@ -284,6 +285,13 @@ fn build(a: BuildArgs) -> Result<()> {
                 hms(start.elapsed().as_secs()),
                 hms(estimate_left.as_secs())
             );
+            // As `damasi tb stats` prints them, counted while solving: `grep '^stats '`.
+            for (sig, s) in pair.iter().zip(stats) {
+                println!(
+                    "stats {} {} {} {} {} {} {} {}",
+                    sig.wm, sig.bm, sig.wk, sig.bk, s.positions, s.win, s.draw, s.loss
+                );
+            }
             last_line = Instant::now();
         }
     })?;

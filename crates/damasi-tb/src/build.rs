@@ -13,6 +13,7 @@ use crate::file::{write_file, write_table, Kind};
 use crate::index::Indexer;
 use crate::probe::{Tablebase, IN_MEMORY_PIECES};
 use crate::signature::Signature;
+use crate::stats::Stats;
 use crate::table::Table;
 
 /// What the build reports as it goes.
@@ -46,6 +47,9 @@ pub enum BuildEvent {
         entries: u64,
         /// The longest distance to conversion of a won or lost position, in plies.
         longest: u8,
+        /// The statistics of each table, in the order of `pair`, counted while solving
+        /// (what [`crate::signature_stats`] would count).
+        stats: Vec<Stats>,
         /// How long solving and writing took.
         took: Duration,
         /// Entries still to build after this pair.
@@ -234,6 +238,7 @@ pub fn build_all_with(
             tb.insert(Table::open(&dir.join(s.file_name()), true)?);
         }
         let longest = solved.iter().map(|t| t.longest).max().unwrap_or(0);
+        let stats = solved.iter().map(|t| t.stats).collect();
         for (s, table) in pair.iter().zip(solved) {
             let path = dir.join(s.file_name());
             let entries = Indexer::new(*s).size();
@@ -260,6 +265,7 @@ pub fn build_all_with(
             pair,
             entries,
             longest,
+            stats,
             took: t0.elapsed(),
             entries_left: left,
             estimate_left: Duration::from_secs_f64(left as f64 / rate),

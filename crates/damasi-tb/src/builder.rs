@@ -41,6 +41,7 @@ use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::slice::{SliceIndexer, SliceKey};
+use crate::stats::Stats;
 use crate::unmove::for_each_parent_set;
 use crate::wdl::Wdl;
 
@@ -70,6 +71,9 @@ struct Output {
     distances: Option<Vec<AtomicU8>>,
     /// The longest distance to conversion of a won or lost position.
     longest: AtomicU8,
+    /// Positions (mirror images apart, capture positions included) lost, drawn and won
+    /// for White, as [`crate::stats`] counts them.
+    counts: [AtomicU64; 3],
 }
 
 /// A solved table.
@@ -81,6 +85,9 @@ pub struct Solved {
     /// The longest distance to conversion of a won or lost position, in plies (255 for 255
     /// or more).
     pub longest: u8,
+    /// Its statistics, counted while it was solved: the same as [`crate::signature_stats`]
+    /// of the finished table, without the hours that takes at six pieces.
+    pub stats: Stats,
 }
 
 impl Output {
@@ -217,6 +224,7 @@ impl<'a> PairBuild<'a> {
                         codes: (0..bytes).map(|_| AtomicU8::new(0xFF)).collect(),
                         distances,
                         longest: AtomicU8::new(0),
+                        counts: Default::default(),
                     }
                 })
                 .collect(),
@@ -313,20 +321,24 @@ impl<'a> PairBuild<'a> {
             codes: &o.codes,
             distances: o.distances.as_deref(),
             longest: o.longest.load(Relaxed),
+            counts: o.counts.each_ref().map(|c| c.load(Relaxed)),
         })
     }
 
     /// Marks the first `units_done` units solved, their values already restored into the
-    /// tables (see [`PairBuild::tables`]) with their longest distances.
-    pub(crate) fn restore(&mut self, units_done: usize, longest: &[u8]) {
+    /// tables (see [`PairBuild::tables`]), with each table's longest distance and counts.
+    pub(crate) fn restore(&mut self, units_done: usize, tallies: &[(u8, [u64; 3])]) {
         assert!(units_done <= self.units.len());
         self.units_done = units_done;
         self.slice_done = self.units[..units_done]
             .iter()
             .map(|u| unit_entries(&self.pair, u))
             .sum();
-        for (o, &l) in self.ctx.outputs.iter().zip(longest) {
-            o.longest.store(l, Relaxed);
+        for (o, &(longest, counts)) in self.ctx.outputs.iter().zip(tallies) {
+            o.longest.store(longest, Relaxed);
+            for (c, n) in o.counts.iter().zip(counts) {
+                c.store(n, Relaxed);
+            }
         }
     }
 }
@@ -336,6 +348,8 @@ pub(crate) struct TableState<'a> {
     pub codes: &'a [AtomicU8],
     pub distances: Option<&'a [AtomicU8]>,
     pub longest: u8,
+    /// Positions lost, drawn and won so far (see [`Solved::stats`]).
+    pub counts: [u64; 3],
 }
 
 /// Slice entries of a unit.
@@ -456,14 +470,15 @@ fn solve_unit(
     }
 
     // 3. Store: open positions are draws; capture positions and unused entries stay
-    // don't care.
+    // don't care. Every position is counted for the statistics, capture positions too.
     for w in &work {
         let out = &ctx.outputs[w.table];
         let n = w.state.len();
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let mut counts = [0u64; 3];
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                 let s = w.state[i].load(Relaxed);
-                if s & CAPTURE != 0 || s & VALUE == UNUSED {
+                if s & VALUE == UNUSED {
                     continue;
                 }
                 let code = match s & VALUE {
@@ -472,6 +487,11 @@ fn solve_unit(
                     _ => Wdl::Draw.code(),
                 };
                 let p = w.indexer.decode(i as u64).expect("solved entries are used");
+                // A position and its mirror image share the entry.
+                counts[code as usize] += if p.mirror() == p { 1 } else { 2 };
+                if s & CAPTURE != 0 {
+                    continue;
+                }
                 let g = out.indexer.index(&p);
                 out.set(g, code);
                 if code != Wdl::Draw.code() {
@@ -481,6 +501,9 @@ fn solve_unit(
                         distances[g as usize].store(d, Relaxed);
                     }
                 }
+            }
+            for (total, k) in out.counts.iter().zip(counts) {
+                total.fetch_add(k, Relaxed);
             }
         });
     }
@@ -676,6 +699,14 @@ fn ones(first: usize, words: &[AtomicU64]) -> impl Iterator<Item = usize> + '_ {
 /// (from a draw at each block's start), so they compress to almost nothing.
 fn pack(out: Output) -> Solved {
     let longest = out.longest.into_inner();
+    let [loss, draw, win] = out.counts.map(AtomicU64::into_inner);
+    let stats = Stats {
+        signature: Some(out.indexer.signature()),
+        positions: loss + draw + win,
+        win,
+        draw,
+        loss,
+    };
     let dtc = out
         .distances
         .map(|d| d.into_iter().map(AtomicU8::into_inner).collect());
@@ -700,5 +731,6 @@ fn pack(out: Output) -> Solved {
         wdl: packed,
         dtc,
         longest,
+        stats,
     }
 }

@@ -16,7 +16,7 @@
 //! | 4 | units of the pair |
 //! | 4 | units solved |
 //! | 8 | a checksum of the units in solving order (a builder that cuts the pair otherwise refuses the file) |
-//! | 9k | per table: entries (8 bytes) and the longest distance so far (1 byte) |
+//! | 33k | per table: entries (8 bytes), the longest distance so far (1 byte), and the positions lost, drawn and won so far (8 bytes each, for the statistics) |
 //! | then | per table: the codes (a quarter byte an entry), then the distances if kept |
 //!
 //! It is written through a temporary name and renamed, so a checkpoint is always whole; one
@@ -36,7 +36,7 @@ use crate::signature::Signature;
 /// The first eight bytes of a checkpoint (inside its zstd frame).
 pub const CHECKPOINT_MAGIC: [u8; 8] = *b"DAMASICP";
 /// The checkpoint format version this code writes and reads.
-pub const CHECKPOINT_VERSION: u32 = 1;
+pub const CHECKPOINT_VERSION: u32 = 2;
 /// A fast level: a checkpoint is written every few minutes and read back at most once.
 const ZSTD_LEVEL: i32 = 1;
 /// Bytes copied out of (or into) the atomics at a time.
@@ -70,6 +70,9 @@ pub fn write_checkpoint(path: &Path, build: &PairBuild<'_>) -> Result<(), TbErro
         for (s, t) in build.pair.iter().zip(build.tables()) {
             head.extend_from_slice(&crate::index::Indexer::new(*s).size().to_le_bytes());
             head.push(t.longest);
+            for n in t.counts {
+                head.extend_from_slice(&n.to_le_bytes());
+            }
         }
         z.write_all(&head)?;
         let mut buf = Vec::with_capacity(BUFFER);
@@ -160,9 +163,9 @@ pub fn read_checkpoint<'a>(
     if fingerprint != build.units_fingerprint() {
         return Err(bad("its units are not this builder's".into()));
     }
-    let mut longest = Vec::new();
+    let mut tallies = Vec::new();
     for s in pair {
-        let mut t = [0u8; 9];
+        let mut t = [0u8; 33];
         read(&mut t)?;
         let entries = u64::from_le_bytes(t[..8].try_into().expect("8 bytes"));
         let want = crate::index::Indexer::new(*s).size();
@@ -171,7 +174,8 @@ pub fn read_checkpoint<'a>(
                 "{entries} entries for {s}, the table has {want}"
             )));
         }
-        longest.push(t[8]);
+        let count = |k: usize| u64::from_le_bytes(t[9 + 8 * k..17 + 8 * k].try_into().expect("8"));
+        tallies.push((t[8], [count(0), count(1), count(2)]));
     }
     let mut buf = vec![0u8; BUFFER];
     for t in build.tables() {
@@ -192,6 +196,6 @@ pub fn read_checkpoint<'a>(
         Ok(_) => return Err(bad("bytes after the tables".into())),
         Err(e) => return Err(bad(format!("cannot be read to its end ({e})"))),
     }
-    build.restore(units_done, &longest);
+    build.restore(units_done, &tallies);
     Ok(build)
 }

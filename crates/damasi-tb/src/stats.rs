@@ -41,7 +41,15 @@ pub fn signature_stats(tb: &Tablebase, sig: Signature) -> Result<Stats, ProbeErr
                 let Some(p) = ix.decode(i) else { continue };
                 // A position and its mirror image share the entry.
                 let weight = if p.mirror() == p { 1 } else { 2 };
-                local[tb.probe_placement(&p)? as usize] += weight;
+                let pos = p.to_position().expect("decoded placements are valid");
+                // A quiet position's value is its entry (no need to index it again); a
+                // capture position's, the best over its captures.
+                let value = if pos.has_capture() {
+                    tb.probe_captures(&pos)?
+                } else {
+                    table.get(i)?
+                };
+                local[value as usize] += weight;
             }
             for (c, l) in counts.iter().zip(local) {
                 c.fetch_add(l, Relaxed);

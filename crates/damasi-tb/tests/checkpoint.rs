@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use damasi_tb::checkpoint::checkpoint_path;
-use damasi_tb::{build_all_with, BuildEvent, BuildOptions, CheckpointEvent, Signature};
+use damasi_tb::{
+    build_all_with, signature_stats, BuildEvent, BuildOptions, CheckpointEvent, Signature,
+};
 
 /// A pair with men on both sides of the flip, so several units and two tables: a man and a
 /// king against two kings, in the order the build takes them.
@@ -65,7 +67,9 @@ fn assert_same_files(dir: &Path) {
 fn build(dir: &Path) -> Vec<BuildEvent> {
     let mut events = Vec::new();
     build_all_with(dir, 4, &every_unit(), |e| match e {
-        BuildEvent::Progress { pair: p, .. } | BuildEvent::Checkpoint { pair: p, .. }
+        BuildEvent::Progress { pair: p, .. }
+        | BuildEvent::Checkpoint { pair: p, .. }
+        | BuildEvent::Built { pair: p, .. }
             if *p == pair() =>
         {
             events.push(e.clone())
@@ -134,6 +138,15 @@ fn an_interrupted_build_goes_on_from_its_checkpoint_and_writes_the_same_tables()
         .collect();
     assert_eq!(solved, (4..=units).collect::<Vec<_>>());
     assert_same_files(&dir);
+    // The statistics counted before the interruption came back with the checkpoint.
+    match events.last() {
+        Some(BuildEvent::Built { stats, .. }) => {
+            for (s, got) in pair().into_iter().zip(stats) {
+                assert_eq!(*got, signature_stats(common::tables(), s).unwrap(), "{s}");
+            }
+        }
+        e => panic!("expected the pair built, got {e:?}"),
+    }
     assert!(
         !checkpoint_path(&dir, &pair()).exists(),
         "the checkpoint goes once the tables are written"

@@ -174,6 +174,22 @@ fn statistics_count_every_placement() {
     assert_eq!(s.positions, 48 * 47 * 62);
 }
 
+#[test]
+fn the_build_counts_the_statistics_that_a_recount_over_the_files_finds() {
+    let tb = tables();
+    let built = common::built_stats();
+    assert_eq!(
+        built.len(),
+        Signature::all_with(3).len() + Signature::all_with(4).len()
+    );
+    for b in built {
+        let sig = b.signature.expect("every table has its signature");
+        // Counted two ways: from the builder's states (capture positions included), and
+        // placement by placement through the probe.
+        assert_eq!(*b, signature_stats(tb, sig).unwrap(), "{sig}");
+    }
+}
+
 /// Value of a position that needs no search: the side to move has no pieces, one piece
 /// each, or no legal move (a loss, a draw if the other side is blocked too).
 fn terminal(pos: &Position) -> Option<Wdl> {

@@ -4,23 +4,40 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use damasi::Position;
-use damasi_tb::{build_all, Tablebase, Wdl};
+use damasi_tb::{build_all, BuildEvent, Stats, Tablebase, Wdl};
 
 /// The directory the tables were built in.
 pub fn dir() -> PathBuf {
     std::env::temp_dir().join(format!("damasi-tb-tests-{}", std::process::id()))
 }
 
+/// The statistics the build counted while solving, one per table.
+static BUILT_STATS: OnceLock<Vec<Stats>> = OnceLock::new();
+
 /// Every table with 3 or 4 pieces, built by the builder, then read back from its files.
 pub fn tables() -> &'static Tablebase {
     static TB: OnceLock<Tablebase> = OnceLock::new();
     TB.get_or_init(|| {
         let dir = dir();
-        build_all(&dir, 4, |_| {}).expect("the tables build");
+        let mut stats = Vec::new();
+        build_all(&dir, 4, |e| {
+            if let BuildEvent::Built { stats: s, .. } = e {
+                stats.extend_from_slice(s);
+            }
+        })
+        .expect("the tables build");
+        BUILT_STATS.set(stats).expect("built once");
         let tb = Tablebase::open(&dir).expect("the files read back");
         assert!(tb.is_complete_to(4));
         tb
     })
+}
+
+/// The statistics of every table up to four pieces as the build counted them.
+#[allow(dead_code)] // not every test binary looks at them
+pub fn built_stats() -> &'static [Stats] {
+    tables();
+    BUILT_STATS.get().expect("set by the build")
 }
 
 /// The value of a FEN.
