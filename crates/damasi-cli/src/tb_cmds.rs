@@ -215,7 +215,7 @@ fn build(a: BuildArgs) -> Result<()> {
     // Large pairs take a while: a line every half minute says how far they are.
     let mut last_line = Instant::now();
     let options = BuildOptions {
-        checkpoint_every: Some(Duration::from_secs(a.checkpoint_minutes * 60)),
+        checkpoint_every: Some(Duration::from_secs(a.checkpoint_minutes.saturating_mul(60))),
     };
     build_all_with(&dir, a.pieces, &options, |e| match e {
         BuildEvent::Loaded { pair } => {

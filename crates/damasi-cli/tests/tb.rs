@@ -30,9 +30,22 @@ fn build_probe_stats_and_verify_three_pieces() {
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
 
-    let o = damasi(&["tb", "build", "--pieces", "3", "--dir", d], "");
+    // A checkpoint after every unit (the pairs with a man have several).
+    let args = [
+        "tb",
+        "build",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+        "--checkpoint-minutes",
+        "0",
+    ];
+    let o = damasi(&args, "");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(stdout(&o).contains("left"), "progress with an estimate");
+    let built = stdout(&o);
+    assert!(built.contains("left"), "progress with an estimate");
+    assert!(built.contains("checkpoint saved"), "{built}");
 
     let o = damasi(&["tb", "probe", "--fen", "W:WKd4,Ka1:BKd6", "--dir", d], "");
     assert_eq!(stdout(&o).lines().last(), Some("win"));
@@ -68,6 +81,15 @@ fn build_probe_stats_and_verify_three_pieces() {
     let f: Vec<u64> = kk_k.split(' ').map(|x| x.parse().unwrap()).collect();
     assert_eq!(f[4], 124_992);
     assert_eq!(f[5] + f[6] + f[7], f[4]);
+    // The build printed the same statistics, counted while solving.
+    let mut counted: Vec<&str> = built
+        .lines()
+        .filter_map(|l| l.strip_prefix("stats "))
+        .collect();
+    let mut recounted = lines[1..].to_vec();
+    counted.sort_unstable();
+    recounted.sort_unstable();
+    assert_eq!(counted, recounted);
 
     // One piece count: the same lines; a count with no tables is an error that says so.
     let o = damasi(&["tb", "stats", "--pieces", "3", "--dir", d], "");
