@@ -43,16 +43,23 @@ struct SelectArgs {
     /// Only the tables with this many pieces (e.g. 6: the six-piece tables built so far).
     #[arg(long)]
     pieces: Option<u32>,
+    /// Only this table, e.g. `w0m2k-b2m2k` (repeat for several).
+    #[arg(long = "signature", value_name = "SIGNATURE")]
+    signatures: Vec<Signature>,
 }
 
 impl SelectArgs {
     /// The tables and the signatures selected (at least one).
     fn open(&self) -> Result<(Tablebase, Vec<Signature>)> {
         let tb = self.dir.open(false)?;
+        if let Some(s) = self.signatures.iter().find(|s| tb.table(**s).is_none()) {
+            bail!("no table {s} in {}", self.dir.path()?.display());
+        }
         let sigs: Vec<Signature> = tb
             .signatures()
             .into_iter()
             .filter(|s| self.pieces.is_none() || self.pieces == Some(s.pieces()))
+            .filter(|s| self.signatures.is_empty() || self.signatures.contains(s))
             .collect();
         if sigs.is_empty() {
             bail!(

@@ -94,6 +94,24 @@ fn build_probe_stats_and_verify_three_pieces() {
     // One piece count: the same lines; a count with no tables is an error that says so.
     let o = damasi(&["tb", "stats", "--pieces", "3", "--dir", d], "");
     assert_eq!(stdout(&o), out);
+    // Chosen tables: their lines only; a table that is not there is an error naming it.
+    let two = ["--signature", "w0m2k-b0m1k", "--signature", "w0m1k-b0m2k"];
+    let o = damasi(&[&["tb", "stats", "--dir", d][..], &two].concat(), "");
+    let chosen: Vec<String> = stdout(&o).lines().skip(1).map(String::from).collect();
+    let want: Vec<String> = lines[1..]
+        .iter()
+        .filter(|l| l.starts_with("0 0 2 1 ") || l.starts_with("0 0 1 2 "))
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!((chosen.len(), &chosen), (2, &want));
+    let o = damasi(
+        &["tb", "verify", "--signature", "w2m0k-b0m2k", "--dir", d],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no table w2m0k-b0m2k in"));
+    let o = damasi(&["tb", "stats", "--signature", "w9m9k", "--dir", d], "");
+    assert_eq!(o.status.code(), Some(2), "a bad signature is a usage error");
     let o = damasi(&["tb", "stats", "--pieces", "4", "--dir", d], "");
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no tables with 4 pieces"));
