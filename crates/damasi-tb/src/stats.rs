@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::error::ProbeError;
+use crate::error::{ProbeError, TbError};
+use crate::file::BLOCK_ENTRIES;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::wdl::Wdl;
@@ -33,24 +34,34 @@ pub fn signature_stats(tb: &Tablebase, sig: Signature) -> Result<Stats, ProbeErr
     let ix = table.indexer();
     let counts = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
     let n = ix.size();
-    (0..n.div_ceil(4096))
+    // A block at a time: its values are decompressed once, not looked up entry by entry.
+    (0..n.div_ceil(BLOCK_ENTRIES))
         .into_par_iter()
-        .try_for_each(|c| -> Result<(), ProbeError> {
-            let mut local = [0u64; 3];
-            for i in c * 4096..((c + 1) * 4096).min(n) {
-                let Some(p) = ix.decode(i) else { continue };
-                // A position and its mirror image share the entry.
-                let weight = if p.mirror() == p { 1 } else { 2 };
-                let pos = p.to_position().expect("decoded placements are valid");
-                // A quiet position's value is its entry (no need to index it again); a
-                // capture position's, the best over its captures.
-                let value = if pos.has_capture() {
-                    tb.probe_captures(&pos)?
-                } else {
-                    table.get(i)?
-                };
-                local[value as usize] += weight;
-            }
+        .try_for_each(|b| -> Result<(), ProbeError> {
+            let first = b * BLOCK_ENTRIES;
+            let local = table.with_block(b as usize, |codes| {
+                let mut local = [0u64; 3];
+                for i in first..(first + BLOCK_ENTRIES).min(n) {
+                    let Some(p) = ix.decode(i) else { continue };
+                    // A position and its mirror image share the entry.
+                    let weight = if p.mirror() == p { 1 } else { 2 };
+                    let pos = p.to_position().expect("decoded placements are valid");
+                    // A quiet position's value is its entry; a capture position's, the best
+                    // over its captures.
+                    let value = if pos.has_capture() {
+                        tb.probe_captures(&pos)?
+                    } else {
+                        let within = i - first;
+                        let code = codes[(within / 4) as usize] >> ((within % 4) * 2) & 3;
+                        Wdl::from_code(code).ok_or_else(|| {
+                            let file = sig.file_name();
+                            ProbeError::File(TbError::corrupt(file.as_ref(), "value code 3"))
+                        })?
+                    };
+                    local[value as usize] += weight;
+                }
+                Ok::<_, ProbeError>(local)
+            })??;
             for (c, l) in counts.iter().zip(local) {
                 c.fetch_add(l, Relaxed);
             }

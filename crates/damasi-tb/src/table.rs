@@ -174,6 +174,23 @@ impl Table {
         })
     }
 
+    /// Calls `f` with the bytes of block `b` as the file stores them decompressed (entries
+    /// `b * 65536` on; 2 bits or a byte an entry), read once for a walk over the whole
+    /// block: a memory-mapped table decompresses it outside its cache, so that threads
+    /// walking different blocks never meet on a cache slot.
+    pub fn with_block<R>(&self, b: usize, f: impl FnOnce(&[u8]) -> R) -> Result<R, TbError> {
+        Ok(match &self.storage {
+            Storage::Memory(packed) => {
+                let per_block = self.kind.bytes(BLOCK_ENTRIES) as usize;
+                let start = (b * per_block).min(packed.len());
+                f(&packed[start..((b + 1) * per_block).min(packed.len())])
+            }
+            Storage::Mapped {
+                map, layout, path, ..
+            } => f(&layout.read_block(map, b, path)?),
+        })
+    }
+
     /// The packed values of an in-memory table (for writing it out).
     pub fn packed(&self) -> Option<&[u8]> {
         match &self.storage {

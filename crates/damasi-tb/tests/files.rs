@@ -59,6 +59,10 @@ fn a_rebuilt_directory_is_kept_and_reads_back_in_both_modes() {
         for i in (0..m.indexer().size()).step_by(5) {
             assert_eq!(m.get(i).unwrap(), t.get(i).unwrap(), "{s} entry {i}");
         }
+        // Statistics read whole blocks, of the file or of memory: the same counts.
+        let stats = damasi_tb::signature_stats(&mapped, s).unwrap();
+        assert_eq!(stats, damasi_tb::signature_stats(&tb, s).unwrap(), "{s}");
+        assert!(stats.positions > 0);
     }
     // d4 takes d6.
     let pos = Position::from_fen("W:WKd4,Ka1:BKd6").unwrap();
