@@ -208,6 +208,12 @@ fn hms(secs: u64) -> String {
     format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// A pair's signatures for the build's lines, e.g. `w0m1k-b0m2k w0m2k-b0m1k`.
+fn pair_names(pair: &[Signature]) -> String {
+    let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+    names.join(" ")
+}
+
 fn build(a: BuildArgs) -> Result<()> {
     if !(3..=damasi_tb::MAX_PIECES).contains(&a.pieces) {
         bail!("--pieces must be 3 to {}", damasi_tb::MAX_PIECES);
@@ -226,13 +232,13 @@ fn build(a: BuildArgs) -> Result<()> {
     };
     build_all_with(&dir, a.pieces, &options, |e| match e {
         BuildEvent::Loaded { pair } => {
-            let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
-            println!("kept  {} (already built)", names.join(" "));
+            let names = pair_names(pair);
+            println!("kept  {names} (already built)");
             last_line = Instant::now();
         }
         BuildEvent::Progress { pair, step } => {
             if last_line.elapsed().as_secs() >= 30 {
-                let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+                let names = pair_names(pair);
                 let wave = match step.wave {
                     Some(0) => ", initialised".to_string(),
                     Some(w) => format!(", wave {w}"),
@@ -240,7 +246,7 @@ fn build(a: BuildArgs) -> Result<()> {
                 };
                 println!(
                     "      {} {:.1} % of {} entries (unit {} of {}{wave}); elapsed {}",
-                    names.join(" "),
+                    names,
                     step.done as f64 * 100.0 / step.entries.max(1) as f64,
                     step.entries,
                     step.unit,
@@ -251,8 +257,7 @@ fn build(a: BuildArgs) -> Result<()> {
             }
         }
         BuildEvent::Checkpoint { pair, event } => {
-            let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
-            let names = names.join(" ");
+            let names = pair_names(pair);
             match event {
                 CheckpointEvent::Resumed { units_done, units } => {
                     println!(
@@ -284,10 +289,10 @@ fn build(a: BuildArgs) -> Result<()> {
             stats,
             ..
         } => {
-            let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
+            let names = pair_names(pair);
             println!(
                 "built {} ({entries} entries, {:.1} s, longest {longest} plies to conversion); elapsed {}, about {} left",
-                names.join(" "),
+                names,
                 took.as_secs_f64(),
                 hms(start.elapsed().as_secs()),
                 hms(estimate_left.as_secs())

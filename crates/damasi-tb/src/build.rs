@@ -315,11 +315,8 @@ fn solve_pair(
         }
     }
     let mut build = build.unwrap_or_else(|| PairBuild::new(tb, pair, with_dtc));
-    let resumed = if build.units_done() > 0 {
-        build.progress().done
-    } else {
-        0
-    };
+    // Nothing when the pair starts afresh.
+    let resumed = build.progress().done;
     let mut last = Instant::now();
     while !build.is_finished() {
         build.solve_next_unit(&mut |step| {

@@ -41,7 +41,7 @@ use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::slice::{SliceIndexer, SliceKey};
-use crate::stats::Stats;
+use crate::stats::{positions_of, Stats};
 use crate::unmove::for_each_parent_set;
 use crate::wdl::Wdl;
 
@@ -318,6 +318,7 @@ impl<'a> PairBuild<'a> {
     /// longest distance so far. The codes use [`NOT_STORED`] for entries not solved yet.
     pub(crate) fn tables(&self) -> impl Iterator<Item = TableState<'_>> {
         self.ctx.outputs.iter().map(|o| TableState {
+            entries: o.indexer.size(),
             codes: &o.codes,
             distances: o.distances.as_deref(),
             longest: o.longest.load(Relaxed),
@@ -345,6 +346,7 @@ impl<'a> PairBuild<'a> {
 
 /// One table of a pair being built, as a checkpoint saves it.
 pub(crate) struct TableState<'a> {
+    pub entries: u64,
     pub codes: &'a [AtomicU8],
     pub distances: Option<&'a [AtomicU8]>,
     pub longest: u8,
@@ -487,8 +489,7 @@ fn solve_unit(
                     _ => Wdl::Draw.code(),
                 };
                 let p = w.indexer.decode(i as u64).expect("solved entries are used");
-                // A position and its mirror image share the entry.
-                counts[code as usize] += if p.mirror() == p { 1 } else { 2 };
+                counts[code as usize] += positions_of(&p);
                 if s & CAPTURE != 0 {
                     continue;
                 }

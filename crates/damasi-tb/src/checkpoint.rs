@@ -24,12 +24,13 @@
 //! pair starts over.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
 use crate::builder::PairBuild;
 use crate::error::TbError;
+use crate::file::write_through_part;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 
@@ -49,12 +50,8 @@ pub fn checkpoint_path(dir: &Path, pair: &[Signature]) -> PathBuf {
 
 /// Saves `build` to `path` (through a temporary name, synced before the rename).
 pub fn write_checkpoint(path: &Path, build: &PairBuild<'_>) -> Result<(), TbError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    let tmp = PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
-        let file = File::create(&tmp)?;
-        let mut z = zstd::stream::write::Encoder::new(BufWriter::new(file), ZSTD_LEVEL)?;
+    write_through_part(path, |file| {
+        let mut z = zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?;
         z.include_checksum(true)?;
         let mut head = Vec::new();
         head.extend_from_slice(&CHECKPOINT_MAGIC);
@@ -67,8 +64,8 @@ pub fn write_checkpoint(path: &Path, build: &PairBuild<'_>) -> Result<(), TbErro
         head.extend_from_slice(&(build.units() as u32).to_le_bytes());
         head.extend_from_slice(&(build.units_done() as u32).to_le_bytes());
         head.extend_from_slice(&build.units_fingerprint().to_le_bytes());
-        for (s, t) in build.pair.iter().zip(build.tables()) {
-            head.extend_from_slice(&crate::index::Indexer::new(*s).size().to_le_bytes());
+        for t in build.tables() {
+            head.extend_from_slice(&t.entries.to_le_bytes());
             head.push(t.longest);
             for n in t.counts {
                 head.extend_from_slice(&n.to_le_bytes());
@@ -85,15 +82,8 @@ pub fn write_checkpoint(path: &Path, build: &PairBuild<'_>) -> Result<(), TbErro
                 }
             }
         }
-        let file = z.finish()?.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()
-    };
-    write()
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            TbError::io(path, e)
-        })
+        z.finish()
+    })
 }
 
 /// Reads the checkpoint at `path` into a build of `pair` that goes on from the units it
@@ -164,11 +154,10 @@ pub fn read_checkpoint<'a>(
         return Err(bad("its units are not this builder's".into()));
     }
     let mut tallies = Vec::new();
-    for s in pair {
+    for (s, want) in pair.iter().zip(build.tables().map(|t| t.entries)) {
         let mut t = [0u8; 33];
         read(&mut t)?;
         let entries = u64::from_le_bytes(t[..8].try_into().expect("8 bytes"));
-        let want = crate::index::Indexer::new(*s).size();
         if entries != want {
             return Err(bad(format!(
                 "{entries} entries for {s}, the table has {want}"

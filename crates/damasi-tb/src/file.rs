@@ -23,7 +23,8 @@
 //! delaying; 255 for 255 or more; 0 for a position with no legal move), 0 for draws and
 //! entries never read.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -135,20 +136,35 @@ pub fn write_file(
     summed.extend_from_slice(&index);
     head.extend_from_slice(&checksum(&summed).to_le_bytes());
 
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".part");
-    let tmp = std::path::PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    write_through_part(path, |mut f| {
         f.write_all(&head)?;
         f.write_all(&index)?;
         for b in &blocks {
             f.write_all(b)?;
         }
+        Ok(f)
+    })
+}
+
+/// Writes `path` through a temporary name (`path` + `.part`): `write` fills the file, which
+/// is synced and renamed only if it succeeds, so a file with the final name is always
+/// whole. On failure the temporary file is removed.
+pub(crate) fn write_through_part(
+    path: &Path,
+    write: impl FnOnce(BufWriter<File>) -> std::io::Result<BufWriter<File>>,
+) -> Result<(), TbError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    let tmp = PathBuf::from(tmp);
+    let written = || -> std::io::Result<()> {
+        let f = write(BufWriter::new(File::create(&tmp)?))?;
         f.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&tmp, path)
     };
-    write().map_err(|e| TbError::io(path, e))
+    written().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        TbError::io(path, e)
+    })
 }
 
 /// The table files in `dir` (`*.dtb` values, `*.dtc` distances, named by their signature as

@@ -6,8 +6,10 @@ use rayon::prelude::*;
 
 use crate::error::{ProbeError, TbError};
 use crate::file::BLOCK_ENTRIES;
+use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
+use crate::table::code_at;
 use crate::wdl::Wdl;
 
 /// Counts of one signature, White to move, over every placement of its pieces with men on
@@ -27,6 +29,16 @@ pub struct Stats {
     pub loss: u64,
 }
 
+/// The positions an entry stands for: a position and its mirror image share the entry, so
+/// two unless the placement is its own mirror image.
+pub(crate) fn positions_of(p: &Placement) -> u64 {
+    if p.mirror() == *p {
+        1
+    } else {
+        2
+    }
+}
+
 /// The statistics of one signature's table (which must be loaded in `tb`, with every table
 /// its captures reach).
 pub fn signature_stats(tb: &Tablebase, sig: Signature) -> Result<Stats, ProbeError> {
@@ -43,22 +55,18 @@ pub fn signature_stats(tb: &Tablebase, sig: Signature) -> Result<Stats, ProbeErr
                 let mut local = [0u64; 3];
                 for i in first..(first + BLOCK_ENTRIES).min(n) {
                     let Some(p) = ix.decode(i) else { continue };
-                    // A position and its mirror image share the entry.
-                    let weight = if p.mirror() == p { 1 } else { 2 };
                     let pos = p.to_position().expect("decoded placements are valid");
                     // A quiet position's value is its entry; a capture position's, the best
                     // over its captures.
                     let value = if pos.has_capture() {
                         tb.probe_captures(&pos)?
                     } else {
-                        let within = i - first;
-                        let code = codes[(within / 4) as usize] >> ((within % 4) * 2) & 3;
-                        Wdl::from_code(code).ok_or_else(|| {
+                        Wdl::from_code(code_at(codes, i - first)).ok_or_else(|| {
                             let file = sig.file_name();
                             ProbeError::File(TbError::corrupt(file.as_ref(), "value code 3"))
                         })?
                     };
-                    local[value as usize] += weight;
+                    local[value as usize] += positions_of(&p);
                 }
                 Ok::<_, ProbeError>(local)
             })??;

@@ -37,8 +37,10 @@ pub struct Table {
     storage: Storage,
 }
 
+/// The 2-bit code of entry `i` in packed values (four entries a byte, the first in the low
+/// bits).
 #[inline]
-fn code_at(packed: &[u8], i: u64) -> u8 {
+pub(crate) fn code_at(packed: &[u8], i: u64) -> u8 {
     packed[(i / 4) as usize] >> ((i % 4) * 2) & 3
 }
 
