@@ -83,7 +83,20 @@ fn main() {
         Some(Command::Puzzles(a)) => puzzle_cmds::puzzles(a),
     };
     if let Err(e) = result {
+        if reader_went_away(&e) {
+            return;
+        }
         eprintln!("damasi: error: {e:#}");
         std::process::exit(1);
     }
+}
+
+/// Whether the command stopped because its output's reader closed the pipe
+/// (`damasi tb stats | head`): the reader has what it wanted, so that is no error.
+fn reader_went_away(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

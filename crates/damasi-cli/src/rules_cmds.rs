@@ -1,5 +1,7 @@
 //! Commands that only need the rules library: `perft`, `moves`, `show`.
 
+use std::io::Write;
+
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use damasi::{Counting, Notation, Position};
@@ -55,6 +57,7 @@ impl From<NotationArg> for Notation {
 
 /// `damasi perft`: the last line is the node count.
 pub fn perft(a: PerftArgs) -> Result<()> {
+    let mut out = std::io::stdout();
     let pos = position_arg(a.fen.as_deref())?;
     let counting = if a.paths {
         Counting::Routes
@@ -68,7 +71,7 @@ pub fn perft(a: PerftArgs) -> Result<()> {
     let total = if a.divide {
         let mut total = 0;
         for (m, n) in damasi::divide(&pos, a.depth, counting) {
-            println!("{} {n}", pos.write_move(&m, a.notation.into()));
+            writeln!(out, "{} {n}", pos.write_move(&m, a.notation.into()))?;
             total += n;
         }
         total
@@ -81,7 +84,7 @@ pub fn perft(a: PerftArgs) -> Result<()> {
         secs,
         total as f64 / secs.max(1e-9) / 1e6
     );
-    println!("{total}");
+    writeln!(out, "{total}")?;
     Ok(())
 }
 
@@ -98,9 +101,10 @@ pub struct MovesArgs {
 
 /// `damasi moves`: one legal move per line.
 pub fn moves(a: MovesArgs) -> Result<()> {
+    let mut out = std::io::stdout();
     let pos = position_arg(a.fen.as_deref())?;
     for m in pos.legal_moves().iter() {
-        println!("{}", pos.write_move(m, a.notation.into()));
+        writeln!(out, "{}", pos.write_move(m, a.notation.into()))?;
     }
     Ok(())
 }
@@ -115,20 +119,21 @@ pub struct ShowArgs {
 
 /// `damasi show`: diagram, side to move, state.
 pub fn show(a: ShowArgs) -> Result<()> {
+    let mut out = std::io::stdout();
     let pos = position_arg(a.fen.as_deref())?;
-    print!("{}", damasi::diagram(&pos));
-    println!("{} to move", pos.side_to_move());
-    println!("FEN: {}", pos.to_fen());
+    write!(out, "{}", damasi::diagram(&pos))?;
+    writeln!(out, "{} to move", pos.side_to_move())?;
+    writeln!(out, "FEN: {}", pos.to_fen())?;
     let moves = pos.legal_moves();
     let forced = if pos.has_capture() {
         " (capture forced)"
     } else {
         ""
     };
-    println!("{} legal moves{forced}", moves.len());
+    writeln!(out, "{} legal moves{forced}", moves.len())?;
     match damasi::game::position_outcome(&pos, &damasi::RuleSet::default()) {
-        None => println!("game state: in progress"),
-        Some(o) => println!("game state: over, {}", o.describe()),
+        None => writeln!(out, "game state: in progress")?,
+        Some(o) => writeln!(out, "game state: over, {}", o.describe())?,
     }
     Ok(())
 }

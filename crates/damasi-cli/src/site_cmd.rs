@@ -1,5 +1,6 @@
 //! `damasi export-site DIR`: the offline page as static files, with the engine in WebAssembly.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -30,8 +31,9 @@ pub fn export_site(a: ExportSiteArgs) -> Result<()> {
         export_main_page(&a.dir)
             .with_context(|| format!("cannot export the main page to {}", a.dir.display()))?,
     );
+    let mut out = std::io::stdout();
     for path in &written {
-        println!("{}", path.display());
+        writeln!(out, "{}", path.display())?;
     }
     eprintln!(
         "serve {} with any static file server (the page needs http(s), not file://)",

@@ -1,6 +1,6 @@
 //! `damasi tb ...`: build, probe, count and verify the endgame tablebases.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -219,7 +219,13 @@ fn build(a: BuildArgs) -> Result<()> {
         bail!("--pieces must be 3 to {}", damasi_tb::MAX_PIECES);
     }
     let dir = a.dir.path()?;
-    println!(
+    // The tables are the build's output: a closed stdout (`| head`) does not stop hours of it.
+    macro_rules! say {
+        ($($line:tt)*) => {{
+            let _ = writeln!(std::io::stdout(), $($line)*);
+        }};
+    }
+    say!(
         "building tables up to {} pieces in {}",
         a.pieces,
         dir.display()
@@ -233,7 +239,7 @@ fn build(a: BuildArgs) -> Result<()> {
     build_all_with(&dir, a.pieces, &options, |e| match e {
         BuildEvent::Loaded { pair } => {
             let names = pair_names(pair);
-            println!("kept  {names} (already built)");
+            say!("kept  {names} (already built)");
             last_line = Instant::now();
         }
         BuildEvent::Progress { pair, step } => {
@@ -244,7 +250,7 @@ fn build(a: BuildArgs) -> Result<()> {
                     Some(w) => format!(", wave {w}"),
                     None => String::new(),
                 };
-                println!(
+                say!(
                     "      {} {:.1} % of {} entries (unit {} of {}{wave}); elapsed {}",
                     names,
                     step.done as f64 * 100.0 / step.entries.max(1) as f64,
@@ -260,23 +266,23 @@ fn build(a: BuildArgs) -> Result<()> {
             let names = pair_names(pair);
             match event {
                 CheckpointEvent::Resumed { units_done, units } => {
-                    println!(
+                    say!(
                         "resume {names} from its checkpoint ({units_done} of {units} units solved)"
                     )
                 }
                 CheckpointEvent::Refused { reason } => {
-                    println!("      {names}: checkpoint not used, the pair starts over: {reason}")
+                    say!("      {names}: checkpoint not used, the pair starts over: {reason}")
                 }
                 CheckpointEvent::Saved {
                     units_done,
                     units,
                     took,
-                } => println!(
+                } => say!(
                     "      {names}: checkpoint saved ({units_done} of {units} units, {:.1} s)",
                     took.as_secs_f64()
                 ),
                 CheckpointEvent::NotSaved { reason } => {
-                    println!("      {names}: checkpoint not saved, the build goes on: {reason}")
+                    say!("      {names}: checkpoint not saved, the build goes on: {reason}")
                 }
             }
         }
@@ -290,7 +296,7 @@ fn build(a: BuildArgs) -> Result<()> {
             ..
         } => {
             let names = pair_names(pair);
-            println!(
+            say!(
                 "built {} ({entries} entries, {:.1} s, longest {longest} plies to conversion); elapsed {}, about {} left",
                 names,
                 took.as_secs_f64(),
@@ -299,19 +305,27 @@ fn build(a: BuildArgs) -> Result<()> {
             );
             // As `damasi tb stats` prints them, counted while solving: `grep '^stats '`.
             for (sig, s) in pair.iter().zip(stats) {
-                println!(
+                say!(
                     "stats {} {} {} {} {} {} {} {}",
-                    sig.wm, sig.bm, sig.wk, sig.bk, s.positions, s.win, s.draw, s.loss
+                    sig.wm,
+                    sig.bm,
+                    sig.wk,
+                    sig.bk,
+                    s.positions,
+                    s.win,
+                    s.draw,
+                    s.loss
                 );
             }
             last_line = Instant::now();
         }
     })?;
-    println!("done in {}", hms(start.elapsed().as_secs()));
+    say!("done in {}", hms(start.elapsed().as_secs()));
     Ok(())
 }
 
 fn probe(a: ProbeArgs) -> Result<()> {
+    let mut out = std::io::stdout();
     // One position needs a few blocks, not the 0.6 GB of tables up to five pieces.
     let tb = a.dir.open(a.fen.is_some())?;
     if let Some(fen) = a.fen {
@@ -319,9 +333,9 @@ fn probe(a: ProbeArgs) -> Result<()> {
         let v: Wdl = tb.probe(&pos)?;
         // The distance (where its file is there) first: the value stays the last line.
         if let Ok(Some(d)) = tb.probe_dtc(&pos) {
-            println!("distance to conversion: {d} plies");
+            writeln!(out, "distance to conversion: {d} plies")?;
         }
-        println!("{v}");
+        writeln!(out, "{v}")?;
         return Ok(());
     }
     let mut failed = 0;
@@ -335,7 +349,7 @@ fn probe(a: ProbeArgs) -> Result<()> {
             .map_err(anyhow::Error::from)
             .and_then(|pos| Ok(tb.probe(&pos)?));
         match value {
-            Ok(v) => println!("{fen} {v}"),
+            Ok(v) => writeln!(out, "{fen} {v}")?,
             Err(e) => {
                 failed += 1;
                 eprintln!("damasi: error: line {}: {fen}: {e:#}", n + 1);
@@ -349,36 +363,44 @@ fn probe(a: ProbeArgs) -> Result<()> {
 }
 
 fn stats(a: SelectArgs) -> Result<()> {
+    let mut out = std::io::stdout();
     let (tb, sigs) = a.open()?;
-    println!("wm bm wk bk positions win draw loss");
+    writeln!(out, "wm bm wk bk positions win draw loss")?;
     for sig in sigs {
         let s = signature_stats(&tb, sig)?;
-        println!(
+        writeln!(
+            out,
             "{} {} {} {} {} {} {} {}",
             sig.wm, sig.bm, sig.wk, sig.bk, s.positions, s.win, s.draw, s.loss
-        );
+        )?;
     }
     Ok(())
 }
 
 fn verify(a: SelectArgs) -> Result<()> {
+    let mut out = std::io::stdout();
     let (tb, sigs) = a.open()?;
     let mut bad = 0;
     for sig in sigs {
         let v = verify_table(&tb, sig)?;
-        println!("{sig} {} checked, {} wrong", v.checked, v.mismatch_count);
+        writeln!(
+            out,
+            "{sig} {} checked, {} wrong",
+            v.checked, v.mismatch_count
+        )?;
         for (fen, stored, computed) in &v.mismatches {
-            println!("  {fen}: stored {stored}, moves give {computed}");
+            writeln!(out, "  {fen}: stored {stored}, moves give {computed}")?;
         }
         bad += v.mismatch_count;
         if tb.has_distances(sig) {
             let v = verify_distances(&tb, sig)?;
-            println!(
+            writeln!(
+                out,
                 "{sig} distances: {} checked, {} wrong",
                 v.checked, v.mismatch_count
-            );
+            )?;
             for (what, _, _) in &v.mismatches {
-                println!("  {what}");
+                writeln!(out, "  {what}")?;
             }
             bad += v.mismatch_count;
         }
@@ -386,6 +408,6 @@ fn verify(a: SelectArgs) -> Result<()> {
     if bad > 0 {
         bail!("{bad} stored values or distances disagree with their moves");
     }
-    println!("all tables verified");
+    writeln!(out, "all tables verified")?;
     Ok(())
 }

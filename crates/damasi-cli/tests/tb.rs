@@ -1,6 +1,6 @@
 //! `damasi tb build|probe|stats|verify` on the three-piece tables.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 
 fn damasi(args: &[&str], stdin: &str) -> Output {
@@ -69,6 +69,34 @@ fn build_probe_stats_and_verify_three_pieces() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 2"));
     assert!(!o.status.success());
+
+    // `damasi tb probe < many.txt | head -1`: once the reader has gone, the output ends
+    // quietly (no panic, no error). 210 kB of answers cannot all fit in the pipe first.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["tb", "probe", "--dir", d])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run damasi");
+    let mut input = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        // Fails with a broken pipe once damasi has stopped reading: that is expected.
+        let _ = input.write_all("W:WKa1,Kb2:BKh8\n".repeat(10_000).as_bytes());
+    });
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first, "W:WKa1,Kb2:BKh8 draw\n");
+    let o = child.wait_with_output().expect("damasi ends");
+    feeder.join().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.is_empty(),
+        "{:?}: {err}",
+        o.status
+    );
 
     let o = damasi(&["tb", "stats", "--dir", d], "");
     let out = stdout(&o);

@@ -17,7 +17,8 @@ fn oracle() -> Arc<dyn EndgameOracle> {
     static ORACLE: OnceLock<Arc<TablebaseOracle>> = OnceLock::new();
     ORACLE
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("damasi-web-tb-{}", std::process::id()));
+            // In cargo's directory for test files, where the next run builds them over again.
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-tables-to-3");
             let _ = std::fs::remove_dir_all(&dir);
             build_all(&dir, 3, |_| {}).expect("the tables build");
             let o = TablebaseOracle::open(&dir, 5).expect("readable");

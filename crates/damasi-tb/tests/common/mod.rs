@@ -1,4 +1,5 @@
-//! The tables up to four pieces, built once per test binary into a temporary directory.
+//! The tables up to four pieces, built once per test binary into cargo's directory for
+//! test files (`target/tmp`), where the next run builds them again over the old ones.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -6,9 +7,12 @@ use std::sync::OnceLock;
 use damasi::Position;
 use damasi_tb::{build_all, BuildEvent, Stats, Tablebase, Wdl};
 
-/// The directory the tables were built in.
+/// The directory the tables were built in: one per test binary, so binaries run at the same
+/// time do not share it.
 pub fn dir() -> PathBuf {
-    std::env::temp_dir().join(format!("damasi-tb-tests-{}", std::process::id()))
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let binary = exe.file_stem().expect("a file name").to_string_lossy();
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tables-to-4-{binary}"))
 }
 
 /// The statistics the build counted while solving, one per table.
@@ -19,6 +23,8 @@ pub fn tables() -> &'static Tablebase {
     static TB: OnceLock<Tablebase> = OnceLock::new();
     TB.get_or_init(|| {
         let dir = dir();
+        // Built from nothing: the builder keeps finished tables it finds.
+        let _ = std::fs::remove_dir_all(&dir);
         let mut stats = Vec::new();
         build_all(&dir, 4, |e| {
             if let BuildEvent::Built { stats: s, .. } = e {
