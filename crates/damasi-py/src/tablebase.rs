@@ -48,6 +48,8 @@ impl PyTablebase {
             Ok(v) => Ok(Some(v.name())),
             Err(ProbeError::TooManyPieces(_)) | Err(ProbeError::MissingTable(_)) => Ok(None),
             Err(e @ ProbeError::File(_)) => Err(PyOSError::new_err(e.to_string())),
+            // Only placements can fail to be positions; kept for completeness.
+            Err(e @ ProbeError::NotAPosition(_)) => Err(PyValueError::new_err(e.to_string())),
         }
     }
 }
@@ -123,6 +125,9 @@ impl PyTablebase {
                 Ok(v) => Some(v.negate()),
                 Err(ProbeError::TooManyPieces(_)) | Err(ProbeError::MissingTable(_)) => None,
                 Err(e @ ProbeError::File(_)) => return Err(PyOSError::new_err(e.to_string())),
+                Err(e @ ProbeError::NotAPosition(_)) => {
+                    return Err(PyValueError::new_err(e.to_string()))
+                }
             };
             out.push((
                 PyMove {

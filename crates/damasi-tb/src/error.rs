@@ -3,6 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::placement::Placement;
 use crate::signature::Signature;
 
 /// A table file could not be read, written or trusted.
@@ -70,6 +71,9 @@ pub enum ProbeError {
     MissingTable(Signature),
     /// A table file turned out to be damaged while reading it.
     File(TbError),
+    /// The placement is no position: two pieces share a square, or a man stands on a rank
+    /// it never reaches (its first or its promotion rank).
+    NotAPosition(Placement),
 }
 
 impl fmt::Display for ProbeError {
@@ -84,6 +88,10 @@ impl fmt::Display for ProbeError {
             }
             ProbeError::MissingTable(s) => write!(f, "table {s} is not available"),
             ProbeError::File(e) => e.fmt(f),
+            ProbeError::NotAPosition(_) => f.write_str(
+                "not a position: two pieces share a square or a man stands on the first or \
+                 last rank",
+            ),
         }
     }
 }

@@ -168,7 +168,7 @@ impl Tablebase {
         match p.to_position() {
             Some(pos) => self.probe(&pos),
             // Not a position: two pieces on a square or a man on a rank it never reaches.
-            None => Err(ProbeError::MissingTable(p.signature())),
+            None => Err(ProbeError::NotAPosition(*p)),
         }
     }
 }

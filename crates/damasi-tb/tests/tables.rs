@@ -6,7 +6,9 @@ mod common;
 use std::collections::HashMap;
 
 use damasi::{Color, Piece, Position, Role, Square};
-use damasi_tb::{signature_stats, verify_distances, verify_table, Signature, Wdl};
+use damasi_tb::{
+    signature_stats, verify_distances, verify_table, Placement, ProbeError, Signature, Wdl,
+};
 
 use common::{tables, value};
 
@@ -124,6 +126,41 @@ fn colour_flip_and_mirror_keep_the_value() {
             );
             assert_eq!(tb.probe(&mirrored(&pos)).unwrap(), v, "{}", pos.to_fen());
         }
+    }
+}
+
+#[test]
+fn a_placement_probes_as_its_position_and_a_non_position_is_an_error() {
+    let tb = tables();
+    // Black to move is probed as the colour flip, which is what `Placement::of` gives.
+    for (fen, want) in [
+        ("W:WKa1,Kh1:BKa8", Wdl::Win),
+        ("B:WKd4,Ka1:BKd6", Wdl::Draw),
+        ("W:WKa1,Kb2:BKh8", Wdl::Draw),
+    ] {
+        let pos = Position::from_fen(fen).unwrap();
+        assert_eq!(
+            tb.probe_placement(&Placement::of(&pos)).unwrap(),
+            want,
+            "{fen}"
+        );
+    }
+    let p = Placement::of(&Position::from_fen("W:Wd4,Ka1:BKh8").unwrap());
+    let shared_square = Placement {
+        wk: p.wk | p.wm,
+        ..p
+    };
+    let man_on_an_edge = Placement {
+        wm: p.wm | 1 << 63 | 1,
+        ..p
+    };
+    for q in [shared_square, man_on_an_edge] {
+        let e = tb.probe_placement(&q).unwrap_err();
+        assert!(
+            matches!(e, ProbeError::NotAPosition(r) if r == q),
+            "{q:?}: {e}"
+        );
+        assert!(e.to_string().starts_with("not a position"), "{e}");
     }
 }
 
