@@ -9,9 +9,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use damasi::Position;
 use damasi_engine::hub::{LoadedTables, TablebaseLoader};
+use damasi_tb::probe::IN_MEMORY_PIECES;
 use damasi_tb::{
-    build_all_with, signature_stats, verify_distances, verify_table, BuildEvent, BuildOptions,
-    CheckpointEvent, Signature, Tablebase, TablebaseOracle, Wdl, ORACLE_PIECES,
+    build_all_with, signature_stats, tables_after_quiet_moves, verify_distances, verify_table,
+    BuildEvent, BuildOptions, CheckpointEvent, Signature, Tablebase, TablebaseOracle, Wdl,
+    ORACLE_PIECES,
 };
 
 /// Arguments of `damasi tb`.
@@ -379,9 +381,32 @@ fn stats(a: SelectArgs) -> Result<()> {
 
 fn verify(a: SelectArgs) -> Result<()> {
     let mut out = std::io::stdout();
-    let (tb, sigs) = a.open()?;
+    let (mut tb, sigs) = a.open()?;
+    let dir = a.dir.path()?;
     let mut bad = 0;
+    // Six-piece tables are memory-mapped; the ones the quiet moves lead into are read
+    // whole while they are needed, as these are read at random.
+    let mut whole: Vec<Signature> = Vec::new();
     for sig in sigs {
+        let needed: Vec<Signature> = tables_after_quiet_moves(sig)
+            .into_iter()
+            .filter(|&s| s.pieces() > IN_MEMORY_PIECES && tb.table(s).is_some())
+            .collect();
+        for (s, want) in whole
+            .iter()
+            .filter(|s| !needed.contains(s))
+            .map(|&s| (s, false))
+            .chain(
+                needed
+                    .iter()
+                    .filter(|s| !whole.contains(s))
+                    .map(|&s| (s, true)),
+            )
+        {
+            tb.reopen(&dir, s, want)
+                .with_context(|| format!("cannot read table {s}"))?;
+        }
+        whole = needed;
         let v = verify_table(&tb, sig)?;
         writeln!(
             out,

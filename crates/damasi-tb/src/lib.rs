@@ -47,5 +47,5 @@ pub use probe::Tablebase;
 pub use signature::{Signature, MAX_PIECES};
 pub use stats::{signature_stats, Stats};
 pub use table::Table;
-pub use verify::{verify_distances, verify_table};
+pub use verify::{tables_after_quiet_moves, verify_distances, verify_table};
 pub use wdl::Wdl;

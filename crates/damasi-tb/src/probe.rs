@@ -58,19 +58,22 @@ impl Tablebase {
             }
             // Distances are read at the root only: always memory-mapped.
             let map = kind == Kind::Dtc || sig.pieces() > in_memory_pieces;
-            let table = Table::open_kind(&path, map, kind)?;
-            if table.signature() != sig {
-                return Err(TbError::corrupt(
-                    &path,
-                    format!("holds {}, not {sig}", table.signature()),
-                ));
-            }
+            let table = open_checked(&path, sig, map, kind)?;
             match kind {
                 Kind::Wdl => tb.insert(table),
                 Kind::Dtc => tb.insert_distances(table),
             }
         }
         Ok(tb)
+    }
+
+    /// Opens the value table of `sig` in `dir` again, read whole into memory or
+    /// memory-mapped. Work that reads a six-piece table at random (verifying the tables its
+    /// moves lead into) wants it whole: mapped, nearly every read decompresses a block.
+    pub fn reopen(&mut self, dir: &Path, sig: Signature, whole: bool) -> Result<(), TbError> {
+        let table = open_checked(&dir.join(sig.file_name()), sig, !whole, Kind::Wdl)?;
+        self.insert(table);
+        Ok(())
     }
 
     /// Adds (or replaces) a table.
@@ -171,6 +174,18 @@ impl Tablebase {
             None => Err(ProbeError::NotAPosition(*p)),
         }
     }
+}
+
+/// The table file at `path`, which must hold `sig`.
+fn open_checked(path: &Path, sig: Signature, map: bool, kind: Kind) -> Result<Table, TbError> {
+    let table = Table::open_kind(path, map, kind)?;
+    if table.signature() != sig {
+        return Err(TbError::corrupt(
+            path,
+            format!("holds {}, not {sig}", table.signature()),
+        ));
+    }
+    Ok(table)
 }
 
 /// The distance to conversion of `pos`, whose value is `value`: with best play (the winner

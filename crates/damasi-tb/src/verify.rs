@@ -77,6 +77,17 @@ fn check_table(
     Ok(out.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
+/// The tables that the quiet moves of `sig`'s positions lead into, which verifying `sig`
+/// reads at random: `sig` with the colours exchanged (the other side is to move) and, when
+/// White has a man, the same after that man's promotion.
+pub fn tables_after_quiet_moves(sig: Signature) -> Vec<Signature> {
+    let mut after = vec![sig.flip()];
+    if sig.wm > 0 {
+        after.push(Signature::new(sig.wm - 1, sig.wk + 1, sig.bm, sig.bk).flip());
+    }
+    after
+}
+
 /// Checks every stored entry of `sig` against its moves.
 pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeError> {
     check_table(tb, sig, |table, i, pos| {
@@ -144,4 +155,23 @@ pub fn verify_distances(tb: &Tablebase, sig: Signature) -> Result<Verified, Prob
             Check::Differs(what, value, value)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_moves_lead_to_the_other_side_to_move_and_to_a_promotion() {
+        // King and man against a king: Black to move against them, or against two kings.
+        assert_eq!(
+            tables_after_quiet_moves(Signature::new(1, 1, 0, 1)),
+            vec![Signature::new(0, 1, 1, 1), Signature::new(0, 1, 0, 2)]
+        );
+        // No white man, no promotion.
+        assert_eq!(
+            tables_after_quiet_moves(Signature::new(0, 2, 1, 0)),
+            vec![Signature::new(1, 0, 0, 2)]
+        );
+    }
 }

@@ -64,6 +64,19 @@ fn a_rebuilt_directory_is_kept_and_reads_back_in_both_modes() {
         assert_eq!(stats, damasi_tb::signature_stats(&tb, s).unwrap(), "{s}");
         assert!(stats.positions > 0);
     }
+    // Reopened whole or mapped, a table reads the same; a table that is not there is an error.
+    let mut reopened = Tablebase::open_mapped(&d).unwrap();
+    for whole in [true, false] {
+        reopened.reopen(&d, SIG, whole).unwrap();
+        let t = reopened.table(SIG).unwrap();
+        assert_eq!(t.is_in_memory(), whole);
+        for i in (0..t.indexer().size()).step_by(3) {
+            assert_eq!(t.get(i).unwrap(), tb.table(SIG).unwrap().get(i).unwrap());
+        }
+    }
+    assert!(reopened
+        .reopen(&d, Signature::new(0, 3, 0, 1), true)
+        .is_err());
     // d4 takes d6.
     let pos = Position::from_fen("W:WKd4,Ka1:BKd6").unwrap();
     assert_eq!(tb.probe(&pos).unwrap(), Wdl::Win);
