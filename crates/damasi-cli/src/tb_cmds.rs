@@ -12,7 +12,7 @@ use damasi_engine::hub::{LoadedTables, TablebaseLoader};
 use damasi_tb::probe::IN_MEMORY_PIECES;
 use damasi_tb::{
     build_all_with, signature_stats, tables_after_quiet_moves, verify_distances, verify_table,
-    BuildEvent, BuildOptions, CheckpointEvent, Signature, Tablebase, TablebaseOracle, Wdl,
+    BuildEvent, BuildOptions, CheckpointEvent, Signature, Stats, Tablebase, TablebaseOracle, Wdl,
     ORACLE_PIECES,
 };
 
@@ -210,6 +210,14 @@ fn hms(secs: u64) -> String {
     format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
+/// A table's statistics as `tb stats` prints them: `wm bm wk bk positions win draw loss`.
+fn stats_line(sig: Signature, s: &Stats) -> String {
+    format!(
+        "{} {} {} {} {} {} {} {}",
+        sig.wm, sig.bm, sig.wk, sig.bk, s.positions, s.win, s.draw, s.loss
+    )
+}
+
 /// A pair's signatures for the build's lines, e.g. `w0m1k-b0m2k w0m2k-b0m1k`.
 fn pair_names(pair: &[Signature]) -> String {
     let names: Vec<String> = pair.iter().map(|s| s.to_string()).collect();
@@ -307,17 +315,7 @@ fn build(a: BuildArgs) -> Result<()> {
             );
             // As `damasi tb stats` prints them, counted while solving: `grep '^stats '`.
             for (sig, s) in pair.iter().zip(stats) {
-                say!(
-                    "stats {} {} {} {} {} {} {} {}",
-                    sig.wm,
-                    sig.bm,
-                    sig.wk,
-                    sig.bk,
-                    s.positions,
-                    s.win,
-                    s.draw,
-                    s.loss
-                );
+                say!("stats {}", stats_line(*sig, s));
             }
             last_line = Instant::now();
         }
@@ -370,11 +368,7 @@ fn stats(a: SelectArgs) -> Result<()> {
     writeln!(out, "wm bm wk bk positions win draw loss")?;
     for sig in sigs {
         let s = signature_stats(&tb, sig)?;
-        writeln!(
-            out,
-            "{} {} {} {} {} {} {} {}",
-            sig.wm, sig.bm, sig.wk, sig.bk, s.positions, s.win, s.draw, s.loss
-        )?;
+        writeln!(out, "{}", stats_line(sig, &s))?;
     }
     Ok(())
 }
@@ -392,18 +386,12 @@ fn verify(a: SelectArgs) -> Result<()> {
             .into_iter()
             .filter(|&s| s.pieces() > IN_MEMORY_PIECES && tb.table(s).is_some())
             .collect();
-        for (s, want) in whole
-            .iter()
-            .filter(|s| !needed.contains(s))
-            .map(|&s| (s, false))
-            .chain(
-                needed
-                    .iter()
-                    .filter(|s| !whole.contains(s))
-                    .map(|&s| (s, true)),
-            )
-        {
-            tb.reopen(&dir, s, want)
+        for &s in whole.iter().filter(|s| !needed.contains(s)) {
+            tb.reopen(&dir, s, false)
+                .with_context(|| format!("cannot map table {s}"))?;
+        }
+        for &s in needed.iter().filter(|s| !whole.contains(s)) {
+            tb.reopen(&dir, s, true)
                 .with_context(|| format!("cannot read table {s}"))?;
         }
         whole = needed;

@@ -43,9 +43,9 @@ fn position_of(obj: &Bound<'_, PyAny>) -> PyResult<Position> {
 impl PyTablebase {
     /// The value for the side to move, `None` when no table covers the position; a damaged
     /// table raises `OSError`.
-    fn value(&self, pos: &Position) -> PyResult<Option<&'static str>> {
+    fn value(&self, pos: &Position) -> PyResult<Option<Wdl>> {
         match self.tb.probe(pos) {
-            Ok(v) => Ok(Some(v.name())),
+            Ok(v) => Ok(Some(v)),
             Err(ProbeError::TooManyPieces(_)) | Err(ProbeError::MissingTable(_)) => Ok(None),
             Err(e @ ProbeError::File(_)) => Err(PyOSError::new_err(e.to_string())),
             // Only placements can fail to be positions; kept for completeness.
@@ -106,7 +106,7 @@ impl PyTablebase {
     /// table missing). Positions where one side has no piece, or each side one, need no table.
     fn probe(&self, position: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
         let pos = position_of(position)?;
-        self.value(&pos)
+        Ok(self.value(&pos)?.map(Wdl::name))
     }
 
     /// Each legal move of a `Position` (or a `Game`'s position) with its value for the side
@@ -121,14 +121,7 @@ impl PyTablebase {
         let mut out = Vec::new();
         for m in pos.legal_moves().iter() {
             let after = pos.play(m);
-            let v = match self.tb.probe(&after) {
-                Ok(v) => Some(v.negate()),
-                Err(ProbeError::TooManyPieces(_)) | Err(ProbeError::MissingTable(_)) => None,
-                Err(e @ ProbeError::File(_)) => return Err(PyOSError::new_err(e.to_string())),
-                Err(e @ ProbeError::NotAPosition(_)) => {
-                    return Err(PyValueError::new_err(e.to_string()))
-                }
-            };
+            let v = self.value(&after)?.map(Wdl::negate);
             out.push((
                 PyMove {
                     position: pos,
