@@ -414,8 +414,10 @@ fn solve_unit(
         (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .try_for_each(|c| -> Result<(), ProbeError> {
-                for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                    match init_entry(ctx, w, &work[succ(j)], i as u64)? {
+                let entries = (c * CHUNK) as u64..((c + 1) * CHUNK).min(n) as u64;
+                for (i, p) in w.indexer.walk(entries, true) {
+                    let i = i as usize;
+                    match init_entry(ctx, w, &work[succ(j)], p)? {
                         Init::Unused => w.state[i].store(UNUSED, Relaxed),
                         Init::Blocked(s) => {
                             w.state[i].store(s, Relaxed);
@@ -478,7 +480,9 @@ fn solve_unit(
         let n = w.state.len();
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             let mut counts = [0u64; 3];
-            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
+            let entries = (c * CHUNK) as u64..((c + 1) * CHUNK).min(n) as u64;
+            for (i, p) in w.indexer.walk(entries, false) {
+                let i = i as usize;
                 let s = w.state[i].load(Relaxed);
                 if s & VALUE == UNUSED {
                     continue;
@@ -488,7 +492,7 @@ fn solve_unit(
                     WIN => Wdl::Win.code(),
                     _ => Wdl::Draw.code(),
                 };
-                let p = w.indexer.decode(i as u64).expect("solved entries are used");
+                let p = p.expect("solved entries are used");
                 counts[code as usize] += positions_of(&p);
                 if s & CAPTURE != 0 {
                     continue;
@@ -511,10 +515,16 @@ fn solve_unit(
     Ok(work.iter().map(|w| w.state.len() as u64).sum())
 }
 
-/// Classifies entry `i` of a slice and counts its successor entries in slice `succ`.
-fn init_entry(ctx: &Pair<'_>, w: &SliceWork, succ: &SliceWork, i: u64) -> Result<Init, ProbeError> {
-    // Not a position, or the mirror image holds this position's entry.
-    let Some(p) = w.indexer.decode_canonical(i) else {
+/// Classifies an entry of slice `w`, given its placement (`None`: not a position, or the
+/// mirror image holds this position's entry), and counts its successor entries in slice
+/// `succ`.
+fn init_entry(
+    ctx: &Pair<'_>,
+    w: &SliceWork,
+    succ: &SliceWork,
+    p: Option<Placement>,
+) -> Result<Init, ProbeError> {
+    let Some(p) = p else {
         return Ok(Init::Unused);
     };
     let pos = p.to_position().expect("decoded placements are valid");

@@ -373,6 +373,32 @@ impl SliceIndexer {
         (first.ranks_below(b, m) || self.index_after(&p.mirror(), r) >= i).then_some(p)
     }
 
+    /// The entries `range` in order with their placements, as [`SliceIndexer::decode`]
+    /// gives them (or [`SliceIndexer::decode_canonical`] with `canonical`), decoded one
+    /// step at a time: consecutive entries mostly differ in the last group only, so only
+    /// the groups whose digit changed are unranked, where decoding each entry afresh
+    /// divides by every group's radix.
+    pub fn walk(&self, range: std::ops::Range<u64>, canonical: bool) -> Walk<'_> {
+        let mut w = Walk {
+            indexer: self,
+            next: range.start,
+            end: range.end.min(self.size),
+            canonical,
+            digits: [0; 4],
+            sets: [0; 4],
+        };
+        if w.next < w.end {
+            let mut i = w.next;
+            for k in (0..self.group_count).rev() {
+                let g = &self.groups[k];
+                w.digits[k] = i % g.radix;
+                w.sets[g.which] = g.unrank(w.digits[k]);
+                i /= g.radix;
+            }
+        }
+        w
+    }
+
     /// The placement at entry `i`, or `None` if two pieces would share a square.
     #[inline]
     pub fn decode(&self, mut i: u64) -> Option<Placement> {
@@ -388,6 +414,69 @@ impl SliceIndexer {
             bm: s[3],
         };
         p.is_disjoint().then_some(p)
+    }
+}
+
+/// The entries of a range of one slice with their placements, in order
+/// ([`SliceIndexer::walk`]).
+pub struct Walk<'a> {
+    indexer: &'a SliceIndexer,
+    /// The entry the next item is for, and the end of the range.
+    next: u64,
+    end: u64,
+    /// Whether entries that are not canonical give `None`, as in
+    /// [`SliceIndexer::decode_canonical`].
+    canonical: bool,
+    /// The rank of each group at entry `next` (most significant first), and the sets they
+    /// stand for (white kings, white men, black kings, black men).
+    digits: [u64; 4],
+    sets: [u64; 4],
+}
+
+impl Iterator for Walk<'_> {
+    type Item = (u64, Option<Placement>);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(u64, Option<Placement>)> {
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        let [wk, wm, bk, bm] = self.sets;
+        let p = Placement { wk, wm, bk, bm };
+        let ix = self.indexer;
+        let item = if !p.is_disjoint() {
+            None
+        } else if self.canonical {
+            // As in `decode_canonical`: the first group and its mirror image decide, or if
+            // they are the same, the entries of the placement and its mirror image.
+            let first = &ix.groups[0];
+            let b = self.sets[first.which];
+            let m = crate::placement::mirror(b);
+            let keep = first.ranks_below(b, m)
+                || (!first.ranks_below(m, b) && ix.index_after(&p.mirror(), self.digits[0]) >= i);
+            keep.then_some(p)
+        } else {
+            Some(p)
+        };
+        // The next entry: the last digit goes up, carrying into the groups before it.
+        self.next += 1;
+        if self.next < self.end {
+            let mut k = ix.group_count - 1;
+            loop {
+                let g = &ix.groups[k];
+                self.digits[k] += 1;
+                if self.digits[k] < g.radix {
+                    self.sets[g.which] = g.unrank(self.digits[k]);
+                    break;
+                }
+                self.digits[k] = 0;
+                self.sets[g.which] = g.unrank(0);
+                // Entries below `end <= size` never carry out of the first group.
+                k -= 1;
+            }
+        }
+        Some((i, item))
     }
 }
 
@@ -517,6 +606,42 @@ mod tests {
             }
             let used = (0..ix.size()).filter(|&i| ix.decode(i).is_some()).count() as u64;
             assert_eq!(canonical, used, "{sig}");
+        }
+    }
+
+    /// Walking a range gives every entry's placement as decoding it alone does, canonical
+    /// or not, from any start (carries through every group included).
+    #[test]
+    fn a_walk_decodes_as_each_entry_alone() {
+        for sig in [
+            Signature::new(1, 1, 1, 1),
+            Signature::new(0, 2, 0, 1),
+            Signature::new(2, 1, 0, 1),
+            Signature::new(0, 1, 2, 1),
+            Signature::new(3, 0, 0, 2),
+        ] {
+            for key in SliceKey::all(sig) {
+                let s = SliceIndexer::new(sig, key);
+                for canonical in [false, true] {
+                    let alone = |i| {
+                        if canonical {
+                            s.decode_canonical(i)
+                        } else {
+                            s.decode(i)
+                        }
+                    };
+                    let whole: Vec<_> = s.walk(0..s.size(), canonical).collect();
+                    assert_eq!(whole.len() as u64, s.size());
+                    for (k, &(i, p)) in whole.iter().enumerate() {
+                        assert_eq!(i, k as u64);
+                        assert_eq!(p, alone(i), "{sig} {key:?} entry {i}");
+                    }
+                    // A range starting and ending anywhere, past the end included.
+                    let (a, b) = (s.size() / 3 + 1, s.size() + 5);
+                    let part: Vec<_> = s.walk(a..b, canonical).collect();
+                    assert_eq!(part, whole[a as usize..]);
+                }
+            }
         }
     }
 
