@@ -370,7 +370,33 @@ impl SliceIndexer {
             return None;
         }
         let p = self.decode(i)?;
-        (first.ranks_below(b, m) || self.index_after(&p.mirror(), r) >= i).then_some(p)
+        self.is_canonical_entry(&p, r, i).then_some(p)
+    }
+
+    /// Whether entry `i`, which holds placement `p` with first-group rank `r`, is the entry
+    /// `p` shares with its mirror image ([`SliceIndexer::canonical`]): the first group and
+    /// its mirror image decide, or if they are the same, the two placements' entries.
+    #[inline(always)]
+    fn is_canonical_entry(&self, p: &Placement, r: u64, i: u64) -> bool {
+        let first = &self.groups[0];
+        let b = sets(p)[first.which];
+        let m = crate::placement::mirror(b);
+        first.ranks_below(b, m)
+            || (!first.ranks_below(m, b) && self.index_after(&p.mirror(), r) >= i)
+    }
+
+    /// Each group's rank at entry `i` (most significant first) and the four sets they
+    /// stand for (white kings, white men, black kings, black men).
+    #[inline(always)]
+    fn digits_and_sets(&self, mut i: u64) -> ([u64; 4], [u64; 4]) {
+        let (mut digits, mut s) = ([0u64; 4], [0u64; 4]);
+        for k in (0..self.group_count).rev() {
+            let g = &self.groups[k];
+            digits[k] = i % g.radix;
+            s[g.which] = g.unrank(digits[k]);
+            i /= g.radix;
+        }
+        (digits, s)
     }
 
     /// The entries `range` in order with their placements, as [`SliceIndexer::decode`]
@@ -388,31 +414,16 @@ impl SliceIndexer {
             sets: [0; 4],
         };
         if w.next < w.end {
-            let mut i = w.next;
-            for k in (0..self.group_count).rev() {
-                let g = &self.groups[k];
-                w.digits[k] = i % g.radix;
-                w.sets[g.which] = g.unrank(w.digits[k]);
-                i /= g.radix;
-            }
+            (w.digits, w.sets) = self.digits_and_sets(w.next);
         }
         w
     }
 
     /// The placement at entry `i`, or `None` if two pieces would share a square.
     #[inline]
-    pub fn decode(&self, mut i: u64) -> Option<Placement> {
-        let mut s = [0u64; 4];
-        for g in self.groups[..self.group_count].iter().rev() {
-            s[g.which] = g.unrank(i % g.radix);
-            i /= g.radix;
-        }
-        let p = Placement {
-            wk: s[0],
-            wm: s[1],
-            bk: s[2],
-            bm: s[3],
-        };
+    pub fn decode(&self, i: u64) -> Option<Placement> {
+        let [wk, wm, bk, bm] = self.digits_and_sets(i).1;
+        let p = Placement { wk, wm, bk, bm };
         p.is_disjoint().then_some(p)
     }
 }
@@ -448,14 +459,7 @@ impl Iterator for Walk<'_> {
         let item = if !p.is_disjoint() {
             None
         } else if self.canonical {
-            // As in `decode_canonical`: the first group and its mirror image decide, or if
-            // they are the same, the entries of the placement and its mirror image.
-            let first = &ix.groups[0];
-            let b = self.sets[first.which];
-            let m = crate::placement::mirror(b);
-            let keep = first.ranks_below(b, m)
-                || (!first.ranks_below(m, b) && ix.index_after(&p.mirror(), self.digits[0]) >= i);
-            keep.then_some(p)
+            ix.is_canonical_entry(&p, self.digits[0], i).then_some(p)
         } else {
             Some(p)
         };
