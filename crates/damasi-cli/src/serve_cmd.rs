@@ -25,8 +25,16 @@ pub struct ServeArgs {
     /// always accepted; other names are refused, which stops DNS-rebinding attacks.
     #[arg(long = "allowed-host", value_name = "NAME")]
     allowed_hosts: Vec<String>,
-    /// The access token that changes need when the server listens beyond this machine
-    /// (default: a new random one, printed at start). Viewing needs none.
+    /// A reverse proxy (its address, e.g. 127.0.0.1) whose `X-Forwarded-For` or `Forwarded`
+    /// header names the client; may be given several times. Without it every visitor behind
+    /// a proxy is the proxy's one address to the rate limits; from other peers the headers
+    /// are ignored, so nobody can pick an address.
+    #[arg(long = "trusted-proxy", value_name = "ADDR")]
+    trusted_proxies: Vec<IpAddr>,
+    /// The access token that changes to the saved games need when the server is reachable
+    /// from other machines: listening beyond this machine, or with `--allowed-host` or
+    /// `--trusted-proxy` (default: a new random one, printed at start). Viewing needs none;
+    /// online play needs the players' own log-ins instead.
     #[arg(long)]
     token: Option<String>,
     /// Keep accounts, ratings and online games in PostgreSQL
@@ -80,7 +88,11 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     for name in &a.allowed_hosts {
         security = security.allow_host(name);
     }
-    let token = if host.is_loopback() {
+    // Behind a reverse proxy the server listens on 127.0.0.1 but answers the internet: a
+    // public name or a trusted proxy says so, and then the local screens need the token too.
+    let public =
+        !host.is_loopback() || !a.allowed_hosts.is_empty() || !a.trusted_proxies.is_empty();
+    let token = if !public {
         a.token
     } else {
         Some(a.token.unwrap_or_else(random_token))
@@ -149,10 +161,15 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let state = state.with_security(security).with_tablebase(
         oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
     );
+    let options = damasi_web::ServeOptions {
+        trusted_proxies: a.trusted_proxies.clone(),
+        ..Default::default()
+    };
     runtime
-        .block_on(damasi_web::serve(
+        .block_on(damasi_web::serve_with(
             state,
             SocketAddr::new(host, port),
+            options,
             |addr| {
                 let shown = if addr.ip().is_unspecified() {
                     SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port())
@@ -165,9 +182,15 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                     println!("{line}");
                 }
                 if let Some(t) = &token {
-                    println!(
-                        "damasi: WARNING: listening on {addr}: other machines on the network can reach it"
-                    );
+                    if host.is_loopback() {
+                        println!(
+                            "damasi: answering a public name or a proxy: the saved-games API needs the token"
+                        );
+                    } else {
+                        println!(
+                            "damasi: WARNING: listening on {addr}: other machines on the network can reach it"
+                        );
+                    }
                     println!(
                         "damasi: viewing is open to them; playing and changing games needs the token:"
                     );

@@ -50,6 +50,9 @@ pub enum ApiError {
     TooMany(String),
     /// The engine is busy or took too long (503).
     Busy(String),
+    /// The server has too much of one kind of work at once (password hashing): try again in
+    /// a moment (503 `server-busy`).
+    Overloaded(String),
     /// A fault of the server; the detail is logged, the client gets a generic message (500).
     Internal(String),
 }
@@ -83,7 +86,7 @@ impl ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Busy(_) | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -101,6 +104,7 @@ impl ApiError {
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::TooMany(_) => "rate-limited",
             ApiError::Busy(_) => "engine-busy",
+            ApiError::Overloaded(_) => "server-busy",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -113,7 +117,8 @@ impl ApiError {
             | ApiError::NotFound(m)
             | ApiError::Unauthorized(m)
             | ApiError::TooMany(m)
-            | ApiError::Busy(m) => m,
+            | ApiError::Busy(m)
+            | ApiError::Overloaded(m) => m,
             ApiError::BadMove { message, .. }
             | ApiError::Forbidden { message, .. }
             | ApiError::Conflict { message, .. } => message,

@@ -207,14 +207,17 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
 /// descriptor, and the usual limit is 1,024.
 pub const MAX_CONNECTIONS: usize = 512;
 
-/// Limits on connections, for [`serve_with`].
-#[derive(Clone, Copy, Debug)]
+/// Limits on connections and the trusted proxies, for [`serve_with`].
+#[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Most connections served at once; more wait in the listen queue.
     pub max_connections: usize,
     /// Longest a client may take to send a request's headers, and to start its next request
     /// on a kept-alive connection.
     pub header_timeout: Duration,
+    /// Reverse proxies whose `X-Forwarded-For` / `Forwarded` name the client (see
+    /// [`security::client_address`]); from any other peer those headers are ignored.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Default for ServeOptions {
@@ -222,6 +225,7 @@ impl Default for ServeOptions {
         ServeOptions {
             max_connections: MAX_CONNECTIONS,
             header_timeout: HEADER_TIMEOUT,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -268,6 +272,7 @@ pub async fn serve_with(
     on_ready(listener.local_addr()?);
     let app = router(state);
     let slots = Arc::new(tokio::sync::Semaphore::new(options.max_connections.max(1)));
+    let trusted: Arc<[std::net::IpAddr]> = options.trusted_proxies.clone().into();
     let shutdown = tokio::signal::ctrl_c();
     tokio::pin!(shutdown);
     loop {
@@ -289,10 +294,12 @@ pub async fn serve_with(
             },
         };
         let app = app.clone();
+        let trusted = trusted.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(
                 move |mut req: hyper::Request<hyper::body::Incoming>| {
-                    req.extensions_mut().insert(ConnectInfo(peer));
+                    let client = security::client_address(peer, req.headers(), &trusted);
+                    req.extensions_mut().insert(ConnectInfo(client));
                     app.clone().oneshot(req)
                 },
             );

@@ -10,10 +10,14 @@
 //! - **Access token**: when the server is open to a network, changes need the token printed at
 //!   start (`Authorization: Bearer TOKEN`, or the cookie set by opening the printed link);
 //!   viewing stays open.
+//! - **The client's address** behind a reverse proxy: the proxy's `X-Forwarded-For` (or
+//!   `Forwarded`) is believed only when the connection comes from a `--trusted-proxy`, so the
+//!   rate limits count visitors, not the proxy, and nobody else can pick an address.
 //! - **Security headers** on every answer: a Content-Security-Policy that allows only the
 //!   server's own scripts and no framing, `nosniff`, no referrer.
 
 use std::collections::HashSet;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -164,6 +168,68 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The address a request comes from: the connection's peer, or, when the peer is one of the
+/// `trusted` proxies, the address the proxies say they were connected from. `X-Forwarded-For`
+/// is read from right to left past the trusted proxies (each appends the address it saw, so
+/// the entries further left are the client's to write and prove nothing); `Forwarded`'s
+/// `for=` is read the same way when there is no `X-Forwarded-For`. The port is the peer's.
+pub fn client_address(peer: SocketAddr, headers: &HeaderMap, trusted: &[IpAddr]) -> SocketAddr {
+    if !trusted.contains(&peer.ip()) {
+        return peer;
+    }
+    let xff: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .collect();
+    let listed: Vec<&str> = if !xff.is_empty() {
+        xff
+    } else {
+        headers
+            .get_all("forwarded")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|element| {
+                element.split(';').find_map(|pair| {
+                    let (k, v) = pair.trim().split_once('=')?;
+                    k.trim().eq_ignore_ascii_case("for").then_some(v)
+                })
+            })
+            .collect()
+    };
+    // From the right: the nearest trusted proxy's entry first. What cannot be read ends the
+    // walk (an unknown hop, e.g. `for=unknown`); then the last trusted hop is the client.
+    let mut client = None;
+    for entry in listed.iter().rev() {
+        match parse_node(entry) {
+            Some(ip) if trusted.contains(&ip) => client = Some(ip),
+            Some(ip) => {
+                client = Some(ip);
+                break;
+            }
+            None => break,
+        }
+    }
+    SocketAddr::new(client.unwrap_or(peer.ip()), peer.port())
+}
+
+/// An address as a proxy writes it: `203.0.113.7`, `2001:db8::1`, `"[2001:db8::1]:4711"`,
+/// `198.51.100.2:8080`.
+fn parse_node(text: &str) -> Option<IpAddr> {
+    let t = text.trim().trim_matches('"');
+    if let Ok(ip) = t.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(sa) = t.parse::<SocketAddr>() {
+        return Some(sa.ip());
+    }
+    t.strip_prefix('[')
+        .and_then(|r| r.split(']').next())
+        .and_then(|a| a.parse().ok())
+}
+
 /// The middleware: checks the host, cross-site changes and the token, then adds the security
 /// headers to the answer.
 pub async fn guard(State(policy): State<Arc<Security>>, req: Request, next: Next) -> Response {
@@ -265,6 +331,50 @@ mod tests {
         assert_eq!(host_name("[::1]:8080"), "[::1]");
         assert_eq!(host_name("192.168.1.5"), "192.168.1.5");
         assert_eq!(host_name("example.org:x"), "example.org:x");
+    }
+
+    #[test]
+    fn the_client_address_comes_from_trusted_proxies_only() {
+        let proxy: SocketAddr = "127.0.0.1:50000".parse().unwrap();
+        let trusted = ["127.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap()];
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.append(*k, HeaderValue::from_static(v));
+            }
+            h
+        };
+        let ip = |peer, h: &HeaderMap, t: &[IpAddr]| client_address(peer, h, t).ip().to_string();
+        let xff = with(&[("x-forwarded-for", "203.0.113.7")]);
+        // Not from a trusted proxy: the header is anybody's to write.
+        assert_eq!(ip(proxy, &xff, &[]), "127.0.0.1");
+        assert_eq!(
+            ip("198.51.100.1:1".parse().unwrap(), &xff, &trusted),
+            "198.51.100.1"
+        );
+        // From one: the address it saw.
+        assert_eq!(ip(proxy, &xff, &trusted), "203.0.113.7");
+        assert_eq!(client_address(proxy, &xff, &trusted).port(), 50000);
+        // A client's forged entries are on the left; the rightmost untrusted one counts.
+        let forged = with(&[("x-forwarded-for", "1.2.3.4, 203.0.113.7, 10.0.0.2")]);
+        assert_eq!(ip(proxy, &forged, &trusted), "203.0.113.7");
+        let garbage = with(&[
+            ("x-forwarded-for", "nonsense"),
+            ("x-forwarded-for", "203.0.113.9"),
+        ]);
+        assert_eq!(ip(proxy, &garbage, &trusted), "203.0.113.9");
+        // Forwarded (RFC 7239), with IPv6 and ports.
+        let fwd = with(&[(
+            "forwarded",
+            "for=192.0.2.60;proto=http, for=\"[2001:db8::1]:4711\"",
+        )]);
+        assert_eq!(ip(proxy, &fwd, &trusted), "2001:db8::1");
+        // Nothing said: the peer.
+        assert_eq!(ip(proxy, &HeaderMap::new(), &trusted), "127.0.0.1");
+        assert_eq!(
+            ip(proxy, &with(&[("forwarded", "for=unknown")]), &trusted),
+            "127.0.0.1"
+        );
     }
 
     #[test]

@@ -403,6 +403,23 @@ async fn seeks_and_pools_start_games_for_both() {
     )
     .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    // Only the controls players choose: no rated game of a few milliseconds.
+    for control in [
+        json!({"minutes": 0.0001, "rated": true}),
+        json!({"minutes": 2.5}),
+        json!({"minutes": 5, "increment": 0.5}),
+        json!({"clock": {"limit": 7, "increment": 0}}),
+    ] {
+        let r = post(&app, "/api/online/games", &a, control.clone()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{control}");
+    }
+    for control in [
+        json!({"minutes": 0.25, "increment": 1}),
+        json!({"clock": {"limit": 90, "increment": 0}}),
+    ] {
+        let r = post(&app, "/api/online/games", &a, control.clone()).await;
+        assert_eq!(r.status, StatusCode::OK, "{control}: {}", r.body);
+    }
     let r = get(&app, "/api/online/games/nosuchgame", &a).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
 }
@@ -425,4 +442,75 @@ async fn player_tokens_work_when_the_server_needs_its_own_token() {
     let r = post(&app, "/api/games", &a, json!({})).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(r.body["code"], "token-required");
+}
+
+/// The players' chat is theirs: a spectator's stream and `gameFull` carry none of it.
+#[tokio::test]
+async fn spectators_do_not_see_the_players_chat() {
+    let app = router(AppState::in_memory());
+    let (a_web, b_web) = (sign_up(&app, "alpha").await, sign_up(&app, "beta").await);
+    let (a, b) = (token(&app, &a_web).await, token(&app, &b_web).await);
+    let open = post(
+        &app,
+        "/api/challenge/open",
+        &a,
+        json!({"clock": {"limit": 300, "increment": 3}}),
+    )
+    .await;
+    let id = open.body["id"].as_str().unwrap().to_string();
+    post(
+        &app,
+        &format!("/api/challenge/{id}/accept"),
+        &a,
+        json!({"color": "white"}),
+    )
+    .await;
+    post(&app, &format!("/api/challenge/{id}/accept"), &b, json!({})).await;
+    let stream = |who: &As| {
+        let req = request(
+            Method::GET,
+            &format!("/api/board/game/stream/{id}"),
+            who,
+            None,
+        );
+        let app = app.clone();
+        async move { app.oneshot(req).await.unwrap().into_body() }
+    };
+    let (mut player, mut spectator) = (stream(&b).await, stream(&As::default()).await);
+    lines(&mut player, 1).await;
+    lines(&mut spectator, 1).await;
+    let said = post(
+        &app,
+        &format!("/api/board/game/{id}/chat"),
+        &a,
+        json!({"room": "player", "text": "good luck"}),
+    )
+    .await;
+    assert_eq!(said.status, StatusCode::OK, "{}", said.body);
+    let moved = post(
+        &app,
+        &format!("/api/board/game/{id}/move/c3-c4"),
+        &a,
+        json!({}),
+    )
+    .await;
+    assert_eq!(moved.status, StatusCode::OK);
+    // The player hears the line, then the move; the spectator only the move.
+    let heard = lines(&mut player, 2).await;
+    assert_eq!(heard[0]["type"], "chatLine");
+    assert_eq!(heard[0]["text"], "good luck");
+    assert_eq!(heard[1]["moves"], "c3-c4");
+    let seen = lines(&mut spectator, 1).await;
+    assert_eq!(seen[0]["type"], "gameState");
+    assert_eq!(seen[0]["moves"], "c3-c4");
+    // A new spectator's gameFull has an empty chat; the player's has the line.
+    let uri = format!("/api/online/games/{id}");
+    assert_eq!(
+        get(&app, &uri, &As::default()).await.body["chat"],
+        json!([])
+    );
+    assert_eq!(
+        get(&app, &uri, &b).await.body["chat"][0]["text"],
+        "good luck"
+    );
 }

@@ -6,6 +6,9 @@
 //! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
 //! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
 
+#[path = "support/ratings.rs"]
+mod ratings;
+
 use damasi_web::online::accounts::Player;
 use damasi_web::online::db::SecretKind;
 use damasi_web::online::{NewGame, Online, OnlineConfig};
@@ -130,4 +133,14 @@ async fn accounts_games_and_ratings_live_in_postgres() {
     assert_eq!(listed[0].row.id, t.id);
     assert_eq!(listed[0].plies, 4);
     assert_eq!(listed[0].names[1].as_deref(), Some(nb.as_str()));
+}
+
+/// Fifty rated games of one player ending at the same instant, stored in PostgreSQL: the
+/// rating rows are locked from read to write, so no change is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn rated_games_ending_at_once_lose_no_rating_change() {
+    let Some(url) = url() else { return };
+    let db = OnlineDb::connect(&url).await.unwrap();
+    let online = Online::new(db, OnlineConfig::default());
+    ratings::end_rated_games_at_once(&online, &name("hero"), 50).await;
 }

@@ -264,10 +264,15 @@ async fn http_get(addr: SocketAddr, path: &str) -> u16 {
 }
 
 async fn post_json(addr: SocketAddr, path: &str, body: &Value) -> (u16, String) {
+    post_json_with(addr, path, body, "").await
+}
+
+/// [`post_json`] with more header lines (each ending in `\r\n`).
+async fn post_json_with(addr: SocketAddr, path: &str, body: &Value, more: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).await.unwrap();
     let body = body.to_string();
     let req = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{more}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).await.unwrap();
@@ -287,6 +292,7 @@ async fn half_sent_requests_cannot_hold_the_server() {
     let addr = start(ServeOptions {
         max_connections: 16,
         header_timeout: Duration::from_millis(800),
+        ..Default::default()
     })
     .await;
     // Three times as many clients as connection slots, each sending half a request line and
@@ -390,4 +396,42 @@ async fn the_game_socket_works_over_a_real_connection() {
     assert_eq!(got[frame_at], 0x81, "a final text frame");
     assert!(text.contains("\"gameFull\""), "{text}");
     assert!(text.contains(&id), "{text}");
+}
+
+/// Behind a reverse proxy every connection comes from the proxy: its `X-Forwarded-For` names
+/// the visitor when the proxy is trusted, so one visitor's failed log-ins do not lock out
+/// another's right password (the audit saw a 429 there), and without `--trusted-proxy` the
+/// header is not believed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_the_limits_count_visitors() {
+    for trusted in [true, false] {
+        let addr = start(ServeOptions {
+            trusted_proxies: if trusted {
+                vec!["127.0.0.1".parse().unwrap()]
+            } else {
+                vec![]
+            },
+            ..Default::default()
+        })
+        .await;
+        let account = json!({"name": "ayse", "password": "a long password"});
+        let (code, text) = post_json(addr, "/api/account/signup", &account).await;
+        assert_eq!(code, 200, "{text}");
+        let wrong = json!({"name": "ayse", "password": "a wrong guess"});
+        let attacker = "X-Forwarded-For: 203.0.113.66\r\n";
+        let mut refused = false;
+        for _ in 0..12 {
+            let (code, _) = post_json_with(addr, "/api/account/login", &wrong, attacker).await;
+            assert!(code == 401 || code == 429, "{code}");
+            refused |= code == 429;
+        }
+        assert!(refused, "the attacker's address is limited");
+        let visitor = "X-Forwarded-For: 198.51.100.7\r\n";
+        let (code, text) = post_json_with(addr, "/api/account/login", &account, visitor).await;
+        if trusted {
+            assert_eq!(code, 200, "another visitor logs in: {text}");
+        } else {
+            assert_eq!(code, 429, "an untrusted header changes nothing: {text}");
+        }
+    }
 }

@@ -8,6 +8,9 @@ use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::Argon2;
 use axum::http::header::{self, HeaderMap};
 use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+use std::time::Duration;
+use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
 
@@ -82,19 +85,53 @@ pub fn secret_hash(secret: &str) -> String {
 
 /// Checks a name for an account: 2 to 20 letters, digits, `-` or `_`, starting with a letter.
 pub fn check_name(name: &str) -> Result<(), ApiError> {
-    let ok_len = (2..=20).contains(&name.chars().count());
+    let ok_len = (2..=20).contains(&name.len());
+    // ASCII only: names are unique case-insensitively, and only ASCII has one case folding
+    // everybody agrees on (no Cyrillic 'а' passing for 'a', no full-width letters, no
+    // Turkish dotted/dotless i pairs that fold differently by locale).
     let ok_chars = name
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
-    let starts = name.chars().next().is_some_and(char::is_alphabetic);
-    if ok_len && ok_chars && starts {
-        Ok(())
-    } else {
-        Err(ApiError::BadRequest(
-            "a name has 2 to 20 letters, digits, '-' or '_', and starts with a letter".into(),
-        ))
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
+    let starts = name.bytes().next().is_some_and(|c| c.is_ascii_alphabetic());
+    if !(ok_len && ok_chars && starts) {
+        return Err(ApiError::BadRequest(
+            "a name has 2 to 20 ASCII letters, digits, '-' or '_', and starts with a letter".into(),
+        ));
     }
+    let lower = name.to_ascii_lowercase();
+    let reserved = RESERVED_NAMES.contains(&lower.as_str())
+        || RESERVED_PREFIXES.iter().any(|p| lower.starts_with(p));
+    if reserved {
+        return Err(ApiError::conflict(
+            "name-reserved",
+            format!("the name '{name}' is reserved"),
+        ));
+    }
+    Ok(())
 }
+
+/// Names nobody can sign up with: they would pass for the site, its staff or the engine.
+const RESERVED_NAMES: &[&str] = &[
+    "admin",
+    "administrator",
+    "root",
+    "system",
+    "damasi",
+    "moderator",
+    "mod",
+    "staff",
+    "support",
+    "help",
+    "official",
+    "anonymous",
+    "engine",
+    "server",
+    "null",
+    "undefined",
+];
+
+/// Name beginnings that are the site's own (guests are `Guest-xxxxxx`).
+const RESERVED_PREFIXES: &[&str] = &["guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_"];
 
 fn check_password(password: &str) -> Result<(), ApiError> {
     let n = password.chars().count();
@@ -106,16 +143,50 @@ fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Password hashes computed at once, at most: argon2id takes 19 MiB and tens of ms of a
+/// core each, so an unbounded number (one per log-in attempt) would take the machine's memory
+/// and every other request's CPU.
+fn hashing_slots() -> &'static Semaphore {
+    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
+    SLOTS
+        .get_or_init(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())))
+}
+
+/// Longest a log-in or sign-up waits for a hashing slot before it is told to try again.
+const HASHING_WAIT: Duration = Duration::from_secs(2);
+
+/// Runs `f` (a password hash or check) on a blocking thread when a hashing slot is free.
+async fn with_hashing_slot<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    in_slot(hashing_slots(), HASHING_WAIT, f).await
+}
+
+/// Runs `f` on a blocking thread with a permit of `slots`, waiting at most `wait` for one.
+async fn in_slot<T: Send + 'static>(
+    slots: &Semaphore,
+    wait: Duration,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _slot = tokio::time::timeout(wait, slots.acquire())
+        .await
+        .map_err(|_| {
+            ApiError::Overloaded("too many log-ins at once: try again in a moment".into())
+        })?
+        .map_err(|_| ApiError::Internal("the hashing slots are closed".into()))?;
+    tokio::task::spawn_blocking(f).await?
+}
+
 /// The argon2id hash (PHC string) of `password`, on a blocking thread (it takes tens of ms).
 pub async fn hash_password(password: String) -> Result<String, ApiError> {
     check_password(&password)?;
-    tokio::task::spawn_blocking(move || {
+    with_hashing_slot(move || {
         Argon2::default()
             .hash_password(password.as_bytes())
             .map(|h| h.to_string())
             .map_err(|e| ApiError::Internal(format!("password hashing: {e}")))
     })
-    .await?
+    .await
 }
 
 /// Whether `password` matches the stored hash, on a blocking thread.
@@ -123,14 +194,25 @@ pub async fn verify_password(password: String, hash: String) -> Result<bool, Api
     if password.len() > MAX_PASSWORD {
         return Ok(false);
     }
-    tokio::task::spawn_blocking(move || {
+    with_hashing_slot(move || {
         let parsed = PasswordHash::new(&hash)
             .map_err(|e| ApiError::Internal(format!("stored password hash: {e}")))?;
         Ok(Argon2::default()
             .verify_password(password.as_bytes(), &parsed)
             .is_ok())
     })
-    .await?
+    .await
+}
+
+/// A hash no password matches, checked for names without a password so that a refusal takes
+/// as long for an unknown name as for a wrong password (the time does not tell which names
+/// exist).
+async fn decoy_hash() -> Result<String, ApiError> {
+    static DECOY: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    DECOY
+        .get_or_try_init(|| async { hash_password(new_secret()?).await })
+        .await
+        .cloned()
 }
 
 /// Accounts over the online database.
@@ -185,16 +267,14 @@ impl Accounts {
     pub async fn log_in(&self, name: &str, password: String) -> Result<Player, ApiError> {
         let refused = || ApiError::Unauthorized("wrong name or password".into());
         let user = self.db.user_by_name(name).await?;
-        let Some(user) = user else {
-            return Err(refused());
+        let hash = match user.as_ref().and_then(|u| u.password.clone()) {
+            Some(hash) => hash,
+            None => decoy_hash().await?,
         };
-        let Some(hash) = user.password.clone() else {
-            return Err(refused());
-        };
-        if verify_password(password, hash).await? {
-            Ok(user.into())
-        } else {
-            Err(refused())
+        let matches = verify_password(password, hash).await?;
+        match user {
+            Some(user) if matches && user.password.is_some() => Ok(user.into()),
+            _ => Err(refused()),
         }
     }
 
@@ -281,12 +361,59 @@ pub fn session_clear_cookie() -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn password_work_runs_in_a_few_slots_and_a_long_queue_is_refused() {
+        // Thirty log-ins at once through two slots: never more than two run.
+        let slots = Arc::new(Semaphore::new(2));
+        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let tasks: Vec<_> = (0..30)
+            .map(|_| {
+                let (slots, now, most) = (slots.clone(), now.clone(), most.clone());
+                tokio::spawn(async move {
+                    in_slot(&slots, Duration::from_secs(60), move || {
+                        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(n, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(5));
+                        now.fetch_sub(1, Ordering::SeqCst);
+                        Ok(())
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap().unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+        // Every slot taken for longer than the wait: a 503 to try again, not a queue.
+        let _held = slots.acquire_many(2).await.unwrap();
+        let e = in_slot(&slots, Duration::from_millis(50), || Ok(()))
+            .await
+            .unwrap_err();
+        assert_eq!((e.status().as_u16(), e.code()), (503, "server-busy"));
+    }
+
     use super::*;
 
     #[test]
     fn names_are_checked() {
         assert!(check_name("ali").is_ok());
-        assert!(check_name("Ayşe_1").is_ok());
+        assert!(check_name("Ayse_1").is_ok());
+        // Only ASCII: look-alikes and letters whose case folds by locale are refused.
+        assert!(check_name("Ayşe").is_err());
+        assert!(check_name("\u{430}dmin").is_err()); // Cyrillic а
+        assert!(check_name("ＡＤＭＩＮ").is_err()); // full-width
+                                                    // The site's own names, in any case.
+        assert_eq!(check_name("ADMIN").unwrap_err().code(), "name-reserved");
+        assert_eq!(
+            check_name("Guest-abc123").unwrap_err().code(),
+            "name-reserved"
+        );
+        assert_eq!(check_name("damasi").unwrap_err().code(), "name-reserved");
+        assert!(check_name("guestbook").is_ok());
         assert!(check_name("a").is_err());
         assert!(check_name("1abc").is_err());
         assert!(check_name("a b").is_err());

@@ -159,6 +159,7 @@ fn error_to_wire(e: &ApiError) -> Value {
         ApiError::Unauthorized(_) => "unauthorized",
         ApiError::TooMany(_) => "too-many",
         ApiError::Busy(_) => "busy",
+        ApiError::Overloaded(_) => "overloaded",
         ApiError::Internal(_) => "internal",
     };
     let mut v = json!({"kind": kind, "code": e.code(), "message": e.message()});
@@ -211,6 +212,7 @@ fn error_from_wire(v: &Value) -> ApiError {
         "unauthorized" => ApiError::Unauthorized(message),
         "too-many" => ApiError::TooMany(message),
         "busy" => ApiError::Busy(message),
+        "overloaded" => ApiError::Overloaded(message),
         _ => ApiError::Internal(format!("from the game's owner: {message}")),
     }
 }

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Extension;
 use axum::{Json, Router};
+use damasi::Color;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -809,7 +810,7 @@ async fn game_stream(
         if let Some(side) = side {
             online.connected(&id, side, true).await;
         }
-        stream_game(&tx, &online, &id, full, &mut events).await;
+        stream_game(&tx, &online, &id, full, side, &mut events).await;
         if let Some(side) = side {
             online.connected(&id, side, false).await;
         }
@@ -824,6 +825,7 @@ async fn stream_game(
     online: &Online,
     id: &str,
     full: Value,
+    side: Option<Color>,
     events: &mut broadcast::Receiver<Arc<Value>>,
 ) {
     if tx.send(line(&full)).await.is_err() {
@@ -839,6 +841,7 @@ async fn stream_game(
                 }
                 continue;
             }
+            Ok(Ok(v)) if !super::table::visible_to(&v, side) => continue,
             Ok(Ok(v)) => v,
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
                 // Too slow: missed events are replaced by the whole state.

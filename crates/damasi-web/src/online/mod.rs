@@ -39,7 +39,7 @@ use crate::referee::now_ms;
 
 use accounts::{Accounts, Player};
 use cluster::{Cluster, ClusterConfig, ClusterError, Command};
-use db::{OnlineDb, OnlineGameRow, RatingRow};
+use db::{OnlineDb, OnlineGameRow, RatedResult, RatingRow};
 use lobby::Lobby;
 use table::{abandonment, side_index, Deadline, Status, TableState};
 
@@ -103,16 +103,23 @@ pub struct NewGame {
 }
 
 impl NewGame {
-    /// Checks the control: 0 to 180 minutes each, increment 0 to 60 s, and some time to play.
+    /// Checks the control against the ones players can choose (lichess's set): a start of 0,
+    /// 15, 30, 45 or 90 seconds or whole minutes up to 180, and an increment of whole seconds
+    /// up to 60, not both zero. Anything else (a rated game of a few milliseconds) is refused.
     pub fn check(&self) -> Result<(), ApiError> {
-        let ok = (0..=180 * 60_000).contains(&self.initial_ms)
+        const SECONDS: [i64; 5] = [0, 15_000, 30_000, 45_000, 90_000];
+        let initial_ok = SECONDS.contains(&self.initial_ms)
+            || (self.initial_ms % 60_000 == 0 && (0..=180 * 60_000).contains(&self.initial_ms));
+        let ok = initial_ok
+            && self.increment_ms % 1000 == 0
             && (0..=60_000).contains(&self.increment_ms)
             && self.initial_ms + self.increment_ms > 0;
         if ok {
             Ok(())
         } else {
             Err(ApiError::BadRequest(
-                "a time control has 0 to 180 minutes and an increment of 0 to 60 seconds, not both zero"
+                "a time control starts with 0, 15, 30, 45 or 90 seconds or whole minutes up to 180, \
+                 and adds whole seconds up to 60 a move, not both zero"
                     .into(),
             ))
         }
@@ -656,9 +663,7 @@ impl Online {
     async fn full_here(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let s = table.state.lock().await;
-        let mut body = s.full_json(Instant::now());
-        body["you"] = json!(viewer.and_then(|p| s.side_of(p.id)).map(table::side_name));
-        Ok(body)
+        Ok(s.full_json(Instant::now(), viewer))
     }
 
     /// Game `id`'s current `gameState` (for a watcher that missed events).
@@ -698,9 +703,8 @@ impl Online {
         }
         let table = self.table(id).await?;
         let s = table.state.lock().await;
-        let mut full = s.full_json(Instant::now());
+        let full = s.full_json(Instant::now(), viewer);
         let side = viewer.and_then(|p| s.side_of(p.id));
-        full["you"] = json!(side.map(table::side_name));
         Ok((full, side, table.events.subscribe()))
     }
 
@@ -813,7 +817,7 @@ impl Online {
             state.row.turn_started_ms = Some(now_ms());
         }
         self.inner.db.save_game(state.row.clone()).await?;
-        self.emit(&table, state.full_json(now));
+        self.emit(&table, state.full_json(now, None));
         if state.status == Status::Playing {
             self.arm_timer(&table, &state);
             for (i, seat) in state.seats.iter().enumerate() {
@@ -869,37 +873,28 @@ impl Online {
         outcome: Option<Outcome>,
     ) -> Result<(), ApiError> {
         let final_outcome = outcome.or_else(|| state.game.outcome());
-        let mut diffs = [None, None];
-        let mut new_ratings = Vec::new();
-        if let (true, Some(o), Some(w), Some(b)) = (
+        let rated = match (
             state.row.rated,
             final_outcome,
             state.row.players[0],
             state.row.players[1],
         ) {
-            let speed = state.speed().name();
-            let (wr, br) = (
-                self.rating_of(w, speed).await?,
-                self.rating_of(b, speed).await?,
-            );
-            if let Some((nw, nb)) = rating::update(&wr, &br, &o) {
-                diffs = [
-                    Some((nw.rating.round() - wr.rating.round()) as i64),
-                    Some((nb.rating.round() - br.rating.round()) as i64),
-                ];
-                new_ratings.push((w, speed.to_string(), nw));
-                new_ratings.push((b, speed.to_string(), nb));
-            }
-        }
+            (true, Some(outcome), Some(white), Some(black)) => Some(RatedResult {
+                white,
+                black,
+                speed: state.speed().name().to_string(),
+                outcome,
+            }),
+            _ => None,
+        };
         state.finish(outcome);
-        state.row.diffs = diffs;
-        self.inner
+        state.row.diffs = self
+            .inner
             .db
             .finish(
                 &table.id,
                 state.row.outcome.clone().unwrap_or_default(),
-                diffs,
-                new_ratings,
+                rated,
             )
             .await?;
         if let Some(t) = lock(&table.timer).take() {
@@ -1204,7 +1199,7 @@ impl Online {
         for t in tables {
             let s = t.state.lock().await;
             if s.status == Status::Playing {
-                out.push((s.row.created_ms, s.full_json(now)));
+                out.push((s.row.created_ms, s.full_json(now, None)));
             }
         }
         out.sort_by_key(|(created, _)| std::cmp::Reverse(*created));

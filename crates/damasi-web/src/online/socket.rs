@@ -117,6 +117,7 @@ async fn run(
             }
             event = events.recv() => {
                 let v = match event {
+                    Ok(v) if !super::table::visible_to(&v, side) => continue,
                     Ok(v) => v.to_string(),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         match online.snapshot(&id).await {

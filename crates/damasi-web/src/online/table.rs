@@ -452,7 +452,7 @@ impl TableState {
             });
         }
         self.seat_of(player)?;
-        let text: String = text.trim().chars().filter(|c| !c.is_control()).collect();
+        let text = clean_chat(text);
         if text.is_empty() || text.chars().count() > CHAT_MAX {
             return Err(ApiError::BadRequest(format!(
                 "a chat line has 1 to {CHAT_MAX} characters"
@@ -507,8 +507,11 @@ impl TableState {
         })
     }
 
-    /// The `gameFull` message as of `now`: who plays, the control, the chat, and the state.
-    pub fn full_json(&self, now: Instant) -> Value {
+    /// The `gameFull` message as of `now` for `viewer`: who plays, the control, the state,
+    /// `you` (the viewer's colour, or null), and the players' chat, which only the players
+    /// see (spectators get an empty one, as on lichess where the players' room is theirs).
+    pub fn full_json(&self, now: Instant, viewer: Option<&Player>) -> Value {
+        let you = viewer.and_then(|p| self.side_of(p.id));
         let seat = |i: usize| match &self.seats[i] {
             None => Value::Null,
             Some(p) => {
@@ -533,10 +536,54 @@ impl TableState {
             "createdAt": self.row.created_ms,
             "white": seat(0),
             "black": seat(1),
-            "chat": self.chat.iter().map(|l| json!({"username": l.name, "text": l.text})).collect::<Vec<_>>(),
+            "chat": match you {
+                Some(_) => self.chat.iter().map(|l| json!({"username": l.name, "text": l.text})).collect::<Vec<_>>(),
+                None => Vec::new(),
+            },
             "state": self.state_json(now),
+            "you": you.map(side_name),
         })
     }
+}
+
+/// A chat line as shown: trimmed, without control characters, without the invisible
+/// formatting characters that reorder or hide text (bidirectional overrides and isolates,
+/// zero-width characters), and with at most two combining marks on a letter (a long run of
+/// them draws over the lines around it). Turkish letters are whole characters (ş, ğ, ı) and
+/// keep their marks.
+pub fn clean_chat(text: &str) -> String {
+    const MAX_MARKS: usize = 2;
+    let invisible = |c: char| {
+        matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+    };
+    let combining = |c: char| {
+        matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{1AB0}'..='\u{1AFF}'
+            | '\u{1DC0}'..='\u{1DFF}' | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
+    };
+    let mut out = String::new();
+    let mut marks = 0;
+    for c in text.trim().chars() {
+        if c.is_control() || invisible(c) {
+            continue;
+        }
+        if combining(c) {
+            marks += 1;
+            if marks > MAX_MARKS {
+                continue;
+            }
+        } else {
+            marks = 0;
+        }
+        out.push(c);
+    }
+    out.trim().to_string()
+}
+
+/// Whether an event of the table may go to a viewer seated at `side` (None: a spectator): the
+/// players' chat lines go to the players only.
+pub fn visible_to(event: &Value, side: Option<Color>) -> bool {
+    side.is_some() || event["type"] != "chatLine"
 }
 
 /// A checked move, ready to be saved and played.
@@ -575,5 +622,27 @@ pub fn abandonment(loser: Color) -> Outcome {
     Outcome::Win {
         winner: !loser,
         reason: WinReason::Abandonment,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chat_lines_lose_what_hides_or_overdraws_text() {
+        // A right-to-left override would show "gpj.exe" reversed; zero-width joiners hide.
+        assert_eq!(clean_chat("hi \u{202E}exe.gpj"), "hi exe.gpj");
+        assert_eq!(clean_chat("\u{200B}a\u{2066}b\u{FEFF}"), "ab");
+        // Seventy combining marks on one letter: two are kept.
+        let zalgo = format!("a{}b", "\u{0301}".repeat(70));
+        assert_eq!(clean_chat(&zalgo), "a\u{0301}\u{0301}b");
+        // Turkish text and an accent or two are untouched.
+        assert_eq!(
+            clean_chat("  İyi oyunlar, şansın bol olsun  "),
+            "İyi oyunlar, şansın bol olsun"
+        );
+        assert_eq!(clean_chat("e\u{0301}"), "e\u{0301}");
+        assert_eq!(clean_chat("\u{202E}\u{202E}"), "");
     }
 }

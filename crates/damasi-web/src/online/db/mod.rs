@@ -49,6 +49,38 @@ impl SecretKind {
     }
 }
 
+/// A rated game's result, for [`OnlineDb::finish`] to update both players' ratings from the
+/// stored ones inside the transaction that ends the game: ratings read earlier, outside it,
+/// would let games that end at the same instant overwrite each other's changes.
+#[derive(Clone, Debug)]
+pub struct RatedResult {
+    /// White's account.
+    pub white: i64,
+    /// Black's account.
+    pub black: i64,
+    /// The speed class's name (`blitz`, ...).
+    pub speed: String,
+    /// How the game ended.
+    pub outcome: damasi::Outcome,
+}
+
+impl RatedResult {
+    /// The new ratings from the current ones and the rating changes shown to the players
+    /// (rounded as they are displayed); `None` when the result rates no one (an abort).
+    pub(super) fn apply(
+        &self,
+        white: &RatingRow,
+        black: &RatingRow,
+    ) -> Option<(RatingRow, RatingRow, [Option<i64>; 2])> {
+        let (nw, nb) = super::rating::update(white, black, &self.outcome)?;
+        let diffs = [
+            Some((nw.rating.round() - white.rating.round()) as i64),
+            Some((nb.rating.round() - black.rating.round()) as i64),
+        ];
+        Some((nw, nb, diffs))
+    }
+}
+
 /// A player's Glicko-2 rating in one speed class.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RatingRow {
@@ -220,16 +252,17 @@ impl OnlineDb {
         both!(self.truncate_moves(id, ply, turn_started_ms))
     }
 
-    /// Ends game `id` with `outcome`, its rating changes and the players' new ratings, in one
-    /// transaction.
+    /// Ends game `id` with `outcome` and, for a rated game, updates both players' ratings, all
+    /// in one transaction that holds the two rating rows from read to write (so concurrent
+    /// endings of one player's games are applied one after another, none lost). Returns the
+    /// rating changes (White, Black). A game already ended is left as it is.
     pub async fn finish(
         &self,
         id: &str,
         outcome: String,
-        diffs: [Option<i64>; 2],
-        new_ratings: Vec<(i64, String, RatingRow)>,
-    ) -> Result<(), ApiError> {
-        both!(self.finish(id, outcome, diffs, new_ratings))
+        rated: Option<RatedResult>,
+    ) -> Result<[Option<i64>; 2], ApiError> {
+        both!(self.finish(id, outcome, rated))
     }
 
     /// Game `id` and its moves (token, thinking time in ms), if it exists.

@@ -11,7 +11,8 @@ use tokio_postgres::{Client, NoTls, Row};
 
 use crate::error::ApiError;
 
-use super::{GameSummary, OnlineGameRow, RatingRow, SecretKind, UserRow};
+use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, UserRow};
+use crate::online::rating;
 
 const SCHEMA: &str = "
 SELECT pg_advisory_xact_lock(72617301);
@@ -401,38 +402,76 @@ impl PostgresDb {
         &self,
         id: &str,
         outcome: String,
-        diffs: [Option<i64>; 2],
-        new_ratings: Vec<(i64, String, RatingRow)>,
-    ) -> Result<(), ApiError> {
+        rated: Option<RatedResult>,
+    ) -> Result<[Option<i64>; 2], ApiError> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
         self.check_fence(&tx, id).await?;
-        tx.execute(
-            "UPDATE online_games SET status = 'over', outcome = $2, turn_started_ms = NULL, \
-             white_diff = $3, black_diff = $4 WHERE id = $1",
-            &[&id, &outcome, &diffs[0], &diffs[1]],
-        )
-        .await
-        .map_err(db_error)?;
-        for (user, speed, r) in new_ratings {
-            tx.execute(
-                "INSERT INTO ratings (user_id, speed, rating, deviation, volatility, games) \
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id, speed) DO UPDATE SET \
-                 rating = EXCLUDED.rating, deviation = EXCLUDED.deviation, \
-                 volatility = EXCLUDED.volatility, games = EXCLUDED.games",
-                &[
-                    &user,
-                    &speed,
-                    &r.rating,
-                    &r.deviation,
-                    &r.volatility,
-                    &r.games,
-                ],
+        let ended = tx
+            .execute(
+                "UPDATE online_games SET status = 'over', outcome = $2, turn_started_ms = NULL \
+                 WHERE id = $1 AND status <> 'over'",
+                &[&id, &outcome],
             )
             .await
             .map_err(db_error)?;
+        let mut diffs = [None, None];
+        if let (1, Some(rated)) = (ended, rated) {
+            // Both rating rows exist, then are locked in the order of their ids (two games of
+            // the same pair ending at once must not deadlock) and held until the commit.
+            let start = rating::initial();
+            for user in [rated.white, rated.black] {
+                tx.execute(
+                    "INSERT INTO ratings (user_id, speed, rating, deviation, volatility, games) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id, speed) DO NOTHING",
+                    &[
+                        &user,
+                        &rated.speed,
+                        &start.rating,
+                        &start.deviation,
+                        &start.volatility,
+                        &start.games,
+                    ],
+                )
+                .await
+                .map_err(db_error)?;
+            }
+            let rows = tx
+                .query(
+                    "SELECT user_id, rating, deviation, volatility, games FROM ratings \
+                     WHERE speed = $1 AND user_id IN ($2, $3) ORDER BY user_id FOR UPDATE",
+                    &[&rated.speed, &rated.white, &rated.black],
+                )
+                .await
+                .map_err(db_error)?;
+            let of = |user: i64| {
+                rows.iter()
+                    .find(|r| r.get::<_, i64>(0) == user)
+                    .map(|r| rating_row(r, 1))
+                    .unwrap_or(start)
+            };
+            let (white, black) = (of(rated.white), of(rated.black));
+            if let Some((nw, nb, d)) = rated.apply(&white, &black) {
+                for (user, r) in [(rated.white, nw), (rated.black, nb)] {
+                    tx.execute(
+                        "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = $6 \
+                         WHERE user_id = $1 AND speed = $2",
+                        &[&user, &rated.speed, &r.rating, &r.deviation, &r.volatility, &r.games],
+                    )
+                    .await
+                    .map_err(db_error)?;
+                }
+                tx.execute(
+                    "UPDATE online_games SET white_diff = $2, black_diff = $3 WHERE id = $1",
+                    &[&id, &d[0], &d[1]],
+                )
+                .await
+                .map_err(db_error)?;
+                diffs = d;
+            }
         }
-        tx.commit().await.map_err(db_error)
+        tx.commit().await.map_err(db_error)?;
+        Ok(diffs)
     }
 
     pub(super) async fn game(

@@ -4,12 +4,13 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::error::ApiError;
 use crate::store::{run_blocking, set_pragmas};
 
-use super::{GameSummary, OnlineGameRow, RatingRow, SecretKind, UserRow};
+use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, UserRow};
+use crate::online::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
@@ -355,32 +356,47 @@ impl SqliteDb {
         .await
     }
 
-    /// Ends game `id` with `outcome`, its rating changes and the players' new ratings, in one
-    /// transaction.
+    /// Ends game `id` and updates the ratings in one immediate transaction (see
+    /// [`OnlineDb::finish`](super::OnlineDb::finish)).
     pub async fn finish(
         &self,
         id: &str,
         outcome: String,
-        diffs: [Option<i64>; 2],
-        new_ratings: Vec<(i64, String, RatingRow)>,
-    ) -> Result<(), ApiError> {
+        rated: Option<RatedResult>,
+    ) -> Result<[Option<i64>; 2], ApiError> {
         let id = id.to_string();
         self.with(move |c| {
-            let tx = c.transaction()?;
-            tx.execute(
-                "UPDATE online_games SET status = 'over', outcome = ?2, turn_started_ms = NULL, \
-                 white_diff = ?3, black_diff = ?4 WHERE id = ?1",
-                params![id, outcome, diffs[0], diffs[1]],
+            // IMMEDIATE takes the write lock before the ratings are read, so another process
+            // on the same file cannot slip a rating change in between.
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let ended = tx.execute(
+                "UPDATE online_games SET status = 'over', outcome = ?2, turn_started_ms = NULL \
+                 WHERE id = ?1 AND status <> 'over'",
+                params![id, outcome],
             )?;
-            for (user, speed, r) in new_ratings {
-                tx.execute(
-                    "INSERT OR REPLACE INTO ratings (user_id, speed, rating, deviation, volatility, games) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![user, speed, r.rating, r.deviation, r.volatility, r.games],
-                )?;
+            let mut diffs = [None, None];
+            if let (1, Some(rated)) = (ended, rated) {
+                let read = |user| {
+                    read_rating(&tx, user, &rated.speed).map(|r| r.unwrap_or_else(rating::initial))
+                };
+                let (white, black) = (read(rated.white)?, read(rated.black)?);
+                if let Some((nw, nb, d)) = rated.apply(&white, &black) {
+                    for (user, r) in [(rated.white, nw), (rated.black, nb)] {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO ratings (user_id, speed, rating, deviation, volatility, games) \
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                            params![user, rated.speed, r.rating, r.deviation, r.volatility, r.games],
+                        )?;
+                    }
+                    tx.execute(
+                        "UPDATE online_games SET white_diff = ?2, black_diff = ?3 WHERE id = ?1",
+                        params![id, d[0], d[1]],
+                    )?;
+                    diffs = d;
+                }
             }
             tx.commit()?;
-            Ok(())
+            Ok(diffs)
         })
         .await
     }
