@@ -36,7 +36,7 @@
 //! preference, else the initial colour by pairing number parity.
 
 use crate::matching::max_weight_matching;
-use crate::trf::{Colour, ResultCode, RoundEntry, Tournament};
+use crate::trf::{Colour, RoundEntry, Tournament};
 use crate::wide::{Wide, CAPACITY_BITS};
 use crate::{PairError, Pairing};
 use std::collections::{BTreeMap, HashSet};
@@ -446,7 +446,7 @@ fn prepare(t: &Tournament) -> Result<(Vec<Pl>, usize, Colour), PairError> {
                 .take(min_round + 1)
                 .any(|e| e.participated())
             {
-                if let Some(c) = p.rounds[min_round].colour {
+                if let Some(c) = p.rounds.get(min_round).and_then(|e| e.colour) {
                     return Some(if count % 2 == 1 { c.invert() } else { c });
                 }
                 count += 1;
@@ -454,7 +454,6 @@ fn prepare(t: &Tournament) -> Result<(Vec<Pl>, usize, Colour), PairError> {
         }
         None
     });
-    let _ = ResultCode::Absent;
     Ok((ps, played, initial.unwrap_or(Colour::White)))
 }
 

@@ -325,8 +325,10 @@ fn parse_player(text: &str, line: usize) -> Result<Player, TrfError> {
     let mut start = 92;
     while start <= chars.len() {
         let block = cols(&chars, start, start + 7);
+        let bc: Vec<char> = block.chars().collect();
         let round = rounds.len() + 1;
-        let opp_text = &block[0..4];
+        let opp_owned: String = bc[0..4].iter().collect();
+        let opp_text = opp_owned.as_str();
         let opponent = if opp_text.trim().is_empty() || opp_text == "0000" {
             None
         } else {
@@ -345,7 +347,6 @@ fn parse_player(text: &str, line: usize) -> Result<Player, TrfError> {
             }
             Some(o)
         };
-        let bc: Vec<char> = block.chars().collect();
         if bc[4] != ' ' || bc[6] != ' ' {
             return Err(err(
                 line,
