@@ -37,7 +37,7 @@
 
 use crate::matching::max_weight_matching;
 use crate::trf::{Colour, RoundEntry, Tournament};
-use crate::wide::{Wide, CAPACITY_BITS};
+use crate::wide::Wide;
 use crate::{PairError, Pairing};
 use std::collections::{BTreeMap, HashSet};
 
@@ -114,7 +114,7 @@ fn played_rounds(t: &Tournament) -> usize {
     played
 }
 
-struct Ctx {
+struct Ctx<const N: usize> {
     ps: Vec<Pl>,
     w_bits: u32,
     s_bits: u32,
@@ -124,12 +124,12 @@ struct Ctx {
     top_threshold: u32,
     bye_score: u32,
     /// Current edge weights between sorted players.
-    wt: Vec<Vec<Wide>>,
+    wt: Vec<Vec<Wide<N>>>,
     /// Finalised partner of each sorted player.
     fin: Vec<Option<usize>>,
 }
 
-impl Ctx {
+impl<const N: usize> Ctx<N> {
     fn sh(&self, score: u32) -> u32 {
         self.shift[&score]
     }
@@ -149,26 +149,27 @@ impl Ctx {
 
     /// The weight of pairing `h` (ranked higher) with `l`, where `l` is in the current
     /// bracket (`in_cur`) or in the next score group (`in_next`).
-    fn base_weight(&self, h: usize, l: usize, in_cur: bool, in_next: bool) -> Wide {
+    fn base_weight(&self, h: usize, l: usize, in_cur: bool, in_next: bool) -> Wide<N> {
         let (hp, lp) = (&self.ps[h], &self.ps[l]);
         if !self.compatible(hp, lp) {
-            return Wide::ZERO;
+            return Wide::<N>::ZERO;
         }
         let w_bits = self.w_bits;
         let s_bits = self.s_bits;
-        let mut w =
-            Wide::from_u64(1 + !self.bye_candidate(hp) as u64 + !self.bye_candidate(lp) as u64);
-        let push = |w: &mut Wide, width: u32, v: Wide| *w = w.shl(width).add(&v);
-        let small = |b: bool| Wide::from_u64(b as u64);
+        let mut w = Wide::<N>::from_u64(
+            1 + !self.bye_candidate(hp) as u64 + !self.bye_candidate(lp) as u64,
+        );
+        let push = |w: &mut Wide<N>, width: u32, v: Wide<N>| *w = w.shl(width).add(&v);
+        let small = |b: bool| Wide::<N>::from_u64(b as u64);
         // C5, C6: pairs and their scores in the current bracket.
         push(&mut w, w_bits, small(in_cur));
         push(
             &mut w,
             s_bits,
             if in_cur {
-                Wide::bit(self.sh(hp.score))
+                Wide::<N>::bit(self.sh(hp.score))
             } else {
-                Wide::ZERO
+                Wide::<N>::ZERO
             },
         );
         // C7: pairs and scores in the next bracket.
@@ -177,13 +178,13 @@ impl Ctx {
             &mut w,
             s_bits,
             if in_next {
-                Wide::bit(self.sh(hp.score))
+                Wide::<N>::bit(self.sh(hp.score))
             } else {
-                Wide::ZERO
+                Wide::<N>::ZERO
             },
         );
         // Room for the played games of the bye assignee (left at zero).
-        push(&mut w, w_bits, Wide::ZERO);
+        push(&mut w, w_bits, Wide::<N>::ZERO);
         // C8: topscorers' colour difference beyond ±2.
         push(
             &mut w,
@@ -227,7 +228,7 @@ impl Ctx {
             } else {
                 0
             };
-            push(&mut w, w_bits, Wide::from_u64(down));
+            push(&mut w, w_bits, Wide::<N>::from_u64(down));
             let up = in_cur && !(hp.score > lp.score && lp.floats[back] == Float::Up);
             push(&mut w, w_bits, small(up));
         }
@@ -236,13 +237,13 @@ impl Ctx {
             if self.played < back {
                 continue;
             }
-            let mut down = Wide::ZERO;
+            let mut down = Wide::<N>::ZERO;
             if in_cur {
                 if lp.floats[back] == Float::Down {
-                    down = down.add(&Wide::bit(self.sh(lp.score)));
+                    down = down.add(&Wide::<N>::bit(self.sh(lp.score)));
                 }
                 if hp.floats[back] == Float::Down {
-                    down = down.add(&Wide::bit(self.sh(hp.score)));
+                    down = down.add(&Wide::<N>::bit(self.sh(hp.score)));
                 }
             }
             push(&mut w, s_bits, down);
@@ -251,9 +252,9 @@ impl Ctx {
                 &mut w,
                 s_bits,
                 if up {
-                    Wide::bit(self.sh(hp.score))
+                    Wide::<N>::bit(self.sh(hp.score))
                 } else {
-                    Wide::ZERO
+                    Wide::<N>::ZERO
                 },
             );
         }
@@ -262,14 +263,7 @@ impl Ctx {
         w
     }
 
-    /// Total number of bits of [`Ctx::base_weight`] (a bound).
-    fn weight_bits(&self) -> u32 {
-        let rounds_fields = |b: usize| if self.played >= b { 1 } else { 0 };
-        let f = rounds_fields(1) + rounds_fields(2);
-        2 + self.w_bits * (1 + 1 + 1 + 4 + 2 * f + 3) + self.s_bits * (4 + 2 * f) + 1
-    }
-
-    fn set(&mut self, a: usize, b: usize, w: Wide) {
+    fn set(&mut self, a: usize, b: usize, w: Wide<N>) {
         self.wt[a][b] = w;
         self.wt[b][a] = w;
     }
@@ -512,8 +506,7 @@ fn choose_colour(p: &Pl, o: &Pl, initial: Colour) -> Colour {
 /// Pairs the next round of the tournament by the Dutch system.
 pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
     let (ps, played, initial) = prepare(t)?;
-    let n = ps.len();
-    if n == 0 {
+    if ps.is_empty() {
         return Ok(Pairing {
             pairs: Vec::new(),
             bye: None,
@@ -532,21 +525,69 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
     }
     let w_bits = bits(group_sizes.values().copied().max().unwrap_or(1));
     let expected = t.total_rounds.unwrap_or(0) as usize;
-    let mut cx = Ctx {
+    let setup = Setup {
         ps,
         w_bits,
         s_bits,
         shift,
         played,
         last_round: expected > 0 && played + 1 >= expected,
+        initial,
+    };
+    // The weights' width, with room for sums over all pairs and the matching's doubling.
+    let needed = setup.weight_bits() + bits(setup.ps.len()) + 4;
+    match needed {
+        0..=511 => pair_with::<8>(setup),
+        512..=1023 => pair_with::<16>(setup),
+        1024..=2047 => pair_with::<32>(setup),
+        2048..=4095 => pair_with::<64>(setup),
+        _ => Err(PairError::TooLarge),
+    }
+}
+
+/// What [`pair`] computes before choosing the width of the weights.
+struct Setup {
+    ps: Vec<Pl>,
+    w_bits: u32,
+    s_bits: u32,
+    shift: BTreeMap<u32, u32>,
+    played: usize,
+    last_round: bool,
+    initial: Colour,
+}
+
+impl Setup {
+    /// Total number of bits of [`Ctx::base_weight`].
+    fn weight_bits(&self) -> u32 {
+        let f = (self.played >= 1) as u32 + (self.played >= 2) as u32;
+        2 + self.w_bits * (1 + 1 + 1 + 4 + 2 * f + 3) + self.s_bits * (4 + 2 * f) + 1
+    }
+}
+
+/// The pairing proper, with weights of `64 * N` bits.
+fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
+    let Setup {
+        ps,
+        w_bits,
+        s_bits,
+        shift,
+        played,
+        last_round,
+        initial,
+    } = setup;
+    let n = ps.len();
+    let mut cx = Ctx::<N> {
+        ps,
+        w_bits,
+        s_bits,
+        shift,
+        played,
+        last_round,
         top_threshold: (played as u32 * 10) / 2,
         bye_score: 0,
-        wt: vec![vec![Wide::ZERO; n]; n],
+        wt: vec![vec![Wide::<N>::ZERO; n]; n],
         fin: vec![None; n],
     };
-    if cx.weight_bits() + 4 > CAPACITY_BITS {
-        return Err(PairError::TooLarge);
-    }
 
     // Completability, and the score of the player who will get the bye.
     if n % 2 == 1 {
@@ -556,13 +597,13 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
                 let (h, l) = (&cx.ps[a], &cx.ps[b]);
                 let w = if cx.compatible(h, l) {
                     let v = 1 + !h.bye_ok as u64 + !l.bye_ok as u64;
-                    Wide::from_u64(v)
+                    Wide::<N>::from_u64(v)
                         .shl(s_bits)
                         .add_u64((cx.sh(h.score) + cx.sh(l.score)) as u64)
                         .shl(w_bits)
                         .add_u64((l.score >= top) as u64)
                 } else {
-                    Wide::ZERO
+                    Wide::<N>::ZERO
                 };
                 cx.set(a, b, w);
             }
@@ -619,7 +660,7 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
             }
         }
         let len = bracket.len();
-        let mut base = vec![vec![Wide::ZERO; len]; len];
+        let mut base = vec![vec![Wide::<N>::ZERO; len]; len];
         for b in n_mdp..len {
             for a in 0..b {
                 let w = cx.base_weight(bracket[a], bracket[b], b < cur_end, b >= cur_end);
@@ -720,12 +761,12 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
         }
         if !rem.is_empty() {
             let w2 = 2 * w_bits;
-            let ewc = |base: &Vec<Vec<Wide>>, a: usize, b: usize, a_rem: usize| -> Wide {
+            let ewc = |base: &Vec<Vec<Wide<N>>>, a: usize, b: usize, a_rem: usize| -> Wide<N> {
                 let bw = base[b][a];
                 if bw.is_zero() {
                     return bw;
                 }
-                let addend = Wide::from_u64((a_rem < rem_pairs) as u64)
+                let addend = Wide::<N>::from_u64((a_rem < rem_pairs) as u64)
                     .shl(w2)
                     .sub_u64(a_rem as u64)
                     .shl(1);
@@ -766,7 +807,7 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
                 }
                 for &o in &rem[pos + 1..] {
                     if exchange {
-                        base[o][pi] = Wide::ZERO;
+                        base[o][pi] = Wide::<N>::ZERO;
                     }
                     let w = ewc(&base, pi, o, pos);
                     cx.set(pv, bracket[o], w);
@@ -792,12 +833,12 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
                 if head(&m, qv) {
                     ex_rem -= 1;
                     for &o in &rem[..pos] {
-                        base[qi][o] = Wide::ZERO;
-                        cx.set(qv, bracket[o], Wide::ZERO);
+                        base[qi][o] = Wide::<N>::ZERO;
+                        cx.set(qv, bracket[o], Wide::<N>::ZERO);
                     }
                     for nx in cur_end..len {
-                        base[nx][qi] = Wide::ZERO;
-                        cx.set(qv, bracket[nx], Wide::ZERO);
+                        base[nx][qi] = Wide::<N>::ZERO;
+                        cx.set(qv, bracket[nx], Wide::<N>::ZERO);
                     }
                 }
                 if !already {
@@ -815,7 +856,7 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
                 for &b in &rem[ai + 1..] {
                     let bv = bracket[b];
                     if !head(&m, av) || head(&m, bv) {
-                        base[b][a] = Wide::ZERO;
+                        base[b][a] = Wide::<N>::ZERO;
                     }
                     cx.set(av, bv, base[b][a]);
                 }

@@ -13,7 +13,10 @@ const NONE: usize = usize::MAX;
 /// `(u, v, weight)` (weights positive, no self loops, at most one edge per pair).
 ///
 /// Returns `mate[v]`, the vertex matched to `v`, or `None`.
-pub(crate) fn max_weight_matching(n: usize, edges: &[(usize, usize, Wide)]) -> Vec<Option<usize>> {
+pub(crate) fn max_weight_matching<const N: usize>(
+    n: usize,
+    edges: &[(usize, usize, Wide<N>)],
+) -> Vec<Option<usize>> {
     if n == 0 || edges.is_empty() {
         return vec![None; n];
     }
@@ -25,12 +28,12 @@ pub(crate) fn max_weight_matching(n: usize, edges: &[(usize, usize, Wide)]) -> V
         .collect()
 }
 
-struct Matcher {
+struct Matcher<const N: usize> {
     nv: usize,
     /// Edge endpoints and doubled weights.
     eu: Vec<usize>,
     ev: Vec<usize>,
-    ew: Vec<Wide>,
+    ew: Vec<Wide<N>>,
     /// `endpoint[2k] = eu[k]`, `endpoint[2k+1] = ev[k]`.
     endpoint: Vec<usize>,
     /// For each vertex, the remote endpoints of its edges.
@@ -48,13 +51,13 @@ struct Matcher {
     bestedge: Vec<usize>,
     blossombestedges: Vec<Option<Vec<usize>>>,
     unusedblossoms: Vec<usize>,
-    dualvar: Vec<Wide>,
+    dualvar: Vec<Wide<N>>,
     allowedge: Vec<bool>,
     queue: Vec<usize>,
 }
 
-impl Matcher {
-    fn new(n: usize, edges: &[(usize, usize, Wide)]) -> Matcher {
+impl<const N: usize> Matcher<N> {
+    fn new(n: usize, edges: &[(usize, usize, Wide<N>)]) -> Matcher<N> {
         let ne = edges.len();
         let mut eu = Vec::with_capacity(ne);
         let mut ev = Vec::with_capacity(ne);
@@ -101,7 +104,7 @@ impl Matcher {
         }
     }
 
-    fn slack(&self, k: usize) -> Wide {
+    fn slack(&self, k: usize) -> Wide<N> {
         self.dualvar[self.eu[k]]
             .add(&self.dualvar[self.ev[k]])
             .sub(&self.ew[k].shl(1))
@@ -559,7 +562,7 @@ impl Matcher {
 mod tests {
     use super::*;
 
-    fn w(x: u64) -> Wide {
+    fn w(x: u64) -> Wide<2> {
         Wide::from_u64(x)
     }
 

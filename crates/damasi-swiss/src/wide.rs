@@ -7,17 +7,11 @@
 
 use std::cmp::Ordering;
 
-/// Number of 64-bit limbs.
-pub(crate) const LIMBS: usize = 16;
+/// A signed integer of `N * 64` bits, little-endian limbs, wrapping arithmetic.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Wide<const N: usize>([u64; N]);
 
-/// Number of bits a [`Wide`] can hold as a non-negative value (one bit is the sign).
-pub(crate) const CAPACITY_BITS: u32 = (LIMBS as u32) * 64 - 1;
-
-/// A signed integer of `LIMBS * 64` bits, little-endian limbs, wrapping arithmetic.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub(crate) struct Wide([u64; LIMBS]);
-
-impl std::fmt::Debug for Wide {
+impl<const N: usize> std::fmt::Debug for Wide<N> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "0x")?;
         let mut started = false;
@@ -36,13 +30,13 @@ impl std::fmt::Debug for Wide {
     }
 }
 
-impl Wide {
+impl<const N: usize> Wide<N> {
     /// Zero.
-    pub(crate) const ZERO: Wide = Wide([0; LIMBS]);
+    pub(crate) const ZERO: Self = Wide([0; N]);
 
     /// A small non-negative value.
-    pub(crate) fn from_u64(v: u64) -> Wide {
-        let mut w = Wide::ZERO;
+    pub(crate) fn from_u64(v: u64) -> Wide<N> {
+        let mut w = Self::ZERO;
         w.0[0] = v;
         w
     }
@@ -54,14 +48,14 @@ impl Wide {
 
     /// Whether the value is negative.
     pub(crate) fn is_negative(&self) -> bool {
-        self.0[LIMBS - 1] >> 63 == 1
+        self.0[N - 1] >> 63 == 1
     }
 
     /// `self + other`, wrapping.
-    pub(crate) fn add(&self, other: &Wide) -> Wide {
-        let mut out = Wide::ZERO;
+    pub(crate) fn add(&self, other: &Wide<N>) -> Wide<N> {
+        let mut out = Self::ZERO;
         let mut carry = false;
-        for i in 0..LIMBS {
+        for i in 0..N {
             let (s1, c1) = self.0[i].overflowing_add(other.0[i]);
             let (s2, c2) = s1.overflowing_add(carry as u64);
             out.0[i] = s2;
@@ -71,10 +65,10 @@ impl Wide {
     }
 
     /// `self - other`, wrapping.
-    pub(crate) fn sub(&self, other: &Wide) -> Wide {
-        let mut out = Wide::ZERO;
+    pub(crate) fn sub(&self, other: &Wide<N>) -> Wide<N> {
+        let mut out = Self::ZERO;
         let mut borrow = false;
-        for i in 0..LIMBS {
+        for i in 0..N {
             let (s1, b1) = self.0[i].overflowing_sub(other.0[i]);
             let (s2, b2) = s1.overflowing_sub(borrow as u64);
             out.0[i] = s2;
@@ -84,31 +78,31 @@ impl Wide {
     }
 
     /// `self + v`.
-    pub(crate) fn add_u64(&self, v: u64) -> Wide {
-        self.add(&Wide::from_u64(v))
+    pub(crate) fn add_u64(&self, v: u64) -> Wide<N> {
+        self.add(&Self::from_u64(v))
     }
 
     /// `self - v`.
-    pub(crate) fn sub_u64(&self, v: u64) -> Wide {
-        self.sub(&Wide::from_u64(v))
+    pub(crate) fn sub_u64(&self, v: u64) -> Wide<N> {
+        self.sub(&Self::from_u64(v))
     }
 
     /// `self | v` on the lowest limb.
-    pub(crate) fn or_u64(&self, v: u64) -> Wide {
+    pub(crate) fn or_u64(&self, v: u64) -> Wide<N> {
         let mut out = *self;
         out.0[0] |= v;
         out
     }
 
     /// `self << bits` (bits shifted out at the top are lost).
-    pub(crate) fn shl(&self, bits: u32) -> Wide {
+    pub(crate) fn shl(&self, bits: u32) -> Wide<N> {
         let limb_shift = (bits / 64) as usize;
         let bit_shift = bits % 64;
-        let mut out = Wide::ZERO;
-        if limb_shift >= LIMBS {
+        let mut out = Self::ZERO;
+        if limb_shift >= N {
             return out;
         }
-        for i in (limb_shift..LIMBS).rev() {
+        for i in (limb_shift..N).rev() {
             let src = i - limb_shift;
             let mut v = self.0[src] << bit_shift;
             if bit_shift != 0 && src > 0 {
@@ -120,11 +114,11 @@ impl Wide {
     }
 
     /// Arithmetic shift right by one bit.
-    pub(crate) fn shr1(&self) -> Wide {
-        let mut out = Wide::ZERO;
-        for i in 0..LIMBS {
+    pub(crate) fn shr1(&self) -> Wide<N> {
+        let mut out = Self::ZERO;
+        for i in 0..N {
             let mut v = self.0[i] >> 1;
-            if i + 1 < LIMBS {
+            if i + 1 < N {
                 v |= self.0[i + 1] << 63;
             } else {
                 v |= self.0[i] & (1 << 63);
@@ -135,19 +129,19 @@ impl Wide {
     }
 
     /// `1 << bit`.
-    pub(crate) fn bit(bit: u32) -> Wide {
-        Wide::from_u64(1).shl(bit)
+    pub(crate) fn bit(bit: u32) -> Wide<N> {
+        Self::from_u64(1).shl(bit)
     }
 }
 
-impl Ord for Wide {
+impl<const N: usize> Ord for Wide<N> {
     fn cmp(&self, other: &Self) -> Ordering {
         match (self.is_negative(), other.is_negative()) {
             (true, false) => return Ordering::Less,
             (false, true) => return Ordering::Greater,
             _ => {}
         }
-        for i in (0..LIMBS).rev() {
+        for i in (0..N).rev() {
             match self.0[i].cmp(&other.0[i]) {
                 Ordering::Equal => continue,
                 o => return o,
@@ -157,7 +151,7 @@ impl Ord for Wide {
     }
 }
 
-impl PartialOrd for Wide {
+impl<const N: usize> PartialOrd for Wide<N> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -165,7 +159,8 @@ impl PartialOrd for Wide {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+
+    type Wide = super::Wide<4>;
 
     #[test]
     fn arithmetic() {
