@@ -104,6 +104,103 @@ impl Pairing {
     }
 }
 
+/// The result of a game, from White's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// White won over the board.
+    WhiteWins,
+    /// Draw.
+    Draw,
+    /// Black won over the board.
+    BlackWins,
+    /// Black did not appear: White wins by forfeit.
+    WhiteWinsByForfeit,
+    /// White did not appear: Black wins by forfeit.
+    BlackWinsByForfeit,
+}
+
+impl Tournament {
+    /// Appends a round: the games of `pairing` with `results` (one per pair, in the same
+    /// order), the pairing-allocated bye (`U`, one point), and an absence for everybody
+    /// else. Points are updated.
+    pub fn add_round(&mut self, pairing: &Pairing, results: &[GameResult]) -> Result<(), TrfError> {
+        let bad = |message: String| TrfError { line: 0, message };
+        if results.len() != pairing.pairs.len() {
+            return Err(bad(format!(
+                "{} results for {} games",
+                results.len(),
+                pairing.pairs.len()
+            )));
+        }
+        let round = self
+            .players
+            .iter()
+            .map(|p| p.rounds.len())
+            .max()
+            .unwrap_or(0);
+        let mut entries: Vec<Option<RoundEntry>> = vec![None; self.players.len()];
+        let mut put = |t: &Tournament, number: u32, e: RoundEntry| -> Result<(), TrfError> {
+            let i = t
+                .index_of(number)
+                .ok_or_else(|| bad(format!("player {number} is not in the tournament")))?;
+            if entries[i].replace(e).is_some() {
+                return Err(bad(format!("player {number} is paired twice")));
+            }
+            Ok(())
+        };
+        for (&(w, b), &r) in pairing.pairs.iter().zip(results) {
+            use ResultCode as R;
+            let (rw, rb) = match r {
+                GameResult::WhiteWins => (R::Win, R::Loss),
+                GameResult::Draw => (R::Draw, R::Draw),
+                GameResult::BlackWins => (R::Loss, R::Win),
+                GameResult::WhiteWinsByForfeit => (R::ForfeitWin, R::ForfeitLoss),
+                GameResult::BlackWinsByForfeit => (R::ForfeitLoss, R::ForfeitWin),
+            };
+            put(
+                self,
+                w,
+                RoundEntry {
+                    opponent: Some(b),
+                    colour: Some(Colour::White),
+                    result: rw,
+                },
+            )?;
+            put(
+                self,
+                b,
+                RoundEntry {
+                    opponent: Some(w),
+                    colour: Some(Colour::Black),
+                    result: rb,
+                },
+            )?;
+        }
+        if let Some(b) = pairing.bye {
+            put(
+                self,
+                b,
+                RoundEntry {
+                    opponent: None,
+                    colour: None,
+                    result: ResultCode::PairingAllocatedBye,
+                },
+            )?;
+        }
+        for (p, e) in self.players.iter_mut().zip(entries) {
+            p.rounds.resize(round, RoundEntry::absent());
+            let e = e.unwrap_or(RoundEntry {
+                opponent: None,
+                colour: None,
+                result: ResultCode::ZeroPointBye,
+            });
+            p.points_tenths += e.result.points_tenths();
+            p.rounds.push(e);
+        }
+        Ok(())
+    }
+}
+
 /// Why no pairing could be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PairError {
