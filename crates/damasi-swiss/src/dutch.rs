@@ -7,17 +7,29 @@
 //! significant first, hold the criteria in FIDE's order of priority, so that a heavier
 //! matching is always the better one by the rules:
 //!
-//! 1. completion (absolute criteria C1 and C3 remove the edge; C2 and the completion
-//!    criterion C4 make every pair count, plus the players who may not get the bye);
-//! 2. number of pairs in the current bracket (C5), then their scores (C6);
-//! 3. number of pairs and scores in the next bracket (C7: the downfloaters chosen must let
-//!    the next bracket pair as well as possible);
-//! 4. colour criteria for topscorers (C8, C9: colour difference beyond ±2, same colour three
-//!    times in a row; only possible in the last round where C3 is relaxed for topscorers),
-//!    colour preferences (C10) and strong colour preferences (C11);
-//! 5. repeated floats: downfloats and upfloats of the previous round and of two rounds
-//!    before (C12-C15), then the scores involved in them (C16-C19);
-//! 6. low bits left free for the bracket's ordering rules (transpositions and exchanges).
+//! 1. completion: the absolute criteria C1 (no rematch) and C3 (no two non-topscorers with
+//!    the same absolute colour preference) remove the edge; every pair counts, plus each
+//!    player who may not receive the pairing-allocated bye (C2), so the whole round is
+//!    always paired (the completion criterion, C4);
+//! 2. the number of pairs in the current bracket, then the scores paired (fewest and
+//!    lowest downfloaters, C5 and C6);
+//! 3. the number of pairs and the scores in the next bracket (C7: the downfloaters chosen
+//!    must let the next bracket pair as well as possible);
+//! 4. the topscorers' colour criteria (colour difference beyond ±2, same colour three times
+//!    in a row; they only arise in the last round, where C3 is relaxed for topscorers),
+//!    then colour preferences, then strong colour preferences (C8 to C11);
+//! 5. repeated floats: downfloats and upfloats of the previous round, then of two rounds
+//!    before (C12 to C15), then the scores of those floaters (C16 to C19);
+//! 6. low bits left free for the bracket's ordering rules (exchanges and transpositions,
+//!    Article 4), used in the steps below.
+//!
+//! Readings of the rules, matching the reference implementation (bbpPairings `--dutch`):
+//! a forfeited game is no game (no rematch ban, no colour, no float), but a player who
+//! scores more than a loss without playing (forfeit win, bye) counts as a downfloater
+//! (1.4.3); a forfeit win or any bye worth a win makes the player ineligible for the
+//! pairing-allocated bye; topscorers are those above half the maximum score when the last
+//! round (`XXR`) is paired. The criterion on the bye assignee's unplayed games has a field
+//! in the weight but carries no weight, as in the reference's output.
 //!
 //! Brackets are then processed from the top score down. For each one the matching tells how
 //! many moved-down players (MDPs) can be paired and with which scores; the MDPs actually

@@ -302,3 +302,25 @@ fn mutated_files_never_panic() {
         }
     }
 }
+
+#[test]
+fn players_with_an_entry_for_the_round_are_not_paired() {
+    // Round 1 played by four players, player 5 absent (Z). For round 2 player 5 has already
+    // been given a half-point bye (H) and player 2 a zero-point bye: neither is paired.
+    let text = trf(
+        5,
+        &[
+            &[(3, 'w', '1')],
+            &[(4, 'b', '0'), (0, '-', 'Z')],
+            &[(1, 'b', '0')],
+            &[(2, 'w', '1')],
+            &[(0, '-', 'Z'), (0, '-', 'H')],
+        ],
+        5,
+        None,
+    );
+    let p = pair(&text);
+    // 1 and 4 (1 point) meet, 3 (no points) gets the bye.
+    assert_eq!(p.pairs, vec![(4, 1)]);
+    assert_eq!(p.bye, Some(3));
+}
