@@ -10,6 +10,7 @@ mod puzzle_cmds;
 mod rules_cmds;
 mod serve_cmd;
 mod site_cmd;
+mod swiss_cmd;
 mod tb_cmds;
 mod train_cmd;
 
@@ -58,6 +59,8 @@ enum Command {
     Bot(online_cmds::BotArgs),
     /// Tactics puzzles: `damasi puzzles generate` finds them in engine self-play.
     Puzzles(puzzle_cmds::PuzzlesArgs),
+    /// Swiss tournaments: `damasi swiss pair --trf FILE` pairs the next round (FIDE Dutch).
+    Swiss(swiss_cmd::SwissArgs),
 }
 
 fn main() {
@@ -81,6 +84,7 @@ fn main() {
         Some(Command::Token(a)) => online_cmds::token(a),
         Some(Command::Bot(a)) => online_cmds::bot(a),
         Some(Command::Puzzles(a)) => puzzle_cmds::puzzles(a),
+        Some(Command::Swiss(a)) => swiss_cmd::swiss(a),
     };
     if let Err(e) = result {
         if reader_went_away(&e) {
