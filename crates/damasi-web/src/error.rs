@@ -1,7 +1,7 @@
 //! One error type for the whole API: user mistakes become 4xx answers that say what is wrong,
 //! internal faults a logged, generic 500.
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
@@ -237,16 +237,99 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(v)) => Ok(ApiJson(v)),
-            Err(JsonRejection::BytesRejection(e))
-                if e.status() == StatusCode::PAYLOAD_TOO_LARGE =>
-            {
-                Err(ApiError::BadRequest("request body too large".into()))
+        let form = crate::security::is_form(req.headers());
+        let bytes = body_bytes(req, state).await?;
+        parse_body(&bytes, form).map(ApiJson)
+    }
+}
+
+async fn body_bytes<S: Send + Sync>(
+    req: Request,
+    state: &S,
+) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::Bytes::from_request(req, state)
+        .await
+        .map_err(|e| match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::BadRequest("request body too large".into()),
+            _ => ApiError::BadRequest(e.body_text()),
+        })
+}
+
+/// Reads a request body as the clients of lichess's API send it: JSON, or (`form`) a form
+/// (`clock.limit=300&rated=true`). In both, keys with dots are nested objects
+/// (`"clock.limit": 300` is `"clock": {"limit": 300}`) and `null` means "not given" (the
+/// official Python client sends `null` for every option it was not passed).
+fn parse_body<T: DeserializeOwned>(bytes: &[u8], form: bool) -> Result<T, ApiError> {
+    let value = if form {
+        Value::Object(
+            form_urlencoded::parse(bytes)
+                .map(|(k, v)| (k.to_string(), form_value(&k, &v)))
+                .collect(),
+        )
+    } else {
+        serde_json::from_slice(bytes)
+            .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))?
+    };
+    // The error names the field (`clock.limit: invalid type ...`).
+    serde_path_to_error::deserialize(lichess_shape(value))
+        .map_err(|e| ApiError::BadRequest(format!("bad request body: {e}")))
+}
+
+/// A form field's value as JSON: numbers and `true`/`false` typed, except in the fields that
+/// hold free text (a chat line, a name, a colour, a reason).
+fn form_value(key: &str, text: &str) -> Value {
+    const TEXT_FIELDS: [&str; 9] = [
+        "text",
+        "name",
+        "password",
+        "color",
+        "reason",
+        "room",
+        "fen",
+        "variant",
+        "ratingRange",
+    ];
+    if TEXT_FIELDS.contains(&key) {
+        return Value::String(text.to_string());
+    }
+    match text {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => text
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| text.parse::<f64>().map(Value::from))
+            .unwrap_or_else(|_| Value::String(text.to_string())),
+    }
+}
+
+/// Drops the `null` fields of an object and nests its dotted keys (see [`parse_body`]).
+fn lichess_shape(value: Value) -> Value {
+    let Value::Object(fields) = value else {
+        return value;
+    };
+    let mut out = serde_json::Map::new();
+    for (key, v) in fields {
+        if v.is_null() {
+            continue;
+        }
+        let mut parts = key.split('.').peekable();
+        let mut at = &mut out;
+        while let Some(part) = parts.next() {
+            if parts.peek().is_none() {
+                at.insert(part.to_string(), v);
+                break;
             }
-            Err(e) => Err(ApiError::BadRequest(e.body_text())),
+            let next = at
+                .entry(part.to_string())
+                .or_insert_with(|| Value::Object(Default::default()));
+            if !next.is_object() {
+                *next = Value::Object(Default::default());
+            }
+            at = next.as_object_mut().expect("made an object just above");
         }
     }
+    Value::Object(out)
 }
 
 /// A query string whose rejections are [`ApiError::BadRequest`].
@@ -274,15 +357,12 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = axum::body::Bytes::from_request(req, state)
-            .await
-            .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+        let form = crate::security::is_form(req.headers());
+        let bytes = body_bytes(req, state).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalJson(T::default()));
         }
-        serde_json::from_slice(&bytes)
-            .map(OptionalJson)
-            .map_err(|e| ApiError::BadRequest(format!("bad JSON body: {e}")))
+        parse_body(&bytes, form).map(OptionalJson)
     }
 }
 
@@ -297,5 +377,63 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
             Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
             Err(e) => Err(ApiError::BadRequest(e.body_text())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Clock {
+        limit: i64,
+        increment: i64,
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Request {
+        clock: Option<Clock>,
+        #[serde(default)]
+        rated: bool,
+        color: Option<String>,
+        text: Option<String>,
+    }
+
+    #[test]
+    fn bodies_are_read_as_lichess_clients_send_them() {
+        let want = Request {
+            clock: Some(Clock {
+                limit: 300,
+                increment: 2,
+            }),
+            rated: true,
+            color: Some("white".into()),
+            text: None,
+        };
+        // curl as lichess's documentation writes it.
+        let form: Request = parse_body(
+            b"clock.limit=300&clock.increment=2&rated=true&color=white",
+            true,
+        )
+        .unwrap();
+        assert_eq!(form, want);
+        // berserk: dotted keys in JSON, null for what it was not given.
+        let json = br#"{"clock.limit": 300, "clock.increment": 2, "rated": true,
+            "color": "white", "days": null, "variant": null, "text": null}"#;
+        assert_eq!(parse_body::<Request>(json, false).unwrap(), want);
+        // Plain nested JSON as before; `rated: null` is "not given".
+        let plain = br#"{"clock": {"limit": 300, "increment": 2}, "rated": null}"#;
+        assert!(!parse_body::<Request>(plain, false).unwrap().rated);
+        // Free text stays text even when it reads as a number.
+        let chat: Request = parse_body(b"text=42&color=%C5%9Fah", true).unwrap();
+        assert_eq!(
+            (chat.text.as_deref(), chat.color.as_deref()),
+            (Some("42"), Some("şah"))
+        );
+        // Bad bodies are 400s that say what is wrong.
+        let e = parse_body::<Request>(b"{\"clock\": 5", false).unwrap_err();
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+        let e = parse_body::<Request>(b"clock.limit=soon&clock.increment=0", true).unwrap_err();
+        assert!(e.message().contains("limit"), "{}", e.message());
     }
 }

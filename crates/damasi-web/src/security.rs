@@ -148,6 +148,14 @@ fn is_json(headers: &HeaderMap) -> bool {
     })
 }
 
+/// Whether the body is a form (`application/x-www-form-urlencoded`).
+pub(crate) fn is_form(headers: &HeaderMap) -> bool {
+    header_str(headers, header::CONTENT_TYPE).is_some_and(|t| {
+        let mime = t.split(';').next().unwrap_or("").trim();
+        mime.eq_ignore_ascii_case("application/x-www-form-urlencoded")
+    })
+}
+
 fn token_given(headers: &HeaderMap, token: &str) -> bool {
     let bearer = header_str(headers, header::AUTHORIZATION)
         .and_then(|a| a.strip_prefix("Bearer "))
@@ -253,11 +261,16 @@ pub async fn guard(State(policy): State<Arc<Security>>, req: Request, next: Next
             ));
         }
         let typed = headers.contains_key(header::CONTENT_TYPE);
-        if (typed || has_body(headers)) && !is_json(headers) {
+        // A program sending its own `Authorization: Bearer` token is no cross-site risk (a
+        // page on another site cannot add that header without the browser asking first), so
+        // it may send the form bodies lichess's API documents; cookie sessions send JSON.
+        let form_allowed = is_form(headers) && crate::online::accounts::bearer(headers).is_some();
+        if (typed || has_body(headers)) && !is_json(headers) && !form_allowed {
             return with_headers(refuse(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "bad-request",
-                "the request body must be JSON (Content-Type: application/json)",
+                "the request body must be JSON (Content-Type: application/json), or a form \
+                 from a program that sends Authorization: Bearer TOKEN",
             ));
         }
         // Online play names its players by their own sessions and tokens.

@@ -514,3 +514,66 @@ async fn spectators_do_not_see_the_players_chat() {
         "good luck"
     );
 }
+
+/// A direct challenge (`POST /api/challenge/{username}`) is the challenged player's to accept
+/// or decline: nobody else can take the seat or refuse it for them.
+#[tokio::test]
+async fn a_direct_challenge_is_only_the_challenged_players() {
+    let app = router(AppState::in_memory());
+    let mut who = Vec::new();
+    for name in ["alpha", "beta", "gamma"] {
+        let web = sign_up(&app, name).await;
+        who.push(token(&app, &web).await);
+    }
+    let (a, b, c) = (&who[0], &who[1], &who[2]);
+    let mut events = app
+        .clone()
+        .oneshot(request(Method::GET, "/api/stream/event", b, None))
+        .await
+        .unwrap()
+        .into_body();
+    let r = post(
+        &app,
+        "/api/challenge/BETA",
+        a,
+        json!({"clock.limit": 180, "clock.increment": 2, "rated": null, "color": "black"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["destUser"]["name"], "beta");
+    assert_eq!(r.body["finalColor"], "black");
+    let id = r.body["id"].as_str().unwrap().to_string();
+    let heard = lines(&mut events, 1).await;
+    assert_eq!(heard[0]["type"], "challenge");
+    assert_eq!(heard[0]["challenge"]["challenger"]["name"], "alpha");
+    // A third player can neither accept nor decline it.
+    let r = post(&app, &format!("/api/challenge/{id}/accept"), c, json!({})).await;
+    assert_eq!(
+        (r.status, r.body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("challenge-not-yours"))
+    );
+    let r = post(&app, &format!("/api/challenge/{id}/decline"), c, json!({})).await;
+    assert_eq!(r.body["code"], "no-such-challenge");
+    // Beta accepts: the game starts, Beta with White.
+    let r = post(&app, &format!("/api/challenge/{id}/accept"), b, json!({})).await;
+    assert_eq!(
+        (r.status, r.body["color"].as_str()),
+        (StatusCode::OK, Some("white"))
+    );
+    let start = lines(&mut events, 1).await;
+    assert_eq!(start[0]["type"], "gameStart");
+    assert_eq!(start[0]["game"]["gameId"], id.as_str());
+    assert_eq!(start[0]["game"]["opponent"]["username"], "alpha");
+    assert_eq!(start[0]["game"]["isMyTurn"], true);
+    // Challenging an unknown name or oneself is a clear error.
+    let r = post(
+        &app,
+        "/api/challenge/nobody",
+        a,
+        json!({"clock.limit": 180}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
+    let r = post(&app, "/api/challenge/alpha", a, json!({"clock.limit": 180})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}

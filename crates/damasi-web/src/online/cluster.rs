@@ -113,6 +113,11 @@ pub(super) enum Command {
     Rematch {
         player: Player,
     },
+    /// The challenged player declines a direct challenge.
+    Decline {
+        player: Player,
+        reason: String,
+    },
     /// `gameFull` with `you` for this viewer.
     Full {
         viewer: Option<Player>,

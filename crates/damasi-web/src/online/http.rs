@@ -125,7 +125,10 @@ pub fn routes() -> Router<AppState> {
         .route("/pool/{tc}", post(join_pool))
         .route("/pool", delete(leave_pool))
         .route("/challenge/open", post(open_challenge))
+        .route("/challenge/{username}", post(challenge_player))
         .route("/challenge/{id}/accept", post(accept_challenge))
+        .route("/challenge/{id}/decline", post(decline_challenge))
+        .route("/challenge/{id}/cancel", post(cancel_challenge))
         .route("/stream/event", get(event_stream))
         .route("/board/game/stream/{id}", get(game_stream))
         .route("/board/game/{id}/move/{mv}", post(play_path))
@@ -135,6 +138,7 @@ pub fn routes() -> Router<AppState> {
         .route("/board/game/{id}/takeback/{answer}", post(takeback))
         .route("/board/game/{id}/chat", post(chat))
         .route("/board/game/{id}/claim-victory", post(claim_victory))
+        .route("/board/game/{id}/claim-victory/", post(claim_victory))
         .route("/online/games/{id}/resign", post(resign))
         .route("/online/games/{id}/abort", post(abort))
         .route("/online/games/{id}/draw/{answer}", post(draw))
@@ -371,6 +375,7 @@ fn yes() -> bool {
 #[derive(Deserialize, Default)]
 struct ClockRequest {
     limit: i64,
+    #[serde(default)]
     increment: i64,
 }
 
@@ -711,6 +716,67 @@ async fn open_challenge(
     Ok(Json(body))
 }
 
+/// `POST /api/challenge/{username}` (lichess's direct challenge): `clock.limit`,
+/// `clock.increment`, `rated`, and `color`, the sender's colour.
+async fn challenge_player(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(username): ApiPath<String>,
+    OptionalJson(req): OptionalJson<GameRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    limited(&state.limits.seeks, &p.id, "challenges")?;
+    let to: Player = state
+        .online
+        .db()
+        .user_by_name(&username)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no account called '{username}'")))?
+        .into();
+    let new = req.new_game()?;
+    let color = parse_color(req.color.as_deref())?;
+    let table = state.online.challenge(&p, &to, new, color).await?;
+    let s = table.state.lock().await;
+    Ok(Json(s.challenge_json(&to, color, "created")))
+}
+
+#[derive(Deserialize, Default)]
+struct DeclineRequest {
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// `POST /api/challenge/{id}/decline`: the challenged player says no (`reason`, as lichess's
+/// reason keys: `generic`, `later`, `tooFast`, ...).
+async fn decline_challenge(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    OptionalJson(req): OptionalJson<DeclineRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    let reason: String = req
+        .reason
+        .unwrap_or_else(|| "generic".into())
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .take(20)
+        .collect();
+    state.online.decline(&id, &p, &reason).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+/// `POST /api/challenge/{id}/cancel`: the sender withdraws a challenge not yet accepted.
+async fn cancel_challenge(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let p = player(&state.online, &headers).await?;
+    state.online.abort(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
 #[derive(Deserialize, Default)]
 struct AcceptRequest {
     #[serde(default)]
@@ -768,7 +834,7 @@ async fn event_stream(
             } else {
                 "black"
             };
-            first.push(json!({"type": "gameStart", "game": {"id": g.row.id, "color": color}}));
+            first.push(json!({"type": "gameStart", "game": {"gameId": g.row.id, "id": g.row.id, "color": color}}));
         }
     }
     let (tx, rx) = mpsc::channel(16);

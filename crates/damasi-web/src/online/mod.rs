@@ -310,6 +310,73 @@ impl Online {
         new: NewGame,
         color: Option<Color>,
     ) -> Result<Arc<Table>, ApiError> {
+        self.create_for(creator, new, color, None).await
+    }
+
+    /// Challenges `to` to a game (lichess's `POST /api/challenge/{username}`): a game with
+    /// `from` seated (`color`, or a random one) whose other seat only `to` may take; `to`
+    /// hears a `challenge` event, and accepts by joining or declines.
+    pub async fn challenge(
+        &self,
+        from: &Player,
+        to: &Player,
+        new: NewGame,
+        color: Option<Color>,
+    ) -> Result<Arc<Table>, ApiError> {
+        if from.id == to.id {
+            return Err(ApiError::BadRequest("you cannot challenge yourself".into()));
+        }
+        to.check_may_play(new.rated)?;
+        let table = self.create_for(Some(from), new, color, Some(to.id)).await?;
+        let event = {
+            let s = table.state.lock().await;
+            json!({"type": "challenge", "challenge": s.challenge_json(to, color, "created")})
+        };
+        self.notify(to.id, event);
+        Ok(table)
+    }
+
+    /// `player`, who was challenged to game `id`, declines (the game is withdrawn and the
+    /// challenger hears `challengeDeclined` with `reason`).
+    pub async fn decline(&self, id: &str, player: &Player, reason: &str) -> Result<(), ApiError> {
+        let cmd = || Command::Decline {
+            player: player.clone(),
+            reason: reason.to_string(),
+        };
+        if let Some(r) = self.forward(id, cmd).await {
+            return r.map(|_| ());
+        }
+        self.decline_here(id, player, reason).await
+    }
+
+    async fn decline_here(&self, id: &str, player: &Player, reason: &str) -> Result<(), ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        if state.row.invited != Some(player.id) || state.status != Status::Open {
+            return Err(ApiError::conflict(
+                "no-such-challenge",
+                "there is no challenge to you waiting in this game",
+            ));
+        }
+        let event = json!({
+            "type": "challengeDeclined",
+            "challenge": state.challenge_json(player, None, "declined"),
+            "declineReason": reason,
+        });
+        self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
+        for p in state.seats.iter().flatten() {
+            self.notify(p.id, event.clone());
+        }
+        Ok(())
+    }
+
+    async fn create_for(
+        &self,
+        creator: Option<&Player>,
+        new: NewGame,
+        color: Option<Color>,
+        invited: Option<i64>,
+    ) -> Result<Arc<Table>, ApiError> {
         new.check()?;
         if let Some(p) = creator {
             p.check_may_play(new.rated)?;
@@ -326,6 +393,7 @@ impl Online {
             outcome: None,
             turn_started_ms: None,
             diffs: [None, None],
+            invited,
         };
         let mut state = TableState::new(row);
         if let Some(p) = creator {
@@ -509,6 +577,10 @@ impl Online {
             Command::Claim { player, win } => self.claim_here(id, &player, win).await,
             Command::Rematch { player } => self.rematch_here(id, &player).await,
             Command::Full { viewer } => self.full_here(id, viewer.as_ref()).await,
+            Command::Decline { player, reason } => {
+                self.decline_here(id, &player, &reason).await?;
+                Ok(Value::Null)
+            }
             Command::State => {
                 let table = self.table(id).await?;
                 let s = table.state.lock().await;
@@ -822,11 +894,8 @@ impl Online {
             self.arm_timer(&table, &state);
             for (i, seat) in state.seats.iter().enumerate() {
                 if let Some(p) = seat {
-                    let color = table::side_name(table::side_of_index(i));
-                    self.notify(
-                        p.id,
-                        json!({"type": "gameStart", "game": {"id": table.id, "color": color}}),
-                    );
+                    let side = table::side_of_index(i);
+                    self.notify(p.id, state.game_event("gameStart", side));
                 }
             }
         }
@@ -901,11 +970,11 @@ impl Online {
             t.abort();
         }
         self.publish(table, state);
-        for p in state.seats.iter().flatten() {
-            self.notify(
-                p.id,
-                json!({"type": "gameFinish", "game": {"id": table.id, "outcome": state.row.outcome}}),
-            );
+        for (i, seat) in state.seats.iter().enumerate() {
+            if let Some(p) = seat {
+                let side = table::side_of_index(i);
+                self.notify(p.id, state.game_event("gameFinish", side));
+            }
         }
         Ok(())
     }
@@ -986,7 +1055,17 @@ impl Online {
                 ))
             }
         }
+        let withdrawn = (state.status == Status::Open)
+            .then_some(state.row.invited)
+            .flatten();
         self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
+        if let Some(to) = withdrawn {
+            // A direct challenge withdrawn by its sender (lichess's `challenge/{id}/cancel`).
+            self.notify(
+                to,
+                json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
+            );
+        }
         Ok(state.state_json(Instant::now()))
     }
 

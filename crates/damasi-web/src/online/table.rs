@@ -174,6 +174,17 @@ pub fn side_of_index(i: usize) -> Color {
     }
 }
 
+/// A clock's start in minutes as lichess shows it (`5`, `½`, `1.5`).
+fn clock_minutes(ms: i64) -> String {
+    match ms {
+        15_000 => "¼".into(),
+        30_000 => "½".into(),
+        45_000 => "¾".into(),
+        90_000 => "1.5".into(),
+        _ => (ms / 60_000).to_string(),
+    }
+}
+
 /// A side as the API writes it: `white` or `black`.
 pub fn side_name(side: Color) -> &'static str {
     match side {
@@ -270,6 +281,80 @@ impl TableState {
         })
     }
 
+    /// A direct challenge as lichess's API writes it (`challenge`, `challengeDeclined`
+    /// events and the answer to `POST /api/challenge/{username}`): its sender is the seated
+    /// player, `to` the one challenged, `asked` the colour the sender asked for.
+    pub fn challenge_json(&self, to: &Player, asked: Option<Color>, status: &str) -> Value {
+        let user = |p: &Player, i: Option<usize>| {
+            json!({
+                "id": p.name.to_ascii_lowercase(),
+                "name": p.name,
+                "rating": i.and_then(|i| self.ratings[i]).map(|r| r.rating.round() as i64),
+            })
+        };
+        let from = self.seats.iter().position(Option::is_some);
+        let final_color = from.map(|i| side_name(side_of_index(i)));
+        json!({
+            "id": self.row.id,
+            "url": format!("/online/{}", self.row.id),
+            "status": status,
+            "challenger": from.and_then(|i| self.seats[i].as_ref().map(|p| user(p, Some(i)))),
+            "destUser": user(to, None),
+            "variant": {"key": "standard", "name": "Standard"},
+            "rated": self.row.rated,
+            "speed": self.speed().name(),
+            "timeControl": {
+                "type": "clock",
+                "limit": self.row.initial_ms / 1000,
+                "increment": self.row.increment_ms / 1000,
+                "show": format!("{}+{}", clock_minutes(self.row.initial_ms), self.row.increment_ms / 1000),
+            },
+            "color": asked.map_or("random", side_name),
+            "finalColor": final_color,
+            "perf": {"name": self.speed().name()},
+        })
+    }
+
+    /// A player's `gameStart` or `gameFinish` event (`kind`) for `side`, in lichess's shape:
+    /// `game.gameId`, the colour, whose turn, the opponent, the position.
+    pub fn game_event(&self, kind: &str, side: Color) -> Value {
+        let opponent = &self.seats[side_index(!side)];
+        let rating = self.ratings[side_index(!side)].map(|r| r.rating.round() as i64);
+        let outcome = self.game.outcome();
+        json!({
+            "type": kind,
+            "game": {
+                "gameId": self.row.id,
+                "fullId": self.row.id,
+                "id": self.row.id,
+                "color": side_name(side),
+                "fen": self.game.position().to_fen(),
+                "hasMoved": self.moves.len() > side_index(side),
+                "isMyTurn": self.status == Status::Playing
+                    && self.game.position().side_to_move() == side,
+                "lastMove": self.moves.last(),
+                "opponent": {
+                    "id": opponent.as_ref().map(|p| p.name.to_ascii_lowercase()),
+                    "username": opponent.as_ref().map(|p| p.name.clone()),
+                    "rating": rating,
+                },
+                "rated": self.row.rated,
+                "speed": self.speed().name(),
+                "perf": self.speed().name(),
+                "source": if self.row.invited.is_some() { "friend" } else { "lobby" },
+                "status": {"name": match self.status {
+                    Status::Open => "created",
+                    Status::Playing => "started",
+                    Status::Over => outcome.map_or("aborted", |o| o.reason_code()),
+                }},
+                "outcome": self.row.outcome,
+                "winner": outcome.and_then(|o| o.winner()).map(side_name),
+                "variant": {"key": "standard", "name": "Standard"},
+                "compat": {"bot": true, "board": true},
+            },
+        })
+    }
+
     /// The speed class of the time control.
     pub fn speed(&self) -> Speed {
         Speed::of(self.row.initial_ms, self.row.increment_ms)
@@ -325,6 +410,14 @@ impl TableState {
                 "seats-taken",
                 "both seats of this game are taken",
             ));
+        }
+        // The sender of a direct challenge sits first; the other seat is the invited one's.
+        let sender_seated = self.seats.iter().any(Option::is_some);
+        if sender_seated && self.row.invited.is_some_and(|u| u != player.id) {
+            return Err(ApiError::Forbidden {
+                code: "challenge-not-yours",
+                message: "this game is a challenge to another player".into(),
+            });
         }
         player.check_may_play(self.row.rated)?;
         let free: Vec<Color> = [Color::White, Color::Black]

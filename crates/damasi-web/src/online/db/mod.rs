@@ -119,6 +119,9 @@ pub struct OnlineGameRow {
     pub turn_started_ms: Option<i64>,
     /// Rating changes of White and Black, once a rated game is over.
     pub diffs: [Option<i64>; 2],
+    /// The only account that may take the free seat: the one a direct challenge was sent to
+    /// (`POST /api/challenge/{username}`); none for open games.
+    pub invited: Option<i64>,
 }
 
 /// One game in a player's list.

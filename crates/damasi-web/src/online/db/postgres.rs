@@ -52,8 +52,10 @@ CREATE TABLE IF NOT EXISTS online_games (
     outcome TEXT,
     turn_started_ms BIGINT,
     white_diff BIGINT,
-    black_diff BIGINT
+    black_diff BIGINT,
+    invited_id BIGINT REFERENCES users(id)
 );
+ALTER TABLE online_games ADD COLUMN IF NOT EXISTS invited_id BIGINT REFERENCES users(id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
 CREATE INDEX IF NOT EXISTS online_games_black ON online_games(black_id);
@@ -77,7 +79,7 @@ CREATE TABLE IF NOT EXISTS shared_state (
 ";
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
-    chat, status, outcome, turn_started_ms, white_diff, black_diff";
+    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id";
 
 fn db_error(e: tokio_postgres::Error) -> ApiError {
     ApiError::Internal(format!("postgres: {e}"))
@@ -96,6 +98,7 @@ fn game_row(r: &Row) -> OnlineGameRow {
         outcome: r.get(9),
         turn_started_ms: r.get(10),
         diffs: [r.get(11), r.get(12)],
+        invited: r.get(13),
     }
 }
 
@@ -321,7 +324,7 @@ impl PostgresDb {
         c.execute(
             &format!(
                 "INSERT INTO online_games ({GAME_COLUMNS}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
                  ON CONFLICT (id) DO UPDATE SET white_id = EXCLUDED.white_id, \
                  black_id = EXCLUDED.black_id, status = EXCLUDED.status, outcome = EXCLUDED.outcome, \
                  turn_started_ms = EXCLUDED.turn_started_ms, white_diff = EXCLUDED.white_diff, \
@@ -341,6 +344,7 @@ impl PostgresDb {
                 &g.turn_started_ms,
                 &g.diffs[0],
                 &g.diffs[1],
+                &g.invited,
             ],
         )
         .await
@@ -539,8 +543,8 @@ impl PostgresDb {
             .iter()
             .map(|r| GameSummary {
                 row: game_row(r),
-                names: [r.get(13), r.get(14)],
-                plies: r.get(15),
+                names: [r.get(14), r.get(15)],
+                plies: r.get(16),
             })
             .collect())
     }

@@ -13,7 +13,7 @@ use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, User
 use crate::online::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS online_games (
     outcome TEXT,
     turn_started_ms INTEGER,
     white_diff INTEGER,
-    black_diff INTEGER
+    black_diff INTEGER,
+    invited_id INTEGER REFERENCES users(id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
@@ -72,7 +73,7 @@ pub struct SqliteDb {
 }
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
-    chat, status, outcome, turn_started_ms, white_diff, black_diff";
+    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
     Ok(OnlineGameRow {
@@ -87,6 +88,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
         outcome: r.get(9)?,
         turn_started_ms: r.get(10)?,
         diffs: [r.get(11)?, r.get(12)?],
+        invited: r.get(13)?,
     })
 }
 
@@ -128,6 +130,13 @@ impl SqliteDb {
             ));
         }
         conn.execute_batch(SCHEMA).map_err(e)?;
+        if version == 1 {
+            // Schema 2: the account a direct challenge was sent to.
+            conn.execute_batch(
+                "ALTER TABLE online_games ADD COLUMN invited_id INTEGER REFERENCES users(id)",
+            )
+            .map_err(e)?;
+        }
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
@@ -282,7 +291,7 @@ impl SqliteDb {
             c.execute(
                 &format!(
                     "INSERT OR REPLACE INTO online_games ({GAME_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
                 ),
                 params![
                     g.id,
@@ -298,6 +307,7 @@ impl SqliteDb {
                     g.turn_started_ms,
                     g.diffs[0],
                     g.diffs[1],
+                    g.invited,
                 ],
             )?;
             Ok(())
@@ -459,8 +469,8 @@ impl SqliteDb {
             let rows = stmt.query_map(params![user, limit], |r| {
                 Ok(GameSummary {
                     row: game_row(r)?,
-                    names: [r.get(13)?, r.get(14)?],
-                    plies: r.get(15)?,
+                    names: [r.get(14)?, r.get(15)?],
+                    plies: r.get(16)?,
                 })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
