@@ -26,6 +26,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::{ApiError, ApiJson, ApiPath, OptionalJson};
 use crate::referee::now_ms;
+use crate::streams::Client;
 use crate::AppState;
 
 use super::accounts::{
@@ -755,9 +756,11 @@ fn line(v: &Value) -> Result<Bytes, Infallible> {
 
 async fn event_stream(
     State(state): State<AppState>,
+    client: Client,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let p = player(&state.online, &headers).await?;
+    let permit = state.streams.open(client.address, Some(p.id))?;
     let mut events = state.online.user_events(p.id);
     // Games already being played are announced first, as lichess does.
     let mut first = Vec::new();
@@ -791,15 +794,21 @@ async fn event_stream(
             }
         }
     });
-    Ok(ndjson(rx))
+    Ok(client.hold(ndjson(rx), permit))
 }
 
+/// A game's stream: its players name themselves (session or token) and count as such, anybody
+/// else counts as a spectator from their address.
 async fn game_stream(
     State(state): State<AppState>,
+    client: Client,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let me = state.online.accounts().identify(&headers).await?;
+    let permit = state
+        .streams
+        .open(client.address, me.as_ref().map(|p| p.id))?;
     let (mut full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
     if let Some(o) = full.as_object_mut() {
         o.remove("you");
@@ -815,7 +824,7 @@ async fn game_stream(
             online.connected(&id, side, false).await;
         }
     });
-    Ok(ndjson(rx))
+    Ok(client.hold(ndjson(rx), permit))
 }
 
 /// Sends `full`, then every event of the table, until the client goes away or the game is
