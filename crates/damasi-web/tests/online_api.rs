@@ -284,6 +284,38 @@ async fn failed_log_ins_are_limited_per_account() {
     );
 }
 
+/// One account's streams are capped wherever they come from (here: no address at all); the
+/// 17th is a 429 `too-many-streams`, and a closed stream gives its place back.
+#[tokio::test]
+async fn one_account_cannot_open_endless_streams() {
+    let app = router(AppState::in_memory());
+    let bot = token(&app, &sign_up(&app, "streamer").await).await;
+    let open = |who: As| {
+        let app = app.clone();
+        async move {
+            app.oneshot(request(Method::GET, "/api/stream/event", &who, None))
+                .await
+                .unwrap()
+        }
+    };
+    let mut streams = Vec::new();
+    for i in 0..damasi_web::streams::STREAMS_PER_ACCOUNT {
+        let res = open(bot.clone()).await;
+        assert_eq!(res.status(), StatusCode::OK, "stream {i}");
+        streams.push(res);
+    }
+    let refused = open(bot.clone()).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    let body = to_bytes(refused.into_body(), 1 << 16).await.unwrap();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["code"], "too-many-streams");
+    // Another account is not concerned.
+    let other = sign_up(&app, "watcher").await;
+    assert_eq!(open(other).await.status(), StatusCode::OK);
+    streams.pop();
+    assert_eq!(open(bot).await.status(), StatusCode::OK);
+}
+
 #[tokio::test]
 async fn two_bots_play_through_the_board_api() {
     let app = router(AppState::in_memory());

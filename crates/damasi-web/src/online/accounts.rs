@@ -147,8 +147,8 @@ fn check_password(password: &str) -> Result<(), ApiError> {
 /// one a line.
 const COMMON_PASSWORDS: &str = include_str!("common_passwords.txt");
 
-/// Refuses a new password that is one of the commonest ([`COMMON_PASSWORDS`], whatever the
-/// case) or the account's name.
+/// Refuses a new password that is one of the commonest (the list in `common_passwords.txt`,
+/// whatever the case) or the account's name.
 pub fn check_new_password(name: &str, password: &str) -> Result<(), ApiError> {
     let lower = password.trim().to_lowercase();
     if lower == name.trim().to_lowercase() {
