@@ -48,6 +48,16 @@ pub enum ApiError {
     Unauthorized(String),
     /// Too many requests of this kind from this client; try again later (429).
     TooMany(String),
+    /// A limit with its own code (429), e.g. `too-many-streams`, and how many seconds to wait
+    /// (sent as `Retry-After`) when the server knows.
+    Limited {
+        /// Machine code, e.g. `too-many-streams`.
+        code: &'static str,
+        /// What is refused and why.
+        message: String,
+        /// Seconds before trying again, if known.
+        retry_after: Option<u64>,
+    },
     /// The engine is busy or took too long (503).
     Busy(String),
     /// The server has too much of one kind of work at once (password hashing): try again in
@@ -85,7 +95,7 @@ impl ApiError {
             ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooMany(_) | ApiError::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Busy(_) | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -100,7 +110,9 @@ impl ApiError {
             } => "ambiguous-move",
             ApiError::BadMove { .. } => "illegal-move",
             ApiError::NotFound(_) => "not-found",
-            ApiError::Forbidden { code, .. } | ApiError::Conflict { code, .. } => code,
+            ApiError::Forbidden { code, .. }
+            | ApiError::Conflict { code, .. }
+            | ApiError::Limited { code, .. } => code,
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::TooMany(_) => "rate-limited",
             ApiError::Busy(_) => "engine-busy",
@@ -121,7 +133,8 @@ impl ApiError {
             | ApiError::Overloaded(m) => m,
             ApiError::BadMove { message, .. }
             | ApiError::Forbidden { message, .. }
-            | ApiError::Conflict { message, .. } => message,
+            | ApiError::Conflict { message, .. }
+            | ApiError::Limited { message, .. } => message,
             ApiError::Internal(_) => "internal server error",
         }
     }
@@ -156,6 +169,10 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
+        let retry_after = match &self {
+            ApiError::Limited { retry_after, .. } => *retry_after,
+            _ => None,
+        };
         let code = self.code();
         let error = self.message();
         let body = match &self {
@@ -171,7 +188,12 @@ impl IntoResponse for ApiError {
             }
             _ => json!({ "error": error, "code": code }),
         };
-        (status, Json(body)).into_response()
+        let mut res = (status, Json(body)).into_response();
+        if let Some(secs) = retry_after {
+            res.headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.max(1).into());
+        }
+        res
     }
 }
 

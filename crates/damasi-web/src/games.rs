@@ -18,6 +18,7 @@ use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery};
 use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
 use crate::referee::{now_ms, EngineState, Live, Slot};
 use crate::store::{self, GameRow, Player};
+use crate::streams::Client;
 use crate::AppState;
 
 /// One ply of a game: the move, the position after it, its thinking time and the clocks.
@@ -457,15 +458,37 @@ const LONG_POLL: Duration = Duration::from_secs(25);
 
 /// `GET /api/games/{id}[?wait_version=N][&from=PLY][&limit=N]`: the game with a page of its
 /// plies (by default the newest [`DEFAULT_PLY_LIMIT`]).
+///
+/// A `wait_version` request is long-lived: it is counted per address with the streams
+/// ([`crate::streams`]), and beyond their cap it is a 429 `too-many-streams`; while it waits
+/// it holds none of the ordinary connection slots.
 pub async fn show(
     State(state): State<AppState>,
+    client: Client,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<ShowQuery>,
-) -> Result<Json<GameView>, ApiError> {
-    let slot = state.referee.slot(id).await?;
-    if let Some(seen) = q.wait_version {
-        slot.wait_past(seen, LONG_POLL).await;
+) -> Result<Response, ApiError> {
+    let Some(seen) = q.wait_version else {
+        return Ok(show_now(&state, id, &q).await?.into_response());
+    };
+    let permit = state.streams.open(client.address, None)?;
+    client.release_slot();
+    let res = async {
+        state
+            .referee
+            .slot(id)
+            .await?
+            .wait_past(seen, LONG_POLL)
+            .await;
+        show_now(&state, id, &q).await
     }
+    .await
+    .into_response();
+    Ok(client.hold(res, permit))
+}
+
+async fn show_now(state: &AppState, id: i64, q: &ShowQuery) -> Result<Json<GameView>, ApiError> {
+    let slot = state.referee.slot(id).await?;
     let limit = q.limit.unwrap_or(DEFAULT_PLY_LIMIT);
     let window = match q.from {
         Some(from) => PlyWindow::From { from, limit },

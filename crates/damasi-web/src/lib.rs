@@ -68,6 +68,7 @@ pub mod record;
 pub mod referee;
 pub mod security;
 pub mod store;
+pub mod streams;
 pub mod tablebase;
 
 pub use brain::Brain;
@@ -77,6 +78,7 @@ pub use online::{Online, OnlineConfig};
 pub use referee::Referee;
 pub use security::Security;
 pub use store::Store;
+pub use streams::{StreamLimits, Streams};
 
 /// Largest request body accepted (a PDN file of many games fits).
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -98,6 +100,8 @@ pub struct AppState {
     pub limits: Arc<online::http::Limits>,
     /// Endgame tables, if the server has them (`GET /api/tablebase`).
     pub tablebase: Option<Arc<dyn EndgameOracle>>,
+    /// The long-lived requests (streams, WebSockets, long-polls) being served, and their caps.
+    pub streams: Arc<Streams>,
 }
 
 impl AppState {
@@ -131,6 +135,7 @@ impl AppState {
             online: Online::in_memory(),
             limits: Arc::new(online::http::Limits::default()),
             tablebase: None,
+            streams: Arc::new(Streams::default()),
         }
     }
 
@@ -143,6 +148,12 @@ impl AppState {
     /// The same state with endgame tables for `GET /api/tablebase` (`None`: without).
     pub fn with_tablebase(mut self, oracle: Option<Arc<dyn EndgameOracle>>) -> AppState {
         self.tablebase = oracle;
+        self
+    }
+
+    /// The same state with other caps on long-lived requests (see [`streams`]).
+    pub fn with_stream_limits(mut self, limits: StreamLimits) -> AppState {
+        self.streams = Arc::new(Streams::new(limits));
         self
     }
 
@@ -204,7 +215,8 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Most connections served at once; more wait in the listen queue. Each costs a file
-/// descriptor, and the usual limit is 1,024.
+/// descriptor, and the usual limit is 1,024. Long-lived requests (streams, WebSockets,
+/// long-polls) give their slot back and are counted apart ([`streams`]).
 pub const MAX_CONNECTIONS: usize = 512;
 
 /// Limits on connections and the trusted proxies, for [`serve_with`].
@@ -233,7 +245,8 @@ impl Default for ServeOptions {
 /// Serves `router(state)` on `addr` until Ctrl-C; `on_ready` is called with the bound address
 /// (useful when the port is 0). Slow clients cannot hold the server: headers must arrive
 /// within [`HEADER_TIMEOUT`], bodies within [`BODY_TIMEOUT`], and at most
-/// [`MAX_CONNECTIONS`] connections are served at once.
+/// [`MAX_CONNECTIONS`] connections are served at once, besides the long-lived requests
+/// ([`streams`]), which have caps of their own.
 pub async fn serve(
     state: AppState,
     addr: SocketAddr,
@@ -295,11 +308,15 @@ pub async fn serve_with(
         };
         let app = app.clone();
         let trusted = trusted.clone();
+        // A request that turns into a stream gives the slot back (see `streams::Client::hold`).
+        let slot = streams::ConnectionSlot::new(permit);
         tokio::spawn(async move {
+            let held = slot.clone();
             let service = hyper::service::service_fn(
                 move |mut req: hyper::Request<hyper::body::Incoming>| {
                     let client = security::client_address(peer, req.headers(), &trusted);
                     req.extensions_mut().insert(ConnectInfo(client));
+                    req.extensions_mut().insert(held.clone());
                     app.clone().oneshot(req)
                 },
             );
@@ -310,7 +327,7 @@ pub async fn serve_with(
                 // WebSockets (online play) take the connection over after the upgrade.
                 .with_upgrades();
             let _ = conn.await;
-            drop(permit);
+            slot.release();
         });
     }
 }

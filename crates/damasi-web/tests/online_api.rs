@@ -14,6 +14,7 @@ use tower::ServiceExt;
 struct Reply {
     status: StatusCode,
     cookie: Option<String>,
+    retry_after: Option<u64>,
     body: Value,
 }
 
@@ -50,11 +51,16 @@ async fn send(app: &Router, method: Method, uri: &str, who: &As, body: Option<Va
         .headers()
         .get(header::SET_COOKIE)
         .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string());
+    let retry_after = res
+        .headers()
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
     let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
     let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     Reply {
         status,
         cookie,
+        retry_after,
         body,
     }
 }
@@ -208,6 +214,106 @@ async fn sign_ups_from_one_address_are_rate_limited() {
         limited,
         "eight sign-ups in a row must hit the limit of five a minute"
     );
+}
+
+/// The commonest passwords, in any case, and the name itself are refused at sign-up.
+#[tokio::test]
+async fn common_passwords_are_refused_at_sign_up() {
+    let app = router(AppState::in_memory());
+    let anon = As::default();
+    for pw in ["password123", "12345678", "GALATASARAY"] {
+        let r = post(
+            &app,
+            "/api/account/signup",
+            &anon,
+            json!({"name": "kemal", "password": pw}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{pw}: {}", r.body);
+        assert_eq!(r.body["code"], "bad-request");
+        let message = r.body["error"].as_str().unwrap();
+        assert!(message.contains("commonest"), "{pw}: {message}");
+    }
+    let r = post(
+        &app,
+        "/api/account/signup",
+        &anon,
+        json!({"name": "kemalpasa", "password": "KemalPasa"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    sign_up(&app, "kemal").await;
+}
+
+/// After five failed log-ins in a row for one name, the next attempt for that name waits (429
+/// `too-many-failures` with `Retry-After`), even with the right password; other names from the
+/// same client are not concerned, and after the wait a success clears the count.
+#[tokio::test]
+async fn failed_log_ins_are_limited_per_account() {
+    let app = router(AppState::in_memory());
+    sign_up(&app, "ayse").await;
+    sign_up(&app, "mehmet").await;
+    let log_in = |name: &str, pw: &str| {
+        let app = app.clone();
+        let body = json!({"name": name, "password": pw});
+        async move { post(&app, "/api/account/login", &As::default(), body).await }
+    };
+    for i in 0..5 {
+        let r = log_in("ayse", "a wrong guess").await;
+        assert_eq!(r.status, StatusCode::UNAUTHORIZED, "guess {i}: {}", r.body);
+    }
+    let r = log_in("AYSE", "a good password").await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
+    assert_eq!(r.body["code"], "too-many-failures");
+    let wait = r.retry_after.expect("Retry-After");
+    assert!((1..=300).contains(&wait), "{wait}");
+    // Another account from the same client: a normal answer.
+    assert_eq!(
+        log_in("mehmet", "a good password").await.status,
+        StatusCode::OK
+    );
+    // The owner, after the wait: in, and the count starts again.
+    tokio::time::sleep(Duration::from_millis(wait * 1000 + 300)).await;
+    assert_eq!(
+        log_in("ayse", "a good password").await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        log_in("ayse", "a wrong guess").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+/// One account's streams are capped wherever they come from (here: no address at all); the
+/// 17th is a 429 `too-many-streams`, and a closed stream gives its place back.
+#[tokio::test]
+async fn one_account_cannot_open_endless_streams() {
+    let app = router(AppState::in_memory());
+    let bot = token(&app, &sign_up(&app, "streamer").await).await;
+    let open = |who: As| {
+        let app = app.clone();
+        async move {
+            app.oneshot(request(Method::GET, "/api/stream/event", &who, None))
+                .await
+                .unwrap()
+        }
+    };
+    let mut streams = Vec::new();
+    for i in 0..damasi_web::streams::STREAMS_PER_ACCOUNT {
+        let res = open(bot.clone()).await;
+        assert_eq!(res.status(), StatusCode::OK, "stream {i}");
+        streams.push(res);
+    }
+    let refused = open(bot.clone()).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    let body = to_bytes(refused.into_body(), 1 << 16).await.unwrap();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["code"], "too-many-streams");
+    // Another account is not concerned.
+    let other = sign_up(&app, "watcher").await;
+    assert_eq!(open(other).await.status(), StatusCode::OK);
+    streams.pop();
+    assert_eq!(open(bot).await.status(), StatusCode::OK);
 }
 
 #[tokio::test]

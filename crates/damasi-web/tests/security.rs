@@ -400,8 +400,8 @@ async fn the_game_socket_works_over_a_real_connection() {
 
 /// Behind a reverse proxy every connection comes from the proxy: its `X-Forwarded-For` names
 /// the visitor when the proxy is trusted, so one visitor's failed log-ins do not lock out
-/// another's right password (the audit saw a 429 there), and without `--trusted-proxy` the
-/// header is not believed.
+/// another visitor (the audit saw a 429 there), and without `--trusted-proxy` the header is
+/// not believed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_a_trusted_proxy_the_limits_count_visitors() {
     for trusted in [true, false] {
@@ -417,7 +417,9 @@ async fn behind_a_trusted_proxy_the_limits_count_visitors() {
         let account = json!({"name": "ayse", "password": "a long password"});
         let (code, text) = post_json(addr, "/api/account/signup", &account).await;
         assert_eq!(code, 200, "{text}");
-        let wrong = json!({"name": "ayse", "password": "a wrong guess"});
+        // The guesses are for another name: a name's own limit (which would also hold up
+        // ayse) is tested below.
+        let wrong = json!({"name": "mehmet", "password": "a wrong guess"});
         let attacker = "X-Forwarded-For: 203.0.113.66\r\n";
         let mut refused = false;
         for _ in 0..12 {
@@ -434,4 +436,264 @@ async fn behind_a_trusted_proxy_the_limits_count_visitors() {
             assert_eq!(code, 429, "an untrusted header changes nothing: {text}");
         }
     }
+}
+
+/// Sends `request` on a new connection and reads the answer's head (status line and headers);
+/// the connection stays open (a stream goes on). Panics when no head comes within 10 s.
+async fn open_with_head(addr: SocketAddr, request: &str) -> (TcpStream, u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(10), async {
+        while !String::from_utf8_lossy(&got).contains("\r\n\r\n") {
+            let n = s.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&got).into_owned();
+    assert!(
+        read.is_ok(),
+        "no answer within 10 s to {request:?}: {text:?}"
+    );
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (s, code, text)
+}
+
+/// A guest's session cookie and an open online game of that guest.
+async fn guest_with_game(addr: SocketAddr) -> (String, String) {
+    let (code, text) = post_json(addr, "/api/account/guest", &json!({})).await;
+    assert_eq!(code, 200, "{text}");
+    let cookie = text
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("set-cookie")
+                .then(|| value.split(';').next().unwrap_or("").trim().to_string())
+        })
+        .expect("a session cookie");
+    let more = format!("Cookie: {cookie}\r\n");
+    let (code, text) = post_json_with(
+        addr,
+        "/api/online/games",
+        &json!({"minutes": 5, "increment": 3}),
+        &more,
+    )
+    .await;
+    assert_eq!(code, 200, "{text}");
+    let json_at = text.find("\r\n\r\n").expect("a body") + 4;
+    let created: Value = serde_json::from_str(&text[json_at..]).expect("JSON");
+    let id = created["id"].as_str().expect("a game id").to_string();
+    (cookie, id)
+}
+
+/// Streams that never end (the audit held 600 game streams) are capped per address, and they
+/// do not take the connection slots: with 8 slots and 40 streams from one client, the extra
+/// streams are refused with 429 `too-many-streams` and the lobby still answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_streams_are_capped_and_do_not_hold_connections() {
+    let addr = start(ServeOptions {
+        max_connections: 8,
+        ..Default::default()
+    })
+    .await;
+    let (_, id) = guest_with_game(addr).await;
+    // `Connection: close`: a refusal ends its connection at once.
+    let stream = format!(
+        "GET /api/board/game/stream/{id} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    );
+    let mut open = Vec::new();
+    let mut refused = 0;
+    for _ in 0..40 {
+        let (s, code, head) = open_with_head(addr, &stream).await;
+        match code {
+            200 => open.push(s),
+            429 => {
+                refused += 1;
+                let mut s = s;
+                let mut rest = Vec::new();
+                tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut rest))
+                    .await
+                    .expect("a refusal ends")
+                    .unwrap();
+                let all = format!("{head}{}", String::from_utf8_lossy(&rest));
+                assert!(all.contains("too-many-streams"), "{all}");
+            }
+            _ => panic!("{head}"),
+        }
+    }
+    assert_eq!(open.len(), damasi_web::streams::STREAMS_PER_ADDRESS);
+    assert_eq!(refused, 40 - damasi_web::streams::STREAMS_PER_ADDRESS);
+    // Ordinary requests still have their slots.
+    for path in ["/api/lobby", "/api/health"] {
+        let code = tokio::time::timeout(Duration::from_secs(10), http_get(addr, path))
+            .await
+            .unwrap_or_else(|_| panic!("{path} got no answer within 10 s"));
+        assert_eq!(code, 200, "{path}");
+    }
+    // Closed streams give their places back (the server sees it at its next keep-alive line).
+    drop(open);
+    let mut again = None;
+    for _ in 0..120 {
+        let (s, code, head) = open_with_head(addr, &stream).await;
+        match code {
+            200 => {
+                again = Some(s);
+                break;
+            }
+            429 => tokio::time::sleep(Duration::from_millis(500)).await,
+            _ => panic!("{head}"),
+        }
+    }
+    assert!(again.is_some(), "a closed stream's place comes back");
+}
+
+/// `wait_version` long-polls are long-lived too: 24 at once from one client with 8
+/// connection slots: 16 wait (and end with 200), 8 are refused at once, and the lobby answers
+/// meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_polls_are_capped_and_do_not_hold_connections() {
+    let addr = start(ServeOptions {
+        max_connections: 8,
+        ..Default::default()
+    })
+    .await;
+    let (code, text) = post_json(addr, "/api/games", &json!({})).await;
+    assert_eq!(code, 201, "{text}");
+    let json_at = text.find("\r\n\r\n").expect("a body") + 4;
+    let game: Value = serde_json::from_str(&text[json_at..]).expect("JSON");
+    let id = game["id"].as_i64().expect("an id");
+    // Nothing changes in the game: every poll waits its whole time (25 s).
+    let version = game["version"].as_u64().expect("a version");
+    let polls: Vec<_> = (0..24)
+        .map(|_| {
+            tokio::spawn(async move {
+                http_get(addr, &format!("/api/games/{id}?wait_version={version}")).await
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let code = tokio::time::timeout(Duration::from_secs(10), http_get(addr, "/api/lobby"))
+        .await
+        .expect("the lobby answers within 10 s while long-polls wait");
+    assert_eq!(code, 200);
+    let mut codes = Vec::new();
+    for p in polls {
+        codes.push(p.await.unwrap());
+    }
+    let waited = codes.iter().filter(|&&c| c == 200).count();
+    let refused = codes.iter().filter(|&&c| c == 429).count();
+    assert_eq!(
+        (waited, refused),
+        (
+            damasi_web::streams::STREAMS_PER_ADDRESS,
+            24 - damasi_web::streams::STREAMS_PER_ADDRESS
+        ),
+        "{codes:?}"
+    );
+    // All places are back.
+    assert_eq!(
+        http_get(addr, &format!("/api/games/{id}?wait_version=0")).await,
+        200
+    );
+}
+
+/// Spectator WebSockets are capped per address before the upgrade, and a socket whose client
+/// stops answering pings is closed, which gives its place back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectator_sockets_are_capped_and_silent_ones_dropped() {
+    let addr = start(ServeOptions::default()).await;
+    let (_, id) = guest_with_game(addr).await;
+    let upgrade = format!(
+        "GET /api/online/games/{id}/socket HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    );
+    let mut sockets = Vec::new();
+    for _ in 0..damasi_web::streams::STREAMS_PER_ADDRESS {
+        let (s, code, head) = open_with_head(addr, &upgrade).await;
+        assert_eq!(code, 101, "{head}");
+        sockets.push(s);
+    }
+    let (_, code, head) = open_with_head(addr, &upgrade).await;
+    assert_eq!(code, 429, "{head}");
+    // These clients read but never answer a ping: the server closes them.
+    let mut s = sockets.pop().unwrap();
+    let closed = tokio::time::timeout(Duration::from_secs(60), async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match s.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "a socket that answers no ping is closed");
+    // Its place (and the others', closed the same way) comes back.
+    let mut upgraded = false;
+    for _ in 0..120 {
+        let (_, code, head) = open_with_head(addr, &upgrade).await;
+        match code {
+            101 => {
+                upgraded = true;
+                break;
+            }
+            429 => tokio::time::sleep(Duration::from_millis(500)).await,
+            _ => panic!("{head}"),
+        }
+    }
+    assert!(upgraded, "a dropped socket's place comes back");
+}
+
+/// Guesses for one account from many addresses (the audit ran 1,000 from 100 addresses): after
+/// five failures in a row the name's attempts wait a growing delay, whatever the address, and
+/// an unknown name is treated the same, so the answers tell nothing; other accounts log in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guesses_from_many_addresses_are_limited_per_account() {
+    let addr = start(ServeOptions {
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..Default::default()
+    })
+    .await;
+    for name in ["ayse", "mehmet"] {
+        let account = json!({"name": name, "password": "a long password"});
+        let (code, text) = post_json(addr, "/api/account/signup", &account).await;
+        assert_eq!(code, 200, "{text}");
+    }
+    let mut answers = Vec::new();
+    for name in ["ayse", "nobody"] {
+        let wrong = json!({"name": name, "password": "a wrong guess"});
+        let mut codes = Vec::new();
+        for i in 1..=20 {
+            let from = format!("X-Forwarded-For: 203.0.113.{i}\r\n");
+            let (code, text) = post_json_with(addr, "/api/account/login", &wrong, &from).await;
+            if code == 429 {
+                assert!(text.contains("too-many-failures"), "{text}");
+                assert!(
+                    text.to_ascii_lowercase().contains("retry-after: "),
+                    "{text}"
+                );
+            }
+            codes.push(code);
+        }
+        assert_eq!(codes[..5], [401; 5], "{name}: {codes:?}");
+        assert_eq!(codes[5..], [429; 15], "{name}: {codes:?}");
+        answers.push(codes);
+    }
+    assert_eq!(
+        answers[0], answers[1],
+        "an unknown name is answered the same"
+    );
+    // Another account, from an address that guessed: in.
+    let mehmet = json!({"name": "mehmet", "password": "a long password"});
+    let from = "X-Forwarded-For: 203.0.113.1\r\n";
+    let (code, text) = post_json_with(addr, "/api/account/login", &mehmet, from).await;
+    assert_eq!(code, 200, "{text}");
 }

@@ -143,6 +143,30 @@ fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The commonest passwords (of 8 characters or more), which guessers try first, lower case,
+/// one a line.
+const COMMON_PASSWORDS: &str = include_str!("common_passwords.txt");
+
+/// Refuses a new password that is one of the commonest (the list in `common_passwords.txt`,
+/// whatever the case) or the account's name.
+pub fn check_new_password(name: &str, password: &str) -> Result<(), ApiError> {
+    let lower = password.trim().to_lowercase();
+    if lower == name.trim().to_lowercase() {
+        return Err(ApiError::BadRequest(
+            "a password must not be the name: choose another".into(),
+        ));
+    }
+    if COMMON_PASSWORDS
+        .lines()
+        .any(|common| common.trim() == lower)
+    {
+        return Err(ApiError::BadRequest(
+            "this password is one of the commonest, which are guessed first: choose another".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Password hashes computed at once, at most: argon2id takes 19 MiB and tens of ms of a
 /// core each, so an unbounded number (one per log-in attempt) would take the machine's memory
 /// and every other request's CPU.
@@ -235,6 +259,8 @@ impl Accounts {
         now: i64,
     ) -> Result<Player, ApiError> {
         check_name(name)?;
+        check_password(&password)?;
+        check_new_password(name, &password)?;
         let hash = hash_password(password).await?;
         Ok(self
             .db

@@ -162,7 +162,7 @@ fn error_to_wire(e: &ApiError) -> Value {
         ApiError::Forbidden { .. } => "forbidden",
         ApiError::Conflict { .. } => "conflict",
         ApiError::Unauthorized(_) => "unauthorized",
-        ApiError::TooMany(_) => "too-many",
+        ApiError::TooMany(_) | ApiError::Limited { .. } => "too-many",
         ApiError::Busy(_) => "busy",
         ApiError::Overloaded(_) => "overloaded",
         ApiError::Internal(_) => "internal",

@@ -4,11 +4,12 @@
 //! `Authorization: Bearer` token; rate limits keep one client from flooding sign-ups, log-ins,
 //! seeks, moves and chat.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, State};
@@ -26,6 +27,7 @@ use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::{ApiError, ApiJson, ApiPath, OptionalJson};
 use crate::referee::now_ms;
+use crate::streams::Client;
 use crate::AppState;
 
 use super::accounts::{
@@ -36,12 +38,56 @@ use super::rating::{self, Speed};
 use super::table::{side_name, Status};
 use super::{parse_color, NewGame, Online};
 
+/// Failed log-ins in a row for one name that are let through at once; after them each
+/// attempt waits a growing delay (see [`Limits::check_log_in`]).
+pub const FREE_LOG_IN_FAILURES: u32 = 5;
+
+/// Longest delay between two log-in attempts for one name.
+pub const MAX_LOG_IN_DELAY: Duration = Duration::from_secs(5 * 60);
+
+/// A name's failed log-ins are forgotten after this long without an attempt.
+const FORGET_FAILURES: Duration = Duration::from_secs(60 * 60);
+
+/// Most names whose failed log-ins are remembered (the oldest are forgotten first).
+const MAX_FAILING_NAMES: usize = 100_000;
+
+/// Failed log-ins in a row for one name.
+struct Failures {
+    /// Attempts since the last success (one under way counts).
+    count: u32,
+    /// The next attempt is refused before this, once `count` reached the free ones.
+    next: Instant,
+    /// The last attempt.
+    last: Instant,
+}
+
+/// The delay after `count` attempts that all failed: none for the first few, then 1 s, 2 s,
+/// 4 s ... up to [`MAX_LOG_IN_DELAY`].
+fn log_in_delay(count: u32) -> Duration {
+    match count.checked_sub(FREE_LOG_IN_FAILURES) {
+        None => Duration::ZERO,
+        Some(k) => Duration::from_secs(1u64 << k.min(20)).min(MAX_LOG_IN_DELAY),
+    }
+}
+
+/// The key of a name in the failures: lower case (names are unique case-insensitively), and
+/// short (no account has a longer name; a huge one must not take memory).
+fn failure_key(name: &str) -> String {
+    name.trim()
+        .chars()
+        .take(32)
+        .collect::<String>()
+        .to_lowercase()
+}
+
 /// Rate limits per client.
 pub struct Limits {
     /// Sign-ups and guest sessions per address.
     accounts: DefaultKeyedRateLimiter<String>,
     /// Log-in attempts per address.
     log_ins: DefaultKeyedRateLimiter<String>,
+    /// Failed log-ins in a row per name, whether or not an account has it (from any address).
+    failures: Mutex<HashMap<String, Failures>>,
     /// Seeks, challenges and pool joins per player.
     seeks: DefaultKeyedRateLimiter<i64>,
     /// Moves and other game actions per player.
@@ -59,6 +105,7 @@ impl Default for Limits {
         Limits {
             accounts: RateLimiter::keyed(per_minute(5)),
             log_ins: RateLimiter::keyed(per_minute(10)),
+            failures: Mutex::new(HashMap::new()),
             seeks: RateLimiter::keyed(per_minute(30)),
             actions: RateLimiter::keyed(
                 Quota::per_second(NonZeroU32::new(20).expect("positive"))
@@ -74,9 +121,75 @@ impl Limits {
     pub fn shrink(&self) {
         self.accounts.retain_recent();
         self.log_ins.retain_recent();
+        self.failing()
+            .retain(|_, f| f.last.elapsed() < FORGET_FAILURES);
         self.seeks.retain_recent();
         self.actions.retain_recent();
         self.chat.retain_recent();
+    }
+
+    fn failing(&self) -> MutexGuard<'_, HashMap<String, Failures>> {
+        // Plain counts: still right after a panic elsewhere.
+        self.failures.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Lets a log-in attempt for `name` go ahead, or refuses it with a 429
+    /// `too-many-failures` (and `Retry-After`) when the name's last attempts failed: after
+    /// [`FREE_LOG_IN_FAILURES`] in a row, each attempt waits 1 s, 2 s, 4 s ... (at most
+    /// [`MAX_LOG_IN_DELAY`]) after the one before, from whatever address. The attempt counts
+    /// as failed until [`Limits::log_in_succeeded`] (or [`Limits::log_in_not_tried`]) says
+    /// otherwise, so attempts sent at once do not slip through together. Unknown names are
+    /// counted the same way, so the answers tell nothing about which names exist.
+    pub fn check_log_in(&self, name: &str) -> Result<(), ApiError> {
+        let key = failure_key(name);
+        let now = Instant::now();
+        let mut map = self.failing();
+        if !map.contains_key(&key) && map.len() >= MAX_FAILING_NAMES {
+            map.retain(|_, f| now.saturating_duration_since(f.last) < FORGET_FAILURES);
+            if map.len() >= MAX_FAILING_NAMES {
+                let oldest = map
+                    .iter()
+                    .min_by_key(|(_, f)| f.last)
+                    .map(|(k, _)| k.clone());
+                if let Some(k) = oldest {
+                    map.remove(&k);
+                }
+            }
+        }
+        let f = map.entry(key).or_insert(Failures {
+            count: 0,
+            next: now,
+            last: now,
+        });
+        if now.saturating_duration_since(f.last) >= FORGET_FAILURES {
+            f.count = 0;
+        }
+        if f.count >= FREE_LOG_IN_FAILURES && now < f.next {
+            let wait = f.next - now;
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            return Err(ApiError::Limited {
+                code: "too-many-failures",
+                message: format!("too many failed log-ins for this name: try again in {secs} s"),
+                retry_after: Some(secs),
+            });
+        }
+        f.count = f.count.saturating_add(1);
+        f.last = now;
+        f.next = now + log_in_delay(f.count);
+        Ok(())
+    }
+
+    /// A log-in for `name` succeeded: its failures are forgotten.
+    pub fn log_in_succeeded(&self, name: &str) {
+        self.failing().remove(&failure_key(name));
+    }
+
+    /// A log-in for `name` could not check the password (the server was busy): it does not
+    /// count as a failure.
+    pub fn log_in_not_tried(&self, name: &str) {
+        if let Some(f) = self.failing().get_mut(&failure_key(name)) {
+            f.count = f.count.saturating_sub(1);
+        }
     }
 
     /// Refuses a game action (move, offer, resignation) beyond the player's rate.
@@ -260,12 +373,19 @@ async fn log_in(
         &client_ip(conn.as_ref()),
         "log-in attempts",
     )?;
-    let p = state
-        .online
-        .accounts()
-        .log_in(c.name.trim(), c.password)
-        .await?;
-    start_session(&state, &headers, p).await
+    let name = c.name.trim();
+    state.limits.check_log_in(name)?;
+    match state.online.accounts().log_in(name, c.password).await {
+        Ok(p) => {
+            state.limits.log_in_succeeded(name);
+            start_session(&state, &headers, p).await
+        }
+        Err(e @ ApiError::Unauthorized(_)) => Err(e),
+        Err(e) => {
+            state.limits.log_in_not_tried(name);
+            Err(e)
+        }
+    }
 }
 
 async fn guest(
@@ -821,9 +941,11 @@ fn line(v: &Value) -> Result<Bytes, Infallible> {
 
 async fn event_stream(
     State(state): State<AppState>,
+    client: Client,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let p = player(&state.online, &headers).await?;
+    let permit = state.streams.open(client.address, Some(p.id))?;
     let mut events = state.online.user_events(p.id);
     // Games already being played are announced first, as lichess does.
     let mut first = Vec::new();
@@ -857,15 +979,21 @@ async fn event_stream(
             }
         }
     });
-    Ok(ndjson(rx))
+    Ok(client.hold(ndjson(rx), permit))
 }
 
+/// A game's stream: its players name themselves (session or token) and count as such, anybody
+/// else counts as a spectator from their address.
 async fn game_stream(
     State(state): State<AppState>,
+    client: Client,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
     let me = state.online.accounts().identify(&headers).await?;
+    let permit = state
+        .streams
+        .open(client.address, me.as_ref().map(|p| p.id))?;
     let (mut full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
     if let Some(o) = full.as_object_mut() {
         o.remove("you");
@@ -881,7 +1009,7 @@ async fn game_stream(
             online.connected(&id, side, false).await;
         }
     });
-    Ok(ndjson(rx))
+    Ok(client.hold(ndjson(rx), permit))
 }
 
 /// Sends `full`, then every event of the table, until the client goes away or the game is
@@ -921,5 +1049,46 @@ async fn stream_game(
         if tx.send(line(&out)).await.is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_in_delays_grow_to_a_cap() {
+        let secs = |n| log_in_delay(n).as_secs();
+        assert_eq!(
+            (1..=8).map(secs).collect::<Vec<_>>(),
+            [0, 0, 0, 0, 1, 2, 4, 8]
+        );
+        assert_eq!(secs(13), 256);
+        assert_eq!(secs(14), 300);
+        assert_eq!(secs(u32::MAX), 300);
+    }
+
+    #[test]
+    fn failed_log_ins_are_counted_per_name_and_a_success_forgets_them() {
+        let limits = Limits::default();
+        for _ in 0..FREE_LOG_IN_FAILURES {
+            assert!(limits.check_log_in("Ayse").is_ok());
+        }
+        let refused = limits.check_log_in(" ayse ").expect_err("refused");
+        assert_eq!(refused.code(), "too-many-failures");
+        assert!(matches!(
+            refused,
+            ApiError::Limited {
+                retry_after: Some(1),
+                ..
+            }
+        ));
+        // Another name is not concerned, nor is a name after a success.
+        assert!(limits.check_log_in("mehmet").is_ok());
+        limits.log_in_succeeded("AYSE");
+        assert!(limits.check_log_in("ayse").is_ok());
+        // A huge name is kept short.
+        assert!(limits.check_log_in(&"x".repeat(100_000)).is_ok());
+        assert!(limits.failing().keys().all(|k| k.len() <= 32));
     }
 }

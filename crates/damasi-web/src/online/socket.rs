@@ -7,7 +7,10 @@
 //! answered with `{"type":"error","code":...,"error":...}` on the same socket.
 //!
 //! The upgrade is refused unless the browser's `Origin` is this server (a page on another
-//! site must not play for the player whose cookie it would carry).
+//! site must not play for the player whose cookie it would carry), and beyond the caps on
+//! long-lived requests ([`crate::streams`]) with a 429 `too-many-streams`. A socket whose
+//! client has not answered a ping for [`PONG_TIMEOUT`], or does not take a message within it,
+//! is closed, and its place is given back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +25,7 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::error::{ApiError, ApiPath};
+use crate::streams::{Client, StreamPermit};
 use crate::AppState;
 
 use super::accounts::Player;
@@ -33,9 +37,16 @@ pub const MAX_MESSAGE: usize = 4 * 1024;
 /// How often the server pings to measure lag.
 pub const PING_EVERY: Duration = Duration::from_secs(3);
 
-/// Upgrades to the game's WebSocket.
+/// A socket whose ping has had no pong this long, or that takes this long to accept a
+/// message, is dropped (its client is gone or stopped reading).
+pub const PONG_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Upgrades to the game's WebSocket: a long-lived request (see [`crate::streams`]), counted
+/// for the player or, for a spectator, for the address; beyond the caps a 429 before the
+/// upgrade.
 pub async fn upgrade(
     State(state): State<AppState>,
+    client: Client,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ws: WebSocketUpgrade,
@@ -47,6 +58,9 @@ pub async fn upgrade(
         });
     }
     let me = state.online.accounts().identify(&headers).await?;
+    let permit = state
+        .streams
+        .open(client.address, me.as_ref().map(|p| p.id))?;
     let watch = state.online.watch(&id, me.as_ref()).await?;
     let online = state.online.clone();
     let limits = state.limits.clone();
@@ -54,7 +68,7 @@ pub async fn upgrade(
         .max_message_size(MAX_MESSAGE)
         .max_frame_size(MAX_MESSAGE)
         .on_upgrade(move |socket| async move {
-            run(socket, online, id, watch, me, limits).await;
+            run(socket, online, id, watch, me, limits, permit).await;
         }))
 }
 
@@ -71,6 +85,15 @@ struct ClientMessage {
     win: Option<bool>,
 }
 
+/// Sends `msg`; false when the socket is closed or its client has not taken it within
+/// [`PONG_TIMEOUT`].
+async fn send(socket: &mut WebSocket, msg: Message) -> bool {
+    matches!(
+        tokio::time::timeout(PONG_TIMEOUT, socket.send(msg)).await,
+        Ok(Ok(()))
+    )
+}
+
 async fn run(
     mut socket: WebSocket,
     online: Online,
@@ -78,13 +101,10 @@ async fn run(
     watch: Watch,
     me: Option<Player>,
     limits: Arc<super::http::Limits>,
+    _permit: StreamPermit,
 ) {
     let (full, side, mut events) = watch;
-    if socket
-        .send(Message::Text(full.to_string().into()))
-        .await
-        .is_err()
-    {
+    if !send(&mut socket, Message::Text(full.to_string().into())).await {
         return;
     }
     if let Some(side) = side {
@@ -92,6 +112,8 @@ async fn run(
     }
     let mut ping = tokio::time::interval(PING_EVERY);
     let mut ping_sent: Option<Instant> = None;
+    // When the oldest ping without a pong was sent.
+    let mut unanswered: Option<Instant> = None;
     loop {
         tokio::select! {
             incoming = socket.recv() => {
@@ -101,12 +123,13 @@ async fn run(
                         let reply = handle(&online, &id, me.as_ref(), &limits, text.as_str()).await;
                         if let Err(e) = reply {
                             let v = json!({"type": "error", "code": e.code(), "error": e.message()});
-                            if socket.send(Message::Text(v.to_string().into())).await.is_err() {
+                            if !send(&mut socket, Message::Text(v.to_string().into())).await {
                                 break;
                             }
                         }
                     }
                     Message::Pong(_) => {
+                        unanswered = None;
                         if let (Some(sent), Some(side)) = (ping_sent.take(), side) {
                             online.lag(&id, side, sent.elapsed()).await;
                         }
@@ -127,13 +150,19 @@ async fn run(
                     }
                     Err(broadcast::error::RecvError::Closed) => break,
                 };
-                if socket.send(Message::Text(v.into())).await.is_err() {
+                if !send(&mut socket, Message::Text(v.into())).await {
                     break;
                 }
             }
             _ = ping.tick() => {
-                ping_sent = Some(Instant::now());
-                if socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                if unanswered.is_some_and(|t| t.elapsed() >= PONG_TIMEOUT) {
+                    // The client stopped answering: its place goes to somebody else.
+                    break;
+                }
+                let now = Instant::now();
+                ping_sent = Some(now);
+                unanswered.get_or_insert(now);
+                if !send(&mut socket, Message::Ping(Vec::new().into())).await {
                     break;
                 }
             }
