@@ -16,10 +16,14 @@ mod train_cmd;
 
 /// Turkish draughts (Dama): play, analyse, and test the rules.
 #[derive(Parser)]
-#[command(name = "damasi", version, about, long_about = None)]
+#[command(name = "damasi", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no command, `damasi` serves the web app and takes `serve`'s options
+    /// (`damasi --port 9000` is `damasi serve --port 9000`).
+    #[command(flatten)]
+    serve: serve_cmd::ServeArgs,
 }
 
 #[derive(Subcommand)]
@@ -66,7 +70,7 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => serve_cmd::serve(serve_cmd::ServeArgs::default()),
+        None => serve_cmd::serve(cli.serve),
         Some(Command::Serve(a)) => serve_cmd::serve(a),
         Some(Command::Play(a)) => play_cmd::play(a),
         Some(Command::Perft(a)) => rules_cmds::perft(a),

@@ -160,3 +160,17 @@ fn export_site_writes_the_main_page_for_no_server() {
     );
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+#[test]
+fn serve_options_work_without_the_word_serve() {
+    // `damasi --port N` is `damasi serve --port N`: a bad value is refused by `serve`'s own
+    // option parser (before anything starts), naming the option.
+    let o = damasi(&["--port", "notaport"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--port"), "{err}");
+    assert!(!err.contains("unexpected argument"), "{err}");
+    // Subcommands keep their own options.
+    let o = damasi(&["perft", "--depth", "2"]);
+    assert_eq!(stdout(&o).lines().last(), Some("64")); // the rules file: depth 2
+}
