@@ -37,6 +37,14 @@ pub struct ServeArgs {
     /// online play needs the players' own log-ins instead.
     #[arg(long)]
     token: Option<String>,
+    /// Most long-lived connections (game sockets, event and game streams, waiting requests)
+    /// from one client address [default: 16]: raise it for a club behind one address.
+    #[arg(long, value_name = "N")]
+    streams_per_address: Option<usize>,
+    /// Most long-lived connections in all [default: 400]; each costs a file descriptor, so
+    /// raise the process's limit (`ulimit -n`) with it.
+    #[arg(long, value_name = "N")]
+    max_streams: Option<usize>,
     /// Keep accounts, ratings and online games in PostgreSQL
     /// (`postgres://USER:PASSWORD@HOST/DB`) instead of `online.sqlite3` in the data directory.
     #[arg(long, value_name = "URL")]
@@ -158,6 +166,20 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         }
         state = state.with_online(online);
     }
+    let defaults = damasi_web::StreamLimits::default();
+    let limits = damasi_web::StreamLimits {
+        per_address: a.streams_per_address.unwrap_or(defaults.per_address).max(1),
+        total: a.max_streams.unwrap_or(defaults.total).max(1),
+        ..defaults
+    };
+    if !a.allowed_hosts.is_empty() && a.trusted_proxies.is_empty() {
+        eprintln!(
+            "damasi: note: behind a reverse proxy, give --trusted-proxy ADDR, or every visitor \
+             shares the proxy's address (and its {} long-lived connections)",
+            limits.per_address
+        );
+    }
+    let state = state.with_stream_limits(limits);
     let state = state.with_security(security).with_tablebase(
         oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
     );

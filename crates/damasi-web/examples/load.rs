@@ -224,6 +224,13 @@ async fn main() {
         }
         None => AppState::open(&dir).expect("open the data directory"),
     };
+    // Every simulated player connects from this machine's one address: the per-address and
+    // total caps on long-lived connections are for a real crowd, which comes from many.
+    let state = state.with_stream_limits(damasi_web::StreamLimits {
+        per_address: 2 * players + 16,
+        total: 2 * players + 64,
+        ..Default::default()
+    });
     let online = state.online.clone();
     let db: OnlineDb = online.db().clone();
     // Names of this run, so a database used before does not get in the way.

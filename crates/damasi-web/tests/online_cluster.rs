@@ -399,7 +399,7 @@ fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
             plies += 1;
             last = ply(mover, &mut sockets, plies, &last).await;
         }
-        // Chat goes everywhere too.
+        // Chat goes to both players across the nodes, and to no spectator.
         sockets[0]
             .1
             .send(Message::Text(
@@ -409,7 +409,7 @@ fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
             ))
             .await
             .unwrap();
-        for (name, ws) in sockets.iter_mut() {
+        for (name, ws) in sockets[..2].iter_mut() {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
             loop {
                 let m = tokio::time::timeout_at(deadline, ws.next())
@@ -423,6 +423,28 @@ fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
                         assert_eq!(v["text"], "iyi oyunlar");
                         break;
                     }
+                }
+            }
+        }
+
+        // Two more plies between the players; the spectators see them and no chat line.
+        for mover in [0, 1] {
+            plies += 1;
+            last = ply(mover, &mut sockets[..2], plies, &last).await;
+        }
+        for (name, ws) in sockets[2..].iter_mut() {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let m = tokio::time::timeout_at(deadline, ws.next())
+                    .await
+                    .unwrap_or_else(|_| panic!("{name}: no game state"))
+                    .unwrap()
+                    .unwrap();
+                let Message::Text(t) = m else { continue };
+                let v: Value = serde_json::from_str(&t).unwrap();
+                assert_ne!(v["type"], "chatLine", "{name} got the players' chat: {v}");
+                if v["type"] == "gameState" && v["ply"] == plies {
+                    break;
                 }
             }
         }
