@@ -10,7 +10,7 @@ use axum::http::header::{self, HeaderMap};
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 use std::time::Duration;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::{broadcast, Semaphore};
 
 use crate::error::ApiError;
 
@@ -267,6 +267,10 @@ impl Credential {
     }
 }
 
+/// Revocation notices a socket or stream may fall behind by before it checks its session
+/// anyway.
+const REVOCATIONS_KEPT: usize = 64;
+
 /// Hexadecimal digits of a stored hash that name a session or token to its owner
 /// (`GET /api/account/sessions`): short, and telling nothing of the secret.
 pub const HANDLE_LEN: usize = 8;
@@ -280,9 +284,9 @@ pub fn handle_of(hash: &str) -> &str {
 #[derive(Clone)]
 pub struct Accounts {
     db: OnlineDb,
-    /// Goes up whenever a session or token is revoked in this process, so its sockets and
+    /// The account whose session or token was revoked in this process, so its sockets and
     /// streams check theirs again at once.
-    revoked: std::sync::Arc<watch::Sender<u64>>,
+    revoked: broadcast::Sender<i64>,
 }
 
 impl Accounts {
@@ -290,17 +294,18 @@ impl Accounts {
     pub fn new(db: OnlineDb) -> Accounts {
         Accounts {
             db,
-            revoked: std::sync::Arc::new(watch::channel(0).0),
+            revoked: broadcast::channel(REVOCATIONS_KEPT).0,
         }
     }
 
-    /// A receiver that changes whenever a session or token is revoked in this process.
-    pub fn revocations(&self) -> watch::Receiver<u64> {
+    /// The ids of the accounts whose sessions or tokens are revoked in this process, as they
+    /// are.
+    pub fn revocations(&self) -> broadcast::Receiver<i64> {
         self.revoked.subscribe()
     }
 
-    fn revoked_now(&self) {
-        self.revoked.send_modify(|n| *n = n.wrapping_add(1));
+    fn revoked_now(&self, user: i64) {
+        let _ = self.revoked.send(user);
     }
 
     /// Creates an account with a password.
@@ -377,8 +382,15 @@ impl Accounts {
 
     /// Forgets a session (log-out).
     pub async fn end_session(&self, secret: &str) -> Result<(), ApiError> {
-        self.db.delete_secret(secret_hash(secret)).await?;
-        self.revoked_now();
+        let hash = secret_hash(secret);
+        let owner = self
+            .db
+            .user_by_secret(hash.clone(), SecretKind::Session, i64::MIN)
+            .await?;
+        self.db.delete_secret(hash).await?;
+        if let Some(user) = owner {
+            self.revoked_now(user.id);
+        }
         Ok(())
     }
 
@@ -472,7 +484,7 @@ impl Accounts {
             .revoke_secrets(player.id, prefix, keep.map(|c| c.hash.clone()))
             .await?;
         if n > 0 {
-            self.revoked_now();
+            self.revoked_now(player.id);
         }
         Ok(n)
     }
@@ -510,7 +522,7 @@ impl Accounts {
             .db
             .set_password(player.id, new_hash, Some(keep.hash.clone()))
             .await?;
-        self.revoked_now();
+        self.revoked_now(player.id);
         Ok(n)
     }
 }
@@ -538,11 +550,14 @@ impl RevocationWatch {
             every.tick().await;
             loop {
                 tokio::select! {
-                    changed = notices.changed() => {
-                        if changed.is_err() {
+                    notice = notices.recv() => match notice {
+                        // Another account's: nothing to check.
+                        Ok(user) if user != player.id => continue,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => {
                             every.tick().await;
                         }
-                    }
+                    },
                     _ = every.tick() => {}
                 }
                 // A database that does not answer is no proof of a revocation.

@@ -496,14 +496,23 @@ impl Online {
             let loaded = lock(&self.inner.tables).get(&id).cloned();
             let invited = match loaded {
                 None if self.inner.cluster.is_none() => {
-                    // Not in memory: ended in the database, without loading it.
+                    // Not in memory: ended in the database, without loading it, unless its
+                    // seat was taken meanwhile.
                     let Some((row, _)) = self.inner.db.game(&id).await? else {
                         continue;
                     };
-                    self.inner
-                        .db
-                        .finish(&id, Outcome::Aborted.code(), None)
-                        .await?;
+                    let aborted = Outcome::Aborted.code();
+                    if !self.inner.db.withdraw_open(&id, aborted).await? {
+                        continue;
+                    }
+                    // Loaded (as it was, open) while this went on: ended there too.
+                    let loaded = lock(&self.inner.tables).get(&id).cloned();
+                    if let Some(table) = loaded {
+                        let mut state = table.state.lock().await;
+                        if state.status == Status::Open {
+                            self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
+                        }
+                    }
                     row.invited
                 }
                 loaded => {

@@ -115,7 +115,6 @@ async fn run(
     let mut revocation = who
         .clone()
         .map(|(p, cred)| RevocationWatch::start(online.accounts(), p, cred));
-    let me = who.as_ref().map(|(p, _)| p.clone());
     if !send(&mut socket, Message::Text(full.to_string().into())).await {
         return;
     }
@@ -132,25 +131,11 @@ async fn run(
                 let Some(Ok(msg)) = incoming else { break };
                 match msg {
                     Message::Text(text) => {
-                        if let Some((p, cred)) = &who {
-                            // Checked before every action: a message sent just after a
-                            // log-out must not act.
-                            match online.accounts().still_valid(p, cred).await {
-                                Ok(true) => {}
-                                Ok(false) => {
-                                    close_revoked(&mut socket).await;
-                                    break;
-                                }
-                                Err(e) => {
-                                    let v = json!({"type": "error", "code": e.code(), "error": e.message()});
-                                    if !send(&mut socket, Message::Text(v.to_string().into())).await {
-                                        break;
-                                    }
-                                    continue;
-                                }
-                            }
+                        let reply = handle(&online, &id, who.as_ref(), &limits, text.as_str()).await;
+                        if let Ok(Handled::Revoked) = reply {
+                            close_revoked(&mut socket).await;
+                            break;
                         }
-                        let reply = handle(&online, &id, me.as_ref(), &limits, text.as_str()).await;
                         if let Err(e) = reply {
                             let v = json!({"type": "error", "code": e.code(), "error": e.message()});
                             if !send(&mut socket, Message::Text(v.to_string().into())).await {
@@ -229,24 +214,42 @@ async fn close_revoked(socket: &mut WebSocket) {
     }
 }
 
+/// What became of a message that was not refused.
+enum Handled {
+    /// Done.
+    Done,
+    /// Not done: the session or token of the socket has been revoked.
+    Revoked,
+}
+
 async fn handle(
     online: &Online,
     id: &str,
-    me: Option<&Player>,
+    who: Option<&(Player, Credential)>,
     limits: &super::http::Limits,
     text: &str,
-) -> Result<(), ApiError> {
+) -> Result<Handled, ApiError> {
     let msg: ClientMessage = serde_json::from_str(text)
         .map_err(|e| ApiError::BadRequest(format!("message is not understood: {e}")))?;
-    let p = me.ok_or_else(|| {
+    let (p, cred) = who.ok_or_else(|| {
         ApiError::Unauthorized("spectators can only watch: sign up or continue as a guest".into())
     })?;
     if msg.t == "chat" {
         limits.check_chat(p.id)?;
-        return online.chat(id, p, msg.text.as_deref().unwrap_or("")).await;
+    } else {
+        limits.check_action(p.id)?;
     }
-    limits.check_action(p.id)?;
+    // Checked before every action (within the rate limits): a message sent just after a
+    // log-out must not act.
+    if !online.accounts().still_valid(p, cred).await? {
+        return Ok(Handled::Revoked);
+    }
     match msg.t.as_str() {
+        "chat" => {
+            online
+                .chat(id, p, msg.text.as_deref().unwrap_or(""))
+                .await?;
+        }
         "move" => {
             let mv = msg
                 .mv
@@ -277,5 +280,5 @@ async fn handle(
             )))
         }
     }
-    Ok(())
+    Ok(Handled::Done)
 }

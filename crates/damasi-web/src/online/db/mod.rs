@@ -279,6 +279,12 @@ impl OnlineDb {
         both!(self.delete_expired_sessions(before_ms))
     }
 
+    /// Ends game `id` with `outcome` if it is still open (nobody took the free seat
+    /// meanwhile); whether it was.
+    pub async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
+        both!(self.withdraw_open(id, outcome))
+    }
+
     /// Ids of the open games (a seat free) created before `before_ms`.
     pub async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
         both!(self.open_before(before_ms))

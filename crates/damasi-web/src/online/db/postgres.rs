@@ -361,6 +361,19 @@ impl PostgresDb {
         .map_err(db_error)
     }
 
+    pub(super) async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "UPDATE online_games SET status = 'over', outcome = $2, turn_started_ms = NULL \
+                 WHERE id = $1 AND status = 'open'",
+                &[&id, &outcome],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(n == 1)
+    }
+
     pub(super) async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
         let c = self.client().await?;
         let rows = c

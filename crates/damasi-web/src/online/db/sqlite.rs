@@ -324,6 +324,19 @@ impl SqliteDb {
         .await
     }
 
+    /// Ends game `id` with `outcome` if it is still open; whether it was.
+    pub async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            Ok(c.execute(
+                "UPDATE online_games SET status = 'over', outcome = ?2, turn_started_ms = NULL \
+                 WHERE id = ?1 AND status = 'open'",
+                params![id, outcome],
+            )? == 1)
+        })
+        .await
+    }
+
     /// Ids of the open games created before `before_ms`.
     pub async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
         self.with(move |c| {
