@@ -1028,6 +1028,39 @@ async fn sessions_and_tokens_are_listed_and_revoked() {
 }
 
 #[tokio::test]
+async fn a_program_revokes_its_own_token_as_on_lichess() {
+    let app = router(AppState::in_memory());
+    let ali = sign_up(&app, "ali").await;
+    let bot = token(&app, &ali).await;
+    let other = token(&app, &ali).await;
+    // Only with a token: a session is told how.
+    let r = send(&app, Method::DELETE, "/api/token", &ali, None).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let r = send(&app, Method::DELETE, "/api/token", &bot, None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(
+        get(&app, "/api/account", &bot).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    // The account's other token and its session are untouched.
+    assert_eq!(
+        get(&app, "/api/account", &other).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(get(&app, "/api/account", &ali).await.status, StatusCode::OK);
+    // Revoked already: 401.
+    let r = send(&app, Method::DELETE, "/api/token", &bot, None).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    // A server open to the network (its own token) lets a player's token revoke itself.
+    let guarded =
+        router(AppState::in_memory().with_security(Security::local().with_token("server-secret")));
+    let me = sign_up(&guarded, "veli").await;
+    let t = token(&guarded, &me).await;
+    let r = send(&guarded, Method::DELETE, "/api/token", &t, None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+}
+
+#[tokio::test]
 async fn a_revoked_tokens_event_stream_ends() {
     let app = router(AppState::in_memory());
     let ali = sign_up(&app, "ali").await;

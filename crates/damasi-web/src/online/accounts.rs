@@ -489,6 +489,17 @@ impl Accounts {
         Ok(n)
     }
 
+    /// Revokes exactly `cred`, a session or token of `player`'s.
+    pub async fn revoke_credential(
+        &self,
+        player: &Player,
+        cred: &Credential,
+    ) -> Result<(), ApiError> {
+        self.db.delete_secret(cred.hash.clone()).await?;
+        self.revoked_now(player.id);
+        Ok(())
+    }
+
     /// Changes `player`'s password from `old` to `new` (checked as at sign-up) and revokes
     /// every other session and token of theirs, keeping `keep` (the one the request came
     /// with). A wrong `old` is a 403 `wrong-password`; an account without a password (a guest,

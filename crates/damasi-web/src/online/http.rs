@@ -227,6 +227,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/sessions", get(list_sessions))
         .route("/account/sessions/{handle}", delete(revoke_session))
         .route("/account/logout-everywhere", post(log_out_everywhere))
+        .route("/token", delete(revoke_token))
         .route("/user/{name}", get(profile))
         .route("/online/games", get(live).post(create))
         .route("/online/games/{id}", get(show))
@@ -265,8 +266,9 @@ pub fn routes() -> Router<AppState> {
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
 /// token) and so need no server-wide access token.
-pub const PLAYER_AUTHENTICATED: [&str; 8] = [
+pub const PLAYER_AUTHENTICATED: [&str; 9] = [
     "/api/account",
+    "/api/token",
     "/api/user/",
     "/api/online/",
     "/api/lobby",
@@ -537,6 +539,21 @@ async fn revoke_session(
         ));
     }
     Ok(Json(body).into_response())
+}
+
+/// `DELETE /api/token` (lichess's): revokes the API token the request is sent with; 204.
+async fn revoke_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<axum::http::StatusCode, ApiError> {
+    let (p, cred) = player_with(&state.online, &headers).await?;
+    if cred.kind != SecretKind::Token {
+        return Err(ApiError::BadRequest(
+            "send the token to revoke as Authorization: Bearer TOKEN".into(),
+        ));
+    }
+    state.online.accounts().revoke_credential(&p, &cred).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
 }
 
 /// `POST /api/account/logout-everywhere`: revokes every session and token of the account, the
