@@ -274,12 +274,19 @@ pub async fn serve_with(
         if let Err(e) = online.resume_all().await {
             eprintln!("damasi-web: cannot resume online games: {e:?}");
         }
-        // Now and then: forget idle rate-limit entries, and games nobody watches or plays.
+        // Now and then: forget idle rate-limit entries, games nobody watches or plays, and
+        // expired sessions; withdraw open games nobody took in a day.
         let mut tidy = tokio::time::interval(Duration::from_secs(60));
         loop {
             tidy.tick().await;
             limits.shrink();
             online.evict_idle();
+            if let Err(e) = online.expire_open().await {
+                eprintln!("damasi-web: cannot withdraw old open games: {e:?}");
+            }
+            if let Err(e) = online.accounts().forget_expired().await {
+                eprintln!("damasi-web: cannot forget expired sessions: {e:?}");
+            }
         }
     });
     on_ready(listener.local_addr()?);

@@ -43,6 +43,13 @@ async fn wait() {
     }
 }
 
+fn retry_after(e: &ApiError) -> Option<u64> {
+    match e {
+        ApiError::Limited { retry_after, .. } => *retry_after,
+        _ => None,
+    }
+}
+
 fn code(e: ApiError) -> &'static str {
     e.code()
 }
@@ -293,6 +300,64 @@ async fn draw_offers_and_takebacks_need_the_opponent() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
+    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    let version = |v: &Value| v["version"].as_u64();
+    // Offered, withdrawn, offered again at once: refused with a 429 and when to try again.
+    let first = online.draw(&t.id, &a, true).await.unwrap();
+    // The same offer again changes nothing.
+    let same = online.draw(&t.id, &a, true).await.unwrap();
+    assert_eq!(version(&first), version(&same));
+    online.draw(&t.id, &a, false).await.unwrap();
+    let mut refused = 0;
+    for _ in 0..26 {
+        match online.draw(&t.id, &a, true).await {
+            Err(e) => {
+                assert_eq!(e.status().as_u16(), 429);
+                assert_eq!(e.code(), "offer-too-soon");
+                assert_eq!(retry_after(&e), Some(10));
+                refused += 1;
+            }
+            Ok(_) => panic!("a draw offer repeated at once went through"),
+        }
+        online.draw(&t.id, &a, false).await.unwrap();
+    }
+    assert_eq!(refused, 26);
+    assert_eq!(state(&online, &t.id).await["wdraw"], false);
+    // Ten seconds later the offer may be made again.
+    tokio::time::advance(Duration::from_secs(6)).await;
+    let e = online.draw(&t.id, &a, true).await.unwrap_err();
+    assert_eq!(retry_after(&e), Some(4));
+    tokio::time::advance(Duration::from_secs(4)).await;
+    online.draw(&t.id, &a, true).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["wdraw"], true);
+    // Once the opponent has answered, at once.
+    online.draw(&t.id, &b, false).await.unwrap();
+    online.draw(&t.id, &a, true).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["wdraw"], true);
+    // The other side's offers are counted apart.
+    online.draw(&t.id, &a, false).await.unwrap();
+    online.draw(&t.id, &b, true).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["bdraw"], true);
+    // Takebacks the same way.
+    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    online.takeback(&t.id, &a, true).await.unwrap();
+    online.takeback(&t.id, &a, false).await.unwrap();
+    let e = online.takeback(&t.id, &a, true).await.unwrap_err();
+    assert_eq!((e.status().as_u16(), e.code()), (429, "offer-too-soon"));
+    assert_eq!(state(&online, &t.id).await["wtakeback"], false);
+    tokio::time::advance(Duration::from_secs(10)).await;
+    online.takeback(&t.id, &a, true).await.unwrap();
+    online.takeback(&t.id, &b, false).await.unwrap();
+    online.takeback(&t.id, &a, true).await.unwrap();
+    assert_eq!(state(&online, &t.id).await["wtakeback"], true);
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_rated_game_moves_both_ratings_and_a_rematch_swaps_colours() {
     let online = service();
     let (a, b) = two_players(&online).await;
@@ -389,4 +454,80 @@ async fn a_game_comes_back_after_a_restart_with_its_moves_and_clocks() {
 async fn rated_games_ending_at_once_lose_no_rating_change() {
     let online = service();
     ratings::end_rated_games_at_once(&online, "hero", 50).await;
+}
+
+#[tokio::test]
+async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
+    let db = OnlineDb::in_memory();
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let (a, b) = two_players(&online).await;
+    let old = online
+        .create(Some(&a), BLITZ, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let fresh = online
+        .create(Some(&a), BLITZ, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let challenge = online
+        .challenge(&a, &b, BLITZ, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let loaded = online
+        .create(Some(&b), BLITZ, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    // Three of them were created 25 hours ago.
+    let day_ago = damasi_web::referee::now_ms() - 25 * 60 * 60 * 1000;
+    for id in [&old, &challenge, &loaded] {
+        let (mut row, _) = db.game(id).await.unwrap().unwrap();
+        row.created_ms = day_ago;
+        db.save_game(row.clone()).await.unwrap();
+        if id == &loaded {
+            online
+                .table(id)
+                .await
+                .unwrap()
+                .state
+                .lock()
+                .await
+                .row
+                .created_ms = day_ago;
+        }
+    }
+    // A restart withdraws the old ones without loading them; the one challenged hears of it.
+    let restarted = Online::new(db.clone(), OnlineConfig::default());
+    let mut events = restarted.user_events(b.id);
+    restarted.resume_all().await.unwrap();
+    for id in [&old, &challenge, &loaded] {
+        let (row, _) = db.game(id).await.unwrap().unwrap();
+        assert_eq!(row.status, "over", "{id}");
+        assert_eq!(row.outcome.as_deref(), Some("aborted"), "{id}");
+    }
+    let (row, _) = db.game(&fresh).await.unwrap().unwrap();
+    assert_eq!(row.status, "open");
+    let ev = events.try_recv().expect("challengeCanceled");
+    assert_eq!(ev["type"], "challengeCanceled");
+    assert_eq!(ev["challenge"]["id"], challenge.as_str());
+    assert!(db.unfinished().await.unwrap() == vec![fresh.clone()]);
+    // A game held in memory is withdrawn through its table (its watchers hear of it).
+    let held = online.create(Some(&a), BLITZ, None).await.unwrap();
+    let mut watch = held.events.subscribe();
+    let (mut row, _) = db.game(&held.id).await.unwrap().unwrap();
+    row.created_ms = day_ago;
+    db.save_game(row).await.unwrap();
+    assert_eq!(online.expire_open().await.unwrap(), 1);
+    assert_eq!(held.state.lock().await.row.status, "over");
+    let ev = watch.try_recv().expect("the state after the abort");
+    assert_eq!(ev["status"], "aborted", "{ev}");
+    // Nothing more to withdraw.
+    assert_eq!(online.expire_open().await.unwrap(), 0);
 }

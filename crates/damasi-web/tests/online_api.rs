@@ -683,3 +683,576 @@ async fn a_direct_challenge_is_only_the_challenged_players() {
     let r = post(&app, "/api/challenge/alpha", a, json!({"clock.limit": 180})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
 }
+
+/// A request with more headers; the answer's status, whole `Set-Cookie` and JSON body.
+async fn send_with(
+    app: &Router,
+    method: Method,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> (StatusCode, Option<String>, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    if body.is_some() {
+        req = req.header(header::CONTENT_TYPE, "application/json");
+    }
+    let req = req
+        .body(Body::from(body.map(|b| b.to_string()).unwrap_or_default()))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let cookie = res
+        .headers()
+        .get(header::SET_COOKIE)
+        .map(|v| v.to_str().unwrap().to_string());
+    let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    (
+        status,
+        cookie,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn sessions_last_30_days_with_the_host_prefix_over_https() {
+    let state = AppState::in_memory();
+    let app = router(state.clone());
+    let creds = json!({"name": "ali", "password": "a good password"});
+    // Over plain HTTP (localhost): the plain name, no Secure, 30 days.
+    let (status, cookie, _) = send_with(
+        &app,
+        Method::POST,
+        "/api/account/signup",
+        &[],
+        Some(creds.clone()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let cookie = cookie.unwrap();
+    assert!(cookie.starts_with("damasi_session="), "{cookie}");
+    assert!(cookie.contains("Max-Age=2592000"), "{cookie}");
+    assert!(!cookie.contains("Secure"), "{cookie}");
+    // Over HTTPS behind a proxy: `__Host-`, Secure, Path=/ and no Domain.
+    let https = [("x-forwarded-proto", "https")];
+    let (status, cookie, _) = send_with(
+        &app,
+        Method::POST,
+        "/api/account/login",
+        &https,
+        Some(creds.clone()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let cookie = cookie.unwrap();
+    assert!(cookie.starts_with("__Host-damasi_session="), "{cookie}");
+    for part in ["Secure", "Path=/", "HttpOnly", "Max-Age=2592000"] {
+        assert!(cookie.split("; ").any(|p| p == part), "{part}: {cookie}");
+    }
+    assert!(!cookie.contains("Domain"), "{cookie}");
+    // The `__Host-` cookie is read back, and taken before a plain one.
+    let pair = cookie.split(';').next().unwrap().to_string();
+    let (status, _, me) = send_with(
+        &app,
+        Method::GET,
+        "/api/account",
+        &[("cookie", &pair)],
+        None,
+    )
+    .await;
+    assert_eq!((status, me["name"].as_str()), (StatusCode::OK, Some("ali")));
+    let both = format!("damasi_session=stale; {pair}");
+    let (status, _, _) = send_with(
+        &app,
+        Method::GET,
+        "/api/account",
+        &[("cookie", &both)],
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Log-out over HTTPS clears the `__Host-` cookie.
+    let (_, cleared, _) = send_with(
+        &app,
+        Method::POST,
+        "/api/account/logout",
+        &[("cookie", &pair), ("x-forwarded-proto", "https")],
+        Some(json!({})),
+    )
+    .await;
+    let cleared = cleared.unwrap();
+    assert!(
+        cleared.starts_with("__Host-damasi_session=;") && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
+    // The server refuses a session older than 30 days, whatever the browser kept.
+    let user = state
+        .online
+        .db()
+        .user_by_name("ali")
+        .await
+        .unwrap()
+        .unwrap();
+    let day = 24 * 60 * 60 * 1000;
+    let now = damasi_web::referee::now_ms();
+    for (secret, age) in [
+        ("0123456789abcdef0123456789abcdef", 31),
+        ("fedcba9876543210fedcba9876543210", 29),
+    ] {
+        state
+            .online
+            .db()
+            .add_secret(
+                user.id,
+                damasi_web::online::db::SecretKind::Session,
+                damasi_web::online::accounts::secret_hash(secret),
+                now - age * day,
+            )
+            .await
+            .unwrap();
+        let c = format!("damasi_session={secret}");
+        let (status, _, _) =
+            send_with(&app, Method::GET, "/api/account", &[("cookie", &c)], None).await;
+        let expected = if age > 30 {
+            StatusCode::UNAUTHORIZED
+        } else {
+            StatusCode::OK
+        };
+        assert_eq!(status, expected, "a session {age} days old");
+    }
+}
+
+async fn log_in(app: &Router, name: &str, password: &str) -> Reply {
+    post(
+        app,
+        "/api/account/login",
+        &As::default(),
+        json!({"name": name, "password": password}),
+    )
+    .await
+}
+
+fn session_of(r: Reply) -> As {
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    As {
+        cookie: r.cookie,
+        token: None,
+    }
+}
+
+#[tokio::test]
+async fn sessions_and_tokens_are_listed_and_revoked() {
+    let app = router(AppState::in_memory());
+    let first = sign_up(&app, "ali").await;
+    let second = session_of(log_in(&app, "ali", "a good password").await);
+    let bot = token(&app, &first).await;
+    let bob = sign_up(&app, "bob").await;
+    // Listed newest first, each with a short handle, never the secret.
+    let list = get(&app, "/api/account/sessions", &first).await;
+    assert_eq!(list.status, StatusCode::OK, "{}", list.body);
+    let sessions = list.body["sessions"].as_array().unwrap().clone();
+    assert_eq!(sessions.len(), 3, "{}", list.body);
+    let kinds: Vec<&str> = sessions
+        .iter()
+        .map(|s| s["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "session").count(), 2);
+    assert_eq!(kinds.iter().filter(|k| **k == "token").count(), 1);
+    let current: Vec<&Value> = sessions.iter().filter(|s| s["current"] == true).collect();
+    assert_eq!(current.len(), 1);
+    for s in &sessions {
+        let id = s["id"].as_str().unwrap();
+        assert!(
+            id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{s}"
+        );
+        assert!(s["createdAt"].as_i64().unwrap() > 0);
+    }
+    let text = list.body.to_string();
+    let secret = |a: &As| {
+        a.cookie
+            .as_deref()
+            .map(|c| c.split_once('=').unwrap().1.to_string())
+            .or(a.token.clone())
+            .unwrap()
+    };
+    for who in [&first, &second, &bot] {
+        assert!(!text.contains(&secret(who)), "a secret is listed: {text}");
+    }
+    // The one listed as current is this request's: seen from the token, the token.
+    let seen = get(&app, "/api/account/sessions", &bot).await.body;
+    let mine = seen["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["current"] == true)
+        .unwrap()
+        .clone();
+    assert_eq!(mine["kind"], "token");
+    let handle_of = |kind: &str, current: bool, from: &Value| {
+        from["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kind"] == kind && s["current"] == current)
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // Revoking the second session from the first: the second is refused, the first goes on.
+    let other = handle_of("session", false, &list.body);
+    let r = send(
+        &app,
+        Method::DELETE,
+        &format!("/api/account/sessions/{other}"),
+        &first,
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["revoked"], 1);
+    assert_eq!(
+        get(&app, "/api/account", &second).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(&app, "/api/account", &first).await.status,
+        StatusCode::OK
+    );
+    // Not a handle, a handle of nobody's, another account's: refused, nothing revoked.
+    let bobs = get(&app, "/api/account/sessions", &bob).await.body;
+    let bobs = bobs["sessions"][0]["id"].as_str().unwrap().to_string();
+    for (handle, status) in [
+        ("not-hex!", StatusCode::BAD_REQUEST),
+        ("0123", StatusCode::BAD_REQUEST),
+        (&"a".repeat(5000), StatusCode::BAD_REQUEST),
+        (bobs.as_str(), StatusCode::NOT_FOUND),
+    ] {
+        let r = send(
+            &app,
+            Method::DELETE,
+            &format!("/api/account/sessions/{handle}"),
+            &first,
+            None,
+        )
+        .await;
+        assert_eq!(r.status, status, "{handle}: {}", r.body);
+    }
+    assert_eq!(get(&app, "/api/account", &bob).await.status, StatusCode::OK);
+    assert_eq!(get(&app, "/api/account", &bot).await.status, StatusCode::OK);
+
+    // A password change checks the old password and the new one as at sign-up ...
+    let change = |old: &str, new: &str| json!({"old": old, "new": new});
+    let r = post(
+        &app,
+        "/api/account/password",
+        &first,
+        change("not the password", "a better password"),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("wrong-password"))
+    );
+    for weak in ["short", "Qwertyui", "12345678"] {
+        let r = post(
+            &app,
+            "/api/account/password",
+            &first,
+            change("a good password", weak),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{weak}: {}", r.body);
+    }
+    // ... and ends every other session and token, keeping this one.
+    let third = session_of(log_in(&app, "ali", "a good password").await);
+    let r = post(
+        &app,
+        "/api/account/password",
+        &first,
+        change("a good password", "a better password"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["revoked"], 2);
+    assert_eq!(
+        get(&app, "/api/account", &first).await.status,
+        StatusCode::OK
+    );
+    for gone in [&third, &bot] {
+        assert_eq!(
+            get(&app, "/api/account", gone).await.status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(
+        log_in(&app, "ali", "a good password").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let fourth = session_of(log_in(&app, "ali", "a better password").await);
+    // Guests have no password to change.
+    let guest = post(&app, "/api/account/guest", &As::default(), json!({})).await;
+    let guest = session_of(guest);
+    let r = post(
+        &app,
+        "/api/account/password",
+        &guest,
+        change("anything at all", "a better password"),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+
+    // Log-out everywhere: every session and token, this one too, and the cookie is cleared.
+    let _bot = token(&app, &first).await;
+    let r = post(&app, "/api/account/logout-everywhere", &fourth, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["revoked"], 3);
+    assert_eq!(r.cookie.as_deref(), Some("damasi_session="));
+    for gone in [&first, &fourth, &_bot] {
+        assert_eq!(
+            get(&app, "/api/account", gone).await.status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(get(&app, "/api/account", &bob).await.status, StatusCode::OK);
+    // Nobody: 401.
+    assert_eq!(
+        get(&app, "/api/account/sessions", &As::default())
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn a_program_revokes_its_own_token_as_on_lichess() {
+    let app = router(AppState::in_memory());
+    let ali = sign_up(&app, "ali").await;
+    let bot = token(&app, &ali).await;
+    let other = token(&app, &ali).await;
+    // Only with a token: a session is told how.
+    let r = send(&app, Method::DELETE, "/api/token", &ali, None).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    let r = send(&app, Method::DELETE, "/api/token", &bot, None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+    assert_eq!(
+        get(&app, "/api/account", &bot).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    // The account's other token and its session are untouched.
+    assert_eq!(
+        get(&app, "/api/account", &other).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(get(&app, "/api/account", &ali).await.status, StatusCode::OK);
+    // Revoked already: 401.
+    let r = send(&app, Method::DELETE, "/api/token", &bot, None).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    // A server open to the network (its own token) lets a player's token revoke itself.
+    let guarded =
+        router(AppState::in_memory().with_security(Security::local().with_token("server-secret")));
+    let me = sign_up(&guarded, "veli").await;
+    let t = token(&guarded, &me).await;
+    let r = send(&guarded, Method::DELETE, "/api/token", &t, None).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.body);
+}
+
+#[tokio::test]
+async fn a_revoked_tokens_event_stream_ends() {
+    let app = router(AppState::in_memory());
+    let ali = sign_up(&app, "ali").await;
+    let bot = token(&app, &ali).await;
+    let other = token(&app, &ali).await;
+    let open = |who: &As| {
+        app.clone()
+            .oneshot(request(Method::GET, "/api/stream/event", who, None))
+    };
+    let res = open(&bot).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let mut revoked_body = res.into_body();
+    let res = open(&other).await.unwrap();
+    let mut kept_body = res.into_body();
+    let list = get(&app, "/api/account/sessions", &bot).await.body;
+    let handle = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["current"] == true)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = send(
+        &app,
+        Method::DELETE,
+        &format!("/api/account/sessions/{handle}"),
+        &ali,
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK);
+    // The revoked token's stream ends (no more frames), at once rather than after a minute.
+    let ended = tokio::time::timeout(Duration::from_secs(3), async {
+        while let Some(frame) = revoked_body.frame().await {
+            frame.unwrap();
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the revoked token's stream went on");
+    // The other token's goes on (a keep-alive line within 10 s).
+    let frame = tokio::time::timeout(Duration::from_secs(10), kept_body.frame())
+        .await
+        .expect("the other stream answers");
+    assert!(frame.is_some(), "the other stream ended");
+}
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// The next message on `ws` of one of `types` (others skipped); `None` once it is closed.
+async fn next_of(ws: &mut Ws, types: &[&str]) -> Option<Value> {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("the socket answers within 10 s");
+        match msg {
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return None,
+            Some(Ok(Message::Text(text))) => {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                if types.contains(&v["type"].as_str().unwrap_or("")) {
+                    return Some(v);
+                }
+            }
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_stops_acting_once_its_session_is_revoked() {
+    use futures_util::SinkExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::Message;
+    let state = AppState::in_memory();
+    let app = router(state.clone());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let served = state.clone();
+    tokio::spawn(async move {
+        let _ = damasi_web::serve_with(
+            served,
+            "127.0.0.1:0".parse().unwrap(),
+            damasi_web::ServeOptions::default(),
+            move |addr| {
+                let _ = tx.send(addr);
+            },
+        )
+        .await;
+    });
+    let addr: std::net::SocketAddr = rx.await.unwrap();
+    let ali = sign_up(&app, "ali").await;
+    let veli = sign_up(&app, "veli").await;
+    let game = post(
+        &app,
+        "/api/online/games",
+        &ali,
+        json!({"minutes": 5, "increment": 3, "color": "white"}),
+    )
+    .await;
+    assert_eq!(game.status, StatusCode::OK, "{}", game.body);
+    let id = game.body["id"].as_str().unwrap().to_string();
+    let joined = post(
+        &app,
+        &format!("/api/online/games/{id}/join"),
+        &veli,
+        json!({}),
+    )
+    .await;
+    assert_eq!(joined.status, StatusCode::OK, "{}", joined.body);
+    let open = |who: &As| {
+        let mut req = format!("ws://{addr}/api/online/games/{id}/socket")
+            .into_client_request()
+            .unwrap();
+        req.headers_mut()
+            .insert("cookie", who.cookie.as_deref().unwrap().parse().unwrap());
+        async move {
+            tokio_tungstenite::connect_async(req)
+                .await
+                .expect("socket")
+                .0
+        }
+    };
+    let mut ws = open(&ali).await;
+    let mut veli_ws = open(&veli).await;
+    assert!(next_of(&mut ws, &["gameFull"]).await.is_some());
+    assert!(next_of(&mut veli_ws, &["gameFull"]).await.is_some());
+    // Before: a chat line goes through.
+    let say = |text: &str| Message::Text(json!({"t": "chat", "text": text}).to_string().into());
+    ws.send(say("hello")).await.unwrap();
+    let line = next_of(&mut veli_ws, &["chatLine"]).await.unwrap();
+    assert_eq!(line["text"], "hello");
+    let echo = next_of(&mut ws, &["chatLine"]).await.unwrap();
+    assert_eq!(echo["text"], "hello");
+    // Ali logs out (from another tab): the socket says so and closes ...
+    let r = post(&app, "/api/account/logout", &ali, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(
+        get(&app, "/api/account", &ali).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    // ... and a move and a chat line sent after it do nothing.
+    let _ = ws
+        .send(Message::Text(
+            json!({"t": "move", "move": "c3-c4"}).to_string().into(),
+        ))
+        .await;
+    let _ = ws.send(say("still here")).await;
+    let error = next_of(&mut ws, &["error", "gameState", "chatLine"]).await;
+    let error = error.expect("an error before the close");
+    assert_eq!(error["type"], "error", "{error}");
+    assert_eq!(error["code"], "unauthorized", "{error}");
+    assert!(next_of(&mut ws, &["gameState", "chatLine"]).await.is_none());
+    let shown = get(&app, &format!("/api/online/games/{id}"), &veli)
+        .await
+        .body;
+    assert_eq!(shown["state"]["moves"], "", "{shown}");
+    // Veli's socket still acts, and heard nothing of Ali's late messages.
+    veli_ws.send(say("gone?")).await.unwrap();
+    let line = next_of(&mut veli_ws, &["chatLine"]).await.unwrap();
+    assert_eq!(line["text"], "gone?");
+    // A socket opened with a token ends when the token is revoked by a password change.
+    let bot = token(&app, &veli).await;
+    let mut req = format!("ws://{addr}/api/online/games/{id}/socket")
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert(
+        "authorization",
+        format!("Bearer {}", bot.token.as_deref().unwrap())
+            .parse()
+            .unwrap(),
+    );
+    let mut bot_ws = tokio_tungstenite::connect_async(req)
+        .await
+        .expect("socket")
+        .0;
+    assert!(next_of(&mut bot_ws, &["gameFull"]).await.is_some());
+    let r = post(
+        &app,
+        "/api/account/password",
+        &veli,
+        json!({"old": "a good password", "new": "a better password"}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let error = next_of(&mut bot_ws, &["error"]).await.expect("an error");
+    assert_eq!(error["code"], "unauthorized");
+    assert!(next_of(&mut bot_ws, &["gameState"]).await.is_none());
+    // The session that changed the password keeps its socket.
+    veli_ws.send(say("still me")).await.unwrap();
+    let line = next_of(&mut veli_ws, &["chatLine"]).await.unwrap();
+    assert_eq!(line["text"], "still me");
+}

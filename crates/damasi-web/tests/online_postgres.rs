@@ -1,7 +1,8 @@
 //! Online play stored in a real PostgreSQL server (`damasi serve --database postgres://...`):
 //! accounts and secrets, a rated game with its moves and ratings, a name taken in another case,
 //! and a game that comes back in a second service over the same database (a restart, or
-//! another server process).
+//! another server process); sessions and tokens listed, revoked and expired, a password
+//! change, and open games withdrawn after a day.
 //!
 //! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
 //! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
@@ -143,4 +144,146 @@ async fn rated_games_ending_at_once_lose_no_rating_change() {
     let db = OnlineDb::connect(&url).await.unwrap();
     let online = Online::new(db, OnlineConfig::default());
     ratings::end_rated_games_at_once(&online, &name("hero"), 50).await;
+}
+
+/// Sessions and tokens in PostgreSQL: listed, one revoked by its handle, the others by a
+/// password change (the current one kept), expired ones refused and forgotten, and all of them
+/// at once; an open game a day old withdrawn.
+#[tokio::test]
+async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
+    use damasi_web::online::accounts::{handle_of, secret_hash};
+    let Some(url) = url() else { return };
+    let db = OnlineDb::connect(&url).await.unwrap();
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let accounts = online.accounts();
+    let a = accounts
+        .sign_up(&name("sa"), "a long password".into(), 0)
+        .await
+        .unwrap();
+    let now = damasi_web::referee::now_ms();
+    let day = 24 * 60 * 60 * 1000;
+    let first = accounts
+        .issue(a.id, SecretKind::Session, now)
+        .await
+        .unwrap();
+    let second = accounts
+        .issue(a.id, SecretKind::Session, now + 1)
+        .await
+        .unwrap();
+    let token = accounts.issue(a.id, SecretKind::Token, 0).await.unwrap();
+    let expired = "0123456789abcdef0123456789abcdef".to_string() + &name("");
+    db.add_secret(
+        a.id,
+        SecretKind::Session,
+        secret_hash(&expired),
+        now - 31 * day,
+    )
+    .await
+    .unwrap();
+    let cookie = |s: &str| {
+        let mut h = axum::http::HeaderMap::new();
+        h.insert("cookie", format!("damasi_session={s}").parse().unwrap());
+        h
+    };
+    let bearer = |s: &str| {
+        let mut h = axum::http::HeaderMap::new();
+        h.insert("authorization", format!("Bearer {s}").parse().unwrap());
+        h
+    };
+    let (_, current) = accounts
+        .identify_with(&cookie(&first))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(accounts
+        .identify(&cookie(&expired))
+        .await
+        .unwrap()
+        .is_none());
+    // Listed newest first, the expired session left out.
+    let listed = accounts.secrets_of(&a).await.unwrap();
+    let hashes: Vec<&str> = listed.iter().map(|r| r.hash.as_str()).collect();
+    assert_eq!(
+        hashes,
+        [
+            secret_hash(&second),
+            secret_hash(&first),
+            secret_hash(&token)
+        ]
+    );
+    // One revoked by its handle.
+    let handle = handle_of(&secret_hash(&second)).to_string();
+    assert_eq!(accounts.revoke(&a, Some(&handle), None).await.unwrap(), 1);
+    assert!(accounts.identify(&cookie(&second)).await.unwrap().is_none());
+    assert!(accounts.still_valid(&a, &current).await.unwrap());
+    // A password change revokes the others (the token, the expired session), keeps this one.
+    let wrong = accounts
+        .change_password(
+            &a,
+            &current,
+            "not it at all".into(),
+            "another password".into(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(wrong.code(), "wrong-password");
+    let revoked = accounts
+        .change_password(
+            &a,
+            &current,
+            "a long password".into(),
+            "another password".into(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(revoked, 2);
+    assert!(accounts.identify(&bearer(&token)).await.is_err());
+    assert!(accounts.still_valid(&a, &current).await.unwrap());
+    assert!(accounts
+        .log_in(&a.name, "another password".into())
+        .await
+        .is_ok());
+    // Expired sessions are forgotten; then every session at once.
+    db.add_secret(
+        a.id,
+        SecretKind::Session,
+        secret_hash(&expired),
+        now - 31 * day,
+    )
+    .await
+    .unwrap();
+    assert!(accounts.forget_expired().await.unwrap() >= 1);
+    assert_eq!(accounts.revoke(&a, None, None).await.unwrap(), 1);
+    assert!(!accounts.still_valid(&a, &current).await.unwrap());
+    // An open game a day old is withdrawn by another process at its start.
+    let game = NewGame {
+        initial_ms: 300_000,
+        increment_ms: 3_000,
+        rated: false,
+        chat: true,
+    };
+    let fresh = online
+        .create(Some(&a), game, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    // Its copy made a day ago (a stored game's creation time is never changed).
+    let (mut row, _) = db.game(&fresh).await.unwrap().unwrap();
+    let id = name("old");
+    row.id = id.clone();
+    row.created_ms = now - 25 * 60 * 60 * 1000;
+    db.save_game(row).await.unwrap();
+    let other = Online::new(
+        OnlineDb::connect(&url).await.unwrap(),
+        OnlineConfig::default(),
+    );
+    other.resume_all().await.unwrap();
+    let (row, _) = db.game(&id).await.unwrap().unwrap();
+    assert_eq!(
+        (row.status.as_str(), row.outcome.as_deref()),
+        ("over", Some("aborted"))
+    );
+    assert!(!db.unfinished().await.unwrap().contains(&id));
+    assert_eq!(db.game(&fresh).await.unwrap().unwrap().0.status, "open");
 }

@@ -10,14 +10,25 @@ use axum::http::header::{self, HeaderMap};
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 use std::time::Duration;
-use tokio::sync::Semaphore;
+use tokio::sync::{broadcast, Semaphore};
 
 use crate::error::ApiError;
 
-use super::db::{OnlineDb, SecretKind, UserRow};
+use crate::referee::now_ms;
 
-/// The cookie that carries a browser's session.
+use super::db::{OnlineDb, SecretKind, SecretRow, UserRow};
+
+/// The cookie that carries a browser's session over plain HTTP (`http://localhost`).
 pub const SESSION_COOKIE: &str = "damasi_session";
+
+/// The cookie that carries a browser's session over HTTPS: the `__Host-` prefix makes the
+/// browser refuse it unless it is `Secure`, has `Path=/` and no `Domain`, so neither a
+/// sibling sub-domain nor a plain-HTTP page can set or overwrite it.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-damasi_session";
+
+/// How long a log-in session lasts: the cookie's `Max-Age`, and the server refuses a session
+/// older than this even if a browser kept it.
+pub const SESSION_LIFETIME: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// Shortest password accepted.
 pub const MIN_PASSWORD: usize = 8;
@@ -133,7 +144,8 @@ const RESERVED_NAMES: &[&str] = &[
 /// Name beginnings that are the site's own (guests are `Guest-xxxxxx`).
 const RESERVED_PREFIXES: &[&str] = &["guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_"];
 
-fn check_password(password: &str) -> Result<(), ApiError> {
+/// Checks a password's length: [`MIN_PASSWORD`] to [`MAX_PASSWORD`].
+pub fn check_password(password: &str) -> Result<(), ApiError> {
     let n = password.chars().count();
     if n < MIN_PASSWORD || password.len() > MAX_PASSWORD {
         return Err(ApiError::BadRequest(format!(
@@ -239,16 +251,61 @@ async fn decoy_hash() -> Result<String, ApiError> {
         .cloned()
 }
 
+/// What a request proved who it is with: the hash of its session or token, never the secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Credential {
+    /// The SHA-256 hash of the secret, as stored.
+    pub hash: String,
+    /// A session cookie or an API token.
+    pub kind: SecretKind,
+}
+
+impl Credential {
+    /// The short handle that names it in the list of an account's sessions and tokens.
+    pub fn handle(&self) -> &str {
+        handle_of(&self.hash)
+    }
+}
+
+/// Revocation notices a socket or stream may fall behind by before it checks its session
+/// anyway.
+const REVOCATIONS_KEPT: usize = 64;
+
+/// Hexadecimal digits of a stored hash that name a session or token to its owner
+/// (`GET /api/account/sessions`): short, and telling nothing of the secret.
+pub const HANDLE_LEN: usize = 8;
+
+/// The handle of a stored hash: its first [`HANDLE_LEN`] digits.
+pub fn handle_of(hash: &str) -> &str {
+    hash.get(..HANDLE_LEN).unwrap_or(hash)
+}
+
 /// Accounts over the online database.
 #[derive(Clone)]
 pub struct Accounts {
     db: OnlineDb,
+    /// The account whose session or token was revoked in this process, so its sockets and
+    /// streams check theirs again at once.
+    revoked: broadcast::Sender<i64>,
 }
 
 impl Accounts {
     /// Accounts kept in `db`.
     pub fn new(db: OnlineDb) -> Accounts {
-        Accounts { db }
+        Accounts {
+            db,
+            revoked: broadcast::channel(REVOCATIONS_KEPT).0,
+        }
+    }
+
+    /// The ids of the accounts whose sessions or tokens are revoked in this process, as they
+    /// are.
+    pub fn revocations(&self) -> broadcast::Receiver<i64> {
+        self.revoked.subscribe()
+    }
+
+    fn revoked_now(&self, user: i64) {
+        let _ = self.revoked.send(user);
     }
 
     /// Creates an account with a password.
@@ -325,30 +382,224 @@ impl Accounts {
 
     /// Forgets a session (log-out).
     pub async fn end_session(&self, secret: &str) -> Result<(), ApiError> {
-        self.db.delete_secret(secret_hash(secret)).await
+        let hash = secret_hash(secret);
+        let owner = self
+            .db
+            .user_by_secret(hash.clone(), SecretKind::Session, i64::MIN)
+            .await?;
+        self.db.delete_secret(hash).await?;
+        if let Some(user) = owner {
+            self.revoked_now(user.id);
+        }
+        Ok(())
     }
 
     /// Who sent the request: a `Bearer` token, else the session cookie. `Ok(None)` when it
     /// carries neither; a token that is not valid is an error (a program should know).
     pub async fn identify(&self, headers: &HeaderMap) -> Result<Option<Player>, ApiError> {
+        Ok(self.identify_with(headers).await?.map(|(p, _)| p))
+    }
+
+    /// [`Accounts::identify`], with the credential the request used (to check later that it
+    /// still stands, or to keep it when the others are revoked).
+    pub async fn identify_with(
+        &self,
+        headers: &HeaderMap,
+    ) -> Result<Option<(Player, Credential)>, ApiError> {
         if let Some(token) = bearer(headers) {
-            return match self
-                .db
-                .user_by_secret(secret_hash(token), SecretKind::Token)
-                .await?
-            {
-                Some(u) => Ok(Some(u.into())),
+            let cred = Credential {
+                hash: secret_hash(token),
+                kind: SecretKind::Token,
+            };
+            return match self.check(&cred).await? {
+                Some(p) => Ok(Some((p, cred))),
                 None => Err(ApiError::Unauthorized("the API token is not valid".into())),
             };
         }
         match session_cookie(headers) {
-            Some(s) => Ok(self
-                .db
-                .user_by_secret(secret_hash(s), SecretKind::Session)
-                .await?
-                .map(Player::from)),
+            Some(s) => {
+                let cred = Credential {
+                    hash: secret_hash(s),
+                    kind: SecretKind::Session,
+                };
+                Ok(self.check(&cred).await?.map(|p| (p, cred)))
+            }
             None => Ok(None),
         }
+    }
+
+    /// The account `cred` opens, if it has not been revoked (nor expired, for a session).
+    pub async fn check(&self, cred: &Credential) -> Result<Option<Player>, ApiError> {
+        let not_before = match cred.kind {
+            SecretKind::Session => now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64),
+            SecretKind::Token => i64::MIN,
+        };
+        Ok(self
+            .db
+            .user_by_secret(cred.hash.clone(), cred.kind, not_before)
+            .await?
+            .map(Player::from))
+    }
+
+    /// Whether `cred` still opens `player`'s account.
+    pub async fn still_valid(&self, player: &Player, cred: &Credential) -> Result<bool, ApiError> {
+        Ok(self.check(cred).await?.is_some_and(|p| p.id == player.id))
+    }
+
+    /// Forgets the sessions older than [`SESSION_LIFETIME`] (refused already; this keeps the
+    /// table small). Returns how many.
+    pub async fn forget_expired(&self) -> Result<u64, ApiError> {
+        let before = now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64);
+        self.db.delete_expired_sessions(before).await
+    }
+
+    /// `player`'s sessions (not expired) and API tokens, newest first.
+    pub async fn secrets_of(&self, player: &Player) -> Result<Vec<SecretRow>, ApiError> {
+        let since = now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64);
+        self.db.secrets_of(player.id, since).await
+    }
+
+    /// Revokes `player`'s sessions and tokens: the one named by `handle` (see [`handle_of`]),
+    /// or all of them without one, but `keep`. Returns how many were revoked.
+    pub async fn revoke(
+        &self,
+        player: &Player,
+        handle: Option<&str>,
+        keep: Option<&Credential>,
+    ) -> Result<u64, ApiError> {
+        let prefix = match handle {
+            Some(h) => {
+                let h = h.to_ascii_lowercase();
+                if h.len() != HANDLE_LEN || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(ApiError::BadRequest(format!(
+                        "a session's id is {HANDLE_LEN} hexadecimal digits (see GET /api/account/sessions)"
+                    )));
+                }
+                Some(h)
+            }
+            None => None,
+        };
+        let n = self
+            .db
+            .revoke_secrets(player.id, prefix, keep.map(|c| c.hash.clone()))
+            .await?;
+        if n > 0 {
+            self.revoked_now(player.id);
+        }
+        Ok(n)
+    }
+
+    /// Revokes exactly `cred`, a session or token of `player`'s.
+    pub async fn revoke_credential(
+        &self,
+        player: &Player,
+        cred: &Credential,
+    ) -> Result<(), ApiError> {
+        self.db.delete_secret(cred.hash.clone()).await?;
+        self.revoked_now(player.id);
+        Ok(())
+    }
+
+    /// Changes `player`'s password from `old` to `new` (checked as at sign-up) and revokes
+    /// every other session and token of theirs, keeping `keep` (the one the request came
+    /// with). A wrong `old` is a 403 `wrong-password`; an account without a password (a guest,
+    /// a bot made from the command line) is a 409 `no-password`. Returns how many sessions and
+    /// tokens were revoked.
+    pub async fn change_password(
+        &self,
+        player: &Player,
+        keep: &Credential,
+        old: String,
+        new: String,
+    ) -> Result<u64, ApiError> {
+        check_password(&new)?;
+        check_new_password(&player.name, &new)?;
+        let user = self
+            .db
+            .user(player.id)
+            .await?
+            .ok_or_else(|| ApiError::Unauthorized("the account is gone".into()))?;
+        let Some(hash) = user.password else {
+            return Err(ApiError::conflict(
+                "no-password",
+                "this account has no password to change",
+            ));
+        };
+        if !verify_password(old, hash).await? {
+            return Err(wrong_password());
+        }
+        let new_hash = hash_password(new).await?;
+        let n = self
+            .db
+            .set_password(player.id, new_hash, Some(keep.hash.clone()))
+            .await?;
+        self.revoked_now(player.id);
+        Ok(n)
+    }
+}
+
+/// How often a socket or stream checks that its session or token still stands even without a
+/// notice (a revocation made by another server process sharing the database).
+pub const RECHECK_EVERY: Duration = Duration::from_secs(30);
+
+/// Watches, for a WebSocket or a stream, that the session or token it was opened with still
+/// stands: [`RevocationWatch::revoked`] returns once it has been revoked (at once when that
+/// happened in this process, within [`RECHECK_EVERY`] otherwise). The watching stops when this
+/// is dropped.
+pub struct RevocationWatch {
+    task: tokio::task::JoinHandle<()>,
+    done: bool,
+}
+
+impl RevocationWatch {
+    /// Starts watching `cred`, which opened `player`'s account.
+    pub fn start(accounts: &Accounts, player: Player, cred: Credential) -> RevocationWatch {
+        let accounts = accounts.clone();
+        let mut notices = accounts.revocations();
+        let task = tokio::spawn(async move {
+            let mut every = tokio::time::interval(RECHECK_EVERY);
+            every.tick().await;
+            loop {
+                tokio::select! {
+                    notice = notices.recv() => match notice {
+                        // Another account's: nothing to check.
+                        Ok(user) if user != player.id => continue,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => {
+                            every.tick().await;
+                        }
+                    },
+                    _ = every.tick() => {}
+                }
+                // A database that does not answer is no proof of a revocation.
+                if let Ok(false) = accounts.still_valid(&player, &cred).await {
+                    return;
+                }
+            }
+        });
+        RevocationWatch { task, done: false }
+    }
+
+    /// Returns once the session or token has been revoked (never before). Cancel-safe.
+    pub async fn revoked(&mut self) {
+        if !self.done {
+            let _ = (&mut self.task).await;
+            self.done = true;
+        }
+    }
+}
+
+impl Drop for RevocationWatch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The refusal of a password change whose old password is wrong.
+pub fn wrong_password() -> ApiError {
+    ApiError::Forbidden {
+        code: "wrong-password",
+        message: "the old password is wrong".into(),
     }
 }
 
@@ -361,28 +612,46 @@ pub fn bearer(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
-/// The session cookie of a request.
+/// The session cookie of a request: the `__Host-` one if it has one, else the plain one.
 pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|c| c.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == SESSION_COOKIE)
-        .map(|(_, v)| v)
+    let cookie = |name: &str| {
+        headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|c| c.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .find(|(k, v)| *k == name && !v.is_empty())
+            .map(|(_, v)| v)
+    };
+    cookie(SECURE_SESSION_COOKIE).or_else(|| cookie(SESSION_COOKIE))
 }
 
-/// The `Set-Cookie` value for a session: HttpOnly, SameSite=Lax, and Secure when the page was
-/// reached over HTTPS (behind a reverse proxy that says so).
+/// The session cookie's name: [`SECURE_SESSION_COOKIE`] over HTTPS, else [`SESSION_COOKIE`].
+fn cookie_name(secure: bool) -> &'static str {
+    if secure {
+        SECURE_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    }
+}
+
+/// The `Set-Cookie` value for a session: HttpOnly, SameSite=Lax, for [`SESSION_LIFETIME`],
+/// and when the page was reached over HTTPS (behind a reverse proxy that says so) Secure and
+/// named with the `__Host-` prefix.
 pub fn session_set_cookie(secret: &str, secure: bool) -> String {
+    let name = cookie_name(secure);
+    let max_age = SESSION_LIFETIME.as_secs();
     let secure = if secure { "; Secure" } else { "" };
-    format!("{SESSION_COOKIE}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}")
+    format!("{name}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
 }
 
-/// The `Set-Cookie` value that removes the session.
-pub fn session_clear_cookie() -> String {
-    format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0")
+/// The `Set-Cookie` value that removes the session (the cookie of the same name and flags as
+/// [`session_set_cookie`] set).
+pub fn session_clear_cookie(secure: bool) -> String {
+    let name = cookie_name(secure);
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
 }
 
 #[cfg(test)]

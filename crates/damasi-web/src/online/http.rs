@@ -31,7 +31,8 @@ use crate::streams::Client;
 use crate::AppState;
 
 use super::accounts::{
-    guests_casual_only, session_clear_cookie, session_cookie, session_set_cookie, Player,
+    check_new_password, check_password, guests_casual_only, handle_of, session_clear_cookie,
+    session_cookie, session_set_cookie, Credential, Player, RevocationWatch, SESSION_LIFETIME,
 };
 use super::db::SecretKind;
 use super::rating::{self, Speed};
@@ -222,6 +223,11 @@ pub fn routes() -> Router<AppState> {
         .route("/account/guest", post(guest))
         .route("/account/logout", post(log_out))
         .route("/account/token", post(new_token))
+        .route("/account/password", post(change_password))
+        .route("/account/sessions", get(list_sessions))
+        .route("/account/sessions/{handle}", delete(revoke_session))
+        .route("/account/logout-everywhere", post(log_out_everywhere))
+        .route("/token", delete(revoke_token))
         .route("/user/{name}", get(profile))
         .route("/online/games", get(live).post(create))
         .route("/online/games/{id}", get(show))
@@ -260,8 +266,9 @@ pub fn routes() -> Router<AppState> {
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
 /// token) and so need no server-wide access token.
-pub const PLAYER_AUTHENTICATED: [&str; 8] = [
+pub const PLAYER_AUTHENTICATED: [&str; 9] = [
     "/api/account",
+    "/api/token",
     "/api/user/",
     "/api/online/",
     "/api/lobby",
@@ -279,6 +286,23 @@ pub async fn player(online: &Online, headers: &HeaderMap) -> Result<Player, ApiE
                 .into(),
         )
     })
+}
+
+/// The player who sent the request and the session or token they sent, or a 401.
+pub async fn player_with(
+    online: &Online,
+    headers: &HeaderMap,
+) -> Result<(Player, Credential), ApiError> {
+    online
+        .accounts()
+        .identify_with(headers)
+        .await?
+        .ok_or_else(|| {
+            ApiError::Unauthorized(
+                "sign up, log in or continue as a guest first (or send Authorization: Bearer TOKEN)"
+                    .into(),
+            )
+        })
 }
 
 fn client_ip(conn: Option<&Extension<ConnectInfo<SocketAddr>>>) -> String {
@@ -409,7 +433,141 @@ async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
     if let Some(s) = session_cookie(&headers) {
         state.online.accounts().end_session(s).await?;
     }
-    Ok(with_cookie(json!({"ok": true}), &session_clear_cookie()))
+    Ok(with_cookie(
+        json!({"ok": true}),
+        &session_clear_cookie(over_https(&headers)),
+    ))
+}
+
+#[derive(Deserialize)]
+struct PasswordChange {
+    old: String,
+    new: String,
+}
+
+/// `POST /api/account/password {old, new}`: the new password is checked as at sign-up, the old
+/// one as at log-in (the same limits per address and per name); every other session and token
+/// of the account is revoked, the one the request came with is kept.
+async fn change_password(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<PasswordChange>,
+) -> Result<Json<Value>, ApiError> {
+    let (p, cred) = player_with(&state.online, &headers).await?;
+    if p.guest {
+        return Err(guests_casual_only(
+            "guests have no password: sign up to have one",
+        ));
+    }
+    // A new password that would be refused anyway is no attempt at the old one.
+    check_password(&req.new)?;
+    check_new_password(&p.name, &req.new)?;
+    limited(
+        &state.limits.log_ins,
+        &client_ip(conn.as_ref()),
+        "password attempts",
+    )?;
+    state.limits.check_log_in(&p.name)?;
+    let changed = state
+        .online
+        .accounts()
+        .change_password(&p, &cred, req.old, req.new)
+        .await;
+    match changed {
+        Ok(revoked) => {
+            state.limits.log_in_succeeded(&p.name);
+            Ok(Json(json!({"ok": true, "revoked": revoked})))
+        }
+        Err(e) => {
+            if e.code() != "wrong-password" {
+                state.limits.log_in_not_tried(&p.name);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// `GET /api/account/sessions`: the account's log-in sessions and API tokens, newest first,
+/// each named by a short handle (never the secret).
+async fn list_sessions(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    let (p, cred) = player_with(&state.online, &headers).await?;
+    let rows = state.online.accounts().secrets_of(&p).await?;
+    let lifetime = SESSION_LIFETIME.as_millis() as i64;
+    let list: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "id": handle_of(&r.hash),
+                "kind": r.kind.as_str(),
+                "createdAt": r.created_ms,
+                "expiresAt": (r.kind == SecretKind::Session)
+                    .then(|| r.created_ms.saturating_add(lifetime)),
+                "current": r.hash == cred.hash,
+            })
+        })
+        .collect();
+    Ok(Json(json!({"sessions": list})))
+}
+
+/// `DELETE /api/account/sessions/{id}`: revokes one session or token of the account (the
+/// current one too: the cookie is then cleared).
+async fn revoke_session(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(handle): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let (p, cred) = player_with(&state.online, &headers).await?;
+    let revoked = state
+        .online
+        .accounts()
+        .revoke(&p, Some(&handle), None)
+        .await?;
+    if revoked == 0 {
+        return Err(ApiError::NotFound(format!(
+            "no session or token '{handle}' of this account"
+        )));
+    }
+    let body = json!({"ok": true, "revoked": revoked});
+    if cred.kind == SecretKind::Session && handle.eq_ignore_ascii_case(cred.handle()) {
+        return Ok(with_cookie(
+            body,
+            &session_clear_cookie(over_https(&headers)),
+        ));
+    }
+    Ok(Json(body).into_response())
+}
+
+/// `DELETE /api/token` (lichess's): revokes the API token the request is sent with; 204.
+async fn revoke_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<axum::http::StatusCode, ApiError> {
+    let (p, cred) = player_with(&state.online, &headers).await?;
+    if cred.kind != SecretKind::Token {
+        return Err(ApiError::BadRequest(
+            "send the token to revoke as Authorization: Bearer TOKEN".into(),
+        ));
+    }
+    state.online.accounts().revoke_credential(&p, &cred).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/account/logout-everywhere`: revokes every session and token of the account, the
+/// current one included.
+async fn log_out_everywhere(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (p, _) = player_with(&state.online, &headers).await?;
+    let revoked = state.online.accounts().revoke(&p, None, None).await?;
+    Ok(with_cookie(
+        json!({"ok": true, "revoked": revoked}),
+        &session_clear_cookie(over_https(&headers)),
+    ))
 }
 
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
@@ -944,9 +1102,11 @@ async fn event_stream(
     client: Client,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let p = player(&state.online, &headers).await?;
+    let (p, cred) = player_with(&state.online, &headers).await?;
     let permit = state.streams.open(client.address, Some(p.id))?;
     let mut events = state.online.user_events(p.id);
+    // The stream ends when its session or token is revoked.
+    let mut revocation = RevocationWatch::start(state.online.accounts(), p.clone(), cred);
     // Games already being played are announced first, as lichess does.
     let mut first = Vec::new();
     for g in state.online.db().games_of(p.id, 20).await? {
@@ -967,7 +1127,10 @@ async fn event_stream(
             }
         }
         loop {
-            let next = tokio::time::timeout(KEEP_ALIVE, events.recv()).await;
+            let next = tokio::select! {
+                _ = revocation.revoked() => return,
+                next = tokio::time::timeout(KEEP_ALIVE, events.recv()) => next,
+            };
             let out = match next {
                 Err(_) => Ok(Bytes::from_static(b"\n")),
                 Ok(Ok(v)) => line(&v),
@@ -990,7 +1153,8 @@ async fn game_stream(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let me = state.online.accounts().identify(&headers).await?;
+    let who = state.online.accounts().identify_with(&headers).await?;
+    let me = who.as_ref().map(|(p, _)| p.clone());
     let permit = state
         .streams
         .open(client.address, me.as_ref().map(|p| p.id))?;
@@ -999,12 +1163,24 @@ async fn game_stream(
         o.remove("you");
     }
     let online = state.online.clone();
+    // A player's stream ends when its session or token is revoked.
+    let mut revocation =
+        who.map(|(p, cred)| RevocationWatch::start(state.online.accounts(), p, cred));
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         if let Some(side) = side {
             online.connected(&id, side, true).await;
         }
-        stream_game(&tx, &online, &id, full, side, &mut events).await;
+        let revoked = async {
+            match revocation.as_mut() {
+                Some(r) => r.revoked().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = revoked => {}
+            _ = stream_game(&tx, &online, &id, full, side, &mut events) => {}
+        }
         if let Some(side) = side {
             online.connected(&id, side, false).await;
         }

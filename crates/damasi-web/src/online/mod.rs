@@ -62,6 +62,10 @@ impl Default for OnlineConfig {
     }
 }
 
+/// An open game (a seat free: an open challenge, a game created for a friend, a direct
+/// challenge) is withdrawn this long after it was created if nobody has taken the seat.
+pub const OPEN_GAME_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Events waiting per watcher before a slow one starts missing some (it then gets the whole
 /// state again).
 const EVENT_BUFFER: usize = 64;
@@ -481,8 +485,71 @@ impl Online {
         Ok(table)
     }
 
-    /// Loads every unfinished game so its timers run again (at start).
+    /// Withdraws (aborts) the open games, whose seat nobody took, created more than
+    /// [`OPEN_GAME_LIFETIME`] ago; the one a direct challenge was sent to hears of it
+    /// (`challengeCanceled`). Done at start and now and then; returns how many.
+    pub async fn expire_open(&self) -> Result<usize, ApiError> {
+        let before = now_ms().saturating_sub(OPEN_GAME_LIFETIME.as_millis() as i64);
+        let ids = self.inner.db.open_before(before).await?;
+        let mut n = 0;
+        for id in ids {
+            let loaded = lock(&self.inner.tables).get(&id).cloned();
+            let invited = match loaded {
+                None if self.inner.cluster.is_none() => {
+                    // Not in memory: ended in the database, without loading it, unless its
+                    // seat was taken meanwhile.
+                    let Some((row, _)) = self.inner.db.game(&id).await? else {
+                        continue;
+                    };
+                    let aborted = Outcome::Aborted.code();
+                    if !self.inner.db.withdraw_open(&id, aborted).await? {
+                        continue;
+                    }
+                    // Loaded (as it was, open) while this went on: ended there too.
+                    let loaded = lock(&self.inner.tables).get(&id).cloned();
+                    if let Some(table) = loaded {
+                        let mut state = table.state.lock().await;
+                        if state.status == Status::Open {
+                            self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
+                        }
+                    }
+                    row.invited
+                }
+                loaded => {
+                    let table = match loaded {
+                        Some(t) => t,
+                        // Among several: through the game's owner, which may be this node.
+                        None => match self.table(&id).await {
+                            Ok(t) => t,
+                            Err(_) => continue,
+                        },
+                    };
+                    let mut state = table.state.lock().await;
+                    if state.status != Status::Open {
+                        continue;
+                    }
+                    let invited = state.row.invited;
+                    self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
+                    invited
+                }
+            };
+            if let Some(to) = invited {
+                self.notify(
+                    to,
+                    json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
+                );
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Loads every unfinished game so its timers run again (at start), after withdrawing the
+    /// open games too old to be taken (see [`Online::expire_open`]).
     pub async fn resume_all(&self) -> Result<usize, ApiError> {
+        if let Err(e) = self.expire_open().await {
+            eprintln!("damasi-web: cannot withdraw old open games: {e:?}");
+        }
         if self.inner.cluster.is_some() {
             // Among several: only the games nobody looks after.
             return self.take_orphans().await;
@@ -1086,9 +1153,21 @@ impl Online {
                 .await?;
                 return Ok(state.state_json(Instant::now()));
             }
+            if state.draw_offer == Some(side) {
+                // Already offered: nothing changes, nobody is told again.
+                return Ok(state.state_json(Instant::now()));
+            }
+            TableState::check_offer(&mut state.draw_offered, side, Instant::now(), "draw offer")?;
             state.draw_offer = Some(side);
-        } else if state.draw_offer == Some(!side) || state.draw_offer == Some(side) {
+        } else if state.draw_offer == Some(!side) {
+            // The opponent answered: the proposer may offer again at once.
             state.draw_offer = None;
+            state.draw_offered[side_index(!side)] = None;
+        } else if state.draw_offer == Some(side) {
+            // Withdrawn: offering again waits (see `table::OFFER_REPEAT`).
+            state.draw_offer = None;
+        } else {
+            return Ok(state.state_json(Instant::now()));
         }
         state.version += 1;
         self.publish(&table, &state);
@@ -1105,7 +1184,18 @@ impl Online {
         state.check_playing()?;
         let side = state.seat_of(player)?;
         if !yes {
+            match state.takeback_offer {
+                Some(proposer) if proposer == !side => {
+                    // The opponent answered: the proposer may propose again at once.
+                    state.takeback_offered[side_index(proposer)] = None;
+                }
+                Some(_) => {}
+                None => return Ok(state.state_json(Instant::now())),
+            }
             state.takeback_offer = None;
+        } else if state.takeback_offer == Some(side) {
+            // Already proposed: nothing changes, nobody is told again.
+            return Ok(state.state_json(Instant::now()));
         } else if let Some(proposer) = state.takeback_offer.filter(|&p| p == !side) {
             // Undo the proposer's last move: one ply if the proposer moved last, two if the
             // accepting side has replied since.
@@ -1125,6 +1215,7 @@ impl Online {
             let ply = state.game.ply();
             state.turn_started = Some(Instant::now());
             state.takeback_offer = None;
+            state.takeback_offered[side_index(proposer)] = None;
             state.draw_offer = None;
             self.inner
                 .db
@@ -1144,6 +1235,12 @@ impl Online {
                     "you have no move to take back",
                 ));
             }
+            TableState::check_offer(
+                &mut state.takeback_offered,
+                side,
+                Instant::now(),
+                "takeback proposal",
+            )?;
             state.takeback_offer = Some(side);
         }
         state.version += 1;

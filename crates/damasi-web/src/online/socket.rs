@@ -11,6 +11,11 @@
 //! long-lived requests ([`crate::streams`]) with a 429 `too-many-streams`. A socket whose
 //! client has not answered a ping for [`PONG_TIMEOUT`], or does not take a message within it,
 //! is closed, and its place is given back.
+//!
+//! A player's socket stands only as long as the session or token it was opened with: every
+//! action is checked against it first, and once it is revoked (log-out, a password change,
+//! `DELETE /api/account/sessions/{id}`, log-out everywhere) the socket says so with an error
+//! `unauthorized` and closes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,7 +33,7 @@ use crate::error::{ApiError, ApiPath};
 use crate::streams::{Client, StreamPermit};
 use crate::AppState;
 
-use super::accounts::Player;
+use super::accounts::{Credential, Player, RevocationWatch};
 use super::{Online, Watch};
 
 /// Largest message a client may send.
@@ -57,18 +62,21 @@ pub async fn upgrade(
             message: "web sockets from other web sites are refused".into(),
         });
     }
-    let me = state.online.accounts().identify(&headers).await?;
+    let who = state.online.accounts().identify_with(&headers).await?;
     let permit = state
         .streams
-        .open(client.address, me.as_ref().map(|p| p.id))?;
-    let watch = state.online.watch(&id, me.as_ref()).await?;
+        .open(client.address, who.as_ref().map(|(p, _)| p.id))?;
+    let watch = state
+        .online
+        .watch(&id, who.as_ref().map(|(p, _)| p))
+        .await?;
     let online = state.online.clone();
     let limits = state.limits.clone();
     Ok(ws
         .max_message_size(MAX_MESSAGE)
         .max_frame_size(MAX_MESSAGE)
         .on_upgrade(move |socket| async move {
-            run(socket, online, id, watch, me, limits, permit).await;
+            run(socket, online, id, watch, who, limits, permit).await;
         }))
 }
 
@@ -99,11 +107,14 @@ async fn run(
     online: Online,
     id: String,
     watch: Watch,
-    me: Option<Player>,
+    who: Option<(Player, Credential)>,
     limits: Arc<super::http::Limits>,
     _permit: StreamPermit,
 ) {
     let (full, side, mut events) = watch;
+    let mut revocation = who
+        .clone()
+        .map(|(p, cred)| RevocationWatch::start(online.accounts(), p, cred));
     if !send(&mut socket, Message::Text(full.to_string().into())).await {
         return;
     }
@@ -120,7 +131,11 @@ async fn run(
                 let Some(Ok(msg)) = incoming else { break };
                 match msg {
                     Message::Text(text) => {
-                        let reply = handle(&online, &id, me.as_ref(), &limits, text.as_str()).await;
+                        let reply = handle(&online, &id, who.as_ref(), &limits, text.as_str()).await;
+                        if let Ok(Handled::Revoked) = reply {
+                            close_revoked(&mut socket).await;
+                            break;
+                        }
                         if let Err(e) = reply {
                             let v = json!({"type": "error", "code": e.code(), "error": e.message()});
                             if !send(&mut socket, Message::Text(v.to_string().into())).await {
@@ -154,6 +169,15 @@ async fn run(
                     break;
                 }
             }
+            _ = async {
+                match revocation.as_mut() {
+                    Some(r) => r.revoked().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                close_revoked(&mut socket).await;
+                break;
+            }
             _ = ping.tick() => {
                 if unanswered.is_some_and(|t| t.elapsed() >= PONG_TIMEOUT) {
                     // The client stopped answering: its place goes to somebody else.
@@ -173,24 +197,59 @@ async fn run(
     }
 }
 
+/// Tells the client its session or token was revoked, and closes the socket (code 4401, like
+/// HTTP's 401).
+async fn close_revoked(socket: &mut WebSocket) {
+    let v = json!({
+        "type": "error",
+        "code": "unauthorized",
+        "error": "the session or token this socket was opened with has been revoked: log in again",
+    });
+    if send(socket, Message::Text(v.to_string().into())).await {
+        let frame = axum::extract::ws::CloseFrame {
+            code: 4401,
+            reason: "revoked".into(),
+        };
+        let _ = send(socket, Message::Close(Some(frame))).await;
+    }
+}
+
+/// What became of a message that was not refused.
+enum Handled {
+    /// Done.
+    Done,
+    /// Not done: the session or token of the socket has been revoked.
+    Revoked,
+}
+
 async fn handle(
     online: &Online,
     id: &str,
-    me: Option<&Player>,
+    who: Option<&(Player, Credential)>,
     limits: &super::http::Limits,
     text: &str,
-) -> Result<(), ApiError> {
+) -> Result<Handled, ApiError> {
     let msg: ClientMessage = serde_json::from_str(text)
         .map_err(|e| ApiError::BadRequest(format!("message is not understood: {e}")))?;
-    let p = me.ok_or_else(|| {
+    let (p, cred) = who.ok_or_else(|| {
         ApiError::Unauthorized("spectators can only watch: sign up or continue as a guest".into())
     })?;
     if msg.t == "chat" {
         limits.check_chat(p.id)?;
-        return online.chat(id, p, msg.text.as_deref().unwrap_or("")).await;
+    } else {
+        limits.check_action(p.id)?;
     }
-    limits.check_action(p.id)?;
+    // Checked before every action (within the rate limits): a message sent just after a
+    // log-out must not act.
+    if !online.accounts().still_valid(p, cred).await? {
+        return Ok(Handled::Revoked);
+    }
     match msg.t.as_str() {
+        "chat" => {
+            online
+                .chat(id, p, msg.text.as_deref().unwrap_or(""))
+                .await?;
+        }
         "move" => {
             let mv = msg
                 .mv
@@ -221,5 +280,5 @@ async fn handle(
             )))
         }
     }
-    Ok(())
+    Ok(Handled::Done)
 }

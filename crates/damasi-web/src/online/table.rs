@@ -118,6 +118,11 @@ pub struct ChatLine {
     pub text: String,
 }
 
+/// A side may make a draw offer (or a takeback proposal) again only once the opponent has
+/// answered its last one, or this long after it (so that offers cannot be toggled to flood the
+/// opponent's screen).
+pub const OFFER_REPEAT: Duration = Duration::from_secs(10);
+
 /// The state of one online game.
 #[derive(Debug)]
 pub struct TableState {
@@ -141,6 +146,11 @@ pub struct TableState {
     pub draw_offer: Option<Color>,
     /// A takeback proposal waiting for an answer: the side that made it.
     pub takeback_offer: Option<Color>,
+    /// When each side last made a draw offer the opponent has not answered since (see
+    /// [`OFFER_REPEAT`]).
+    pub draw_offered: [Option<Instant>; 2],
+    /// When each side last proposed a takeback the opponent has not answered since.
+    pub takeback_offered: [Option<Instant>; 2],
     /// Who asked for a rematch after the game.
     pub rematch: [bool; 2],
     /// The rematch's id once both asked.
@@ -212,6 +222,8 @@ impl TableState {
             status: Status::Open,
             draw_offer: None,
             takeback_offer: None,
+            draw_offered: [None; 2],
+            takeback_offered: [None; 2],
             rematch: [false; 2],
             rematch_id: None,
             chat: VecDeque::new(),
@@ -498,6 +510,34 @@ impl TableState {
             self.draw_offer = None;
         }
         self.version += 1;
+        Ok(())
+    }
+
+    /// Lets `side` make a new offer of the kind whose last offers are in `offered` (stamping
+    /// it now), or refuses it with a 429 `offer-too-soon` (and `Retry-After`) while its last
+    /// one, unanswered, is less than [`OFFER_REPEAT`] old.
+    pub fn check_offer(
+        offered: &mut [Option<Instant>; 2],
+        side: Color,
+        now: Instant,
+        what: &str,
+    ) -> Result<(), ApiError> {
+        let last = &mut offered[side_index(side)];
+        if let Some(at) = *last {
+            let since = now.saturating_duration_since(at);
+            if since < OFFER_REPEAT {
+                let wait = OFFER_REPEAT - since;
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                return Err(ApiError::Limited {
+                    code: "offer-too-soon",
+                    message: format!(
+                        "a {what} may be made again once the opponent has answered, or in {secs} s"
+                    ),
+                    retry_after: Some(secs),
+                });
+            }
+        }
+        *last = Some(now);
         Ok(())
     }
 

@@ -49,6 +49,29 @@ impl SecretKind {
     }
 }
 
+impl SecretKind {
+    /// The kind stored as `word`.
+    pub fn parse(word: &str) -> Option<SecretKind> {
+        match word {
+            "session" => Some(SecretKind::Session),
+            "token" => Some(SecretKind::Token),
+            _ => None,
+        }
+    }
+}
+
+/// A log-in session or API token as its owner sees it listed: never the secret, only the
+/// hash kept of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretRow {
+    /// The SHA-256 hash of the secret (hexadecimal).
+    pub hash: String,
+    /// What it opens.
+    pub kind: SecretKind,
+    /// When it was issued (Unix ms).
+    pub created_ms: i64,
+}
+
 /// A rated game's result, for [`OnlineDb::finish`] to update both players' ratings from the
 /// stored ones inside the transaction that ends the game: ratings read earlier, outside it,
 /// would let games that end at the same instant overwrite each other's changes.
@@ -203,18 +226,68 @@ impl OnlineDb {
         both!(self.add_secret(user, kind, hash, now_ms))
     }
 
-    /// The account a secret of `kind` with this hash belongs to.
+    /// The account a secret of `kind` with this hash belongs to, if the secret was issued at
+    /// `not_before_ms` or later (older ones have expired).
     pub async fn user_by_secret(
         &self,
         hash: String,
         kind: SecretKind,
+        not_before_ms: i64,
     ) -> Result<Option<UserRow>, ApiError> {
-        both!(self.user_by_secret(hash, kind))
+        both!(self.user_by_secret(hash, kind, not_before_ms))
     }
 
     /// Forgets a secret (log-out).
     pub async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
         both!(self.delete_secret(hash))
+    }
+
+    /// `user`'s API tokens and its sessions issued at `sessions_since_ms` or later, newest
+    /// first.
+    pub async fn secrets_of(
+        &self,
+        user: i64,
+        sessions_since_ms: i64,
+    ) -> Result<Vec<SecretRow>, ApiError> {
+        both!(self.secrets_of(user, sessions_since_ms))
+    }
+
+    /// Forgets `user`'s secrets whose hash starts with `prefix` (all of them without one),
+    /// except the one whose hash is `keep`; returns how many.
+    pub async fn revoke_secrets(
+        &self,
+        user: i64,
+        prefix: Option<String>,
+        keep: Option<String>,
+    ) -> Result<u64, ApiError> {
+        both!(self.revoke_secrets(user, prefix, keep))
+    }
+
+    /// Sets `user`'s password hash and forgets every secret of theirs but `keep`, in one
+    /// transaction; returns how many secrets were forgotten.
+    pub async fn set_password(
+        &self,
+        user: i64,
+        hash: String,
+        keep: Option<String>,
+    ) -> Result<u64, ApiError> {
+        both!(self.set_password(user, hash, keep))
+    }
+
+    /// Forgets the sessions issued before `before_ms` (expired); returns how many.
+    pub async fn delete_expired_sessions(&self, before_ms: i64) -> Result<u64, ApiError> {
+        both!(self.delete_expired_sessions(before_ms))
+    }
+
+    /// Ends game `id` with `outcome` if it is still open (nobody took the free seat
+    /// meanwhile); whether it was.
+    pub async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
+        both!(self.withdraw_open(id, outcome))
+    }
+
+    /// Ids of the open games (a seat free) created before `before_ms`.
+    pub async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
+        both!(self.open_before(before_ms))
     }
 
     /// `user`'s rating in `speed`, if it has played there.

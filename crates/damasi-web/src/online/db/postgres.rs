@@ -11,7 +11,7 @@ use tokio_postgres::{Client, NoTls, Row};
 
 use crate::error::ApiError;
 
-use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, UserRow};
+use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, SecretRow, UserRow};
 use crate::online::rating;
 
 const SCHEMA: &str = "
@@ -56,6 +56,7 @@ CREATE TABLE IF NOT EXISTS online_games (
     invited_id BIGINT REFERENCES users(id)
 );
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS invited_id BIGINT REFERENCES users(id);
+CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
 CREATE INDEX IF NOT EXISTS online_games_black ON online_games(black_id);
@@ -80,6 +81,11 @@ CREATE TABLE IF NOT EXISTS shared_state (
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
     chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id";
+
+/// Deletes a user's secrets whose hash starts with `$2` (all when it is null), but `$3`.
+const REVOKE: &str = "DELETE FROM secrets WHERE user_id = $1 \
+    AND ($2::text IS NULL OR left(hash, length($2::text)) = $2::text) \
+    AND ($3::text IS NULL OR hash <> $3::text)";
 
 fn db_error(e: tokio_postgres::Error) -> ApiError {
     ApiError::Internal(format!("postgres: {e}"))
@@ -270,17 +276,114 @@ impl PostgresDb {
         &self,
         hash: String,
         kind: SecretKind,
+        not_before_ms: i64,
     ) -> Result<Option<UserRow>, ApiError> {
         let c = self.client().await?;
         let row = c
             .query_opt(
                 "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
-                 JOIN users u ON u.id = s.user_id WHERE s.hash = $1 AND s.kind = $2",
-                &[&hash, &kind.as_str()],
+                 JOIN users u ON u.id = s.user_id \
+                 WHERE s.hash = $1 AND s.kind = $2 AND s.created_ms >= $3",
+                &[&hash, &kind.as_str(), &not_before_ms],
             )
             .await
             .map_err(db_error)?;
         Ok(row.as_ref().map(user_row))
+    }
+
+    pub(super) async fn secrets_of(
+        &self,
+        user: i64,
+        sessions_since_ms: i64,
+    ) -> Result<Vec<SecretRow>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT hash, kind, created_ms FROM secrets WHERE user_id = $1 \
+                 AND (kind <> 'session' OR created_ms >= $2) ORDER BY created_ms DESC, hash",
+                &[&user, &sessions_since_ms],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                Some(SecretRow {
+                    hash: r.get(0),
+                    kind: SecretKind::parse(r.get(1))?,
+                    created_ms: r.get(2),
+                })
+            })
+            .collect())
+    }
+
+    pub(super) async fn revoke_secrets(
+        &self,
+        user: i64,
+        prefix: Option<String>,
+        keep: Option<String>,
+    ) -> Result<u64, ApiError> {
+        let c = self.client().await?;
+        c.execute(REVOKE, &[&user, &prefix, &keep])
+            .await
+            .map_err(db_error)
+    }
+
+    pub(super) async fn set_password(
+        &self,
+        user: i64,
+        hash: String,
+        keep: Option<String>,
+    ) -> Result<u64, ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        tx.execute(
+            "UPDATE users SET password = $2 WHERE id = $1",
+            &[&user, &hash],
+        )
+        .await
+        .map_err(db_error)?;
+        let n = tx
+            .execute(REVOKE, &[&user, &None::<String>, &keep])
+            .await
+            .map_err(db_error)?;
+        tx.commit().await.map_err(db_error)?;
+        Ok(n)
+    }
+
+    pub(super) async fn delete_expired_sessions(&self, before_ms: i64) -> Result<u64, ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "DELETE FROM secrets WHERE kind = 'session' AND created_ms < $1",
+            &[&before_ms],
+        )
+        .await
+        .map_err(db_error)
+    }
+
+    pub(super) async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "UPDATE online_games SET status = 'over', outcome = $2, turn_started_ms = NULL \
+                 WHERE id = $1 AND status = 'open'",
+                &[&id, &outcome],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(n == 1)
+    }
+
+    pub(super) async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT id FROM online_games WHERE status = 'open' AND created_ms < $1",
+                &[&before_ms],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
     pub(super) async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {

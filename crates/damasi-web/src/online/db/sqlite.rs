@@ -9,7 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use crate::error::ApiError;
 use crate::store::{run_blocking, set_pragmas};
 
-use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, UserRow};
+use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, SecretRow, UserRow};
 use crate::online::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS online_games (
     black_diff INTEGER,
     invited_id INTEGER REFERENCES users(id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
 CREATE INDEX IF NOT EXISTS online_games_black ON online_games(black_id);
@@ -230,20 +231,121 @@ impl SqliteDb {
         .await
     }
 
-    /// The account a secret of `kind` with this hash belongs to.
+    /// The account a secret of `kind` with this hash belongs to, if issued at `not_before_ms`
+    /// or later.
     pub async fn user_by_secret(
         &self,
         hash: String,
         kind: SecretKind,
+        not_before_ms: i64,
     ) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
                 "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
-                 JOIN users u ON u.id = s.user_id WHERE s.hash = ?1 AND s.kind = ?2",
-                params![hash, kind.as_str()],
+                 JOIN users u ON u.id = s.user_id \
+                 WHERE s.hash = ?1 AND s.kind = ?2 AND s.created_ms >= ?3",
+                params![hash, kind.as_str(), not_before_ms],
                 user_row,
             )
             .optional()?)
+        })
+        .await
+    }
+
+    /// `user`'s tokens and sessions issued at `sessions_since_ms` or later, newest first.
+    pub async fn secrets_of(
+        &self,
+        user: i64,
+        sessions_since_ms: i64,
+    ) -> Result<Vec<SecretRow>, ApiError> {
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT hash, kind, created_ms FROM secrets WHERE user_id = ?1 \
+                 AND (kind <> 'session' OR created_ms >= ?2) ORDER BY created_ms DESC, hash",
+            )?;
+            let rows = stmt.query_map(params![user, sessions_since_ms], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get(2)?))
+            })?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (hash, kind, created_ms) = row?;
+                if let Some(kind) = SecretKind::parse(&kind) {
+                    out.push(SecretRow {
+                        hash,
+                        kind,
+                        created_ms,
+                    });
+                }
+            }
+            Ok(out)
+        })
+        .await
+    }
+
+    /// Forgets `user`'s secrets whose hash starts with `prefix` (all without one), but `keep`.
+    pub async fn revoke_secrets(
+        &self,
+        user: i64,
+        prefix: Option<String>,
+        keep: Option<String>,
+    ) -> Result<u64, ApiError> {
+        self.with(move |c| Ok(revoke(c, user, prefix.as_deref(), keep.as_deref())?))
+            .await
+    }
+
+    /// Sets `user`'s password hash and forgets every secret of theirs but `keep`.
+    pub async fn set_password(
+        &self,
+        user: i64,
+        hash: String,
+        keep: Option<String>,
+    ) -> Result<u64, ApiError> {
+        self.with(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
+                "UPDATE users SET password = ?2 WHERE id = ?1",
+                params![user, hash],
+            )?;
+            let n = revoke(&tx, user, None, keep.as_deref())?;
+            tx.commit()?;
+            Ok(n)
+        })
+        .await
+    }
+
+    /// Forgets the sessions issued before `before_ms`.
+    pub async fn delete_expired_sessions(&self, before_ms: i64) -> Result<u64, ApiError> {
+        self.with(move |c| {
+            Ok(c.execute(
+                "DELETE FROM secrets WHERE kind = 'session' AND created_ms < ?1",
+                [before_ms],
+            )? as u64)
+        })
+        .await
+    }
+
+    /// Ends game `id` with `outcome` if it is still open; whether it was.
+    pub async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            Ok(c.execute(
+                "UPDATE online_games SET status = 'over', outcome = ?2, turn_started_ms = NULL \
+                 WHERE id = ?1 AND status = 'open'",
+                params![id, outcome],
+            )? == 1)
+        })
+        .await
+    }
+
+    /// Ids of the open games created before `before_ms`.
+    pub async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
+        self.with(move |c| {
+            let mut stmt =
+                c.prepare("SELECT id FROM online_games WHERE status = 'open' AND created_ms < ?1")?;
+            let ids = stmt
+                .query_map([before_ms], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(ids)
         })
         .await
     }
@@ -477,6 +579,21 @@ impl SqliteDb {
         })
         .await
     }
+}
+
+/// Deletes `user`'s secrets whose hash starts with `prefix` (all without one), but `keep`.
+fn revoke(
+    c: &Connection,
+    user: i64,
+    prefix: Option<&str>,
+    keep: Option<&str>,
+) -> rusqlite::Result<u64> {
+    Ok(c.execute(
+        "DELETE FROM secrets WHERE user_id = ?1 \
+         AND (?2 IS NULL OR substr(hash, 1, length(?2)) = ?2) \
+         AND (?3 IS NULL OR hash <> ?3)",
+        params![user, prefix, keep],
+    )? as u64)
 }
 
 fn read_rating(c: &Connection, user: i64, speed: &str) -> rusqlite::Result<Option<RatingRow>> {
