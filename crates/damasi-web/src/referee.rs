@@ -196,10 +196,17 @@ pub struct Referee {
     inner: Arc<Inner>,
 }
 
+/// Games between two engines the server plays at once, at most: each takes a core on every
+/// move, so more would slow every other visitor's analysis and engine games.
+pub const MAX_ENGINE_GAMES: usize = 2;
+
 struct Inner {
     store: Store,
     brain: Brain,
     games: StdMutex<HashMap<i64, Arc<Slot>>>,
+    /// Held while an engine-against-engine game is counted and created, so two requests at
+    /// once cannot both take the last place.
+    engine_games: Mutex<()>,
 }
 
 impl Referee {
@@ -210,6 +217,7 @@ impl Referee {
                 store,
                 brain,
                 games: StdMutex::new(HashMap::new()),
+                engine_games: Mutex::new(()),
             }),
         }
     }
@@ -273,6 +281,17 @@ impl Referee {
         mut row: GameRow,
         control: Option<TimeControl>,
     ) -> Result<Arc<Slot>, ApiError> {
+        let both_engines = row.white.is_engine() && row.black.is_engine();
+        let _gate = match both_engines {
+            true => Some(self.inner.engine_games.lock().await),
+            false => None,
+        };
+        if both_engines && self.engine_games_playing().await >= MAX_ENGINE_GAMES {
+            return Err(ApiError::TooMany(format!(
+                "the server already plays {MAX_ENGINE_GAMES} games between two engines: \
+                 wait for one to end (or delete one)"
+            )));
+        }
         row.time_control = control;
         row.turn_started_ms = Some(now_ms());
         let start = Position::from_fen(&row.start_fen)?;
@@ -291,6 +310,24 @@ impl Referee {
             })
             .await?;
         self.slot(id).await
+    }
+
+    /// Games between two engines being played now.
+    pub async fn engine_games_playing(&self) -> usize {
+        let slots: Vec<Arc<Slot>> = {
+            let games = self.inner.games.lock().unwrap_or_else(|p| p.into_inner());
+            games.values().cloned().collect()
+        };
+        let mut n = 0;
+        for slot in slots {
+            let live = slot.live.lock().await;
+            let engines =
+                live.player(Color::White).is_engine() && live.player(Color::Black).is_engine();
+            if engines && live.game.outcome().is_none() {
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Forgets a game (after it was deleted): stops its engine and its timer.

@@ -959,3 +959,44 @@ async fn earlier_moves_count_for_repetition() {
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
 }
+
+/// The server plays at most two engine-against-engine games at once (each takes a core on
+/// every move); a third waits until one ends or is deleted.
+#[tokio::test]
+async fn engine_against_engine_games_are_capped() {
+    let app = app();
+    let both =
+        json!({"white": {"kind": "engine", "level": 10}, "black": {"kind": "engine", "level": 10}});
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = post(&app, "/api/games", both.clone()).await;
+        assert_eq!(r.status, StatusCode::CREATED);
+        ids.push(r.json()["id"].as_i64().unwrap());
+    }
+    let r = post(&app, "/api/games", both.clone()).await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.json());
+    // A game against a person is not counted.
+    let r = post(
+        &app,
+        "/api/games",
+        json!({"white": {"kind": "engine", "level": 1}}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    ids.push(r.json()["id"].as_i64().unwrap());
+    // Deleting one frees its place.
+    let r = send(
+        &app,
+        Method::DELETE,
+        &format!("/api/games/{}", ids[0]),
+        None,
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+    let r = post(&app, "/api/games", both).await;
+    assert_eq!(r.status, StatusCode::CREATED);
+    ids[0] = r.json()["id"].as_i64().unwrap();
+    for id in ids {
+        send(&app, Method::DELETE, &format!("/api/games/{id}"), None).await;
+    }
+}
