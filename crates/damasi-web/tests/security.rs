@@ -345,29 +345,7 @@ async fn one_client_cannot_hold_every_engine() {
 async fn the_game_socket_works_over_a_real_connection() {
     let addr = start(ServeOptions::default()).await;
     // A guest session, and an open game of that guest.
-    let (code, text) = post_json(addr, "/api/account/guest", &json!({})).await;
-    assert_eq!(code, 200, "{text}");
-    let cookie = text
-        .lines()
-        .find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.eq_ignore_ascii_case("set-cookie")
-                .then(|| value.split(';').next().unwrap_or("").trim().to_string())
-        })
-        .expect("a session cookie");
-    let body = json!({"minutes": 5, "increment": 3}).to_string();
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!(
-        "POST /api/online/games HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: {cookie}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).await.unwrap();
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let json_at = text.find("\r\n\r\n").expect("a body") + 4;
-    let created: Value = serde_json::from_str(&text[json_at..]).expect("JSON");
-    let id = created["id"].as_str().expect("a game id").to_string();
+    let (cookie, id) = guest_with_game(addr).await;
     // The upgrade: 101, then the server's first message (gameFull) as a text frame.
     let mut s = TcpStream::connect(addr).await.unwrap();
     let req = format!(
