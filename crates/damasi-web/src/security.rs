@@ -141,19 +141,21 @@ fn has_body(headers: &HeaderMap) -> bool {
     length > 0 || headers.contains_key(header::TRANSFER_ENCODING)
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
+/// Whether the body's media type (parameters such as `charset` aside) is `mime`.
+fn content_type_is(headers: &HeaderMap, mime: &str) -> bool {
     header_str(headers, header::CONTENT_TYPE).is_some_and(|t| {
-        let mime = t.split(';').next().unwrap_or("").trim();
-        mime.eq_ignore_ascii_case("application/json")
+        let given = t.split(';').next().unwrap_or("").trim();
+        given.eq_ignore_ascii_case(mime)
     })
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    content_type_is(headers, "application/json")
 }
 
 /// Whether the body is a form (`application/x-www-form-urlencoded`).
 pub(crate) fn is_form(headers: &HeaderMap) -> bool {
-    header_str(headers, header::CONTENT_TYPE).is_some_and(|t| {
-        let mime = t.split(';').next().unwrap_or("").trim();
-        mime.eq_ignore_ascii_case("application/x-www-form-urlencoded")
-    })
+    content_type_is(headers, "application/x-www-form-urlencoded")
 }
 
 fn token_given(headers: &HeaderMap, token: &str) -> bool {
