@@ -485,6 +485,14 @@ impl Online {
         Ok(table)
     }
 
+    /// Tells `to` that the challenge of game `id` was withdrawn (`challengeCanceled`).
+    fn tell_canceled(&self, to: i64, id: &str) {
+        self.notify(
+            to,
+            json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
+        );
+    }
+
     /// Withdraws (aborts) the open games, whose seat nobody took, created more than
     /// [`OPEN_GAME_LIFETIME`] ago; the one a direct challenge was sent to hears of it
     /// (`challengeCanceled`). Done at start and now and then; returns how many.
@@ -534,10 +542,7 @@ impl Online {
                 }
             };
             if let Some(to) = invited {
-                self.notify(
-                    to,
-                    json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
-                );
+                self.tell_canceled(to, &id);
             }
             n += 1;
         }
@@ -1128,10 +1133,7 @@ impl Online {
         self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
         if let Some(to) = withdrawn {
             // A direct challenge withdrawn by its sender (lichess's `challenge/{id}/cancel`).
-            self.notify(
-                to,
-                json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
-            );
+            self.tell_canceled(to, id);
         }
         Ok(state.state_json(Instant::now()))
     }
