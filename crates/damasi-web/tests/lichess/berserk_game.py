@@ -9,6 +9,7 @@ and a resignation. Run by scripts/test-lichess-clients:
 import queue
 import sys
 import threading
+import time
 
 import berserk
 
@@ -44,6 +45,9 @@ check(a.account.get()["name"] == name_a, "account.get names the token's account"
 events_a, events_b = queue.Queue(), queue.Queue()
 listen(a, events_a)
 listen(b, events_b)
+# The server does not yet replay challenges sent before an event stream opened (lichess does),
+# so give both streams a moment to subscribe before the first challenge.
+time.sleep(1)
 
 # A challenge declined, and one withdrawn.
 c = a.challenges.create(name_b, rated=False, clock_limit=300, clock_increment=3)
