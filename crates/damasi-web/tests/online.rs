@@ -8,6 +8,7 @@ use std::time::Duration;
 mod ratings;
 
 use damasi_web::online::accounts::Player;
+use damasi_web::online::command::Command;
 use damasi_web::online::db::OnlineDb;
 use damasi_web::online::{NewGame, Online, OnlineConfig};
 use damasi_web::ApiError;
@@ -67,7 +68,18 @@ async fn a_friend_takes_the_free_seat_and_both_hear_the_game_start() {
     assert_eq!(state(&online, &t.id).await["status"], "created");
     // Nobody can move before the seat is taken.
     assert_eq!(
-        code(online.play(&t.id, &a, "c3-c4").await.unwrap_err()),
+        code(
+            online
+                .run(
+                    &t.id,
+                    &a,
+                    Command::Move {
+                        text: "c3-c4".into()
+                    }
+                )
+                .await
+                .unwrap_err()
+        ),
         "not-started"
     );
     let side = online.join(&t.id, &b, None).await.unwrap();
@@ -97,21 +109,63 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
     let mut events = t.events.subscribe();
     assert_eq!(
-        code(online.play(&t.id, &b, "c6-c5").await.unwrap_err()),
+        code(
+            online
+                .run(
+                    &t.id,
+                    &b,
+                    Command::Move {
+                        text: "c6-c5".into()
+                    }
+                )
+                .await
+                .unwrap_err()
+        ),
         "not-your-turn"
     );
     let stranger = online.accounts().add_bot("zeynep", 0).await.unwrap();
     assert_eq!(
-        code(online.play(&t.id, &stranger, "c3-c4").await.unwrap_err()),
+        code(
+            online
+                .run(
+                    &t.id,
+                    &stranger,
+                    Command::Move {
+                        text: "c3-c4".into()
+                    }
+                )
+                .await
+                .unwrap_err()
+        ),
         "not-a-player"
     );
     assert_eq!(
-        code(online.play(&t.id, &a, "c3-c5").await.unwrap_err()),
+        code(
+            online
+                .run(
+                    &t.id,
+                    &a,
+                    Command::Move {
+                        text: "c3-c5".into()
+                    }
+                )
+                .await
+                .unwrap_err()
+        ),
         "illegal-move"
     );
 
     tokio::time::advance(Duration::from_secs(5)).await;
-    online.play(&t.id, &a, "c3-c4").await.unwrap(); // the first move is free
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap(); // the first move is free
     let e = events.recv().await.unwrap();
     assert_eq!(e["type"], "gameState");
     assert_eq!(e["moves"], "c3-c4");
@@ -119,11 +173,29 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
     let s = state(&online, &t.id).await;
     assert_eq!(s["btime"], 173_000, "Black's clock runs: 180 s - 7 s");
     assert_eq!(s["wtime"], 180_000);
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["btime"], 175_000, "180 - 7 + 2 s increment");
     tokio::time::advance(Duration::from_millis(2_500)).await;
-    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "d3-d4".into(),
+            },
+        )
+        .await
+        .unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["wtime"], 179_500, "180 - 2.5 + 2");
     assert_eq!(s["moves"], "c3-c4 f6-f5 d3-d4");
@@ -139,8 +211,26 @@ async fn the_flag_falls_on_the_server_with_nobody_connected() {
         ..BLITZ
     };
     let t = online.create_paired(&a, &b, fast).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
     // White thinks and thinks: 60 s later the flag falls by itself.
     tokio::time::advance(Duration::from_millis(59_900)).await;
     wait().await;
@@ -153,7 +243,18 @@ async fn the_flag_falls_on_the_server_with_nobody_connected() {
     assert_eq!(s["wtime"], 0);
     // A move after the flag is refused.
     assert_eq!(
-        code(online.play(&t.id, &a, "d3-d4").await.unwrap_err()),
+        code(
+            online
+                .run(
+                    &t.id,
+                    &a,
+                    Command::Move {
+                        text: "d3-d4".into()
+                    }
+                )
+                .await
+                .unwrap_err()
+        ),
         "game-over"
     );
 }
@@ -163,7 +264,16 @@ async fn a_game_without_a_first_move_in_30_seconds_is_aborted() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
     tokio::time::advance(Duration::from_secs(29)).await;
     wait().await;
     assert_eq!(state(&online, &t.id).await["status"], "started");
@@ -180,9 +290,18 @@ async fn comings_and_goings_and_chat_do_not_stop_the_clock() {
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
     // Changes that do not move the abort deadline: it still falls 30 s after the start.
-    online.presence(&t, damasi::Color::White, true).await;
-    online.chat(&t.id, &a, "iyi oyunlar").await.unwrap();
-    online.presence(&t, damasi::Color::White, false).await;
+    online.connected(&t.id, damasi::Color::White, true).await;
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Chat {
+                text: "iyi oyunlar".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online.connected(&t.id, damasi::Color::White, false).await;
     tokio::time::advance(Duration::from_secs(31)).await;
     wait().await;
     assert_eq!(state(&online, &t.id).await["status"], "aborted");
@@ -193,10 +312,31 @@ async fn comings_and_goings_and_chat_do_not_stop_the_clock() {
         ..BLITZ
     };
     let t = online.create_paired(&a, &b, fast).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
-    online.chat(&t.id, &b, "!").await.unwrap();
-    online.presence(&t, damasi::Color::Black, true).await;
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &b, Command::Chat { text: "!".into() })
+        .await
+        .unwrap();
+    online.connected(&t.id, damasi::Color::Black, true).await;
     tokio::time::advance(Duration::from_millis(15_100)).await;
     wait().await;
     let s = state(&online, &t.id).await;
@@ -209,14 +349,32 @@ async fn abort_is_refused_once_both_sides_have_moved() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(
-        code(online.abort(&t.id, &a).await.unwrap_err()),
+        code(online.run(&t.id, &a, Command::Abort).await.unwrap_err()),
         "too-late-to-abort"
     );
     let t2 = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.abort(&t2.id, &b).await.unwrap();
+    online.run(&t2.id, &b, Command::Abort).await.unwrap();
     assert_eq!(state(&online, &t2.id).await["status"], "aborted");
 }
 
@@ -225,14 +383,41 @@ async fn lag_compensation_comes_out_of_a_quota() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
     // White's line has a 600 ms round trip: 300 ms one way.
     online
-        .observe_lag(&t, damasi::Color::White, Duration::from_millis(600))
+        .lag(&t.id, damasi::Color::White, Duration::from_millis(600))
         .await;
     tokio::time::advance(Duration::from_millis(2_000)).await;
-    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "d3-d4".into(),
+            },
+        )
+        .await
+        .unwrap();
     let s = state(&online, &t.id).await;
     // 2.0 s by the server's clock, 0.3 s of it the network's: charged 1.7 s.
     assert_eq!(s["wtime"], 180_000 - 1_700 + 2_000);
@@ -246,24 +431,50 @@ async fn a_player_who_leaves_can_come_back_or_be_claimed_against() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
-    online.presence(&t, damasi::Color::Black, true).await;
-    online.presence(&t, damasi::Color::Black, false).await;
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online.connected(&t.id, damasi::Color::Black, true).await;
+    online.connected(&t.id, damasi::Color::Black, false).await;
     assert_eq!(state(&online, &t.id).await["gone"]["black"], true);
     tokio::time::advance(Duration::from_secs(30)).await;
     assert_eq!(
-        code(online.claim(&t.id, &a, true).await.unwrap_err()),
+        code(
+            online
+                .run(&t.id, &a, Command::Claim { win: true })
+                .await
+                .unwrap_err()
+        ),
         "opponent-present"
     );
     // Black reconnects (a reload): not gone any more, the game is as it was.
-    online.presence(&t, damasi::Color::Black, true).await;
+    online.connected(&t.id, damasi::Color::Black, true).await;
     let s = state(&online, &t.id).await;
     assert_eq!(s["gone"]["black"], false);
     assert_eq!(s["moves"], "c3-c4 f6-f5");
-    online.presence(&t, damasi::Color::Black, false).await;
+    online.connected(&t.id, damasi::Color::Black, false).await;
     tokio::time::advance(Duration::from_secs(61)).await;
-    online.claim(&t.id, &a, true).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Claim { win: true })
+        .await
+        .unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["status"], "abandonment");
     assert_eq!(s["winner"], "white");
@@ -274,26 +485,77 @@ async fn draw_offers_and_takebacks_need_the_opponent() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
     // White asks to take back d3-d4; Black declines, then White asks again and Black accepts.
-    online.play(&t.id, &a, "d3-d4").await.unwrap();
-    online.takeback(&t.id, &a, true).await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "d3-d4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &a, Command::Takeback { yes: true })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["wtakeback"], true);
-    online.takeback(&t.id, &b, false).await.unwrap();
+    online
+        .run(&t.id, &b, Command::Takeback { yes: false })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["wtakeback"], false);
-    online.takeback(&t.id, &a, true).await.unwrap();
-    online.takeback(&t.id, &b, true).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Takeback { yes: true })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &b, Command::Takeback { yes: true })
+        .await
+        .unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["moves"], "c3-c4 f6-f5");
     assert_eq!(s["turn"], "white");
     // A draw offer stands until answered; a decline clears it; a yes to an offer accepts.
-    online.draw(&t.id, &b, true).await.unwrap();
+    online
+        .run(&t.id, &b, Command::Draw { yes: true })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["bdraw"], true);
-    online.draw(&t.id, &a, false).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Draw { yes: false })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["bdraw"], false);
-    online.draw(&t.id, &b, true).await.unwrap();
-    online.draw(&t.id, &a, true).await.unwrap();
+    online
+        .run(&t.id, &b, Command::Draw { yes: true })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &a, Command::Draw { yes: true })
+        .await
+        .unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["status"], "agreement");
     assert_eq!(s["outcome"], "draw:agreement");
@@ -304,18 +566,45 @@ async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
     let version = |v: &Value| v["version"].as_u64();
     // Offered, withdrawn, offered again at once: refused with a 429 and when to try again.
-    let first = online.draw(&t.id, &a, true).await.unwrap();
+    let first = online
+        .run(&t.id, &a, Command::Draw { yes: true })
+        .await
+        .unwrap();
     // The same offer again changes nothing.
-    let same = online.draw(&t.id, &a, true).await.unwrap();
+    let same = online
+        .run(&t.id, &a, Command::Draw { yes: true })
+        .await
+        .unwrap();
     assert_eq!(version(&first), version(&same));
-    online.draw(&t.id, &a, false).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Draw { yes: false })
+        .await
+        .unwrap();
     let mut refused = 0;
     for _ in 0..26 {
-        match online.draw(&t.id, &a, true).await {
+        match online.run(&t.id, &a, Command::Draw { yes: true }).await {
             Err(e) => {
                 assert_eq!(e.status().as_u16(), 429);
                 assert_eq!(e.code(), "offer-too-soon");
@@ -324,36 +613,84 @@ async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
             }
             Ok(_) => panic!("a draw offer repeated at once went through"),
         }
-        online.draw(&t.id, &a, false).await.unwrap();
+        online
+            .run(&t.id, &a, Command::Draw { yes: false })
+            .await
+            .unwrap();
     }
     assert_eq!(refused, 26);
     assert_eq!(state(&online, &t.id).await["wdraw"], false);
     // Ten seconds later the offer may be made again.
     tokio::time::advance(Duration::from_secs(6)).await;
-    let e = online.draw(&t.id, &a, true).await.unwrap_err();
+    let e = online
+        .run(&t.id, &a, Command::Draw { yes: true })
+        .await
+        .unwrap_err();
     assert_eq!(retry_after(&e), Some(4));
     tokio::time::advance(Duration::from_secs(4)).await;
-    online.draw(&t.id, &a, true).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Draw { yes: true })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["wdraw"], true);
     // Once the opponent has answered, at once.
-    online.draw(&t.id, &b, false).await.unwrap();
-    online.draw(&t.id, &a, true).await.unwrap();
+    online
+        .run(&t.id, &b, Command::Draw { yes: false })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &a, Command::Draw { yes: true })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["wdraw"], true);
     // The other side's offers are counted apart.
-    online.draw(&t.id, &a, false).await.unwrap();
-    online.draw(&t.id, &b, true).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Draw { yes: false })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &b, Command::Draw { yes: true })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["bdraw"], true);
     // Takebacks the same way.
-    online.play(&t.id, &a, "d3-d4").await.unwrap();
-    online.takeback(&t.id, &a, true).await.unwrap();
-    online.takeback(&t.id, &a, false).await.unwrap();
-    let e = online.takeback(&t.id, &a, true).await.unwrap_err();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "d3-d4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &a, Command::Takeback { yes: true })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &a, Command::Takeback { yes: false })
+        .await
+        .unwrap();
+    let e = online
+        .run(&t.id, &a, Command::Takeback { yes: true })
+        .await
+        .unwrap_err();
     assert_eq!((e.status().as_u16(), e.code()), (429, "offer-too-soon"));
     assert_eq!(state(&online, &t.id).await["wtakeback"], false);
     tokio::time::advance(Duration::from_secs(10)).await;
-    online.takeback(&t.id, &a, true).await.unwrap();
-    online.takeback(&t.id, &b, false).await.unwrap();
-    online.takeback(&t.id, &a, true).await.unwrap();
+    online
+        .run(&t.id, &a, Command::Takeback { yes: true })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &b, Command::Takeback { yes: false })
+        .await
+        .unwrap();
+    online
+        .run(&t.id, &a, Command::Takeback { yes: true })
+        .await
+        .unwrap();
     assert_eq!(state(&online, &t.id).await["wtakeback"], true);
 }
 
@@ -366,9 +703,27 @@ async fn a_rated_game_moves_both_ratings_and_a_rematch_swaps_colours() {
         ..BLITZ
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
-    online.resign(&t.id, &b).await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online.run(&t.id, &b, Command::Resign).await.unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["status"], "resignation");
     // Two new players, first game: Glicko-2 moves each by about 162 points.
@@ -379,9 +734,9 @@ async fn a_rated_game_moves_both_ratings_and_a_rematch_swaps_colours() {
     assert!((ra.rating - 1662.3).abs() < 1.0 && (rb.rating - 1337.7).abs() < 1.0);
     assert_eq!((ra.games, rb.games), (1, 1));
     // Rematch: both ask, a new game starts with the colours swapped.
-    online.rematch(&t.id, &a).await.unwrap();
+    online.run(&t.id, &a, Command::Rematch).await.unwrap();
     assert!(state(&online, &t.id).await["rematch"].is_null());
-    online.rematch(&t.id, &b).await.unwrap();
+    online.run(&t.id, &b, Command::Rematch).await.unwrap();
     let next = state(&online, &t.id).await["rematch"]
         .as_str()
         .unwrap()
@@ -411,7 +766,7 @@ async fn guests_play_casual_games_only_and_an_aborted_game_is_unrated() {
         "guests-casual-only"
     );
     online.join(&t.id, &b, None).await.unwrap();
-    online.abort(&t.id, &a).await.unwrap();
+    online.run(&t.id, &a, Command::Abort).await.unwrap();
     assert!(online.db().rating(a.id, "blitz").await.unwrap().is_none());
     let casual = online.create(Some(&g), BLITZ, None).await.unwrap();
     online.join(&casual.id, &a, None).await.unwrap();
@@ -426,10 +781,37 @@ async fn a_game_comes_back_after_a_restart_with_its_moves_and_clocks() {
         let online = Online::new(OnlineDb::open(&dir).unwrap(), OnlineConfig::default());
         let (a, b) = two_players(&online).await;
         let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-        online.play(&t.id, &a, "c3-c4").await.unwrap();
-        online.play(&t.id, &b, "f6-f5").await.unwrap();
+        online
+            .run(
+                &t.id,
+                &a,
+                Command::Move {
+                    text: "c3-c4".into(),
+                },
+            )
+            .await
+            .unwrap();
+        online
+            .run(
+                &t.id,
+                &b,
+                Command::Move {
+                    text: "f6-f5".into(),
+                },
+            )
+            .await
+            .unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
-        online.play(&t.id, &a, "d3-d4").await.unwrap();
+        online
+            .run(
+                &t.id,
+                &a,
+                Command::Move {
+                    text: "d3-d4".into(),
+                },
+            )
+            .await
+            .unwrap();
         let s = state(&online, &t.id).await;
         (t.id.clone(), s["wtime"].as_u64().unwrap())
     };
@@ -442,7 +824,13 @@ async fn a_game_comes_back_after_a_restart_with_its_moves_and_clocks() {
     assert_eq!(s["turn"], "black");
     let mehmet = online.db().user_by_name("mehmet").await.unwrap().unwrap();
     online
-        .play(&id, &Player::from(mehmet), "e6-e5")
+        .run(
+            &id,
+            &Player::from(mehmet),
+            Command::Move {
+                text: "e6-e5".into(),
+            },
+        )
         .await
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);

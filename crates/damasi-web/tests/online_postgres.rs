@@ -11,6 +11,7 @@
 mod ratings;
 
 use damasi_web::online::accounts::Player;
+use damasi_web::online::command::Command;
 use damasi_web::online::db::SecretKind;
 use damasi_web::online::{NewGame, Online, OnlineConfig};
 use damasi_web::OnlineDb;
@@ -104,9 +105,36 @@ async fn accounts_games_and_ratings_live_in_postgres() {
         chat: true,
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
-    online.play(&t.id, &a, "c3-c4").await.unwrap();
-    online.play(&t.id, &b, "f6-f5").await.unwrap();
-    online.play(&t.id, &a, "d3-d4").await.unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "c3-c4".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &b,
+            Command::Move {
+                text: "f6-f5".into(),
+            },
+        )
+        .await
+        .unwrap();
+    online
+        .run(
+            &t.id,
+            &a,
+            Command::Move {
+                text: "d3-d4".into(),
+            },
+        )
+        .await
+        .unwrap();
 
     // After a restart, a new service over the same database finds the game as it is.
     let other = Online::new(
@@ -114,15 +142,17 @@ async fn accounts_games_and_ratings_live_in_postgres() {
         OnlineConfig::default(),
     );
     let moved = other
-        .play(
+        .run(
             &t.id,
             &Player::from(db.user(b.id).await.unwrap().unwrap()),
-            "e6-e5",
+            Command::Move {
+                text: "e6-e5".into(),
+            },
         )
         .await
         .unwrap();
     assert_eq!(moved["moves"], "c3-c4 f6-f5 d3-d4 e6-e5");
-    other.resign(&t.id, &a).await.unwrap();
+    other.run(&t.id, &a, Command::Resign).await.unwrap();
     let (row, moves) = db.game(&t.id).await.unwrap().unwrap();
     assert_eq!(row.status, "over");
     assert_eq!(row.outcome.as_deref(), Some("black:resignation"));

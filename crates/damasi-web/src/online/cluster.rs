@@ -35,6 +35,7 @@ use crate::error::ApiError;
 use crate::referee::now_ms;
 
 use super::accounts::Player;
+use super::command::Command;
 use super::db::PostgresDb;
 use super::{lock, Inner, Online, EVENT_BUFFER};
 
@@ -78,62 +79,22 @@ pub enum ClusterError {
 
 /// A request to a game's owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "t", rename_all = "camelCase")]
-pub(super) enum Command {
-    Join {
-        player: Player,
-        want: Option<String>,
-    },
-    Play {
-        player: Player,
-        text: String,
-    },
-    Resign {
-        player: Player,
-    },
-    Abort {
-        player: Player,
-    },
-    Draw {
-        player: Player,
-        yes: bool,
-    },
-    Takeback {
-        player: Player,
-        yes: bool,
-    },
-    Chat {
-        player: Player,
-        text: String,
-    },
-    Claim {
-        player: Player,
-        win: bool,
-    },
-    Rematch {
-        player: Player,
-    },
-    /// The challenged player declines a direct challenge.
-    Decline {
-        player: Player,
-        reason: String,
+#[serde(tag = "k", rename_all = "camelCase")]
+pub(super) enum Request {
+    /// Run a command (see [`super::command`]) for `by` (none: the service).
+    Run {
+        /// Who sends it.
+        by: Option<Player>,
+        /// What.
+        cmd: Command,
     },
     /// `gameFull` with `you` for this viewer.
     Full {
+        /// Who looks.
         viewer: Option<Player>,
     },
     /// The current `gameState`.
     State,
-    /// A connection of a player opened or closed.
-    Presence {
-        white: bool,
-        open: bool,
-    },
-    /// A measured round trip of a player's connection.
-    Lag {
-        white: bool,
-        rtt_ms: u64,
-    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -146,7 +107,7 @@ struct Wire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     game: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    cmd: Option<Command>,
+    req: Option<Request>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     ok: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -374,7 +335,7 @@ impl Cluster {
         &self,
         owner: &str,
         id: &str,
-        cmd: Command,
+        request: Request,
     ) -> Option<Result<Value, ApiError>> {
         let rid = self.next_rid.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
@@ -384,7 +345,7 @@ impl Cluster {
             rid,
             from: Some(self.node.clone()),
             game: Some(id.to_string()),
-            cmd: Some(cmd),
+            req: Some(request),
             ok: None,
             err: None,
         };
@@ -408,7 +369,7 @@ impl Cluster {
             rid,
             from: None,
             game: None,
-            cmd: None,
+            req: None,
             ok,
             err,
         };
@@ -557,11 +518,15 @@ fn handle_wire(online: Online, wire: Wire) {
         }
         return;
     }
-    let (Some(from), Some(game), Some(cmd)) = (wire.from, wire.game, wire.cmd) else {
+    let (Some(from), Some(game), Some(request)) = (wire.from, wire.game, wire.req) else {
         return;
     };
     tokio::spawn(async move {
-        let result = online.run_here(&game, cmd).await;
+        let result = match request {
+            Request::Run { by, cmd } => online.execute_here(&game, by.as_ref(), &cmd).await,
+            Request::Full { viewer } => online.full_here(&game, viewer.as_ref()).await,
+            Request::State => online.state_here(&game).await,
+        };
         if let Some(cluster) = online.inner.cluster.as_ref() {
             cluster.reply(&from, wire.rid, result);
         }

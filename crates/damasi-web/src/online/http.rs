@@ -34,6 +34,7 @@ use super::accounts::{
     check_new_password, check_password, guests_casual_only, handle_of, session_clear_cookie,
     session_cookie, session_set_cookie, Credential, Player, RevocationWatch, SESSION_LIFETIME,
 };
+use super::command::Command;
 use super::db::SecretKind;
 use super::rating::{self, Speed};
 use super::table::{side_name, Status};
@@ -786,7 +787,12 @@ async fn play_json(
     ApiJson(req): ApiJson<MoveRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    Ok(Json(state.online.play(&id, &p, &req.mv).await?))
+    Ok(Json(
+        state
+            .online
+            .run(&id, &p, Command::Move { text: req.mv })
+            .await?,
+    ))
 }
 
 async fn play_path(
@@ -795,7 +801,10 @@ async fn play_path(
     ApiPath((id, mv)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    state.online.play(&id, &p, &mv).await?;
+    state
+        .online
+        .run(&id, &p, Command::Move { text: mv })
+        .await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -805,7 +814,7 @@ async fn resign(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    state.online.resign(&id, &p).await?;
+    state.online.run(&id, &p, Command::Resign).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -815,7 +824,7 @@ async fn abort(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    state.online.abort(&id, &p).await?;
+    state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -836,7 +845,7 @@ async fn draw(
 ) -> Result<Json<Value>, ApiError> {
     let yes = yes_no(&answer)?;
     let p = act(&state, &headers).await?;
-    state.online.draw(&id, &p, yes).await?;
+    state.online.run(&id, &p, Command::Draw { yes }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -847,7 +856,7 @@ async fn takeback(
 ) -> Result<Json<Value>, ApiError> {
     let yes = yes_no(&answer)?;
     let p = act(&state, &headers).await?;
-    state.online.takeback(&id, &p, yes).await?;
+    state.online.run(&id, &p, Command::Takeback { yes }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -864,7 +873,8 @@ async fn chat(
 ) -> Result<Json<Value>, ApiError> {
     let p = player(&state.online, &headers).await?;
     state.limits.check_chat(p.id)?;
-    state.online.chat(&id, &p, &req.text).await?;
+    let text = req.text;
+    state.online.run(&id, &p, Command::Chat { text }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -874,7 +884,7 @@ async fn rematch(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    Ok(Json(state.online.rematch(&id, &p).await?))
+    Ok(Json(state.online.run(&id, &p, Command::Rematch).await?))
 }
 
 #[derive(Deserialize, Default)]
@@ -890,7 +900,10 @@ async fn claim(
     OptionalJson(req): OptionalJson<ClaimRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    Ok(Json(state.online.claim(&id, &p, req.win).await?))
+    let win = req.win;
+    Ok(Json(
+        state.online.run(&id, &p, Command::Claim { win }).await?,
+    ))
 }
 
 async fn claim_victory(
@@ -899,7 +912,8 @@ async fn claim_victory(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let p = act(&state, &headers).await?;
-    state.online.claim(&id, &p, true).await?;
+    let win = true;
+    state.online.run(&id, &p, Command::Claim { win }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -1040,7 +1054,10 @@ async fn decline_challenge(
         .filter(|c| c.is_ascii_alphanumeric())
         .take(20)
         .collect();
-    state.online.decline(&id, &p, &reason).await?;
+    state
+        .online
+        .run(&id, &p, Command::Decline { reason })
+        .await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -1051,7 +1068,7 @@ async fn cancel_challenge(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let p = player(&state.online, &headers).await?;
-    state.online.abort(&id, &p).await?;
+    state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
 }
 

@@ -1,6 +1,10 @@
 //! Online play: people (and programs) play each other in real time on one server.
 //!
 //! - [`accounts`]: sign-up, log-in, guests, API tokens.
+//! - [`command`]: the only way into a game: a typed [`command::Command`] and the pure
+//!   [`command::apply`] that says what it does.
+//! - [`runner`]: the one runner every command goes through (forward or run here, lock, store,
+//!   announce, re-arm the timer).
 //! - [`table`]: one game's state: seats, clocks with lag compensation, offers, chat.
 //! - [`rating`]: Glicko-2 per speed class.
 //! - [`lobby`]: open seeks and quick-pairing pools.
@@ -17,18 +21,20 @@
 
 pub mod accounts;
 pub mod cluster;
+pub mod command;
 pub mod db;
 pub mod http;
 pub mod lobby;
 pub mod rating;
+pub mod runner;
 pub mod socket;
 pub mod table;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use damasi::{Color, DrawReason, Outcome};
+use damasi::{Color, Outcome};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, Mutex};
 use tokio::task::AbortHandle;
@@ -38,10 +44,12 @@ use crate::error::ApiError;
 use crate::referee::now_ms;
 
 use accounts::{Accounts, Player};
-use cluster::{Cluster, ClusterConfig, ClusterError, Command};
-use db::{OnlineDb, OnlineGameRow, RatedResult, RatingRow};
+use cluster::{Cluster, ClusterConfig, ClusterError, Request};
+use command::Command;
+use db::{OnlineDb, OnlineGameRow, RatingRow};
 use lobby::Lobby;
-use table::{abandonment, side_index, Deadline, Status, TableState};
+use runner::GameFinished;
+use table::{Status, TableState};
 
 /// Settings of the online service.
 #[derive(Clone, Copy, Debug)]
@@ -137,6 +145,8 @@ struct Inner {
     tables: StdMutex<HashMap<String, Arc<Table>>>,
     users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
     lobby: StdMutex<Lobby>,
+    /// Every game that ends on this process, for the service's own listeners.
+    finished: broadcast::Sender<GameFinished>,
     /// Set when this process is one of several (`--pubsub`).
     cluster: Option<Cluster>,
 }
@@ -173,14 +183,6 @@ pub(crate) fn random_color() -> Color {
     }
 }
 
-fn color_of(white: bool) -> Color {
-    if white {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
-
 /// A new game id: 8 random characters from letters and digits (about 47 bits).
 fn new_game_id() -> Result<String, ApiError> {
     const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -204,6 +206,7 @@ impl Online {
                 tables: StdMutex::new(HashMap::new()),
                 users: StdMutex::new(HashMap::new()),
                 lobby: StdMutex::new(Lobby::default()),
+                finished: broadcast::channel(EVENT_BUFFER).0,
                 cluster: None,
             }),
         }
@@ -229,6 +232,7 @@ impl Online {
                 tables: StdMutex::new(HashMap::new()),
                 users: StdMutex::new(HashMap::new()),
                 lobby: StdMutex::new(Lobby::default()),
+                finished: broadcast::channel(EVENT_BUFFER).0,
                 cluster: Some(cluster),
             }),
         };
@@ -338,40 +342,6 @@ impl Online {
         };
         self.notify(to.id, event);
         Ok(table)
-    }
-
-    /// `player`, who was challenged to game `id`, declines (the game is withdrawn and the
-    /// challenger hears `challengeDeclined` with `reason`).
-    pub async fn decline(&self, id: &str, player: &Player, reason: &str) -> Result<(), ApiError> {
-        let cmd = || Command::Decline {
-            player: player.clone(),
-            reason: reason.to_string(),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r.map(|_| ());
-        }
-        self.decline_here(id, player, reason).await
-    }
-
-    async fn decline_here(&self, id: &str, player: &Player, reason: &str) -> Result<(), ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        if state.row.invited != Some(player.id) || state.status != Status::Open {
-            return Err(ApiError::conflict(
-                "no-such-challenge",
-                "there is no challenge to you waiting in this game",
-            ));
-        }
-        let event = json!({
-            "type": "challengeDeclined",
-            "challenge": state.challenge_json(player, None, "declined"),
-            "declineReason": reason,
-        });
-        self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
-        for p in state.seats.iter().flatten() {
-            self.notify(p.id, event.clone());
-        }
-        Ok(())
     }
 
     async fn create_for(
@@ -485,14 +455,6 @@ impl Online {
         Ok(table)
     }
 
-    /// Tells `to` that the challenge of game `id` was withdrawn (`challengeCanceled`).
-    fn tell_canceled(&self, to: i64, id: &str) {
-        self.notify(
-            to,
-            json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
-        );
-    }
-
     /// Withdraws (aborts) the open games, whose seat nobody took, created more than
     /// [`OPEN_GAME_LIFETIME`] ago; the one a direct challenge was sent to hears of it
     /// (`challengeCanceled`). Done at start and now and then; returns how many.
@@ -501,50 +463,40 @@ impl Online {
         let ids = self.inner.db.open_before(before).await?;
         let mut n = 0;
         for id in ids {
-            let loaded = lock(&self.inner.tables).get(&id).cloned();
-            let invited = match loaded {
-                None if self.inner.cluster.is_none() => {
-                    // Not in memory: ended in the database, without loading it, unless its
-                    // seat was taken meanwhile.
-                    let Some((row, _)) = self.inner.db.game(&id).await? else {
-                        continue;
-                    };
-                    let aborted = Outcome::Aborted.code();
-                    if !self.inner.db.withdraw_open(&id, aborted).await? {
-                        continue;
-                    }
-                    // Loaded (as it was, open) while this went on: ended there too.
-                    let loaded = lock(&self.inner.tables).get(&id).cloned();
-                    if let Some(table) = loaded {
-                        let mut state = table.state.lock().await;
-                        if state.status == Status::Open {
-                            self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
-                        }
-                    }
-                    row.invited
+            let in_memory = lock(&self.inner.tables).contains_key(&id);
+            if !in_memory && self.inner.cluster.is_none() {
+                // Not in memory: ended in the database, without loading it, unless its seat
+                // was taken meanwhile.
+                let Some((row, _)) = self.inner.db.game(&id).await? else {
+                    continue;
+                };
+                if !self
+                    .inner
+                    .db
+                    .withdraw_open(&id, Outcome::Aborted.code())
+                    .await?
+                {
+                    continue;
                 }
-                loaded => {
-                    let table = match loaded {
-                        Some(t) => t,
-                        // Among several: through the game's owner, which may be this node.
-                        None => match self.table(&id).await {
-                            Ok(t) => t,
-                            Err(_) => continue,
-                        },
-                    };
-                    let mut state = table.state.lock().await;
-                    if state.status != Status::Open {
-                        continue;
-                    }
-                    let invited = state.row.invited;
-                    self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
-                    invited
+                n += 1;
+                // Loaded (as it was, open) while this went on: ended there too, which tells
+                // the one challenged; else they are told here.
+                if lock(&self.inner.tables).contains_key(&id) {
+                    self.execute_here(&id, None, &Command::Expire).await?;
+                } else if let Some(to) = row.invited {
+                    self.notify(
+                        to,
+                        json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
+                    );
                 }
-            };
-            if let Some(to) = invited {
-                self.tell_canceled(to, &id);
+                continue;
             }
-            n += 1;
+            // In memory, or among several: through the game's owner, which may be this node.
+            match self.execute(&id, None, Command::Expire).await {
+                Ok(v) if !v.is_null() => n += 1,
+                Ok(_) => {}
+                Err(e) => eprintln!("damasi-web: cannot withdraw open game {id}: {e:?}"),
+            }
         }
         Ok(n)
     }
@@ -586,7 +538,7 @@ impl Online {
     async fn forward(
         &self,
         id: &str,
-        cmd: impl Fn() -> Command,
+        request: impl Fn() -> Request,
     ) -> Option<Result<Value, ApiError>> {
         let cluster = self.inner.cluster.as_ref()?;
         let valid =
@@ -610,7 +562,7 @@ impl Online {
             match owner {
                 None => return None,
                 Some(o) if o == cluster.node => return None,
-                Some(o) => match cluster.ask(&o, id, cmd()).await {
+                Some(o) => match cluster.ask(&o, id, request()).await {
                     Some(Err(e)) if cluster::is_not_owner(&e) => cluster.cache_owner(id, None),
                     Some(r) => {
                         cluster.cache_owner(id, Some(&o));
@@ -628,183 +580,22 @@ impl Online {
         }
     }
 
-    /// Does `cmd` for game `id` on this node (a request forwarded by another node).
-    async fn run_here(&self, id: &str, cmd: Command) -> Result<Value, ApiError> {
-        match cmd {
-            Command::Join { player, want } => {
-                let side = self
-                    .join_here(id, &player, parse_color(want.as_deref())?)
-                    .await?;
-                Ok(json!(table::side_name(side)))
-            }
-            Command::Play { player, text } => self.play_here(id, &player, &text).await,
-            Command::Resign { player } => self.resign_here(id, &player).await,
-            Command::Abort { player } => self.abort_here(id, &player).await,
-            Command::Draw { player, yes } => self.draw_here(id, &player, yes).await,
-            Command::Takeback { player, yes } => self.takeback_here(id, &player, yes).await,
-            Command::Chat { player, text } => {
-                self.chat_here(id, &player, &text).await?;
-                Ok(Value::Null)
-            }
-            Command::Claim { player, win } => self.claim_here(id, &player, win).await,
-            Command::Rematch { player } => self.rematch_here(id, &player).await,
-            Command::Full { viewer } => self.full_here(id, viewer.as_ref()).await,
-            Command::Decline { player, reason } => {
-                self.decline_here(id, &player, &reason).await?;
-                Ok(Value::Null)
-            }
-            Command::State => {
-                let table = self.table(id).await?;
-                let s = table.state.lock().await;
-                Ok(s.state_json(Instant::now()))
-            }
-            Command::Presence { white, open } => {
-                let table = self.table(id).await?;
-                self.presence(&table, color_of(white), open).await;
-                Ok(Value::Null)
-            }
-            Command::Lag { white, rtt_ms } => {
-                let table = self.table(id).await?;
-                self.observe_lag(&table, color_of(white), Duration::from_millis(rtt_ms))
-                    .await;
-                Ok(Value::Null)
-            }
-        }
-    }
-
-    /// `player` takes a free seat of game `id` (`want` picks the colour if both are free).
-    /// When both seats are taken the game starts, and both players are told.
-    pub async fn join(
-        &self,
-        id: &str,
-        player: &Player,
-        want: Option<Color>,
-    ) -> Result<Color, ApiError> {
-        let cmd = || Command::Join {
-            player: player.clone(),
-            want: want.map(|c| table::side_name(c).to_string()),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return match r?.as_str() {
-                Some("white") => Ok(Color::White),
-                Some("black") => Ok(Color::Black),
-                _ => Err(ApiError::Internal(
-                    "the game's owner answered no colour".into(),
-                )),
-            };
-        }
-        self.join_here(id, player, want).await
-    }
-
-    /// `player` plays `text` in game `id`.
-    pub async fn play(&self, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
-        let cmd = || Command::Play {
-            player: player.clone(),
-            text: text.to_string(),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.play_here(id, player, text).await
-    }
-
-    /// `player` resigns game `id`.
-    pub async fn resign(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
-        let cmd = || Command::Resign {
-            player: player.clone(),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.resign_here(id, player).await
-    }
-
-    /// `player` aborts game `id` (only before both sides have moved; an open game's creator
-    /// may also withdraw it).
-    pub async fn abort(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
-        let cmd = || Command::Abort {
-            player: player.clone(),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.abort_here(id, player).await
-    }
-
-    /// `player` offers a draw (`yes`) or declines the opponent's offer (`no`); a `yes` while the
-    /// opponent offers one accepts it.
-    pub async fn draw(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
-        let cmd = || Command::Draw {
-            player: player.clone(),
-            yes,
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.draw_here(id, player, yes).await
-    }
-
-    /// `player` proposes a takeback (`yes`) or declines the opponent's (`no`); `yes` to a
-    /// standing proposal of the opponent accepts it.
-    pub async fn takeback(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
-        let cmd = || Command::Takeback {
-            player: player.clone(),
-            yes,
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.takeback_here(id, player, yes).await
-    }
-
-    /// `player` says `text` in game `id`'s chat.
-    pub async fn chat(&self, id: &str, player: &Player, text: &str) -> Result<(), ApiError> {
-        let cmd = || Command::Chat {
-            player: player.clone(),
-            text: text.to_string(),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r.map(|_| ());
-        }
-        self.chat_here(id, player, text).await
-    }
-
-    /// `player` claims the win (or a draw) because the opponent has been gone long enough.
-    pub async fn claim(&self, id: &str, player: &Player, win: bool) -> Result<Value, ApiError> {
-        let cmd = || Command::Claim {
-            player: player.clone(),
-            win,
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.claim_here(id, player, win).await
-    }
-
-    /// `player` asks for a rematch of finished game `id`; when both have asked, a new game
-    /// with the colours swapped starts and its id is announced.
-    pub async fn rematch(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
-        let cmd = || Command::Rematch {
-            player: player.clone(),
-        };
-        if let Some(r) = self.forward(id, cmd).await {
-            return r;
-        }
-        self.rematch_here(id, player).await
-    }
-
     /// Game `id` as `gameFull`, with `you`: the viewer's colour or null.
     pub async fn full(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
-        let cmd = || Command::Full {
+        let request = || Request::Full {
             viewer: viewer.cloned(),
         };
-        if let Some(r) = self.forward(id, cmd).await {
+        if let Some(r) = self.forward(id, request).await {
             return r;
         }
         self.full_here(id, viewer).await
     }
 
-    async fn full_here(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
+    pub(super) async fn full_here(
+        &self,
+        id: &str,
+        viewer: Option<&Player>,
+    ) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let s = table.state.lock().await;
         Ok(s.full_json(Instant::now(), viewer))
@@ -812,9 +603,13 @@ impl Online {
 
     /// Game `id`'s current `gameState` (for a watcher that missed events).
     pub async fn snapshot(&self, id: &str) -> Result<Value, ApiError> {
-        if let Some(r) = self.forward(id, || Command::State).await {
+        if let Some(r) = self.forward(id, || Request::State).await {
             return r;
         }
+        self.state_here(id).await
+    }
+
+    pub(super) async fn state_here(&self, id: &str) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let s = table.state.lock().await;
         Ok(s.state_json(Instant::now()))
@@ -831,10 +626,10 @@ impl Online {
         };
         if let Some(cluster) = &self.inner.cluster {
             let mut events = cluster.channel(id).subscribe();
-            let cmd = || Command::Full {
+            let request = || Request::Full {
                 viewer: viewer.cloned(),
             };
-            if let Some(r) = self.forward(id, cmd).await {
+            if let Some(r) = self.forward(id, request).await {
                 let full = r?;
                 // The owner sends events and replies in one ordered stream: what is waiting
                 // now is older than the reply.
@@ -852,33 +647,18 @@ impl Online {
         Ok((full, side, table.events.subscribe()))
     }
 
-    /// A connection of `side` to game `id` opened or closed (see [`Online::presence`]), told to
-    /// the node owning the game.
+    /// A connection of `side` to game `id` opened or closed: a player with no connection
+    /// left is marked gone, and the opponent may claim after a while.
     pub async fn connected(&self, id: &str, side: Color, open: bool) {
-        let cmd = || Command::Presence {
-            white: side == Color::White,
-            open,
-        };
-        if self.forward(id, cmd).await.is_some() {
-            return;
-        }
-        if let Ok(table) = self.table(id).await {
-            self.presence(&table, side, open).await;
-        }
+        let _ = self
+            .execute(id, None, Command::Presence { side, open })
+            .await;
     }
 
-    /// A measured round trip of `side`'s connection to game `id`, told to the node owning it.
+    /// A measured round trip of `side`'s connection to game `id` (lag compensation).
     pub async fn lag(&self, id: &str, side: Color, rtt: Duration) {
-        let cmd = || Command::Lag {
-            white: side == Color::White,
-            rtt_ms: rtt.as_millis().min(60_000) as u64,
-        };
-        if self.forward(id, cmd).await.is_some() {
-            return;
-        }
-        if let Ok(table) = self.table(id).await {
-            self.observe_lag(&table, side, rtt).await;
-        }
+        let rtt_ms = rtt.as_millis().min(60_000) as u64;
+        let _ = self.execute(id, None, Command::Lag { side, rtt_ms }).await;
     }
 
     /// Renews this node's leases, forgets the games whose lease it lost, and takes over the
@@ -930,432 +710,6 @@ impl Online {
             }
         }
         Ok(taken)
-    }
-
-    /// `player` takes a free seat of game `id` (`want` picks the colour if both are free).
-    /// When both seats are taken the game starts, and both players are told.
-    async fn join_here(
-        &self,
-        id: &str,
-        player: &Player,
-        want: Option<Color>,
-    ) -> Result<Color, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        let was_open = state.status == Status::Open;
-        let side = state.sit(player, want)?;
-        if !was_open {
-            return Ok(side);
-        }
-        let now = Instant::now();
-        state.start(now);
-        if state.status == Status::Playing {
-            if state.row.rated {
-                let speed = state.speed().name();
-                for i in 0..2 {
-                    if let Some(uid) = state.row.players[i] {
-                        state.ratings[i] = Some(self.rating_of(uid, speed).await?);
-                    }
-                }
-            }
-            state.row.turn_started_ms = Some(now_ms());
-        }
-        self.inner.db.save_game(state.row.clone()).await?;
-        self.emit(&table, state.full_json(now, None));
-        if state.status == Status::Playing {
-            self.arm_timer(&table, &state);
-            for (i, seat) in state.seats.iter().enumerate() {
-                if let Some(p) = seat {
-                    let side = table::side_of_index(i);
-                    self.notify(p.id, state.game_event("gameStart", side));
-                }
-            }
-        }
-        Ok(side)
-    }
-
-    /// `player` plays `text` in game `id`.
-    async fn play_here(&self, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        let now = Instant::now();
-        let prepared = state.prepare_move(player, text, now)?;
-        if prepared.flagged {
-            let outcome = state.game.lose_on_time(prepared.side)?;
-            self.end(&table, &mut state, None).await?;
-            return Err(ApiError::game_over(&outcome));
-        }
-        let ply = state.game.ply();
-        self.inner
-            .db
-            .add_move(
-                &table.id,
-                ply,
-                prepared.token(),
-                prepared.elapsed_ms as i64,
-                now_ms(),
-            )
-            .await?;
-        state.apply_move(&prepared, now)?;
-        if state.game.is_over() {
-            self.end(&table, &mut state, None).await?;
-        } else {
-            self.publish(&table, &state);
-            self.arm_timer(&table, &state);
-        }
-        Ok(state.state_json(now))
-    }
-
-    /// Ends the game: saves the outcome and the rating changes, tells everyone.
-    async fn end(
-        &self,
-        table: &Arc<Table>,
-        state: &mut TableState,
-        outcome: Option<Outcome>,
-    ) -> Result<(), ApiError> {
-        let final_outcome = outcome.or_else(|| state.game.outcome());
-        let rated = match (
-            state.row.rated,
-            final_outcome,
-            state.row.players[0],
-            state.row.players[1],
-        ) {
-            (true, Some(outcome), Some(white), Some(black)) => Some(RatedResult {
-                white,
-                black,
-                speed: state.speed().name().to_string(),
-                outcome,
-            }),
-            _ => None,
-        };
-        state.finish(outcome);
-        state.row.diffs = self
-            .inner
-            .db
-            .finish(
-                &table.id,
-                state.row.outcome.clone().unwrap_or_default(),
-                rated,
-            )
-            .await?;
-        if let Some(t) = lock(&table.timer).take() {
-            t.abort();
-        }
-        self.publish(table, state);
-        for (i, seat) in state.seats.iter().enumerate() {
-            if let Some(p) = seat {
-                let side = table::side_of_index(i);
-                self.notify(p.id, state.game_event("gameFinish", side));
-            }
-        }
-        Ok(())
-    }
-
-    /// (Re)starts the game's timer for its next deadline (abort or flag), or stops it. When it
-    /// fires it works the deadline out again from the state as it is then (a move, an offer or
-    /// a lag measurement may have moved it), so a stale timer never ends a game early and a
-    /// change that does not move the deadline never cancels it.
-    fn arm_timer(&self, table: &Arc<Table>, state: &TableState) {
-        let mut slot = lock(&table.timer);
-        if let Some(t) = slot.take() {
-            t.abort();
-        }
-        let Some((first, _)) = state.deadline(self.inner.config.abort_after) else {
-            return;
-        };
-        let weak: Weak<Table> = Arc::downgrade(table);
-        let online = self.clone();
-        let abort_after = self.inner.config.abort_after;
-        let task = tokio::spawn(async move {
-            let mut at = first;
-            loop {
-                tokio::time::sleep_until(at).await;
-                let Some(table) = weak.upgrade() else { return };
-                let mut state = table.state.lock().await;
-                let Some((due, what)) = state.deadline(abort_after) else {
-                    return;
-                };
-                if due > Instant::now() {
-                    at = due;
-                    continue;
-                }
-                let outcome = match what {
-                    Deadline::Abort => Some(Outcome::Aborted),
-                    Deadline::Flag(side) => {
-                        // This zeroes the clock and ends the game on time; `end` saves it.
-                        let _ = state.game.lose_on_time(side);
-                        None
-                    }
-                };
-                if let Err(e) = online.end(&table, &mut state, outcome).await {
-                    eprintln!("damasi-web: cannot end game {}: {e:?}", table.id);
-                }
-                return;
-            }
-        });
-        *slot = Some(task.abort_handle());
-    }
-
-    /// `player` resigns game `id`.
-    async fn resign_here(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        state.check_playing()?;
-        let side = state.seat_of(player)?;
-        let outcome = Outcome::Win {
-            winner: !side,
-            reason: damasi::WinReason::Resignation,
-        };
-        self.end(&table, &mut state, Some(outcome)).await?;
-        Ok(state.state_json(Instant::now()))
-    }
-
-    /// `player` aborts game `id` (only before both sides have moved; an open game's creator
-    /// may also withdraw it).
-    async fn abort_here(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        state.seat_of(player)?;
-        match state.status {
-            Status::Over => state.check_playing()?,
-            Status::Open => {}
-            Status::Playing if state.game.can_abort() => {}
-            Status::Playing => {
-                return Err(ApiError::conflict(
-                    "too-late-to-abort",
-                    "both sides have moved: the game can no longer be aborted",
-                ))
-            }
-        }
-        let withdrawn = (state.status == Status::Open)
-            .then_some(state.row.invited)
-            .flatten();
-        self.end(&table, &mut state, Some(Outcome::Aborted)).await?;
-        if let Some(to) = withdrawn {
-            // A direct challenge withdrawn by its sender (lichess's `challenge/{id}/cancel`).
-            self.tell_canceled(to, id);
-        }
-        Ok(state.state_json(Instant::now()))
-    }
-
-    /// `player` offers a draw (`yes`) or declines the opponent's offer (`no`); a `yes` while the
-    /// opponent offers one accepts it.
-    async fn draw_here(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        state.check_playing()?;
-        let side = state.seat_of(player)?;
-        if yes {
-            if state.draw_offer == Some(!side) {
-                self.end(
-                    &table,
-                    &mut state,
-                    Some(Outcome::Draw(DrawReason::Agreement)),
-                )
-                .await?;
-                return Ok(state.state_json(Instant::now()));
-            }
-            if state.draw_offer == Some(side) {
-                // Already offered: nothing changes, nobody is told again.
-                return Ok(state.state_json(Instant::now()));
-            }
-            TableState::check_offer(&mut state.draw_offered, side, Instant::now(), "draw offer")?;
-            state.draw_offer = Some(side);
-        } else if state.draw_offer == Some(!side) {
-            // The opponent answered: the proposer may offer again at once.
-            state.draw_offer = None;
-            state.draw_offered[side_index(!side)] = None;
-        } else if state.draw_offer == Some(side) {
-            // Withdrawn: offering again waits (see `table::OFFER_REPEAT`).
-            state.draw_offer = None;
-        } else {
-            return Ok(state.state_json(Instant::now()));
-        }
-        state.version += 1;
-        self.publish(&table, &state);
-        self.arm_timer(&table, &state);
-        Ok(state.state_json(Instant::now()))
-    }
-
-    /// `player` proposes a takeback (`yes`: their own last move, or the last two plies when the
-    /// opponent has replied) or declines the opponent's (`no`); `yes` to a standing proposal of
-    /// the opponent accepts it.
-    async fn takeback_here(&self, id: &str, player: &Player, yes: bool) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        state.check_playing()?;
-        let side = state.seat_of(player)?;
-        if !yes {
-            match state.takeback_offer {
-                Some(proposer) if proposer == !side => {
-                    // The opponent answered: the proposer may propose again at once.
-                    state.takeback_offered[side_index(proposer)] = None;
-                }
-                Some(_) => {}
-                None => return Ok(state.state_json(Instant::now())),
-            }
-            state.takeback_offer = None;
-        } else if state.takeback_offer == Some(side) {
-            // Already proposed: nothing changes, nobody is told again.
-            return Ok(state.state_json(Instant::now()));
-        } else if let Some(proposer) = state.takeback_offer.filter(|&p| p == !side) {
-            // Undo the proposer's last move: one ply if the proposer moved last, two if the
-            // accepting side has replied since.
-            let to_move = state.game.position().side_to_move();
-            let plies = if to_move == proposer { 2 } else { 1 };
-            if state.game.ply() < plies {
-                return Err(ApiError::conflict(
-                    "nothing-to-take-back",
-                    "there is no move to take back",
-                ));
-            }
-            for _ in 0..plies {
-                state.game.take_back()?;
-                state.moves.pop();
-                state.elapsed.pop();
-            }
-            let ply = state.game.ply();
-            state.turn_started = Some(Instant::now());
-            state.takeback_offer = None;
-            state.takeback_offered[side_index(proposer)] = None;
-            state.draw_offer = None;
-            self.inner
-                .db
-                .truncate_moves(&table.id, ply, now_ms())
-                .await?;
-        } else {
-            let mine = state.game.history().len().checked_sub(
-                if state.game.position().side_to_move() == side {
-                    2
-                } else {
-                    1
-                },
-            );
-            if mine.is_none() {
-                return Err(ApiError::conflict(
-                    "nothing-to-take-back",
-                    "you have no move to take back",
-                ));
-            }
-            TableState::check_offer(
-                &mut state.takeback_offered,
-                side,
-                Instant::now(),
-                "takeback proposal",
-            )?;
-            state.takeback_offer = Some(side);
-        }
-        state.version += 1;
-        self.publish(&table, &state);
-        self.arm_timer(&table, &state);
-        Ok(state.state_json(Instant::now()))
-    }
-
-    /// `player` says `text` in game `id`'s chat.
-    async fn chat_here(&self, id: &str, player: &Player, text: &str) -> Result<(), ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        let line = state.say(player, text)?;
-        self.emit(
-            &table,
-            json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text}),
-        );
-        Ok(())
-    }
-
-    /// `player` claims the win (or a draw) because the opponent has been gone long enough.
-    async fn claim_here(&self, id: &str, player: &Player, win: bool) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        state.check_playing()?;
-        let side = state.seat_of(player)?;
-        let gone = state.gone_since[side_index(!side)];
-        let long_enough = gone.is_some_and(|g| g.elapsed() >= self.inner.config.claim_after);
-        if !long_enough {
-            return Err(ApiError::conflict(
-                "opponent-present",
-                format!(
-                    "the opponent can be claimed against only after {} s away",
-                    self.inner.config.claim_after.as_secs()
-                ),
-            ));
-        }
-        let outcome = if win {
-            abandonment(!side)
-        } else {
-            Outcome::Draw(DrawReason::Agreement)
-        };
-        self.end(&table, &mut state, Some(outcome)).await?;
-        Ok(state.state_json(Instant::now()))
-    }
-
-    /// `player` asks for a rematch of finished game `id`; when both have asked, a new game
-    /// with the colours swapped starts and its id is announced.
-    async fn rematch_here(&self, id: &str, player: &Player) -> Result<Value, ApiError> {
-        let table = self.table(id).await?;
-        let mut state = table.state.lock().await;
-        let side = state.seat_of(player)?;
-        if state.status != Status::Over {
-            return Err(ApiError::conflict(
-                "not-over",
-                "a rematch can be asked for once the game is over",
-            ));
-        }
-        if state.rematch_id.is_none() {
-            state.rematch[side_index(side)] = true;
-            if state.rematch == [true, true] {
-                let (Some(w), Some(b)) = (state.seats[0].clone(), state.seats[1].clone()) else {
-                    return Err(ApiError::conflict("seats-taken", "a seat is empty"));
-                };
-                let new = NewGame {
-                    initial_ms: state.row.initial_ms,
-                    increment_ms: state.row.increment_ms,
-                    rated: state.row.rated,
-                    chat: state.row.chat,
-                };
-                let next = self.create_paired(&b, &w, new).await?;
-                state.rematch_id = Some(next.id.clone());
-            }
-            state.version += 1;
-            self.publish(&table, &state);
-        }
-        Ok(state.state_json(Instant::now()))
-    }
-
-    /// A connection of `player` to game `id` opened (`true`) or closed: a player with no
-    /// connection left is marked gone and the opponent is told when a claim becomes possible.
-    pub async fn presence(&self, table: &Arc<Table>, side: Color, open: bool) {
-        let mut state = table.state.lock().await;
-        let i = side_index(side);
-        if open {
-            state.connections[i] += 1;
-            if state.gone_since[i].take().is_none() {
-                return;
-            }
-        } else {
-            state.connections[i] = state.connections[i].saturating_sub(1);
-            if state.connections[i] > 0 || state.status != Status::Playing {
-                return;
-            }
-            state.gone_since[i] = Some(Instant::now());
-        }
-        state.version += 1;
-        self.emit(
-            table,
-            json!({
-                "type": "opponentGone",
-                "side": table::side_name(side),
-                "gone": !open,
-                "claimWinInSeconds": (!open).then(|| self.inner.config.claim_after.as_secs()),
-            }),
-        );
-        self.publish(table, &state);
-    }
-
-    /// Records a measured round trip of `side`'s connection (on the node owning the game).
-    pub async fn observe_lag(&self, table: &Table, side: Color, rtt: Duration) {
-        let mut state = table.state.lock().await;
-        state.lag[side_index(side)].observe_round_trip(rtt);
     }
 
     /// Ids, players and clocks of the games being played now (newest first, at most `limit`).

@@ -24,7 +24,6 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::header::HeaderMap;
 use axum::response::Response;
-use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -34,6 +33,7 @@ use crate::streams::{Client, StreamPermit};
 use crate::AppState;
 
 use super::accounts::{Credential, Player, RevocationWatch};
+use super::command::Command;
 use super::{Online, Watch};
 
 /// Largest message a client may send.
@@ -78,19 +78,6 @@ pub async fn upgrade(
         .on_upgrade(move |socket| async move {
             run(socket, online, id, watch, who, limits, permit).await;
         }))
-}
-
-#[derive(Deserialize)]
-struct ClientMessage {
-    t: String,
-    #[serde(default, rename = "move")]
-    mv: Option<String>,
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    yes: Option<bool>,
-    #[serde(default)]
-    win: Option<bool>,
 }
 
 /// Sends `msg`; false when the socket is closed or its client has not taken it within
@@ -229,12 +216,13 @@ async fn handle(
     limits: &super::http::Limits,
     text: &str,
 ) -> Result<Handled, ApiError> {
-    let msg: ClientMessage = serde_json::from_str(text)
+    // The page's messages are the game's commands (see `command::Command`).
+    let cmd: Command = serde_json::from_str(text)
         .map_err(|e| ApiError::BadRequest(format!("message is not understood: {e}")))?;
     let (p, cred) = who.ok_or_else(|| {
         ApiError::Unauthorized("spectators can only watch: sign up or continue as a guest".into())
     })?;
-    if msg.t == "chat" {
+    if matches!(cmd, Command::Chat { .. }) {
         limits.check_chat(p.id)?;
     } else {
         limits.check_action(p.id)?;
@@ -244,41 +232,6 @@ async fn handle(
     if !online.accounts().still_valid(p, cred).await? {
         return Ok(Handled::Revoked);
     }
-    match msg.t.as_str() {
-        "chat" => {
-            online
-                .chat(id, p, msg.text.as_deref().unwrap_or(""))
-                .await?;
-        }
-        "move" => {
-            let mv = msg
-                .mv
-                .ok_or_else(|| ApiError::BadRequest("a move message needs 'move'".into()))?;
-            online.play(id, p, &mv).await?;
-        }
-        "draw" => {
-            online.draw(id, p, msg.yes.unwrap_or(true)).await?;
-        }
-        "takeback" => {
-            online.takeback(id, p, msg.yes.unwrap_or(true)).await?;
-        }
-        "resign" => {
-            online.resign(id, p).await?;
-        }
-        "abort" => {
-            online.abort(id, p).await?;
-        }
-        "claim" => {
-            online.claim(id, p, msg.win.unwrap_or(true)).await?;
-        }
-        "rematch" => {
-            online.rematch(id, p).await?;
-        }
-        other => {
-            return Err(ApiError::BadRequest(format!(
-                "unknown message type '{other}'"
-            )))
-        }
-    }
+    online.run(id, p, cmd).await?;
     Ok(Handled::Done)
 }

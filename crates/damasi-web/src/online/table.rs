@@ -124,7 +124,7 @@ pub struct ChatLine {
 pub const OFFER_REPEAT: Duration = Duration::from_secs(10);
 
 /// The state of one online game.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct TableState {
     /// The stored row.
     pub row: OnlineGameRow,

@@ -1,5 +1,6 @@
 //! Many rated games of one player ending at the same instant: no rating change may be lost.
 
+use damasi_web::online::command::Command;
 use damasi_web::online::{NewGame, Online};
 
 /// Starts `n` rated blitz games of a new player `name` against `n` new opponents (each game
@@ -30,8 +31,26 @@ pub async fn end_rated_games_at_once(online: &Online, name: &str, n: usize) {
         } else {
             (other.clone(), hero.clone())
         };
-        online.play(&t.id, &white, "c3-c4").await.unwrap();
-        online.play(&t.id, &black, "f6-f5").await.unwrap();
+        online
+            .run(
+                &t.id,
+                &white,
+                Command::Move {
+                    text: "c3-c4".into(),
+                },
+            )
+            .await
+            .unwrap();
+        online
+            .run(
+                &t.id,
+                &black,
+                Command::Move {
+                    text: "f6-f5".into(),
+                },
+            )
+            .await
+            .unwrap();
         games.push((
             t.id.clone(),
             other,
@@ -41,7 +60,7 @@ pub async fn end_rated_games_at_once(online: &Online, name: &str, n: usize) {
     let ends = games.iter().map(|(id, other, _)| {
         let online = online.clone();
         let (id, other) = (id.clone(), other.clone());
-        tokio::spawn(async move { online.resign(&id, &other).await })
+        tokio::spawn(async move { online.run(&id, &other, Command::Resign).await })
     });
     let mut announced = 0;
     let ended = futures_util::future::join_all(ends).await;

@@ -1,0 +1,325 @@
+//! The one runner every command goes through: to the game's owner when another process has
+//! it (cluster), else here: lock the table, [`apply`] the command, store what must be stored
+//! (putting the state back as it was when that fails), tell the watchers and the players,
+//! tell the service's own listeners of a finished game, and re-arm the game's timer.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use damasi::{Color, Outcome};
+use serde_json::{json, Value};
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+
+use crate::error::ApiError;
+
+use super::accounts::Player;
+use super::cluster::{self, Request};
+use super::command::{apply, Command, GameEvent, Now, Reply};
+use super::db::RatedResult;
+use super::table::{self, side_name, TableState};
+use super::{lock, Online, Table};
+
+/// A game that ended, for the service's own listeners (tournaments, the Telegram bot): they
+/// subscribe with [`Online::finished_games`] instead of editing the runner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameFinished {
+    /// The game's id.
+    pub id: String,
+    /// White's and Black's accounts.
+    pub players: [Option<i64>; 2],
+    /// How it ended.
+    pub outcome: Option<Outcome>,
+    /// Whether it was rated.
+    pub rated: bool,
+}
+
+/// How long a failed attempt to store a finished game waits before the next.
+const FINISH_RETRY: Duration = Duration::from_secs(1);
+
+impl Online {
+    /// Runs a player's command in game `id`: the one way a client acts on a game. Answers the
+    /// game's `gameState` after it, the seat's colour for a join, or null.
+    pub async fn run(&self, id: &str, by: &Player, cmd: Command) -> Result<Value, ApiError> {
+        if !cmd.is_players() {
+            return Err(ApiError::BadRequest(
+                "this message is the server's own, not a player's".into(),
+            ));
+        }
+        self.execute(id, Some(by), cmd).await
+    }
+
+    /// `player` takes a free seat of game `id` (`want` picks the colour if both are free);
+    /// the game starts when both are taken. Answers the seat.
+    pub async fn join(
+        &self,
+        id: &str,
+        player: &Player,
+        want: Option<Color>,
+    ) -> Result<Color, ApiError> {
+        let side = self.run(id, player, Command::Join { want }).await?;
+        super::parse_color(side.as_str())?
+            .ok_or_else(|| ApiError::Internal("a join answered no colour".into()))
+    }
+
+    /// Runs `cmd` for `by` (none: the service) where game `id` is kept.
+    pub(super) async fn execute(
+        &self,
+        id: &str,
+        by: Option<&Player>,
+        cmd: Command,
+    ) -> Result<Value, ApiError> {
+        let request = || Request::Run {
+            by: by.cloned(),
+            cmd: cmd.clone(),
+        };
+        if let Some(r) = self.forward(id, request).await {
+            return r;
+        }
+        self.execute_here(id, by, &cmd).await
+    }
+
+    /// Runs `cmd` on this process, which keeps game `id`.
+    pub(super) async fn execute_here(
+        &self,
+        id: &str,
+        by: Option<&Player>,
+        cmd: &Command,
+    ) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let mut state = table.state.lock().await;
+        let before = state.clone();
+        let now = Now::current();
+        let applied = match apply(&mut state, by, cmd, now, &self.inner.config) {
+            Ok(a) => a,
+            Err(e) => {
+                *state = before;
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.store(&table, &mut state, &applied.events).await {
+            *state = before;
+            return Err(e);
+        }
+        self.announce(&table, &state, &applied.events, now.at);
+        self.arm_timer(&table, &state);
+        match applied.reply {
+            Reply::State => Ok(state.state_json(Instant::now())),
+            Reply::Seated(side) => Ok(json!(side_name(side))),
+            Reply::Nothing => Ok(Value::Null),
+            Reply::Refused(e) => Err(e),
+        }
+    }
+
+    /// Stores what `events` say must be kept, in order. The first failure is answered (the
+    /// runner then puts the state back); a finish that fails after a stored move is kept in
+    /// memory and stored later ([`Online::finish_later`]), as the move already is.
+    async fn store(
+        &self,
+        table: &Arc<Table>,
+        state: &mut TableState,
+        events: &[GameEvent],
+    ) -> Result<(), ApiError> {
+        let db = &self.inner.db;
+        for (i, event) in events.iter().enumerate() {
+            let stored = match event {
+                GameEvent::Seated => db.save_game(state.row.clone()).await,
+                GameEvent::Started => self.start_stored(state).await,
+                GameEvent::Moved {
+                    ply,
+                    token,
+                    elapsed_ms,
+                } => {
+                    let wall = super::now_ms();
+                    db.add_move(&table.id, *ply, token.clone(), *elapsed_ms as i64, wall)
+                        .await
+                }
+                GameEvent::TakenBack { ply } => {
+                    db.truncate_moves(&table.id, *ply, super::now_ms()).await
+                }
+                GameEvent::Finished => match self.finish_stored(&table.id, state).await {
+                    Err(e) if i > 0 => {
+                        eprintln!(
+                            "damasi-web: cannot store the end of game {}: {e:?}; trying again",
+                            table.id
+                        );
+                        self.finish_later(table);
+                        Ok(())
+                    }
+                    r => r,
+                },
+                GameEvent::RematchAgreed(new) => {
+                    let (Some(w), Some(b)) = (state.seats[0].clone(), state.seats[1].clone())
+                    else {
+                        return Err(ApiError::conflict("seats-taken", "a seat is empty"));
+                    };
+                    // Boxed: starting the new game runs a command too.
+                    let next = Box::pin(self.create_paired(&b, &w, *new)).await?;
+                    state.rematch_id = Some(next.id.clone());
+                    Ok(())
+                }
+                GameEvent::Changed
+                | GameEvent::Said(_)
+                | GameEvent::Presence { .. }
+                | GameEvent::Notify { .. } => Ok(()),
+            };
+            stored?;
+        }
+        Ok(())
+    }
+
+    /// A game begins: both ratings are read (rated games), the row stored.
+    async fn start_stored(&self, state: &mut TableState) -> Result<(), ApiError> {
+        if state.row.rated {
+            let speed = state.speed().name();
+            for i in 0..2 {
+                if let Some(uid) = state.row.players[i] {
+                    state.ratings[i] = Some(self.rating_of(uid, speed).await?);
+                }
+            }
+        }
+        self.inner.db.save_game(state.row.clone()).await
+    }
+
+    /// Stores the end of the game as the state says, with the rating changes (read and
+    /// written in the same transaction, see `OnlineDb::finish`).
+    async fn finish_stored(&self, id: &str, state: &mut TableState) -> Result<(), ApiError> {
+        let rated = match (
+            state.row.rated,
+            state.game.outcome(),
+            state.row.players[0],
+            state.row.players[1],
+        ) {
+            (true, Some(outcome), Some(white), Some(black)) => Some(RatedResult {
+                white,
+                black,
+                speed: state.speed().name().to_string(),
+                outcome,
+            }),
+            _ => None,
+        };
+        let code = state.row.outcome.clone().unwrap_or_default();
+        state.row.diffs = self.inner.db.finish(id, code, rated).await?;
+        Ok(())
+    }
+
+    /// Stores the end of a game that is over in memory only, trying again every
+    /// [`FINISH_RETRY`] until the database takes it; then watchers get the rating changes.
+    fn finish_later(&self, table: &Arc<Table>) {
+        let weak = Arc::downgrade(table);
+        let online = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(FINISH_RETRY).await;
+                let Some(table) = weak.upgrade() else { return };
+                let mut state = table.state.lock().await;
+                match online.finish_stored(&table.id, &mut state).await {
+                    Ok(()) => {
+                        state.version += 1;
+                        online.publish(&table, &state);
+                        return;
+                    }
+                    Err(e) => eprintln!("damasi-web: game {} still not stored: {e:?}", table.id),
+                }
+            }
+        });
+    }
+
+    /// Tells watchers, players and the service's listeners what `events` did.
+    fn announce(&self, table: &Table, state: &TableState, events: &[GameEvent], now: Instant) {
+        let mut published = false;
+        let mut publish = |online: &Online| {
+            if !std::mem::replace(&mut published, true) {
+                online.publish(table, state);
+            }
+        };
+        for event in events {
+            match event {
+                GameEvent::Seated => self.emit(table, state.full_json(now, None)),
+                GameEvent::Started => {
+                    self.emit(table, state.full_json(now, None));
+                    self.tell_players(state, "gameStart");
+                }
+                GameEvent::Moved { .. }
+                | GameEvent::TakenBack { .. }
+                | GameEvent::Changed
+                | GameEvent::RematchAgreed(_) => publish(self),
+                GameEvent::Finished => {
+                    publish(self);
+                    self.tell_players(state, "gameFinish");
+                    let _ = self.inner.finished.send(GameFinished {
+                        id: table.id.clone(),
+                        players: state.row.players,
+                        outcome: state.game.outcome(),
+                        rated: state.row.rated,
+                    });
+                }
+                GameEvent::Said(line) => self.emit(
+                    table,
+                    json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text}),
+                ),
+                GameEvent::Presence { side, gone } => self.emit(
+                    table,
+                    json!({
+                        "type": "opponentGone",
+                        "side": side_name(*side),
+                        "gone": gone,
+                        "claimWinInSeconds": gone.then(|| self.inner.config.claim_after.as_secs()),
+                    }),
+                ),
+                GameEvent::Notify { user, event } => self.notify(*user, event.clone()),
+            }
+        }
+    }
+
+    /// Sends both players their `gameStart` or `gameFinish` event.
+    fn tell_players(&self, state: &TableState, kind: &str) {
+        for (i, seat) in state.seats.iter().enumerate() {
+            if let Some(p) = seat {
+                self.notify(p.id, state.game_event(kind, table::side_of_index(i)));
+            }
+        }
+    }
+
+    /// The games that end from now on (see [`GameFinished`]).
+    pub fn finished_games(&self) -> broadcast::Receiver<GameFinished> {
+        self.inner.finished.subscribe()
+    }
+
+    /// (Re)starts the game's timer for its next deadline (abort or flag), or stops it. When it
+    /// fires it sends [`Command::Deadline`], which works the deadline out again from the state
+    /// as it is then; if the end cannot be stored (the database is away) it tries again every
+    /// [`FINISH_RETRY`].
+    pub(super) fn arm_timer(&self, table: &Arc<Table>, state: &TableState) {
+        let mut slot = lock(&table.timer);
+        if let Some(t) = slot.take() {
+            t.abort();
+        }
+        let Some((at, _)) = state.deadline(self.inner.config.abort_after) else {
+            return;
+        };
+        let weak: Weak<Table> = Arc::downgrade(table);
+        let online = self.clone();
+        let task = tokio::spawn(async move {
+            tokio::time::sleep_until(at).await;
+            // Its own task: the command re-arms the timer, which aborts this one.
+            tokio::spawn(async move {
+                loop {
+                    let Some(table) = weak.upgrade() else { return };
+                    let id = table.id.clone();
+                    drop(table);
+                    match online.execute(&id, None, Command::Deadline).await {
+                        Ok(_) => return,
+                        Err(ApiError::NotFound(_)) => return,
+                        Err(e) if cluster::is_not_owner(&e) => return,
+                        Err(e) => {
+                            eprintln!("damasi-web: cannot end game {id} on time: {e:?}");
+                            tokio::time::sleep(FINISH_RETRY).await;
+                        }
+                    }
+                }
+            });
+        });
+        *slot = Some(task.abort_handle());
+    }
+}
