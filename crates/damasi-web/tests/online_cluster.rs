@@ -29,6 +29,14 @@ type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<T
 
 const LEASE: Duration = Duration::from_secs(2);
 
+/// The tests here run one at a time: each starts several server processes' worth of threads,
+/// and two at once on a small machine make the forwarding time out.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn servers() -> Option<(String, String)> {
     let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     match (get("DAMASI_TEST_POSTGRES"), get("DAMASI_TEST_REDIS")) {
@@ -244,6 +252,7 @@ async fn ply(mover: usize, sockets: &mut [(&str, Ws)], expected_ply: u64, last: 
 
 #[test]
 fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
+    let _serial = one_at_a_time();
     let Some((pg, redis)) = servers() else { return };
     let a = Node::start(&pg, &redis);
     let mut b = Node::start(&pg, &redis);
@@ -518,4 +527,137 @@ fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
         drop(node_c);
     });
     drop(a);
+}
+
+/// A Redis server of this test's own (an outage must not disturb the other tests): started on
+/// a free port, killed, and started again on the same port.
+struct OwnRedis {
+    port: u16,
+    dir: std::path::PathBuf,
+    child: Option<std::process::Child>,
+}
+
+impl OwnRedis {
+    fn start() -> OwnRedis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = std::env::temp_dir().join(format!("damasi-redis-outage-{port}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut r = OwnRedis {
+            port,
+            dir,
+            child: None,
+        };
+        r.up();
+        r
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    fn up(&mut self) {
+        let child = std::process::Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(&self.dir)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not start on port {}", self.port);
+    }
+
+    fn down(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.down();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Redis goes away for a few seconds while the game's owner takes a move: the player on the
+/// other node must still hear of it (the owner keeps its events until Redis is back, and the
+/// other node sends its watchers the whole state when it subscribes again), and the game goes
+/// on through the other node. Before this, the event was lost and the player to move waited
+/// until their flag fell.
+#[test]
+fn a_short_redis_outage_loses_no_move() {
+    let _serial = one_at_a_time();
+    let Some((pg, _)) = servers() else { return };
+    let mut redis = OwnRedis::start();
+    let a = Node::start(&pg, &redis.url());
+    let b = Node::start(&pg, &redis.url());
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    client.block_on(async {
+        let (an, bn) = (unique("ra"), unique("rb"));
+        let alice = sign_up(a.addr, &an).await;
+        let bob = sign_up(b.addr, &bn).await;
+        // Alice's game is kept by A; Bob joins it through B.
+        let (st, v) = http(
+            a.addr,
+            "POST",
+            "/api/online/games",
+            &alice,
+            Some(json!({"minutes": 3, "increment": 2, "rated": false, "color": "white"})),
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        let (st, v) = http(
+            b.addr,
+            "POST",
+            &format!("/api/online/games/{id}/join"),
+            &bob,
+            None,
+        )
+        .await;
+        assert_eq!(st, 200, "{v}");
+        let mut wa = socket(a.addr, &id, &alice).await;
+        let mut wb = socket(b.addr, &id, &bob).await;
+        let first = state_at(&mut wa, "alice", 0, Some("started")).await;
+        state_at(&mut wb, "bob", 0, Some("started")).await;
+        let mut sockets = [("alice", wa), ("bob", wb)];
+        let s1 = ply(0, &mut sockets, 1, &first).await;
+        let s2 = ply(1, &mut sockets, 2, &s1).await;
+
+        // Redis dies; Alice moves on A, which keeps the game.
+        redis.down();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let text = move_from(&mut sockets[0].1, &s2).await;
+        let s3 = state_at(&mut sockets[0].1, "alice", 3, Some("started")).await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        redis.up();
+
+        // Bob, on B, hears of it once Redis is back (within next_state's 10 s).
+        let seen = state_at(&mut sockets[1].1, "bob", 3, Some("started")).await;
+        assert!(
+            seen["moves"].as_str().unwrap().ends_with(&text),
+            "bob sees {seen} after alice's {text}"
+        );
+        // And the game goes on through B.
+        ply(1, &mut sockets, 4, &s3).await;
+    });
+    drop(client);
+    drop((a, b));
 }

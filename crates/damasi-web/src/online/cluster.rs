@@ -408,32 +408,47 @@ async fn publisher(client: redis::Client, mut outbox: mpsc::UnboundedReceiver<(S
         for (channel, payload) in &batch {
             pipe.cmd("PUBLISH").arg(channel).arg(payload).ignore();
         }
-        // One try to reconnect per batch: a Redis outage loses events, not the node.
-        for _ in 0..2 {
+        // Through a Redis outage the batch waits (and what comes meanwhile queues behind it),
+        // so the other nodes get every event in order once it is back; an outage longer than
+        // OUTAGE_KEPT drops the batch, and the other nodes resync when they reconnect.
+        let since = tokio::time::Instant::now();
+        loop {
             if conn.is_none() {
                 match client.get_multiplexed_async_connection().await {
                     Ok(c) => conn = Some(c),
                     Err(e) => {
                         eprintln!("damasi-web: Redis: {e}");
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                        continue;
                     }
                 }
             }
-            let Some(c) = conn.as_mut() else { continue };
-            let sent: redis::RedisResult<()> = pipe.query_async(c).await;
-            match sent {
-                Ok(()) => break,
-                Err(e) => {
-                    eprintln!("damasi-web: Redis publish: {e}");
-                    conn = None;
+            if let Some(c) = conn.as_mut() {
+                let sent: redis::RedisResult<()> = pipe.query_async(c).await;
+                match sent {
+                    Ok(()) => break,
+                    Err(e) => {
+                        eprintln!("damasi-web: Redis publish: {e}");
+                        conn = None;
+                    }
                 }
             }
+            if since.elapsed() >= OUTAGE_KEPT {
+                eprintln!(
+                    "damasi-web: Redis away for {} s: {} events dropped",
+                    OUTAGE_KEPT.as_secs(),
+                    batch.len()
+                );
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
 }
 
+/// How long events wait for Redis to come back before they are dropped.
+const OUTAGE_KEPT: Duration = Duration::from_secs(30);
+
 async fn subscriber(inner: Weak<Inner>, client: redis::Client) {
+    let mut resync = false;
     loop {
         let Some(node) = inner
             .upgrade()
@@ -441,13 +456,16 @@ async fn subscriber(inner: Weak<Inner>, client: redis::Client) {
         else {
             return;
         };
-        match subscribe_once(&inner, &client, &node).await {
+        match subscribe_once(&inner, &client, &node, resync).await {
             Ok(()) => return,
             Err(e) => {
                 eprintln!("damasi-web: Redis subscription: {e}; again in 1 s");
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }
+        // Events sent while this node was not listening are lost to it: once subscribed
+        // again, its watchers get each game's whole state.
+        resync = true;
     }
 }
 
@@ -455,11 +473,17 @@ async fn subscribe_once(
     inner: &Weak<Inner>,
     client: &redis::Client,
     node: &str,
+    resync: bool,
 ) -> redis::RedisResult<()> {
     let mut pubsub = client.get_async_pubsub().await?;
     pubsub.psubscribe("damasi:g:*").await?;
     pubsub.psubscribe("damasi:u:*").await?;
     pubsub.subscribe(node_channel(node)).await?;
+    if resync {
+        if let Some(inner) = inner.upgrade() {
+            tokio::spawn(resync_watchers(Online { inner }));
+        }
+    }
     let mut messages = pubsub.on_message();
     while let Some(msg) = messages.next().await {
         let Some(inner) = inner.upgrade() else {
@@ -484,6 +508,30 @@ async fn subscribe_once(
         std::io::ErrorKind::ConnectionAborted,
         "the subscription ended",
     )))
+}
+
+/// Sends every game watched on this node but kept by another its current state (after this
+/// node missed events): sockets and streams pass it on, and pages and programs catch up.
+async fn resync_watchers(online: Online) {
+    let Some(cluster) = online.inner.cluster.as_ref() else {
+        return;
+    };
+    let watched: Vec<(String, broadcast::Sender<Arc<Value>>)> = lock(&cluster.relays)
+        .iter()
+        .filter(|(_, tx)| tx.receiver_count() > 0)
+        .map(|(id, tx)| (id.clone(), tx.clone()))
+        .collect();
+    for (id, tx) in watched {
+        if lock(&online.inner.tables).contains_key(&id) {
+            continue; // kept here: its watchers heard everything
+        }
+        match online.snapshot(&id).await {
+            Ok(state) => {
+                let _ = tx.send(Arc::new(state));
+            }
+            Err(e) => eprintln!("damasi-web: cannot resync game {id}: {e:?}"),
+        }
+    }
 }
 
 /// An event of game `id` from another node, for this node's watchers.

@@ -450,7 +450,8 @@ impl Online {
         };
         let mut state = table.state.lock().await;
         self.arm_timer(&table, &state);
-        state.version += 1;
+        // Above every version an earlier owner (or this process before a restart) gave out.
+        state.version = state.version.max(now_ms().max(0) as u64) + 1;
         drop(state);
         Ok(table)
     }

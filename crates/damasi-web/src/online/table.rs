@@ -163,7 +163,10 @@ pub struct TableState {
     pub connections: [u32; 2],
     /// Since when each player has had no connection, during the game.
     pub gone_since: [Option<Instant>; 2],
-    /// Goes up with every change.
+    /// Goes up with every change of the state (not with chat lines). It starts at the time
+    /// the game was made, or loaded again (ms since 1970), so it keeps growing across restarts
+    /// and takeovers: a watcher can drop any state older than one it has (a late event
+    /// after a resync).
     pub version: u64,
 }
 
@@ -206,6 +209,7 @@ pub fn side_name(side: Color) -> &'static str {
 impl TableState {
     /// A new game waiting for its players.
     pub fn new(row: OnlineGameRow) -> TableState {
+        let row_version = row.created_ms.max(0) as u64;
         let control = TimeControl {
             initial: Duration::from_millis(row.initial_ms.max(0) as u64),
             increment: Duration::from_millis(row.increment_ms.max(0) as u64),
@@ -230,7 +234,7 @@ impl TableState {
             lag: [Lag::default(); 2],
             connections: [0; 2],
             gone_since: [None; 2],
-            version: 0,
+            version: row_version,
         }
     }
 
@@ -599,7 +603,6 @@ impl TableState {
         while self.chat.len() > CHAT_KEPT {
             self.chat.pop_front();
         }
-        self.version += 1;
         Ok(line)
     }
 

@@ -13,7 +13,7 @@ import { settings, setSetting } from "../settings.js";
 import { SIDES, act, cap, copyField, go, over, plies, running, toast } from "./common.js";
 import { ensureSession, loadAccount, session } from "./account.js";
 import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state.js";
-import { connect, send, socket, wireReconnects } from "./socket.js";
+import { connect, send, socket, watchSilence, wireReconnects } from "./socket.js";
 import {
   chatHidden, chatKey, renderActions, renderChat, renderChatHidden, renderClocks, renderInfo,
   renderMoves, renderPlayers, renderResult, renderTitle, setStatus, statusText,
@@ -221,6 +221,8 @@ function applyFull(full) {
 /** A new state of the game. @param {any} s */
 function applyState(s, fromFull = false) {
   const prev = view.state;
+  // Versions only grow (across restarts too): an older state arriving late is dropped.
+  if (prev && typeof prev.version === "number" && typeof s.version === "number" && s.version < prev.version) return;
   const before = plies(prev).length;
   const shownBefore = view.shown;
   view.state = s;
@@ -340,6 +342,7 @@ function wireGame() {
   socket.onState = (s) => applyState(s);
   socket.onRefused = refused;
   wireReconnects();
+  watchSilence(() => running(view.state));
   // The clocks count down between two states of the server, and a claim's wait runs out.
   setInterval(() => {
     renderClocks();

@@ -45,6 +45,7 @@ export function connect() {
   };
   ws.onmessage = (e) => {
     if (view.ws !== ws) return;
+    view.heardAt = performance.now();
     let msg;
     try { msg = JSON.parse(e.data); } catch (_) { return; }
     if (msg.type === "gameFull") {
@@ -92,6 +93,23 @@ export function send(msg, fallback) {
     return;
   }
   fallback().then((r) => { if (r && r.type === "gameState") socket.onState(r); }).catch((e) => { socket.onRefused(e); });
+}
+
+/** A socket silent this long while the game is played asks for the game's state: a message
+ * lost on its way (between two server processes) must not leave the page waiting for a move
+ * that was made. */
+const SILENCE_MS = 15000;
+
+/** Checks for that silence every few seconds. @param {() => boolean} playing */
+export function watchSilence(playing) {
+  setInterval(async () => {
+    if (!view.ws || !view.wsOpen || !playing()) return;
+    if (performance.now() - view.heardAt < SILENCE_MS) return;
+    view.heardAt = performance.now();
+    try {
+      socket.onFull(await api("GET", `/api/online/games/${encodeURIComponent(view.id)}`));
+    } catch (_) { /* tried again after the next silence */ }
+  }, 5000);
 }
 
 // A new network: the old connection may be dead without knowing it, so open a new one.

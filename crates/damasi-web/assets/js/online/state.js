@@ -9,6 +9,7 @@ export const view = {
   /** @type {any} the last gameFull (players, control, chat) */ full: null,
   /** @type {any} the last gameState */ state: null,
   stateAt: 0,        // performance.now() when `state` arrived: the clocks count on from there
+  heardAt: 0,        // performance.now() of the socket's last message (a long silence asks for the state)
   /** @type {string|null} "white", "black" or null (spectator) */ you: null,
   flip: false,       // the person turned the board round
   /** @type {any[]} legal moves of the shown position when it is the person's turn */ legal: [],
