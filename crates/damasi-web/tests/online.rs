@@ -919,3 +919,28 @@ async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
     // Nothing more to withdraw.
     assert_eq!(online.expire_open().await.unwrap(), 0);
 }
+
+/// The lobby has no global cap that strangers can fill (#32 item 8): with 1,200 seeks open
+/// from 400 accounts (the audit filled the old cap of 1,000 with 350 guests), a real account
+/// still posts its seek.
+#[tokio::test]
+async fn many_strangers_seeking_do_not_shut_a_player_out_of_the_lobby() {
+    let online = service();
+    let casual = NewGame {
+        rated: false,
+        ..BLITZ
+    };
+    for i in 0..400 {
+        let p = online
+            .accounts()
+            .add_bot(&format!("stranger-{i}"), 0)
+            .await
+            .unwrap();
+        for _ in 0..3 {
+            online.seek(&p, casual, None, None).await.unwrap();
+        }
+    }
+    let real = online.accounts().add_bot("ayse", 0).await.unwrap();
+    online.seek(&real, casual, None, None).await.unwrap();
+    assert_eq!(online.seeks().await.unwrap().len(), 1_201);
+}

@@ -1256,3 +1256,73 @@ async fn a_socket_stops_acting_once_its_session_is_revoked() {
     let line = next_of(&mut veli_ws, &["chatLine"]).await.unwrap();
     assert_eq!(line["text"], "still me");
 }
+
+/// Seeks and pool places live as long as their owner's event stream (#32 item 8): a player
+/// who left is never paired, and one who never listened is withdrawn after the grace.
+#[tokio::test]
+async fn seeks_and_pool_places_go_with_their_owners_stream() {
+    use damasi_web::{Online, OnlineConfig, OnlineDb};
+    let config = OnlineConfig {
+        lobby_grace: Duration::from_millis(300),
+        ..OnlineConfig::default()
+    };
+    let state = AppState::in_memory().with_online(Online::new(OnlineDb::in_memory(), config));
+    let app = router(state);
+    let (a, b, c) = (
+        sign_up(&app, "leaver").await,
+        sign_up(&app, "stayer").await,
+        sign_up(&app, "silent").await,
+    );
+    let stream = app
+        .clone()
+        .oneshot(request(Method::GET, "/api/stream/event", &a, None))
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let r = post(&app, "/api/pool/3+2", &a, json!({})).await;
+    assert_eq!(r.body["waiting"], true, "{}", r.body);
+    let r = post(
+        &app,
+        "/api/lobby/seeks",
+        &a,
+        json!({"minutes": 5, "increment": 3}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let waiting_in = |lobby: &Value, pool: &str| {
+        lobby["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == pool)
+            .map(|p| p["waiting"].as_u64().unwrap())
+    };
+    // Past the grace, still there: the owner listens.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let lobby = get(&app, "/api/lobby", &As::default()).await.body;
+    assert_eq!(lobby["seeks"].as_array().unwrap().len(), 1, "{lobby}");
+    assert_eq!(waiting_in(&lobby, "3+2"), Some(1), "{lobby}");
+    // The owner leaves (the stream closes): both go at once.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let lobby = get(&app, "/api/lobby", &As::default()).await.body;
+    assert_eq!(lobby["seeks"], json!([]), "{lobby}");
+    assert_eq!(waiting_in(&lobby, "3+2"), Some(0), "{lobby}");
+    // The next one in the pool waits instead of being paired with the one gone.
+    let r = post(&app, "/api/pool/3+2", &b, json!({})).await;
+    assert_eq!(r.body["waiting"], true, "{}", r.body);
+    // A seek made with no stream open is listed, then withdrawn after the grace.
+    let r = post(
+        &app,
+        "/api/lobby/seeks",
+        &c,
+        json!({"minutes": 10, "increment": 5}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let lobby = get(&app, "/api/lobby", &As::default()).await.body;
+    assert_eq!(lobby["seeks"].as_array().unwrap().len(), 1, "{lobby}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let lobby = get(&app, "/api/lobby", &As::default()).await.body;
+    assert_eq!(lobby["seeks"], json!([]), "{lobby}");
+}

@@ -1122,6 +1122,8 @@ async fn event_stream(
     let (p, cred) = player_with(&state.online, &headers).await?;
     let permit = state.streams.open(client.address, Some(p.id))?;
     let mut events = state.online.user_events(p.id);
+    // While it is open the player's seeks and pool places stand.
+    let listening = state.online.listen(p.id);
     // The stream ends when its session or token is revoked.
     let mut revocation = RevocationWatch::start(state.online.accounts(), p.clone(), cred);
     // Games already being played are announced first, as lichess does.
@@ -1138,6 +1140,7 @@ async fn event_stream(
     }
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
+        let _listening = listening;
         for v in &first {
             if tx.send(line(v)).await.is_err() {
                 return;
@@ -1146,6 +1149,9 @@ async fn event_stream(
         loop {
             let next = tokio::select! {
                 _ = revocation.revoked() => return,
+                // The client went away: its seeks and pool places go now, not at the next
+                // keep-alive.
+                _ = tx.closed() => return,
                 next = tokio::time::timeout(KEEP_ALIVE, events.recv()) => next,
             };
             let out = match next {

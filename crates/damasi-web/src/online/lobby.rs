@@ -2,6 +2,16 @@
 //! range), and quick-pairing pools (3+2, 5+3, 10+5, 15+10, 45+0) that pair the first two
 //! players who join the same pool. A game starts for both the moment a seek is taken or a
 //! pair is found; each player hears of it on their event stream (`gameStart`).
+//!
+//! Seeks and pool places live as long as their owner listens: they go when the owner's last
+//! event stream (`GET /api/stream/event`, which the lobby page keeps open) closes, and one
+//! made with no stream open goes after [`OnlineConfig::lobby_grace`](super::OnlineConfig)
+//! unless one opens meanwhile (as on lichess, where a seek is tied to the lobby socket or
+//! the request that made it). So a guest who left is never paired, and the lobby holds no
+//! more than the players connected can keep open: there is no global cap a stranger could
+//! fill, only a per-player one and a large safety bound.
+//! Among several processes a place goes with its owner's last stream on the process that
+//! held it; the grace applies to one process only (the others do not see its streams).
 
 use damasi::Color;
 use serde::{Deserialize, Serialize};
@@ -19,8 +29,12 @@ pub const POOLS: [(i64, i64); 5] = [(3, 2), (5, 3), (10, 5), (15, 10), (45, 0)];
 /// Most seeks one player may have open.
 pub const MAX_SEEKS_PER_PLAYER: usize = 3;
 
-/// Most seeks in the lobby.
-pub const MAX_SEEKS: usize = 1_000;
+/// Most seeks in the lobby: a bound on memory only, far above what the streams a stranger can
+/// hold open (see `crate::streams`) could keep there.
+pub const MAX_SEEKS: usize = 20_000;
+
+/// Most players waiting in the pools (the same kind of bound).
+pub const MAX_WAITING: usize = 20_000;
 
 /// A seek nobody took is withdrawn after this long.
 pub const SEEK_LIFETIME: std::time::Duration = std::time::Duration::from_secs(30 * 60);
@@ -82,13 +96,42 @@ impl Seek {
     }
 }
 
+/// One player waiting in a pool.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct PoolPlace {
+    /// The pool: (minutes, increment seconds).
+    pool: (i64, i64),
+    /// Who waits.
+    player: Player,
+    /// Since when (Unix ms).
+    since_ms: i64,
+}
+
 /// Seeks and pool queues (in a cluster, kept in the database as JSON).
 #[derive(Default, Debug, Serialize, Deserialize)]
 pub struct Lobby {
     seeks: Vec<Seek>,
     next_id: u64,
-    /// Per pool: who waits, with whether they want a rated game.
-    waiting: Vec<((i64, i64), Player)>,
+    /// Who waits in which pool, first come first.
+    #[serde(default)]
+    places: Vec<PoolPlace>,
+}
+
+impl Lobby {
+    /// Drops the seeks and places whose owner is not `listening` and which are older than
+    /// `grace_ms` (made with no event stream open, or kept past its close).
+    fn drop_unheld(&mut self, listening: &dyn Fn(i64) -> bool, now: i64, grace_ms: i64) {
+        self.seeks
+            .retain(|s| listening(s.player.id) || now - s.opened_ms < grace_ms);
+        self.places
+            .retain(|p| listening(p.player.id) || now - p.since_ms < grace_ms);
+    }
+
+    /// Drops everything of `user`.
+    fn drop_player(&mut self, user: i64) {
+        self.seeks.retain(|s| s.player.id != user);
+        self.places.retain(|p| p.player.id != user);
+    }
 }
 
 /// The database key of the shared lobby.
@@ -99,7 +142,10 @@ impl Online {
     /// its row lock (one process pairs at a time).
     async fn with_lobby<R>(&self, change: impl FnOnce(&mut Lobby) -> R) -> Result<R, ApiError> {
         let Some(cluster) = &self.inner.cluster else {
-            return Ok(change(&mut self.lobby()));
+            let mut lobby = self.lobby();
+            let grace = self.inner.config.lobby_grace.as_millis() as i64;
+            lobby.drop_unheld(&|u| self.listening(u), now_ms(), grace);
+            return Ok(change(&mut lobby));
         };
         cluster
             .db
@@ -115,11 +161,13 @@ impl Online {
     /// A copy of the lobby (read only).
     async fn lobby_now(&self) -> Result<Lobby, ApiError> {
         let Some(cluster) = &self.inner.cluster else {
-            let l = self.lobby();
+            let mut l = self.lobby();
+            let grace = self.inner.config.lobby_grace.as_millis() as i64;
+            l.drop_unheld(&|u| self.listening(u), now_ms(), grace);
             return Ok(Lobby {
                 seeks: l.seeks.clone(),
                 next_id: l.next_id,
-                waiting: l.waiting.clone(),
+                places: l.places.clone(),
             });
         };
         let text = cluster.db.shared(LOBBY_KEY).await?;
@@ -168,10 +216,15 @@ impl Online {
                 .iter()
                 .filter(|s| s.player.id == player.id)
                 .count();
-            if mine >= MAX_SEEKS_PER_PLAYER || lobby.seeks.len() >= MAX_SEEKS {
+            if mine >= MAX_SEEKS_PER_PLAYER {
                 return Err(ApiError::TooMany(format!(
                     "at most {MAX_SEEKS_PER_PLAYER} open seeks each"
                 )));
+            }
+            if lobby.seeks.len() >= MAX_SEEKS {
+                return Err(ApiError::Overloaded(
+                    "the lobby is full: try again in a moment".into(),
+                ));
             }
             lobby.next_id += 1;
             let id = lobby.next_id;
@@ -251,7 +304,9 @@ impl Online {
             lobby
                 .seeks
                 .retain(|s| s.player.id != wid && s.player.id != bid);
-            lobby.waiting.retain(|(_, p)| p.id != wid && p.id != bid);
+            lobby
+                .places
+                .retain(|p| p.player.id != wid && p.player.id != bid);
         })
         .await?;
         Ok(table.id.clone())
@@ -278,16 +333,23 @@ impl Online {
         }
         let opponent = self
             .with_lobby(|lobby| {
-                lobby.waiting.retain(|(_, p)| p.id != player.id);
-                match lobby.waiting.iter().position(|(q, _)| *q == pool) {
-                    Some(i) => Some(lobby.waiting.remove(i).1),
+                lobby.places.retain(|p| p.player.id != player.id);
+                match lobby.places.iter().position(|p| p.pool == pool) {
+                    Some(i) => Ok(Some(lobby.places.remove(i).player)),
+                    None if lobby.places.len() >= MAX_WAITING => Err(ApiError::Overloaded(
+                        "the pools are full: try again in a moment".into(),
+                    )),
                     None => {
-                        lobby.waiting.push((pool, player.clone()));
-                        None
+                        lobby.places.push(PoolPlace {
+                            pool,
+                            player: player.clone(),
+                            since_ms: now_ms(),
+                        });
+                        Ok(None)
                     }
                 }
             })
-            .await?;
+            .await??;
         let Some(opponent) = opponent else {
             return Ok(None);
         };
@@ -308,7 +370,7 @@ impl Online {
 
     /// `player` leaves every pool.
     pub async fn leave_pools(&self, player: &Player) -> Result<(), ApiError> {
-        self.with_lobby(|lobby| lobby.waiting.retain(|(_, p)| p.id != player.id))
+        self.with_lobby(|lobby| lobby.places.retain(|p| p.player.id != player.id))
             .await
     }
 
@@ -318,9 +380,59 @@ impl Online {
         Ok(POOLS
             .iter()
             .map(|&(m, i)| {
-                let n = lobby.waiting.iter().filter(|(q, _)| *q == (m, i)).count();
+                let n = lobby.places.iter().filter(|p| p.pool == (m, i)).count();
                 json!({"id": format!("{m}+{i}"), "minutes": m, "increment": i, "waiting": n})
             })
             .collect())
+    }
+
+    /// Whether `user` has an event stream open on this process.
+    pub fn listening(&self, user: i64) -> bool {
+        super::lock(&self.inner.listeners).contains_key(&user)
+    }
+
+    /// Counts an event stream of `user` as open until the answer is dropped; when their last
+    /// one closes, their seeks and pool places go.
+    pub fn listen(&self, user: i64) -> Listening {
+        *super::lock(&self.inner.listeners).entry(user).or_insert(0) += 1;
+        Listening {
+            online: self.clone(),
+            user,
+        }
+    }
+}
+
+/// An open event stream of one player (see [`Online::listen`]).
+pub struct Listening {
+    online: Online,
+    user: i64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let last = {
+            let mut listeners = super::lock(&self.online.inner.listeners);
+            match listeners.get_mut(&self.user) {
+                Some(n) if *n > 1 => {
+                    *n -= 1;
+                    false
+                }
+                _ => {
+                    listeners.remove(&self.user);
+                    true
+                }
+            }
+        };
+        if !last {
+            return;
+        }
+        let (online, user) = (self.online.clone(), self.user);
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Err(e) = online.with_lobby(|lobby| lobby.drop_player(user)).await {
+                    eprintln!("damasi-web: cannot clear player {user}'s seeks: {e:?}");
+                }
+            });
+        }
     }
 }

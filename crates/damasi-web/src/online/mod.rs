@@ -59,6 +59,9 @@ pub struct OnlineConfig {
     pub abort_after: Duration,
     /// A player gone (no connection) this long may be claimed against by the opponent.
     pub claim_after: Duration,
+    /// A seek or pool place made with no event stream of its owner open is withdrawn this
+    /// long after, unless one opens (see [`lobby`]).
+    pub lobby_grace: Duration,
 }
 
 impl Default for OnlineConfig {
@@ -66,6 +69,7 @@ impl Default for OnlineConfig {
         OnlineConfig {
             abort_after: Duration::from_secs(30),
             claim_after: Duration::from_secs(60),
+            lobby_grace: Duration::from_secs(20),
         }
     }
 }
@@ -145,6 +149,8 @@ struct Inner {
     tables: StdMutex<HashMap<String, Arc<Table>>>,
     users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
     lobby: StdMutex<Lobby>,
+    /// Open event streams per player on this process (see [`lobby::Listening`]).
+    listeners: StdMutex<HashMap<i64, usize>>,
     /// Every game that ends on this process, for the service's own listeners.
     finished: broadcast::Sender<GameFinished>,
     /// Set when this process is one of several (`--pubsub`).
@@ -206,6 +212,7 @@ impl Online {
                 tables: StdMutex::new(HashMap::new()),
                 users: StdMutex::new(HashMap::new()),
                 lobby: StdMutex::new(Lobby::default()),
+                listeners: StdMutex::new(HashMap::new()),
                 finished: broadcast::channel(EVENT_BUFFER).0,
                 cluster: None,
             }),
@@ -232,6 +239,7 @@ impl Online {
                 tables: StdMutex::new(HashMap::new()),
                 users: StdMutex::new(HashMap::new()),
                 lobby: StdMutex::new(Lobby::default()),
+                listeners: StdMutex::new(HashMap::new()),
                 finished: broadcast::channel(EVENT_BUFFER).0,
                 cluster: Some(cluster),
             }),

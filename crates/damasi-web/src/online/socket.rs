@@ -197,7 +197,19 @@ async fn close_revoked(socket: &mut WebSocket) {
             code: 4401,
             reason: "revoked".into(),
         };
-        let _ = send(socket, Message::Close(Some(frame))).await;
+        if send(socket, Message::Close(Some(frame))).await {
+            // The closing handshake: read what the client sent meanwhile until its Close, so
+            // the connection ends cleanly (unread data would make the close a reset, and the
+            // client could lose the error above).
+            let _ = tokio::time::timeout(PONG_TIMEOUT, async {
+                while let Some(Ok(m)) = socket.recv().await {
+                    if matches!(m, Message::Close(_)) {
+                        break;
+                    }
+                }
+            })
+            .await;
+        }
     }
 }
 
