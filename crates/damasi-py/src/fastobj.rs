@@ -13,7 +13,13 @@
 //! header, and the type's `__basicsize__` must be exactly header plus value. If either check
 //! fails the cache stays empty and every object is made by PyO3's path, so a PyO3 upgrade that
 //! changed the layout would cost speed, never correctness. Objects made either way are the same
-//! to PyO3 (same allocator, same layout), which frees them as usual.
+//! to PyO3 (same allocator, same layout).
+//!
+//! Freeing costs as much as making: PyO3's `tp_dealloc` enters its unwinding guard, bumps a
+//! thread-local counter and looks the type and its `tp_free` up at every object. For these
+//! classes, whose values need no drop, the cache also installs `plain_dealloc` (free the memory,
+//! release the type), after checking the type object's fields against the slot API; if a check
+//! fails, PyO3's `tp_dealloc` stays.
 
 use std::mem::size_of;
 
