@@ -8,7 +8,7 @@ Two measures from the start position:
     legal moves and plays them (what an agent or a search written in Python does).
 Each timing is the best of --rounds rounds. Libraries that are not installed are skipped.
 
-    python3 crates/damasi-py/bench/movegen.py [--native-depth 7] [--walk-depth 5] [--rounds 3]
+    python3 crates/damasi-py/bench/movegen.py [--native-depth 7] [--walk-depth 6] [--rounds 5]
 """
 
 import argparse
@@ -54,9 +54,9 @@ def pydraughts_walk(board, depth):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--native-depth", type=int, default=7)
-    ap.add_argument("--walk-depth", type=int, default=5)
-    ap.add_argument("--pydraughts-depth", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--walk-depth", type=int, default=6)
+    ap.add_argument("--pydraughts-depth", type=int, default=3, help="0 skips pydraughts")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
 
     rows = []
@@ -80,6 +80,8 @@ def main():
         t, n = best_time(lambda: kish_walk(kish.Board(), d), args.rounds)
         rows.append((f"kish {kv}", f"Python walk depth {d}: `actions()` + `apply()`", n, t))
     try:
+        if args.pydraughts_depth < 1:
+            raise ImportError("pydraughts skipped")
         import draughts
         from draughts import Board
 

@@ -3,6 +3,7 @@
 use damasi::pdn::{self, PdnGame};
 use damasi::{Game, GameError, Position};
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 use crate::errors::{MoveError, PdnError};
 use crate::rules::{
@@ -146,15 +147,11 @@ impl PyGame {
     }
 
     /// The legal moves; empty once the game is over.
-    fn legal_moves(&self) -> Vec<PyMove> {
+    fn legal_moves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let g = self.game();
-        g.legal_moves()
-            .iter()
-            .map(|&mv| PyMove {
-                position: *g.position(),
-                mv,
-            })
-            .collect()
+        let position = *g.position();
+        let moves = g.legal_moves();
+        crate::fastobj::new_list(py, moves.iter().map(|&mv| PyMove { position, mv }))
     }
 
     /// Plays a move (a `Move`, a text in either notation, or an action number) and returns

@@ -4,8 +4,14 @@
 //! ([`rules`]: positions, moves, outcomes, perft), games with draw rules and PDN ([`game`]),
 //! the engine ([`engine`]: analysis, play, self-play data) and machine-learning helpers
 //! ([`ml`]: board planes, a fixed action space with its legal-action mask, a batch of games
-//! stepped in Rust), endgame tablebase probing ([`tablebase`]). The Gymnasium and PettingZoo environments are pure Python on top
-//! (`python/damasi/envs.py`).
+//! stepped in Rust), endgame tablebase probing ([`tablebase`]). The Gymnasium and PettingZoo
+//! environments are pure Python on top (`python/damasi/gym_env.py`, `aec_env.py`).
+//!
+//! The per-call paths a search or a tree walk written in Python hits (`Position.legal_moves`,
+//! `Position.play`) make their `Move` and `Position` objects through `fastobj`, which skips
+//! PyO3's general object path, and the extension is built for the `abi3` API of CPython 3.10,
+//! the first whose stable ABI has the fast calling convention (`METH_FASTCALL`): with 3.9's,
+//! every call with arguments built a tuple.
 //!
 //! Every error a caller can cause (a bad FEN, an illegal move, a broken PDN record, a bad
 //! argument) raises a Python exception; nothing panics across the boundary.
@@ -14,6 +20,7 @@ use pyo3::prelude::*;
 
 pub mod engine;
 pub mod errors;
+mod fastobj;
 pub mod game;
 pub mod ml;
 pub mod rules;

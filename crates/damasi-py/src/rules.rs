@@ -1,12 +1,15 @@
 //! Positions, moves, outcomes and perft for Python.
 
 use damasi::game::position_outcome;
-use damasi::{Color, Move, Notation, Outcome, Piece, Position, Role, RuleSet, Square};
+use damasi::{Color, Move, MoveList, Notation, Outcome, Piece, Position, Role, RuleSet, Square};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyList;
 
 use crate::errors::{FenError, MoveError, RulesError};
+use crate::fastobj::{self, FastClass, FastNew};
 use crate::ml;
 
 /// `"white"` or `"black"`.
@@ -150,24 +153,25 @@ impl PyPosition {
     }
 
     /// The legal moves (captures are forced, and only the longest ones).
-    fn legal_moves(&self) -> Vec<PyMove> {
-        self.pos
-            .legal_moves()
-            .iter()
-            .map(|&mv| PyMove {
-                position: self.pos,
-                mv,
-            })
-            .collect()
+    fn legal_moves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        // Generated into a list on the stack (a returned `MoveList` would be copied whole) and
+        // turned into Python objects straight into the result list, with no `Vec` between.
+        let mut list = MoveList::new();
+        self.pos.legal_moves_into(&mut list);
+        let pos = self.pos;
+        fastobj::new_list(py, list.iter().map(|&mv| PyMove { position: pos, mv }))
     }
 
     /// The position after `move` (a `Move`, a move text or an action number); raises
     /// `MoveError` if it is not legal here.
-    fn play(&self, r#move: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn play<'py>(&self, r#move: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyPosition>> {
         let m = resolve_move(&self.pos, r#move)?;
-        Ok(PyPosition {
-            pos: self.pos.play(&m),
-        })
+        fastobj::new_object(
+            r#move.py(),
+            PyPosition {
+                pos: self.pos.play(&m),
+            },
+        )
     }
 
     /// Reads a move text in landing (`b3xd3xd5`) or captured-square (`b3xc3xd4`) notation;
@@ -295,6 +299,20 @@ impl PyPosition {
     fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
         let cls = py.get_type::<PyPosition>().into_any().unbind();
         Ok((cls, (self.pos.to_fen(),)))
+    }
+}
+
+impl FastClass for PyPosition {
+    fn fast_new() -> &'static PyOnceLock<Option<FastNew>> {
+        static CACHE: PyOnceLock<Option<FastNew>> = PyOnceLock::new();
+        &CACHE
+    }
+}
+
+impl FastClass for PyMove {
+    fn fast_new() -> &'static PyOnceLock<Option<FastNew>> {
+        static CACHE: PyOnceLock<Option<FastNew>> = PyOnceLock::new();
+        &CACHE
     }
 }
 

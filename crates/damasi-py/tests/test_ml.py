@@ -166,3 +166,125 @@ def test_selfplay_data(tmp_path):
     loaded = np.load(path)
     assert np.array_equal(loaded["planes"], data["planes"])
     assert list(loaded["fens"]) == data["fens"]
+
+
+def reward_for(outcome, mover):
+    if outcome.winner is None:
+        return 0.0
+    return 1.0 if outcome.winner == mover else -1.0
+
+
+def king_shuffle(game, actions):
+    """The lowest-numbered quiet king move if there is one (kings shuttle and repeat), else
+    the action drawn by the batch."""
+    pos = game.position
+    for a in np.flatnonzero(pos.action_mask()).tolist():
+        m = pos.action_to_move(a)
+        if not m.is_capture and pos.piece_at(m.from_index)[1] == "king":
+            return a
+    return int(actions)
+
+
+@pytest.mark.parametrize("threads", [1, 2, None])
+@pytest.mark.parametrize(
+    "rules,policy,ending",
+    [("turkish", king_shuffle, "repetition"), ("turkish; no-capture-limit 12", None, "no-capture-limit")],
+)
+def test_vec_games_step_equals_each_game_stepped_alone(threads, rules, policy, ending):
+    # The batch, stepped in Rust (in parallel unless threads=1), against damasi.Game objects
+    # stepped one by one in Python on the same actions: same positions, observations, masks,
+    # rewards, ends (a win, the one-piece-each draw, and `ending`) and auto-resets.
+    n, max_plies = 16, 150
+    games = damasi.VecGames(n, rules=rules, max_plies=max_plies, seed=3, threads=threads)
+    alone = [damasi.Game(rules=rules) for _ in range(n)]
+    obs_buf, masks_buf = games.observations(copy=False), games.action_masks(copy=False)
+    reasons = set()
+    for _ in range(600):
+        actions = games.random_actions()
+        if policy is not None:
+            actions = np.array([policy(g, a) for g, a in zip(alone, actions)])
+        obs, rewards, terminated, truncated = games.step(actions, copy=False)
+        assert obs is obs_buf
+        last = games.last_outcomes()
+        for i, g in enumerate(alone):
+            mover = g.turn
+            g.play(int(actions[i]))
+            outcome = g.outcome()
+            if outcome is not None:
+                reasons.add(outcome.reason)
+                assert terminated[i] and not truncated[i]
+                assert rewards[i] == reward_for(outcome, mover)
+                assert last[i] == {"white": 1, "black": -1, None: 0}[outcome.winner]
+                alone[i] = g = damasi.Game(rules=rules)
+            elif g.ply >= max_plies:
+                assert truncated[i] and not terminated[i] and rewards[i] == 0 and last[i] == 0
+                alone[i] = g = damasi.Game(rules=rules)
+            else:
+                assert not terminated[i] and not truncated[i] and rewards[i] == 0
+        positions = games.positions()
+        assert positions == [g.position for g in alone]
+        assert games.plies().tolist() == [g.ply for g in alone]
+        for i, g in enumerate(alone):
+            assert np.array_equal(obs[i], g.position.planes())
+            assert np.array_equal(masks_buf[i], g.position.action_mask())
+    assert {"no-pieces", ending} <= reasons
+
+
+def test_vec_games_are_the_same_on_any_number_of_threads():
+    runs = []
+    for threads in (1, 2, 3):
+        games = damasi.VecGames(300, max_plies=80, seed=9, threads=threads)
+        trace = []
+        for _ in range(120):
+            obs, rewards, terminated, truncated = games.step(games.random_actions())
+            trace.append((obs.sum(axis=(1, 2, 3)), rewards, terminated, truncated))
+        runs.append((trace, games.action_masks(), games.observations()))
+    for trace, masks, obs in runs[1:]:
+        assert np.array_equal(masks, runs[0][1]) and np.array_equal(obs, runs[0][2])
+        for a, b in zip(trace, runs[0][0]):
+            assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_vec_games_buffers_are_read_only_and_copies_are_fresh():
+    games = damasi.VecGames(4, seed=1)
+    obs, rewards, terminated, truncated = games.step(games.random_actions(), copy=False)
+    assert obs is games.observations(copy=False)
+    masks = games.action_masks(copy=False)
+    assert masks is games.action_masks(copy=False)
+    for a in (obs, rewards, terminated, truncated, masks):
+        assert not a.flags.writeable and a.flags.c_contiguous
+    with pytest.raises(ValueError):
+        obs[0, 0, 0, 0] = 5
+    kept = games.observations()
+    copied = games.step(games.random_actions())
+    assert all(a.flags.writeable for a in copied)
+    assert copied[0] is not obs and np.array_equal(copied[0], obs)  # the buffer moved on too
+    assert not np.array_equal(kept, obs)  # the earlier copy did not
+    assert masks.shape == (4, 4096) and masks.dtype == np.bool_
+    assert [int(m.sum()) for m in masks] == [len(set(np.flatnonzero(p.action_mask()))) for p in games.positions()]
+
+
+def test_vec_games_take_lists_and_int32_or_int64_arrays():
+    results = []
+    for convert in (list, lambda a: np.asarray(a, dtype=np.int32), lambda a: a):
+        games = damasi.VecGames(8, seed=2)
+        for _ in range(30):
+            actions = games.random_actions()
+            assert actions.dtype == np.int64
+            games.step(convert(actions.tolist() if convert is list else actions))
+        results.append(games.observations())
+    assert np.array_equal(results[0], results[1]) and np.array_equal(results[0], results[2])
+
+
+def test_vec_games_refused_step_leaves_the_buffers_alone():
+    games = damasi.VecGames(3, seed=4)
+    games.step(games.random_actions())
+    obs, masks = games.observations(), games.action_masks()
+    actions = games.random_actions()
+    actions[2] = int(np.flatnonzero(~masks[2])[0])
+    with pytest.raises(damasi.MoveError, match="game 2"):
+        games.step(actions)
+    assert np.array_equal(games.observations(copy=False), obs)
+    assert np.array_equal(games.action_masks(copy=False), masks)
+    with pytest.raises(ValueError):
+        damasi.VecGames(2, threads=0)

@@ -2,8 +2,11 @@
 
 import copy
 import pickle
+import gc
 import random
+import sys
 import threading
+import weakref
 
 import pytest
 
@@ -177,6 +180,36 @@ def test_bad_input_raises_clear_exceptions():
         damasi.Position().play(other)
     # All of them are ValueErrors.
     assert issubclass(damasi.FenError, ValueError) and issubclass(damasi.MoveError, ValueError)
+
+
+def walk(pos, depth):
+    moves = pos.legal_moves()
+    if depth == 1:
+        return len(moves)
+    return sum(walk(pos.play(m), depth - 1) for m in moves)
+
+
+def test_python_walk_over_legal_moves_and_play_counts_perft():
+    # legal_moves() and play() make their objects without PyO3's general path (src/fastobj.rs):
+    # the objects must be whole, and freed with their type's reference given back.
+    assert walk(damasi.Position(), 4) == START_PERFT[3]
+    pos = damasi.Position("W:WKh6:Bc4,d6,b4,Ke1,Kg8,g7,Ke7")
+    moves = pos.legal_moves()
+    assert type(moves) is list and all(type(m) is damasi.Move for m in moves)
+    assert all(m.position == pos and m.is_capture and len(m.captured) == 3 for m in moves)
+    assert [pos.play(m) for m in moves] == [pos.play(str(m)) for m in moves]
+    assert pos.play(moves[0]).turn == "black"
+    before = (sys.getrefcount(damasi.Move), sys.getrefcount(damasi.Position))
+    for _ in range(1000):
+        start = damasi.Position()
+        start.play(start.legal_moves()[0])
+    del start
+    gc.collect()
+    assert (sys.getrefcount(damasi.Move), sys.getrefcount(damasi.Position)) == before
+    with pytest.raises(TypeError):
+        weakref.ref(moves[0])  # no weak-reference slot: the object is header + value
+    with pytest.raises(AttributeError):
+        moves[0].anything = 1  # no __dict__
 
 
 def test_game_history_undo_redo():
