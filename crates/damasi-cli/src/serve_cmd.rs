@@ -216,7 +216,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                     println!(
                         "damasi: viewing is open to them; playing and changing games needs the token:"
                     );
-                    println!("damasi:   http://{shown}/?token={t}  (or Authorization: Bearer {t})");
+                    println!("damasi:   http://{shown}/#token={t}  (or Authorization: Bearer {t})");
                 }
             },
         ))

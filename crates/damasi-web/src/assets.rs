@@ -137,6 +137,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/router.js"),
     ),
     (
+        "/js/server-token.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/server-token.js"),
+    ),
+    (
         "/js/settings.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/settings.js"),

@@ -40,6 +40,9 @@ pub struct Security {
 /// The cookie that carries the access token for the page.
 pub const TOKEN_COOKIE: &str = "damasi_token";
 
+/// Where the page trades the server's token (sent as `Authorization: Bearer`) for its cookie.
+pub const SERVER_TOKEN_PATH: &str = "/api/server-token";
+
 impl Default for Security {
     fn default() -> Self {
         Security::local()
@@ -290,23 +293,18 @@ pub async fn guard(State(policy): State<Arc<Security>>, req: Request, next: Next
             }
         }
     }
-    // The printed link `/?token=T` sets the cookie and drops the token from the address bar.
-    if let (Some(token), Some(query)) = (policy.token(), req.uri().query()) {
-        let given = query
-            .split('&')
-            .filter_map(|p| p.split_once('='))
-            .find(|(k, _)| *k == "token")
-            .map(|(_, v)| v);
-        if let Some(given) = given {
-            if constant_time_eq(given.as_bytes(), token.as_bytes()) {
-                let cookie = format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
-                let mut res = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
-                if let Ok(v) = HeaderValue::from_str(&cookie) {
-                    res.headers_mut().insert(header::SET_COOKIE, v);
-                }
-                return with_headers(res);
+    // The printed link `/#token=T` keeps the token in the fragment, which browsers never send
+    // (so no proxy logs it); the page hands it over here once, in a header, and gets the
+    // cookie it sends by itself from then on (the check above has matched the header).
+    if req.method() == Method::POST && req.uri().path() == SERVER_TOKEN_PATH {
+        let mut res = StatusCode::NO_CONTENT.into_response();
+        if let Some(token) = policy.token() {
+            let cookie = format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                res.headers_mut().insert(header::SET_COOKIE, v);
             }
         }
+        return with_headers(res);
     }
     with_headers(next.run(req).await)
 }

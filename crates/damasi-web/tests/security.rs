@@ -192,7 +192,7 @@ async fn a_server_open_to_the_network_needs_its_token_for_changes() {
     )
     .await;
     assert_eq!(r.status, StatusCode::CREATED);
-    // The printed link sets a cookie the page then sends by itself.
+    // The token in the query string (where proxies log it) does nothing any more.
     let r = send(
         &app,
         request(Method::GET, "/?token=s3cret")
@@ -200,7 +200,21 @@ async fn a_server_open_to_the_network_needs_its_token_for_changes() {
             .unwrap(),
     )
     .await;
-    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.headers.get(header::SET_COOKIE).is_none());
+    // The printed link `/#token=T` keeps it in the fragment; the page trades it, in a header,
+    // for a cookie it then sends by itself. A wrong token gets none.
+    let trade = |token: &str| {
+        request(Method::POST, "/api/server-token")
+            .header(header::AUTHORIZATION, format!("Bearer {token}"))
+            .body(Body::empty())
+            .unwrap()
+    };
+    let r = send(&app, trade("wrong")).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+    assert!(r.headers.get(header::SET_COOKIE).is_none());
+    let r = send(&app, trade("s3cret")).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
     let cookie = r.headers[header::SET_COOKIE].to_str().unwrap().to_string();
     assert!(
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),

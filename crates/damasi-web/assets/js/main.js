@@ -5,6 +5,7 @@
 import { $, $$, sleep } from "./util.js";
 import { t, applyI18n, setLang, toast, announce, sideName, levelName } from "./i18n.js";
 import { showError, transient } from "./api.js";
+import { adoptServerToken } from "./server-token.js";
 import { Local } from "./local.js";
 import { parseFen, START_FEN } from "./position.js";
 import { board } from "./board/index.js";
@@ -256,6 +257,7 @@ function wire() {
 }
 
 async function boot() {
+  await adoptServerToken();
   applyI18n();
   board.init();
   board.note = setStatusNote;
