@@ -33,9 +33,12 @@ pub(crate) fn has_capture(pos: &Position) -> bool {
 /// that direction: an enemy piece next to it, an empty square behind.
 #[inline(always)]
 fn man_jumpers(pos: &Position) -> [u64; 3] {
-    let us = pos.side;
-    let empty = pos.empty();
-    let them = pos.by_color[!us as usize];
+    man_jumpers_of(pos.side, pos.by_color[!pos.side as usize], pos.empty())
+}
+
+/// [`man_jumpers`] for men of `us` against the pieces `them`, with the squares `empty` empty.
+#[inline(always)]
+fn man_jumpers_of(us: Color, them: u64, empty: u64) -> [u64; 3] {
     // Written out rather than with `shift`: a jump's two squares are one shift of 2 (16 for
     // ranks), and only the start files need masking.
     const NOT_GH: u64 = !(FILE_H | (FILE_H >> 1));
@@ -55,11 +58,12 @@ fn man_jumpers(pos: &Position) -> [u64; 3] {
 fn kings_can_capture(pos: &Position) -> bool {
     let us = pos.side;
     let kings = pos.kings_of(us);
-    if kings == 0 {
-        return false;
-    }
-    let empty = pos.empty();
-    let them = pos.by_color[!us as usize];
+    kings != 0 && kings_capture(kings, pos.by_color[!us as usize], pos.empty())
+}
+
+/// Whether one of `kings` can capture one of the pieces `them`, with the squares `empty` empty.
+#[inline(always)]
+fn kings_capture(kings: u64, them: u64, empty: u64) -> bool {
     Dir::ALL.into_iter().any(|d| {
         let reach = fill(kings, empty, d);
         shift(shift(reach, d) & them, d) & empty != 0
@@ -122,6 +126,24 @@ impl<I: Isa, const WHITE: bool> ManCaptures<I, WHITE> {
         self.isa.longest::<WHITE, 0>(self, self.men).1
     }
 
+    /// [`Self::longest`] after a jump: squares that cannot jump on (most) are counted here,
+    /// without a call.
+    #[inline(always)]
+    fn then<const STATE: usize>(&self, from: u64) -> (u32, u64) {
+        let mut jumpers = self.jumpers[0];
+        if STATE != 2 {
+            jumpers |= self.jumpers[1];
+        }
+        if STATE != 1 {
+            jumpers |= self.jumpers[2];
+        }
+        if from & jumpers == 0 {
+            (0, from.count_ones() as u64)
+        } else {
+            self.isa.longest::<WHITE, STATE>(self, from)
+        }
+    }
+
     /// The longest jump sequences from the squares of `from` in `STATE`: their length and how
     /// many there are, each square counted with its multiplicity (a shift keeps squares apart,
     /// so sets will do). Squares that cannot jump count as sequences of length 0. Called
@@ -151,13 +173,13 @@ impl<I: Isa, const WHITE: bool> ManCaptures<I, WHITE> {
             }
         };
         if forward != 0 {
-            add(self.isa.longest::<WHITE, 0>(self, Self::jump(0, forward)));
+            add(self.then::<0>(Self::jump(0, forward)));
         }
         if east != 0 {
-            add(self.isa.longest::<WHITE, 1>(self, Self::jump(1, east)));
+            add(self.then::<1>(Self::jump(1, east)));
         }
         if west != 0 {
-            add(self.isa.longest::<WHITE, 2>(self, Self::jump(2, west)));
+            add(self.then::<2>(Self::jump(2, west)));
         }
         best
     }
@@ -492,10 +514,16 @@ fn count_quiet(pos: &Position) -> u64 {
         Color::White => men << 8,
         Color::Black => men >> 8,
     };
-    let mut n = (forward & empty).count_ones()
+    let n = (forward & empty).count_ones()
         + (((men & !FILE_H) << 1) & empty).count_ones()
         + (((men & !FILE_A) >> 1) & empty).count_ones();
-    let kings = pos.kings_of(us);
+    n as u64 + count_king_steps(pos.kings_of(us), empty)
+}
+
+/// Number of quiet moves of `kings`, with the squares `empty` empty.
+#[inline(always)]
+fn count_king_steps(kings: u64, empty: u64) -> u64 {
+    let mut n = 0;
     if kings != 0 {
         // Fills from different kings in one direction never overlap: a king blocks the other.
         for d in Dir::ALL {
@@ -519,18 +547,41 @@ pub(crate) fn count_grandchildren<I: Isa, const ROUTES: bool>(isa: I, pos: &Posi
             .map(|m| count_legal::<I, ROUTES>(isa, &pos.play_unkeyed(m)))
             .sum();
     }
-    let us = pos.side;
+    match pos.side {
+        Color::White => quiet_grandchildren::<I, ROUTES, false>(isa, pos),
+        Color::Black => quiet_grandchildren::<I, ROUTES, true>(isa, pos),
+    }
+}
+
+/// [`count_grandchildren`] of a position without a capture, whose children have `CHILD_WHITE`
+/// (White) to move. A child differs from `pos` by one of our pieces moved from `from` to `to`:
+/// its side to move (they) has the same men and kings, so only the squares of our pieces and
+/// the empty squares change, and each child is counted from bitboards, with no `Position`
+/// (unless one of their kings can capture).
+#[inline(always)]
+fn quiet_grandchildren<I: Isa, const ROUTES: bool, const CHILD_WHITE: bool>(
+    isa: I,
+    pos: &Position,
+) -> u64 {
+    let (us, them) = if CHILD_WHITE {
+        (Color::Black, Color::White)
+    } else {
+        (Color::White, Color::Black)
+    };
     let empty = pos.empty();
     let men = pos.men_of(us);
     let promo = us.promotion_rank();
-    // The child after moving our piece from `from` to `to` (both as bits), its key left stale.
-    let child = |from: u64, to: u64, king_after: u64| {
-        let mut c = *pos;
-        c.by_color[us as usize] ^= from | to;
-        c.kings = (c.kings & !from) | king_after;
-        c.side = !us;
-        c
+    let leaf = Leaf::<I, ROUTES, CHILD_WHITE> {
+        isa,
+        pos,
+        ours: pos.by_color[us as usize],
+        empty,
+        their_men: pos.men_of(them),
+        their_kings: pos.kings_of(them),
+        // The squares their men step to, for each of their directions (as in `count_quiet`).
+        steps: man_dirs(them).map(|d| shift(pos.men_of(them), d)),
     };
+    let leaf = |from, to, king_after| leaf.count(from, to, king_after);
     let mut n = 0;
     for d in man_dirs(us) {
         let back = d.opposite();
@@ -538,7 +589,7 @@ pub(crate) fn count_grandchildren<I: Isa, const ROUTES: bool>(isa: I, pos: &Posi
         while targets != 0 {
             let to = targets & targets.wrapping_neg();
             targets &= targets - 1;
-            n += count_legal::<I, ROUTES>(isa, &child(shift(to, back), to, to & promo));
+            n += leaf(shift(to, back), to, to & promo);
         }
     }
     let mut kings = pos.kings_of(us);
@@ -550,11 +601,58 @@ pub(crate) fn count_grandchildren<I: Isa, const ROUTES: bool>(isa: I, pos: &Posi
             while targets != 0 {
                 let to = targets & targets.wrapping_neg();
                 targets &= targets - 1;
-                n += count_legal::<I, ROUTES>(isa, &child(from, to, to));
+                n += leaf(from, to, to);
             }
         }
     }
     n
+}
+
+/// What the children of one position in [`quiet_grandchildren`] share.
+struct Leaf<'a, I: Isa, const ROUTES: bool, const CHILD_WHITE: bool> {
+    isa: I,
+    pos: &'a Position,
+    ours: u64,
+    empty: u64,
+    their_men: u64,
+    their_kings: u64,
+    steps: [u64; 3],
+}
+
+impl<I: Isa, const ROUTES: bool, const CHILD_WHITE: bool> Leaf<'_, I, ROUTES, CHILD_WHITE> {
+    /// The number of legal moves (routes) after our piece moves from `from` to `to`, a king
+    /// there after the move if `king_after` is `to`.
+    #[inline(always)]
+    fn count(&self, from: u64, to: u64, king_after: u64) -> u64 {
+        let them = if CHILD_WHITE {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let ours = self.ours ^ from ^ to;
+        let empty = self.empty ^ from ^ to;
+        if self.their_kings != 0 && kings_capture(self.their_kings, ours, empty) {
+            let mut c = *self.pos;
+            c.by_color[!them as usize] = ours;
+            c.kings = (c.kings & !from) | king_after;
+            c.side = them;
+            return count_captures::<ROUTES>(&c);
+        }
+        let jumpers = man_jumpers_of(them, ours, empty);
+        if self.their_men & (jumpers[0] | jumpers[1] | jumpers[2]) != 0 {
+            return ManCaptures::<I, CHILD_WHITE> {
+                men: self.their_men,
+                jumpers,
+                isa: self.isa,
+            }
+            .count();
+        }
+        let steps = self.steps;
+        ((steps[0] & empty).count_ones()
+            + (steps[1] & empty).count_ones()
+            + (steps[2] & empty).count_ones()) as u64
+            + count_king_steps(self.their_kings, empty)
+    }
 }
 
 impl Position {

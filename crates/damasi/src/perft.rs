@@ -159,12 +159,45 @@ mod tests {
         out
     }
 
+    /// Perft by listing and playing every move down to the leaves: no bulk counting.
+    fn listed(pos: &Position, depth: u32, counting: Counting) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut list = MoveList::new();
+        root_moves(pos, counting, &mut list);
+        list.iter()
+            .map(|m| listed(&pos.play(m), depth - 1, counting))
+            .sum()
+    }
+
+    /// Bulk counting (the last two plies counted from bitboards) agrees with listing.
+    #[test]
+    fn bulk_counts_agree_with_listed_moves() {
+        for (pos, depth) in positions() {
+            for counting in [Counting::Moves, Counting::Routes] {
+                for d in 1..=depth.min(4) {
+                    assert_eq!(
+                        perft_with(&pos, d, counting),
+                        listed(&pos, d, counting),
+                        "{} depth {d} {counting:?}",
+                        pos.to_fen()
+                    );
+                }
+            }
+        }
+    }
+
     /// The code compiled for this CPU (with `popcnt` on most x86-64 CPUs) and the code for any
     /// CPU count alike, so the fallback stays tested on machines that never run it.
     #[test]
     fn dispatched_and_portable_counts_agree() {
         let positions = positions();
         assert!(positions.len() > 40);
+        // Kings on both sides, for kings' captures and steps at the leaves.
+        assert!(positions
+            .iter()
+            .any(|(p, _)| p.kings & p.by_color[0] != 0 && p.kings & p.by_color[1] != 0));
         for (pos, depth) in positions {
             for counting in [Counting::Moves, Counting::Routes] {
                 for d in 1..=depth {
