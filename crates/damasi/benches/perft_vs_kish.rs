@@ -5,6 +5,10 @@
 //! (kish's count), then damasi on one thread counting moves by identity, so the machine's noise
 //! hits all three alike; the medians and the ratios to kish's time are printed. Both counts are
 //! checked against docs/rules.md by the tests.
+//!
+//! Here kish is compiled with this workspace's profile, not its own, and runs slower than as
+//! its own program: for the comparison as users run it, whole processes each built with its
+//! own release profile, use `scripts/perft-vs-kish`. Both are in docs/performance.md.
 use std::time::{Duration, Instant};
 
 fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {

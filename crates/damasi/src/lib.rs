@@ -20,6 +20,7 @@ pub mod diagram;
 pub mod fen;
 pub mod game;
 pub mod hub;
+mod isa;
 pub mod line_reader;
 pub mod movegen;
 pub mod moves;

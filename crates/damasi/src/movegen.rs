@@ -11,6 +11,7 @@
 
 use crate::bitboard::{fill, lowest, shift, Dir, Squares, FILE_A, FILE_H};
 use crate::color::Color;
+use crate::isa::{Isa, Portable};
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
 
@@ -32,9 +33,12 @@ pub(crate) fn has_capture(pos: &Position) -> bool {
 /// that direction: an enemy piece next to it, an empty square behind.
 #[inline(always)]
 fn man_jumpers(pos: &Position) -> [u64; 3] {
-    let us = pos.side;
-    let empty = pos.empty();
-    let them = pos.by_color[!us as usize];
+    man_jumpers_of(pos.side, pos.by_color[!pos.side as usize], pos.empty())
+}
+
+/// [`man_jumpers`] for men of `us` against the pieces `them`, with the squares `empty` empty.
+#[inline(always)]
+fn man_jumpers_of(us: Color, them: u64, empty: u64) -> [u64; 3] {
     // Written out rather than with `shift`: a jump's two squares are one shift of 2 (16 for
     // ranks), and only the start files need masking.
     const NOT_GH: u64 = !(FILE_H | (FILE_H >> 1));
@@ -54,11 +58,12 @@ fn man_jumpers(pos: &Position) -> [u64; 3] {
 fn kings_can_capture(pos: &Position) -> bool {
     let us = pos.side;
     let kings = pos.kings_of(us);
-    if kings == 0 {
-        return false;
-    }
-    let empty = pos.empty();
-    let them = pos.by_color[!us as usize];
+    kings != 0 && kings_capture(kings, pos.by_color[!us as usize], pos.empty())
+}
+
+/// Whether one of `kings` can capture one of the pieces `them`, with the squares `empty` empty.
+#[inline(always)]
+fn kings_capture(kings: u64, them: u64, empty: u64) -> bool {
     Dir::ALL.into_iter().any(|d| {
         let reach = fill(kings, empty, d);
         shift(shift(reach, d) & them, d) & empty != 0
@@ -66,8 +71,9 @@ fn kings_can_capture(pos: &Position) -> bool {
 }
 
 /// Number of legal moves, or with `ROUTES` of routes, without listing them (perft's leaves).
-#[inline]
-fn count_legal<const ROUTES: bool>(pos: &Position) -> u64 {
+/// Inlined into its callers, so that it is compiled for their instruction set (`isa`).
+#[inline(always)]
+pub(crate) fn count_legal<I: Isa, const ROUTES: bool>(isa: I, pos: &Position) -> u64 {
     if kings_can_capture(pos) {
         return count_captures::<ROUTES>(pos);
     }
@@ -77,8 +83,8 @@ fn count_legal<const ROUTES: bool>(pos: &Position) -> u64 {
         count_quiet(pos)
     } else {
         match pos.side {
-            Color::White => ManCaptures::<true> { men, jumpers }.count(),
-            Color::Black => ManCaptures::<false> { men, jumpers }.count(),
+            Color::White => ManCaptures::<I, true> { men, jumpers, isa }.count(),
+            Color::Black => ManCaptures::<I, false> { men, jumpers, isa }.count(),
         }
     }
 }
@@ -93,13 +99,15 @@ fn count_legal<const ROUTES: bool>(pos: &Position) -> u64 {
 /// (after a west jump); directions are indexed as in `man_dirs`: forward, east, west. Men's
 /// routes never coincide, so routes and moves are the same count. `WHITE` is the side to move,
 /// so that every shift is known when compiling.
-struct ManCaptures<const WHITE: bool> {
+pub(crate) struct ManCaptures<I: Isa, const WHITE: bool> {
     men: u64,
     /// For each direction, the squares from which a man jumps that way.
     jumpers: [u64; 3],
+    /// The instruction set the recursion is compiled for.
+    isa: I,
 }
 
-impl<const WHITE: bool> ManCaptures<WHITE> {
+impl<I: Isa, const WHITE: bool> ManCaptures<I, WHITE> {
     /// `to` moved two squares in direction `i` (no masks: only jumpers' squares are moved,
     /// and their landing squares are on the board).
     #[inline(always)]
@@ -115,13 +123,33 @@ impl<const WHITE: bool> ManCaptures<WHITE> {
     /// The number of maximum captures (the side must have one).
     #[inline(always)]
     fn count(&self) -> u64 {
-        self.longest::<0>(self.men).1
+        self.isa.longest::<WHITE, 0>(self, self.men).1
+    }
+
+    /// [`Self::longest`] after a jump: squares that cannot jump on (most) are counted here,
+    /// without a call.
+    #[inline(always)]
+    fn then<const STATE: usize>(&self, from: u64) -> (u32, u64) {
+        let mut jumpers = self.jumpers[0];
+        if STATE != 2 {
+            jumpers |= self.jumpers[1];
+        }
+        if STATE != 1 {
+            jumpers |= self.jumpers[2];
+        }
+        if from & jumpers == 0 {
+            (0, from.count_ones() as u64)
+        } else {
+            self.isa.longest::<WHITE, STATE>(self, from)
+        }
     }
 
     /// The longest jump sequences from the squares of `from` in `STATE`: their length and how
     /// many there are, each square counted with its multiplicity (a shift keeps squares apart,
-    /// so sets will do). Squares that cannot jump count as sequences of length 0.
-    fn longest<const STATE: usize>(&self, from: u64) -> (u32, u64) {
+    /// so sets will do). Squares that cannot jump count as sequences of length 0. Called
+    /// through [`Isa::longest`], which compiles it for an instruction set.
+    #[inline(always)]
+    pub(crate) fn longest<const STATE: usize>(&self, from: u64) -> (u32, u64) {
         let forward = from & self.jumpers[0];
         let east = if STATE != 2 {
             from & self.jumpers[1]
@@ -145,13 +173,13 @@ impl<const WHITE: bool> ManCaptures<WHITE> {
             }
         };
         if forward != 0 {
-            add(self.longest::<0>(Self::jump(0, forward)));
+            add(self.then::<0>(Self::jump(0, forward)));
         }
         if east != 0 {
-            add(self.longest::<1>(Self::jump(1, east)));
+            add(self.then::<1>(Self::jump(1, east)));
         }
         if west != 0 {
-            add(self.longest::<2>(Self::jump(2, west)));
+            add(self.then::<2>(Self::jump(2, west)));
         }
         best
     }
@@ -218,9 +246,10 @@ struct CaptureGen<'a, S: CaptureSink, const ROUTES: bool> {
 impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
     /// Adds a finished sequence if it captures at least as many pieces as the best so far
     /// (the maximum-capture rule: men and kings count the same, as captors and as victims).
+    /// `n` is the number of squares in `captured` (counted on the way, not by a popcount: the
+    /// walk is compiled for every CPU, and a popcount without `popcnt` is a dozen operations).
     #[inline]
-    fn record(&mut self, at: u64, captured: u64, is_king: bool) {
-        let n = captured.count_ones();
+    fn record(&mut self, at: u64, captured: u64, n: u32, is_king: bool) {
         if n < self.max {
             return;
         }
@@ -239,8 +268,19 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
         self.sink.keep(m, !ROUTES && is_king && n >= 3);
     }
 
-    /// A man at `at` continues capturing; `banned` is the reverse of its last jump.
-    fn man(&mut self, us: Color, at: u64, them: u64, empty: u64, captured: u64, banned: Dir) {
+    /// A man at `at` continues capturing, having captured the `n` pieces of `captured`;
+    /// `banned` is the reverse of its last jump.
+    #[allow(clippy::too_many_arguments)]
+    fn man(
+        &mut self,
+        us: Color,
+        at: u64,
+        them: u64,
+        empty: u64,
+        captured: u64,
+        n: u32,
+        banned: Dir,
+    ) {
         let mut extended = false;
         for d in man_dirs(us) {
             if d == banned {
@@ -262,24 +302,28 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
                 them & !over,
                 empty | over,
                 captured | over,
+                n + 1,
                 d.opposite(),
             );
         }
         if !extended && captured != 0 {
-            self.record(at, captured, false);
+            self.record(at, captured, n, false);
         }
     }
 
-    /// A king at `at` continues capturing. `last` is the direction of its last jump (its
+    /// A king at `at` continues capturing, having captured the `n` pieces of `captured`.
+    /// `last` is the direction of its last jump (its
     /// reverse is forbidden); `straight_ok` is false on landing squares past the first one,
     /// since going straight on from any of them meets the same piece as from the first
     /// (so one branch covers them all, except when counting routes).
+    #[allow(clippy::too_many_arguments)]
     fn king(
         &mut self,
         at: u64,
         them: u64,
         empty: u64,
         captured: u64,
+        n: u32,
         last: Option<Dir>,
         straight_ok: bool,
     ) {
@@ -327,11 +371,11 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
                     .any(|t| shift(shift(fill(lands, empty, t), t) & them, t) & empty != 0);
             if !can_jump {
                 let captured = captured | victim;
-                if captured.count_ones() >= self.max {
+                if n + 1 >= self.max {
                     while lands != 0 {
                         let land = nearest(d, lands);
                         lands ^= land;
-                        self.record(land, captured, true);
+                        self.record(land, captured, n + 1, true);
                     }
                 }
                 continue;
@@ -341,12 +385,12 @@ impl<S: CaptureSink, const ROUTES: bool> CaptureGen<'_, S, ROUTES> {
             while lands != 0 {
                 let land = nearest(d, lands);
                 lands ^= land;
-                self.king(land, them, empty, captured | victim, Some(d), first);
+                self.king(land, them, empty, captured | victim, n + 1, Some(d), first);
                 first = false;
             }
         }
         if !extended && captured != 0 {
-            self.record(at, captured, true);
+            self.record(at, captured, n, true);
         }
     }
 }
@@ -408,12 +452,13 @@ fn generate_captures<S: CaptureSink, const ROUTES: bool>(pos: &Position, sink: &
             them,
             empty | sq.bit(),
             0,
+            0,
             us.forward().opposite(),
         );
     }
     for sq in Squares(pos.kings_of(us)) {
         gen.from = sq;
-        gen.king(sq.bit(), them, empty | sq.bit(), 0, None, true);
+        gen.king(sq.bit(), them, empty | sq.bit(), 0, 0, None, true);
     }
 }
 
@@ -460,7 +505,7 @@ fn generate_quiet(pos: &Position, list: &mut MoveList) {
 }
 
 /// Number of quiet moves, by popcounts of whole-board shifts and fills (bulk counting).
-#[inline]
+#[inline(always)]
 fn count_quiet(pos: &Position) -> u64 {
     let us = pos.side;
     let empty = pos.empty();
@@ -469,10 +514,16 @@ fn count_quiet(pos: &Position) -> u64 {
         Color::White => men << 8,
         Color::Black => men >> 8,
     };
-    let mut n = (forward & empty).count_ones()
+    let n = (forward & empty).count_ones()
         + (((men & !FILE_H) << 1) & empty).count_ones()
         + (((men & !FILE_A) >> 1) & empty).count_ones();
-    let kings = pos.kings_of(us);
+    n as u64 + count_king_steps(pos.kings_of(us), empty)
+}
+
+/// Number of quiet moves of `kings`, with the squares `empty` empty.
+#[inline(always)]
+fn count_king_steps(kings: u64, empty: u64) -> u64 {
+    let mut n = 0;
     if kings != 0 {
         // Fills from different kings in one direction never overlap: a king blocks the other.
         for d in Dir::ALL {
@@ -484,29 +535,53 @@ fn count_quiet(pos: &Position) -> u64 {
 
 /// Perft's last two plies from `pos`: the number of legal moves (routes with `ROUTES`) summed
 /// over every child. When `pos` has no capture its quiet moves are made straight on the
-/// bitboards, with no move list and no `Move` values: that is most of perft's work.
-#[inline]
-pub(crate) fn count_grandchildren<const ROUTES: bool>(pos: &Position) -> u64 {
+/// bitboards, with no move list and no `Move` values: that is most of perft's work. Inlined
+/// into its caller, so that it is compiled for their instruction set (`isa`).
+#[inline(always)]
+pub(crate) fn count_grandchildren<I: Isa, const ROUTES: bool>(isa: I, pos: &Position) -> u64 {
     if has_capture(pos) {
         let mut list = MoveList::new();
         generate_captures::<_, ROUTES>(pos, &mut list);
         return list
             .iter()
-            .map(|m| count_legal::<ROUTES>(&pos.play_unkeyed(m)))
+            .map(|m| count_legal::<I, ROUTES>(isa, &pos.play_unkeyed(m)))
             .sum();
     }
-    let us = pos.side;
+    match pos.side {
+        Color::White => quiet_grandchildren::<I, ROUTES, false>(isa, pos),
+        Color::Black => quiet_grandchildren::<I, ROUTES, true>(isa, pos),
+    }
+}
+
+/// [`count_grandchildren`] of a position without a capture, whose children have `CHILD_WHITE`
+/// (White) to move. A child differs from `pos` by one of our pieces moved from `from` to `to`:
+/// its side to move (they) has the same men and kings, so only the squares of our pieces and
+/// the empty squares change, and each child is counted from bitboards, with no `Position`
+/// (unless one of their kings can capture).
+#[inline(always)]
+fn quiet_grandchildren<I: Isa, const ROUTES: bool, const CHILD_WHITE: bool>(
+    isa: I,
+    pos: &Position,
+) -> u64 {
+    let (us, them) = if CHILD_WHITE {
+        (Color::Black, Color::White)
+    } else {
+        (Color::White, Color::Black)
+    };
     let empty = pos.empty();
     let men = pos.men_of(us);
     let promo = us.promotion_rank();
-    // The child after moving our piece from `from` to `to` (both as bits), its key left stale.
-    let child = |from: u64, to: u64, king_after: u64| {
-        let mut c = *pos;
-        c.by_color[us as usize] ^= from | to;
-        c.kings = (c.kings & !from) | king_after;
-        c.side = !us;
-        c
+    let leaf = Leaf::<I, ROUTES, CHILD_WHITE> {
+        isa,
+        pos,
+        ours: pos.by_color[us as usize],
+        empty,
+        their_men: pos.men_of(them),
+        their_kings: pos.kings_of(them),
+        // The squares their men step to, for each of their directions (as in `count_quiet`).
+        steps: man_dirs(them).map(|d| shift(pos.men_of(them), d)),
     };
+    let leaf = |from, to, king_after| leaf.count(from, to, king_after);
     let mut n = 0;
     for d in man_dirs(us) {
         let back = d.opposite();
@@ -514,7 +589,7 @@ pub(crate) fn count_grandchildren<const ROUTES: bool>(pos: &Position) -> u64 {
         while targets != 0 {
             let to = targets & targets.wrapping_neg();
             targets &= targets - 1;
-            n += count_legal::<ROUTES>(&child(shift(to, back), to, to & promo));
+            n += leaf(shift(to, back), to, to & promo);
         }
     }
     let mut kings = pos.kings_of(us);
@@ -526,11 +601,58 @@ pub(crate) fn count_grandchildren<const ROUTES: bool>(pos: &Position) -> u64 {
             while targets != 0 {
                 let to = targets & targets.wrapping_neg();
                 targets &= targets - 1;
-                n += count_legal::<ROUTES>(&child(from, to, to));
+                n += leaf(from, to, to);
             }
         }
     }
     n
+}
+
+/// What the children of one position in [`quiet_grandchildren`] share.
+struct Leaf<'a, I: Isa, const ROUTES: bool, const CHILD_WHITE: bool> {
+    isa: I,
+    pos: &'a Position,
+    ours: u64,
+    empty: u64,
+    their_men: u64,
+    their_kings: u64,
+    steps: [u64; 3],
+}
+
+impl<I: Isa, const ROUTES: bool, const CHILD_WHITE: bool> Leaf<'_, I, ROUTES, CHILD_WHITE> {
+    /// The number of legal moves (routes) after our piece moves from `from` to `to`, a king
+    /// there after the move if `king_after` is `to`.
+    #[inline(always)]
+    fn count(&self, from: u64, to: u64, king_after: u64) -> u64 {
+        let them = if CHILD_WHITE {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let ours = self.ours ^ from ^ to;
+        let empty = self.empty ^ from ^ to;
+        if self.their_kings != 0 && kings_capture(self.their_kings, ours, empty) {
+            let mut c = *self.pos;
+            c.by_color[!them as usize] = ours;
+            c.kings = (c.kings & !from) | king_after;
+            c.side = them;
+            return count_captures::<ROUTES>(&c);
+        }
+        let jumpers = man_jumpers_of(them, ours, empty);
+        if self.their_men & (jumpers[0] | jumpers[1] | jumpers[2]) != 0 {
+            return ManCaptures::<I, CHILD_WHITE> {
+                men: self.their_men,
+                jumpers,
+                isa: self.isa,
+            }
+            .count();
+        }
+        let steps = self.steps;
+        ((steps[0] & empty).count_ones()
+            + (steps[1] & empty).count_ones()
+            + (steps[2] & empty).count_ones()) as u64
+            + count_king_steps(self.their_kings, empty)
+    }
 }
 
 impl Position {
@@ -566,13 +688,13 @@ impl Position {
     /// Number of legal moves (counted without listing them).
     #[inline]
     pub fn count_legal_moves(&self) -> u64 {
-        count_legal::<false>(self)
+        count_legal::<_, false>(Portable, self)
     }
 
     /// Number of legal routes (see [`Position::legal_routes_into`]), counted without listing.
     #[inline]
     pub fn count_legal_routes(&self) -> u64 {
-        count_legal::<true>(self)
+        count_legal::<_, true>(Portable, self)
     }
 
     /// Whether a capture is available (and so forced).
