@@ -317,3 +317,103 @@ async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
     assert!(!db.unfinished().await.unwrap().contains(&id));
     assert_eq!(db.game(&fresh).await.unwrap().unwrap().0.status, "open");
 }
+
+/// A TCP relay to the PostgreSQL server that the test can cut (every connection dropped, new
+/// ones refused: the database is away) and restore.
+struct Relay {
+    addr: std::net::SocketAddr,
+    up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    links: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl Relay {
+    async fn start(target: String) -> Relay {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::{Arc, Mutex};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let up = Arc::new(AtomicBool::new(true));
+        let links: Arc<Mutex<Vec<tokio::task::AbortHandle>>> = Arc::default();
+        let (up2, links2) = (up.clone(), links.clone());
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                if !up2.load(Ordering::SeqCst) {
+                    continue; // dropped: the connection is refused
+                }
+                let target = target.clone();
+                let task = tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(&target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                links2.lock().unwrap().push(task.abort_handle());
+            }
+        });
+        Relay { addr, up, links }
+    }
+
+    fn cut(&self) {
+        self.up.store(false, std::sync::atomic::Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    fn restore(&self) {
+        self.up.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A flag that falls while PostgreSQL is away is stored once it is back (#32 item 7): the
+/// service tries again every second instead of showing `time` while the database still says
+/// `playing` (and no rating changed) until a restart.
+#[tokio::test]
+async fn a_flag_that_falls_while_the_database_is_away_is_stored_when_it_is_back() {
+    let Some(url) = url() else { return };
+    // postgres://USER@HOST:PORT/DB, with HOST:PORT replaced by the relay's.
+    let (head, rest) = url.split_once('@').unwrap();
+    let (target, db_name) = rest.split_once('/').unwrap();
+    let relay = Relay::start(target.to_string()).await;
+    let relayed = format!("{head}@{}/{db_name}", relay.addr);
+    let direct = OnlineDb::connect(&url).await.unwrap();
+    let online = Online::new(
+        OnlineDb::connect(&relayed).await.unwrap(),
+        OnlineConfig::default(),
+    );
+    let a = online.accounts().add_bot(&name("fa"), 0).await.unwrap();
+    let b = online.accounts().add_bot(&name("fb"), 0).await.unwrap();
+    // 15 seconds for the game, no increment, rated.
+    let quick = NewGame {
+        initial_ms: 15_000,
+        increment_ms: 0,
+        rated: true,
+        chat: false,
+    };
+    let t = online.create_paired(&a, &b, quick).await.unwrap();
+    let mv = |text: &str| Command::Move { text: text.into() };
+    online.run(&t.id, &a, mv("c3-c4")).await.unwrap();
+    online.run(&t.id, &b, mv("f6-f5")).await.unwrap();
+    // The database goes away; White's 15 s run out meanwhile.
+    relay.cut();
+    tokio::time::sleep(std::time::Duration::from_secs(17)).await;
+    let (row, _) = direct.game(&t.id).await.unwrap().unwrap();
+    assert_eq!(row.status, "playing", "nothing could be stored yet");
+    relay.restore();
+    // Stored within a few tries.
+    let mut stored = None;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let (row, _) = direct.game(&t.id).await.unwrap().unwrap();
+        if row.status == "over" {
+            stored = Some(row);
+            break;
+        }
+    }
+    let row = stored.expect("the game's end is stored once the database is back");
+    assert_eq!(row.outcome.as_deref(), Some("black:time"), "{row:?}");
+    assert!(
+        row.diffs[0].is_some_and(|d| d < 0),
+        "White lost rating: {row:?}"
+    );
+    assert!(row.diffs[1].is_some_and(|d| d > 0), "Black gained: {row:?}");
+}
