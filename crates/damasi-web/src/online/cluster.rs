@@ -37,7 +37,8 @@ use crate::referee::now_ms;
 use super::accounts::Player;
 use super::command::Command;
 use super::db::PostgresDb;
-use super::{lock, Inner, Online, EVENT_BUFFER};
+use super::{lock, Inner, Online, Table, EVENT_BUFFER};
+use tokio::time::Instant;
 
 /// Timings of a cluster.
 #[derive(Clone, Copy, Debug)]
@@ -614,4 +615,106 @@ pub(super) fn not_owner(id: &str) -> ApiError {
 /// Whether `e` is [`not_owner`]'s.
 pub(super) fn is_not_owner(e: &ApiError) -> bool {
     matches!(e, ApiError::Busy(m) if m.starts_with(NOT_OWNER))
+}
+
+/// Forwarding and leases: the parts of the service that only matter among several processes.
+impl Online {
+    /// In a cluster, sends `cmd` about game `id` to its owner when that is another node and
+    /// answers its reply; `None` when this node owns the game (or has just taken it over, or
+    /// the id is not a game's), so the caller does the work here.
+    pub(super) async fn forward(
+        &self,
+        id: &str,
+        request: impl Fn() -> Request,
+    ) -> Option<Result<Value, ApiError>> {
+        let cluster = self.inner.cluster.as_ref()?;
+        let valid =
+            !id.is_empty() && id.len() <= 16 && id.chars().all(|c| c.is_ascii_alphanumeric());
+        if !valid {
+            return None;
+        }
+        // Long enough for a dead owner's lease to run out and this node to take over.
+        let deadline = Instant::now() + cluster.config.lease + cluster.config.reply_timeout * 2;
+        loop {
+            if lock(&self.inner.tables).contains_key(id) {
+                return None;
+            }
+            let owner = match cluster.cached_owner(id) {
+                Some(o) => Some(o),
+                None => match cluster.acquire(id).await {
+                    Ok(o) => o,
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            match owner {
+                None => return None,
+                Some(o) if o == cluster.node => return None,
+                Some(o) => match cluster.ask(&o, id, request()).await {
+                    Some(Err(e)) if is_not_owner(&e) => cluster.cache_owner(id, None),
+                    Some(r) => {
+                        cluster.cache_owner(id, Some(&o));
+                        return Some(r);
+                    }
+                    None => cluster.cache_owner(id, None),
+                },
+            }
+            if Instant::now() >= deadline {
+                return Some(Err(ApiError::Busy(
+                    "the server process looking after this game does not answer: try again".into(),
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Renews this node's leases, forgets the games whose lease it lost, and takes over the
+    /// games nobody looks after (cluster only).
+    pub(super) async fn renew_leases(&self) -> Result<(), ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            return Ok(());
+        };
+        let before: Vec<String> = lock(&self.inner.tables).keys().cloned().collect();
+        let held = cluster
+            .db
+            .renew(
+                &cluster.node,
+                now_ms() + cluster.config.lease.as_millis() as i64,
+            )
+            .await?;
+        let lost: Vec<Arc<Table>> = {
+            let mut tables = lock(&self.inner.tables);
+            before
+                .iter()
+                .filter(|id| !held.contains(id))
+                .filter_map(|id| tables.remove(id))
+                .collect()
+        };
+        for t in lost {
+            eprintln!(
+                "damasi-web: game {} is now looked after by another process",
+                t.id
+            );
+            if let Some(timer) = lock(&t.timer).take() {
+                timer.abort();
+            }
+        }
+        self.take_orphans().await?;
+        Ok(())
+    }
+
+    /// Takes over the games being played whose owner is gone; answers how many.
+    pub(super) async fn take_orphans(&self) -> Result<usize, ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            return Ok(0);
+        };
+        let mut taken = 0;
+        for id in cluster.db.orphans(now_ms()).await? {
+            match self.table(&id).await {
+                Ok(_) => taken += 1,
+                Err(e) if is_not_owner(&e) => {}
+                Err(e) => eprintln!("damasi-web: cannot take game {id} over: {e:?}"),
+            }
+        }
+        Ok(taken)
+    }
 }

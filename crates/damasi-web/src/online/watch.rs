@@ -1,0 +1,82 @@
+//! What watchers get: a game's `gameFull` (with `you`, the viewer's seat), its current
+//! `gameState`, and the channel of its next events, from the process that keeps it.
+
+use damasi::Color;
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+
+use crate::error::ApiError;
+
+use super::accounts::Player;
+use super::cluster::Request;
+use super::{Online, Watch};
+
+impl Online {
+    /// Game `id` as `gameFull`, with `you`: the viewer's colour or null.
+    pub async fn full(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
+        let request = || Request::Full {
+            viewer: viewer.cloned(),
+        };
+        if let Some(r) = self.forward(id, request).await {
+            return r;
+        }
+        self.full_here(id, viewer).await
+    }
+
+    pub(super) async fn full_here(
+        &self,
+        id: &str,
+        viewer: Option<&Player>,
+    ) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let s = table.state.lock().await;
+        Ok(s.full_json(Instant::now(), viewer))
+    }
+
+    /// Game `id`'s current `gameState` (for a watcher that missed events).
+    pub async fn snapshot(&self, id: &str) -> Result<Value, ApiError> {
+        if let Some(r) = self.forward(id, || Request::State).await {
+            return r;
+        }
+        self.state_here(id).await
+    }
+
+    pub(super) async fn state_here(&self, id: &str) -> Result<Value, ApiError> {
+        let table = self.table(id).await?;
+        let s = table.state.lock().await;
+        Ok(s.state_json(Instant::now()))
+    }
+
+    /// Starts watching game `id`: its `gameFull` (with `you`), the viewer's colour, and the
+    /// channel of its next events. In a cluster the events come from the owner through this
+    /// node's relay, and those older than the `gameFull` are dropped.
+    pub async fn watch(&self, id: &str, viewer: Option<&Player>) -> Result<Watch, ApiError> {
+        let side_in = |full: &Value| match full["you"].as_str() {
+            Some("white") => Some(Color::White),
+            Some("black") => Some(Color::Black),
+            _ => None,
+        };
+        if let Some(cluster) = &self.inner.cluster {
+            let mut events = cluster.channel(id).subscribe();
+            let request = || Request::Full {
+                viewer: viewer.cloned(),
+            };
+            if let Some(r) = self.forward(id, request).await {
+                let full = r?;
+                // The owner sends events and replies in one ordered stream: what is waiting
+                // now is older than the reply.
+                while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = events.try_recv()
+                {
+                }
+                let side = side_in(&full);
+                return Ok((full, side, events));
+            }
+        }
+        let table = self.table(id).await?;
+        let s = table.state.lock().await;
+        let full = s.full_json(Instant::now(), viewer);
+        let side = viewer.and_then(|p| s.side_of(p.id));
+        Ok((full, side, table.events.subscribe()))
+    }
+}
