@@ -171,8 +171,13 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
     assert_eq!(e["moves"], "c3-c4");
     tokio::time::advance(Duration::from_secs(7)).await;
     let s = state(&online, &t.id).await;
-    assert_eq!(s["btime"], 173_000, "Black's clock runs: 180 s - 7 s");
+    // Neither first move is timed (lichess's convention): Black has 30 s to make it.
+    assert_eq!(
+        s["btime"], 180_000,
+        "Black's clock does not run for its first move"
+    );
     assert_eq!(s["wtime"], 180_000);
+    assert_eq!(s["firstMoveMs"], 23_000, "30 s to make it, 7 s gone");
     online
         .run(
             &t.id,
@@ -184,7 +189,11 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
         .await
         .unwrap();
     let s = state(&online, &t.id).await;
-    assert_eq!(s["btime"], 175_000, "180 - 7 + 2 s increment");
+    assert_eq!(
+        s["btime"], 180_000,
+        "a first move earns no increment either"
+    );
+    assert_eq!(s["firstMoveMs"], Value::Null);
     tokio::time::advance(Duration::from_millis(2_500)).await;
     online
         .run(
@@ -282,6 +291,10 @@ async fn a_game_without_a_first_move_in_30_seconds_is_aborted() {
     let s = state(&online, &t.id).await;
     assert_eq!(s["status"], "aborted");
     assert_eq!(s["winner"], Value::Null);
+    assert_eq!(
+        s["description"], "Aborted: Black did not move within 30 s.",
+        "the page says why"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -144,9 +144,18 @@ test("two players sign up, play a rated game by link with a spectator, and see t
 
   // The moves: d3-d4 d6-d5, then White's forced double capture d4xd6xd8 with promotion,
   // chosen square by square.
+  // Neither first move is timed (lichess's convention): no clock runs, and the side to move
+  // sees a 30 s countdown to make it.
+  await alice.page.waitForFunction(() => /You have \d+ s to make the first move/.test(document.getElementById("first-move").textContent));
+  assert.match(await bob.page.textContent("#first-move"), /White has \d+ s to make the first move/);
+  assert.equal(await alice.page.$(".clock.running"), null, "White's clock does not run before the first move");
   await play(alice.page, "d3", "d4");
   await waitPlies(bob.page, 1);
+  await bob.page.waitForFunction(() => /You have \d+ s to make the first move/.test(document.getElementById("first-move").textContent));
+  assert.equal(await bob.page.$(".clock.running"), null, "nor Black's before its first");
   await play(bob.page, "d6", "d5");
+  await alice.page.waitForFunction(() => document.getElementById("first-move").hidden);
+  await alice.page.waitForFunction(() => document.querySelector(".clock.running")?.dataset.side === "white");
   await alice.page.waitForFunction(() => /capture is forced/.test(document.getElementById("status").textContent));
   await alice.page.click(sq("d4"));
   await alice.page.click(sq("d6"));

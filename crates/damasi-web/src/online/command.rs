@@ -564,7 +564,10 @@ fn deadline(state: &mut TableState, now: Now, config: &OnlineConfig) -> Result<A
         return Ok(Applied::unchanged(Reply::Nothing));
     }
     let outcome = match what {
-        Deadline::Abort => Some(Outcome::Aborted),
+        Deadline::Abort => {
+            state.missed_first_move = Some(state.game.position().side_to_move());
+            Some(Outcome::Aborted)
+        }
         Deadline::Flag(side) => {
             // Zeroes the clock and ends the game on time.
             state.game.lose_on_time(side)?;

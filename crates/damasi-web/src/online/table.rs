@@ -163,6 +163,10 @@ pub struct TableState {
     pub connections: [u32; 2],
     /// Since when each player has had no connection, during the game.
     pub gone_since: [Option<Instant>; 2],
+    /// How long each side has for its first move (the service's `abort_after`).
+    pub first_move_time: Duration,
+    /// The side that did not make its first move in time, when that aborted the game.
+    pub missed_first_move: Option<Color>,
     /// Goes up with every change of the state (not with chat lines). It starts at the time
     /// the game was made, or loaded again (ms since 1970), so it keeps growing across restarts
     /// and takeovers: a watcher can drop any state older than one it has (a late event
@@ -234,6 +238,8 @@ impl TableState {
             lag: [Lag::default(); 2],
             connections: [0; 2],
             gone_since: [None; 2],
+            first_move_time: Duration::from_secs(30),
+            missed_first_move: None,
             version: row_version,
         }
     }
@@ -402,7 +408,8 @@ impl TableState {
         let Some(clock) = self.game.clock() else {
             return [0, 0];
         };
-        let running = self.status == Status::Playing && !self.game.is_over();
+        let running =
+            self.status == Status::Playing && !self.game.is_over() && self.game.ply() >= 2;
         let to_move = self.game.position().side_to_move();
         let left = |side: Color| {
             let d = if running && side == to_move {
@@ -482,10 +489,26 @@ impl TableState {
             return Err(ApiError::conflict("not-your-turn", "it is not your turn"));
         }
         let m = self.game.position().parse_move(text)?;
-        let raw = self.elapsed_now(now);
+        // Neither side's first move is timed (lichess's convention): each has
+        // `first_move_time` to make it, or the game is aborted.
+        let raw = if self.game.ply() < 2 {
+            0
+        } else {
+            self.elapsed_now(now)
+        };
         let mut lag = self.lag[side_index(side)];
         let comp = lag.compensate(raw);
-        let elapsed = raw - comp;
+        let mut elapsed = raw - comp;
+        if self.game.ply() == 1 {
+            // Black's first move earns nothing, as White's (the clock's rule for the game's
+            // first move): it is charged its increment, which it gets back.
+            if let Some(c) = self.game.clock() {
+                let inc = c.control().increment;
+                if c.remaining(side) > inc {
+                    elapsed = inc.as_millis() as u64;
+                }
+            }
+        }
         let flagged = self
             .game
             .clock()
@@ -561,6 +584,15 @@ impl TableState {
         self.version += 1;
     }
 
+    /// Time left for the side to move to make its first move (ms), while it has not.
+    pub fn first_move_left(&self, now: Instant) -> Option<u64> {
+        if self.status != Status::Playing || self.game.is_over() || self.game.ply() >= 2 {
+            return None;
+        }
+        let spent = Duration::from_millis(self.elapsed_now(now));
+        Some(self.first_move_time.saturating_sub(spent).as_millis() as u64)
+    }
+
     /// When the running timer should fire: the abort deadline before both sides have moved,
     /// else the flag of the side to move (plus the lag it may still be owed).
     pub fn deadline(&self, abort_after: Duration) -> Option<(Instant, Deadline)> {
@@ -626,7 +658,15 @@ impl TableState {
             "status": status,
             "winner": winner,
             "outcome": outcome.map(|o| o.code()),
-            "description": outcome.map(|o| o.describe()),
+            "description": match (self.missed_first_move, outcome) {
+                (Some(side), Some(Outcome::Aborted)) => Some(format!(
+                    "Aborted: {} did not move within {} s.",
+                    if side == Color::White { "White" } else { "Black" },
+                    self.first_move_time.as_secs()
+                )),
+                (_, o) => o.map(|o| o.describe()),
+            },
+            "firstMoveMs": self.first_move_left(now),
             "wdraw": self.draw_offer == Some(Color::White),
             "bdraw": self.draw_offer == Some(Color::Black),
             "wtakeback": self.takeback_offer == Some(Color::White),

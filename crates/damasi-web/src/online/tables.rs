@@ -80,6 +80,7 @@ impl Online {
             invited,
         };
         let mut state = TableState::new(row);
+        state.first_move_time = self.inner.config.abort_after;
         if let Some(p) = creator {
             state.sit(p, Some(color.unwrap_or_else(random_color)))?;
         }
@@ -141,6 +142,7 @@ impl Online {
         });
         let speed = rating::Speed::of(row.initial_ms, row.increment_ms);
         let mut state = TableState::restore(row, seats, &moves, turn_started)?;
+        state.first_move_time = self.inner.config.abort_after;
         if state.row.rated {
             for i in 0..2 {
                 if let Some(uid) = state.row.players[i] {

@@ -4,7 +4,7 @@
 import { $, other } from "../util.js";
 import { SIDES, cap, clockText, over, plies, running } from "./common.js";
 import { session } from "./account.js";
-import { clockLeft, flipped, view } from "./state.js";
+import { clockLeft, firstMoveLeft, flipped, view } from "./state.js";
 
 /** A clock's reading: "4:59", "1:02:00", or tenths under ten seconds. @param {number} ms */
 function fmtClock(ms) {
@@ -26,9 +26,19 @@ export function renderClocks() {
     el.textContent = fmtClock(left);
     el.dataset.ms = String(Math.round(left));
     el.dataset.side = side;
-    el.classList.toggle("running", running(s) && s.turn === side);
+    el.classList.toggle("running", running(s) && s.turn === side && s.ply >= 2);
     el.classList.toggle("low", running(s) && left < 20000);
     el.setAttribute("aria-label", `${cap(side)}'s clock: ${fmtClock(left)}`);
+  }
+  // Before both first moves: the side to move's countdown (the game is aborted at zero).
+  const first = firstMoveLeft();
+  const box = $("first-move");
+  box.hidden = first == null;
+  if (first != null) {
+    const secs = Math.ceil(first / 1000);
+    const who = view.you && s.turn === view.you ? "You have" : `${cap(s.turn)} has`;
+    box.textContent = `${who} ${secs} s to make the first move.`;
+    box.dataset.seconds = String(secs);
   }
 }
 

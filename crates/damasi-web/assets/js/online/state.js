@@ -56,6 +56,14 @@ export function clockLeft(side) {
   const s = view.state;
   if (!s) return 0;
   const base = side === "white" ? s.wtime : s.btime;
-  if (running(s) && s.turn === side && !view.pending) return Math.max(0, base - (performance.now() - view.stateAt));
+  // Neither first move is timed: the clock runs from the second move on.
+  if (running(s) && s.turn === side && !view.pending && s.ply >= 2) return Math.max(0, base - (performance.now() - view.stateAt));
   return base;
+}
+
+/** Time left (ms) for the side to move to make its first move, while it has not; else null. */
+export function firstMoveLeft() {
+  const s = view.state;
+  if (!s || !running(s) || s.firstMoveMs == null || view.pending) return null;
+  return Math.max(0, s.firstMoveMs - (performance.now() - view.stateAt));
 }
