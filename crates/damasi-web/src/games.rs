@@ -682,28 +682,23 @@ pub struct PdnQuery {
     pub notation: Option<String>,
 }
 
-/// `GET /api/games/{id}/pdn?notation=landing`: the game as a PDN file.
-pub async fn export_pdn(
-    State(state): State<AppState>,
-    ApiPath(id): ApiPath<i64>,
-    ApiQuery(q): ApiQuery<PdnQuery>,
-) -> Result<Response, ApiError> {
-    let notation = match q.notation.as_deref() {
-        None | Some("landing") => Notation::Landing,
-        Some("captured") => Notation::Captured,
-        Some(other) => {
-            return Err(ApiError::BadRequest(format!(
+impl PdnQuery {
+    /// The notation asked for.
+    pub fn notation(&self) -> Result<Notation, ApiError> {
+        match self.notation.as_deref() {
+            None | Some("landing") => Ok(Notation::Landing),
+            Some("captured") => Ok(Notation::Captured),
+            Some(other) => Err(ApiError::BadRequest(format!(
                 "notation '{}': expected 'landing' or 'captured'",
                 other.chars().take(20).collect::<String>()
-            )))
+            ))),
         }
-    };
-    let slot = state.referee.slot(id).await?;
-    let text = {
-        let live = slot.live.lock().await;
-        crate::pdn::write(&live.row, &live.game, notation)
-    };
-    Ok((
+    }
+}
+
+/// A PDN file as an answer: its media type, and a download named `file`.
+pub fn pdn_file(file: &str, text: String) -> Response {
+    (
         [
             (
                 header::CONTENT_TYPE,
@@ -711,12 +706,27 @@ pub async fn export_pdn(
             ),
             (
                 header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"damasi-game-{id}.pdn\""),
+                format!("attachment; filename=\"{file}\""),
             ),
         ],
         text,
     )
-        .into_response())
+        .into_response()
+}
+
+/// `GET /api/games/{id}/pdn?notation=landing`: the game as a PDN file.
+pub async fn export_pdn(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<i64>,
+    ApiQuery(q): ApiQuery<PdnQuery>,
+) -> Result<Response, ApiError> {
+    let notation = q.notation()?;
+    let slot = state.referee.slot(id).await?;
+    let text = {
+        let live = slot.live.lock().await;
+        crate::pdn::write(&live.row, &live.game, notation)
+    };
+    Ok(pdn_file(&format!("damasi-game-{id}.pdn"), text))
 }
 
 /// Body of `POST /api/pdn/import`.

@@ -1264,6 +1264,7 @@ async fn seeks_and_pool_places_go_with_their_owners_stream() {
     use damasi_web::{Online, OnlineConfig, OnlineDb};
     let config = OnlineConfig {
         lobby_grace: Duration::from_millis(300),
+        lobby_reconnect: Duration::from_millis(200),
         ..OnlineConfig::default()
     };
     let state = AppState::in_memory().with_online(Online::new(OnlineDb::in_memory(), config));
@@ -1302,9 +1303,16 @@ async fn seeks_and_pool_places_go_with_their_owners_stream() {
     let lobby = get(&app, "/api/lobby", &As::default()).await.body;
     assert_eq!(lobby["seeks"].as_array().unwrap().len(), 1, "{lobby}");
     assert_eq!(waiting_in(&lobby, "3+2"), Some(1), "{lobby}");
-    // The owner leaves (the stream closes): both go at once.
+    // The owner leaves (the stream closes): a reload's moment later both are gone.
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let lobby = get(&app, "/api/lobby", &As::default()).await.body;
+    assert_eq!(
+        lobby["seeks"].as_array().unwrap().len(),
+        1,
+        "not at once: {lobby}"
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
     let lobby = get(&app, "/api/lobby", &As::default()).await.body;
     assert_eq!(lobby["seeks"], json!([]), "{lobby}");
     assert_eq!(waiting_in(&lobby, "3+2"), Some(0), "{lobby}");
@@ -1325,4 +1333,73 @@ async fn seeks_and_pool_places_go_with_their_owners_stream() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let lobby = get(&app, "/api/lobby", &As::default()).await.body;
     assert_eq!(lobby["seeks"], json!([]), "{lobby}");
+}
+
+/// A finished online game downloads as a PDN file (#33 item 1; lichess's
+/// `/game/export/{id}`) that the rules library reads back: the players, the result, the moves.
+#[tokio::test]
+async fn a_finished_online_game_downloads_as_pdn() {
+    let app = router(AppState::in_memory());
+    let (a, b) = (
+        sign_up(&app, "pdnwhite").await,
+        sign_up(&app, "pdnblack").await,
+    );
+    let g = post(
+        &app,
+        "/api/online/games",
+        &a,
+        json!({"minutes": 5, "increment": 3, "color": "white"}),
+    )
+    .await;
+    let id = g.body["id"].as_str().unwrap().to_string();
+    let r = post(&app, &format!("/api/online/games/{id}/join"), &b, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    for (who, mv) in [(&a, "c3-c4"), (&b, "f6-f5"), (&a, "d3-d4")] {
+        let r = post(
+            &app,
+            &format!("/api/online/games/{id}/move"),
+            who,
+            json!({ "move": mv }),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let r = post(
+        &app,
+        &format!("/api/online/games/{id}/resign"),
+        &b,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let res = app
+        .clone()
+        .oneshot(request(
+            Method::GET,
+            &format!("/api/online/games/{id}/pdn"),
+            &As::default(),
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers()[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("application/x-pdn"));
+    let text =
+        String::from_utf8(to_bytes(res.into_body(), 1 << 20).await.unwrap().to_vec()).unwrap();
+    let pdn = damasi::pdn::read_game(&text).expect("the library reads it back");
+    assert_eq!(pdn.tag("White"), Some("pdnwhite"), "{text}");
+    assert_eq!(pdn.tag("Black"), Some("pdnblack"), "{text}");
+    assert_eq!(pdn.tag("Result"), Some("1-0"), "{text}");
+    assert_eq!(pdn.tag("Event"), Some("damasi casual blitz game"), "{text}");
+    assert!(
+        pdn.tag("Site").unwrap().ends_with(&format!("/online/{id}")),
+        "{text}"
+    );
+    assert_eq!(pdn.game.ply(), 3, "{text}");
+    assert!(text.contains("1. c3-c4 f6-f5 2. d3-d4"), "{text}");
+    let missing = get(&app, "/api/online/games/nosuchgame/pdn", &As::default()).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }

@@ -230,6 +230,26 @@ fn write_tag(out: &mut String, name: &str, value: &str) {
     out.push_str("\"]\n");
 }
 
+/// A moment (seconds since 1970-01-01 UTC) as PDN's `Date` tag writes it: `2026.11.26`.
+///
+/// ```
+/// assert_eq!(damasi::pdn::pdn_date(0), "1970.01.01");
+/// assert_eq!(damasi::pdn::pdn_date(1_795_651_200), "2026.11.26");
+/// ```
+pub fn pdn_date(unix_secs: i64) -> String {
+    // Howard Hinnant's `civil_from_days`: the calendar date of a day counted from 1970.
+    let z = unix_secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
 /// Writes one game as PDN text, ending in a line break. Separate games with a blank line
 /// (as [`write_games`] does). Moves are written in `notation` without the `=K` mark.
 pub fn write_game(record: &PdnGame, notation: Notation) -> String {

@@ -391,3 +391,15 @@ fn a_contradicting_result_token_gives_way_to_the_board() {
     assert_eq!(r.tag("Result"), Some("0-1"));
     assert!(write_game(&r, Notation::Landing).ends_with("1. a1xa8 1-0\n"));
 }
+
+#[test]
+fn dates_are_written_from_moments() {
+    use damasi::pdn::pdn_date;
+    let day = |n: i64| pdn_date(n * 86_400);
+    assert_eq!(day(0), "1970.01.01");
+    assert_eq!(day(59), "1970.03.01");
+    // 2000-02-29 was day 11016; 2026-11-21 is day 20778; and before 1970.
+    assert_eq!(day(11_016), "2000.02.29");
+    assert_eq!(day(20_778), "2026.11.21");
+    assert_eq!(pdn_date(-1), "1969.12.31");
+}

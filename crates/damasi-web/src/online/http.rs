@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::error::{ApiError, ApiJson, ApiPath, OptionalJson};
+use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, OptionalJson};
 use crate::referee::now_ms;
 use crate::streams::Client;
 use crate::AppState;
@@ -232,6 +232,7 @@ pub fn routes() -> Router<AppState> {
         .route("/user/{name}", get(profile))
         .route("/online/games", get(live).post(create))
         .route("/online/games/{id}", get(show))
+        .route("/online/games/{id}/pdn", get(export_pdn))
         .route("/online/games/{id}/join", post(join))
         .route("/online/games/{id}/socket", get(super::socket::upgrade))
         .route("/online/games/{id}/move", post(play_json))
@@ -748,6 +749,25 @@ async fn show(
         .ok()
         .flatten();
     Ok(Json(state.online.full(&id, me.as_ref()).await?))
+}
+
+/// `GET /api/online/games/{id}/pdn?notation=landing`: the game as a PDN file.
+async fn export_pdn(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<crate::games::PdnQuery>,
+) -> Result<Response, ApiError> {
+    let notation = q.notation()?;
+    let site = game_links(&headers, &id)["url"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let text = state.online.pdn(&id, notation, &site).await?;
+    Ok(crate::games::pdn_file(
+        &format!("damasi-online-{id}.pdn"),
+        text,
+    ))
 }
 
 #[derive(Deserialize, Default)]

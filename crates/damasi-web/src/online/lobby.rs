@@ -3,11 +3,12 @@
 //! players who join the same pool. A game starts for both the moment a seek is taken or a
 //! pair is found; each player hears of it on their event stream (`gameStart`).
 //!
-//! Seeks and pool places live as long as their owner listens: they go when the owner's last
-//! event stream (`GET /api/stream/event`, which the lobby page keeps open) closes, and one
-//! made with no stream open goes after [`OnlineConfig::lobby_grace`](super::OnlineConfig)
-//! unless one opens meanwhile (as on lichess, where a seek is tied to the lobby socket or
-//! the request that made it). So a guest who left is never paired, and the lobby holds no
+//! Seeks and pool places live as long as their owner listens: they go a moment
+//! ([`OnlineConfig::lobby_reconnect`](super::OnlineConfig), enough for a reload) after the
+//! owner's last event stream (`GET /api/stream/event`, which the lobby page keeps open)
+//! closes, and one made with no stream open goes after `lobby_grace` unless one opens
+//! meanwhile (as on lichess, where a seek is tied to the lobby socket or the request that
+//! made it). So a guest who left is never paired, and the lobby holds no
 //! more than the players connected can keep open: there is no global cap a stranger could
 //! fill, only a per-player one and a large safety bound.
 //! Among several processes a place goes with its owner's last stream on the process that
@@ -118,13 +119,10 @@ pub struct Lobby {
 }
 
 impl Lobby {
-    /// Drops the seeks and places whose owner is not `listening` and which are older than
-    /// `grace_ms` (made with no event stream open, or kept past its close).
-    fn drop_unheld(&mut self, listening: &dyn Fn(i64) -> bool, now: i64, grace_ms: i64) {
-        self.seeks
-            .retain(|s| listening(s.player.id) || now - s.opened_ms < grace_ms);
-        self.places
-            .retain(|p| listening(p.player.id) || now - p.since_ms < grace_ms);
+    /// Drops the seeks and places that are no longer `held` (owner, made at).
+    fn drop_unheld(&mut self, held: &dyn Fn(i64, i64) -> bool) {
+        self.seeks.retain(|s| held(s.player.id, s.opened_ms));
+        self.places.retain(|p| held(p.player.id, p.since_ms));
     }
 
     /// Drops everything of `user`.
@@ -143,8 +141,8 @@ impl Online {
     async fn with_lobby<R>(&self, change: impl FnOnce(&mut Lobby) -> R) -> Result<R, ApiError> {
         let Some(cluster) = &self.inner.cluster else {
             let mut lobby = self.lobby();
-            let grace = self.inner.config.lobby_grace.as_millis() as i64;
-            lobby.drop_unheld(&|u| self.listening(u), now_ms(), grace);
+            let now = now_ms();
+            lobby.drop_unheld(&|user, since| self.held(user, since, now));
             return Ok(change(&mut lobby));
         };
         cluster
@@ -162,8 +160,8 @@ impl Online {
     async fn lobby_now(&self) -> Result<Lobby, ApiError> {
         let Some(cluster) = &self.inner.cluster else {
             let mut l = self.lobby();
-            let grace = self.inner.config.lobby_grace.as_millis() as i64;
-            l.drop_unheld(&|u| self.listening(u), now_ms(), grace);
+            let now = now_ms();
+            l.drop_unheld(&|user, since| self.held(user, since, now));
             return Ok(Lobby {
                 seeks: l.seeks.clone(),
                 next_id: l.next_id,
@@ -388,18 +386,46 @@ impl Online {
 
     /// Whether `user` has an event stream open on this process.
     pub fn listening(&self, user: i64) -> bool {
-        super::lock(&self.inner.listeners).contains_key(&user)
+        super::lock(&self.inner.listeners)
+            .get(&user)
+            .is_some_and(|l| l.open > 0)
     }
 
-    /// Counts an event stream of `user` as open until the answer is dropped; when their last
-    /// one closes, their seeks and pool places go.
+    /// Whether a seek or place of `user` made at `since_ms` still stands at `now`: while
+    /// they listen; for `lobby_reconnect` after their last stream closed (a reload); for
+    /// `lobby_grace` after it was made if no stream of theirs closed since.
+    fn held(&self, user: i64, since_ms: i64, now: i64) -> bool {
+        let config = self.inner.config;
+        match super::lock(&self.inner.listeners).get(&user) {
+            Some(l) if l.open > 0 => true,
+            Some(l) if l.closed_ms >= since_ms => {
+                now - l.closed_ms < config.lobby_reconnect.as_millis() as i64
+            }
+            _ => now - since_ms < config.lobby_grace.as_millis() as i64,
+        }
+    }
+
+    /// Counts an event stream of `user` as open until the answer is dropped; a moment after
+    /// their last one closes (unless one opens again), their seeks and pool places go.
     pub fn listen(&self, user: i64) -> Listening {
-        *super::lock(&self.inner.listeners).entry(user).or_insert(0) += 1;
+        super::lock(&self.inner.listeners)
+            .entry(user)
+            .or_default()
+            .open += 1;
         Listening {
             online: self.clone(),
             user,
         }
     }
+}
+
+/// One player's event streams on this process.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Listener {
+    /// How many are open.
+    open: usize,
+    /// When the last one closed (Unix ms).
+    closed_ms: i64,
 }
 
 /// An open event stream of one player (see [`Online::listen`]).
@@ -412,26 +438,40 @@ impl Drop for Listening {
     fn drop(&mut self) {
         let last = {
             let mut listeners = super::lock(&self.online.inner.listeners);
-            match listeners.get_mut(&self.user) {
-                Some(n) if *n > 1 => {
-                    *n -= 1;
-                    false
-                }
-                _ => {
-                    listeners.remove(&self.user);
-                    true
-                }
+            let l = listeners.entry(self.user).or_default();
+            l.open = l.open.saturating_sub(1);
+            if l.open == 0 {
+                l.closed_ms = now_ms();
             }
+            l.open == 0
         };
         if !last {
             return;
         }
         let (online, user) = (self.online.clone(), self.user);
+        let wait = online.inner.config.lobby_reconnect + std::time::Duration::from_millis(50);
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
-                if let Err(e) = online.with_lobby(|lobby| lobby.drop_player(user)).await {
+                tokio::time::sleep(wait).await;
+                if online.listening(user) {
+                    return; // back (a reload)
+                }
+                // Alone, reading the lobby drops what is no longer held; among several, this
+                // process only knows its own streams, so it withdraws the player's.
+                let clustered = online.inner.cluster.is_some();
+                let cleared = online
+                    .with_lobby(|lobby| {
+                        if clustered {
+                            lobby.drop_player(user);
+                        }
+                    })
+                    .await;
+                if let Err(e) = cleared {
                     eprintln!("damasi-web: cannot clear player {user}'s seeks: {e:?}");
                 }
+                let now = now_ms();
+                super::lock(&online.inner.listeners)
+                    .retain(|_, l| l.open > 0 || now - l.closed_ms < 60_000);
             });
         }
     }

@@ -66,6 +66,9 @@ pub struct OnlineConfig {
     /// A seek or pool place made with no event stream of its owner open is withdrawn this
     /// long after, unless one opens (see [`lobby`]).
     pub lobby_grace: Duration,
+    /// A seek or pool place is withdrawn this long after its owner's last event stream closed,
+    /// unless one opens again (a reload of the lobby).
+    pub lobby_reconnect: Duration,
 }
 
 impl Default for OnlineConfig {
@@ -74,6 +77,7 @@ impl Default for OnlineConfig {
             abort_after: Duration::from_secs(30),
             claim_after: Duration::from_secs(60),
             lobby_grace: Duration::from_secs(20),
+            lobby_reconnect: Duration::from_secs(3),
         }
     }
 }
@@ -154,7 +158,7 @@ struct Inner {
     users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
     lobby: StdMutex<Lobby>,
     /// Open event streams per player on this process (see [`lobby::Listening`]).
-    listeners: StdMutex<HashMap<i64, usize>>,
+    listeners: StdMutex<HashMap<i64, lobby::Listener>>,
     /// Every game that ends on this process, for the service's own listeners.
     finished: broadcast::Sender<GameFinished>,
     /// Set when this process is one of several (`--pubsub`).

@@ -1,7 +1,8 @@
 //! What watchers get: a game's `gameFull` (with `you`, the viewer's seat), its current
 //! `gameState`, and the channel of its next events, from the process that keeps it.
 
-use damasi::Color;
+use damasi::pdn::{pdn_date, write_game, PdnGame};
+use damasi::{Color, Notation};
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -10,6 +11,8 @@ use crate::error::ApiError;
 
 use super::accounts::Player;
 use super::cluster::Request;
+use super::rating::Speed;
+use super::table::TableState;
 use super::{Online, Watch};
 
 impl Online {
@@ -78,5 +81,35 @@ impl Online {
         let full = s.full_json(Instant::now(), viewer);
         let side = viewer.and_then(|p| s.side_of(p.id));
         Ok((full, side, table.events.subscribe()))
+    }
+
+    /// Game `id` as a PDN file in `notation` (lichess: `GET /game/export/{id}`), `site` its
+    /// address. Read from the database, so any process answers, for a finished game too.
+    pub async fn pdn(&self, id: &str, notation: Notation, site: &str) -> Result<String, ApiError> {
+        let not_found = || ApiError::NotFound(format!("no online game '{id}'"));
+        let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
+        let mut names = [String::from("?"), String::from("?")];
+        for (name, uid) in names.iter_mut().zip(row.players) {
+            if let Some(u) = match uid {
+                Some(uid) => self.inner.db.user(uid).await?,
+                None => None,
+            } {
+                *name = u.name;
+            }
+        }
+        let event = format!(
+            "damasi {} {} game",
+            if row.rated { "rated" } else { "casual" },
+            Speed::of(row.initial_ms, row.increment_ms).name()
+        );
+        let date = pdn_date(row.created_ms.div_euclid(1000));
+        let state = TableState::restore(row, [None, None], &moves, None)?;
+        let mut pdn = PdnGame::new(state.game);
+        pdn.set_tag("Event", &event);
+        pdn.set_tag("Site", site);
+        pdn.set_tag("Date", &date);
+        pdn.set_tag("White", &names[0]);
+        pdn.set_tag("Black", &names[1]);
+        Ok(write_game(&pdn, notation))
     }
 }
