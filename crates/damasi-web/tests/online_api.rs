@@ -1400,6 +1400,12 @@ async fn a_finished_online_game_downloads_as_pdn() {
     );
     assert_eq!(pdn.game.ply(), 3, "{text}");
     assert!(text.contains("1. c3-c4 f6-f5 2. d3-d4"), "{text}");
+    // The finished game's state carries its positions, to replay it.
+    let shown = get(&app, &format!("/api/online/games/{id}"), &As::default()).await;
+    let fens = shown.body["state"]["fens"].as_array().unwrap().clone();
+    assert_eq!(fens.len(), 4, "{}", shown.body);
+    assert_eq!(fens[0], damasi::Position::start().to_fen());
+    assert_eq!(fens[3], shown.body["state"]["fen"]);
     let missing = get(&app, "/api/online/games/nosuchgame/pdn", &As::default()).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }

@@ -238,6 +238,23 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   assert.ok(await alice.page.isVisible("#btn-rematch"));
   assert.ok(await carol.page.isHidden("#btn-rematch"));
 
+  // The finished game is replayed move by move (a click, the arrow keys), analysed in Study,
+  // and downloaded as PDN, by the spectator too.
+  await carol.page.waitForSelector("#after-game:not([hidden])");
+  await carol.page.click('#movelist .mv[data-ply="3"]');
+  await carol.page.waitForFunction(() => document.getElementById("board").dataset.lastMove === "d4-d6-d8");
+  await carol.page.keyboard.press("ArrowLeft");
+  await carol.page.waitForFunction(() => document.getElementById("board").dataset.lastMove === "d6-d5");
+  assert.ok(await carol.page.$('#board .piece.b[data-sq="d5"]'), "the position after 2 plies");
+  await carol.page.keyboard.press("End");
+  await carol.page.waitForFunction(() => document.getElementById("board").dataset.lastMove === "h3-h4");
+  const analyse = await carol.page.getAttribute("#link-analyse", "href");
+  assert.match(analyse, /^\/#\/study\?fen=.*moves=d3-d4%2Cd6-d5%2Cd4xd6xd8%3DK%2Ca6-a5%2Ch3-h4/);
+  const pdnHref = await carol.page.getAttribute("#link-pdn", "href");
+  const pdn = await carol.page.evaluate((u) => fetch(u).then((r) => r.text()), pdnHref);
+  assert.match(pdn, new RegExp(`\\[White "${ALICE}"\\]`));
+  assert.match(pdn, /\[Result "1-0"\]/);
+
   for (const x of [alice, bob, carol, lobby]) assert.deepEqual(x.errors, []);
 });
 

@@ -584,6 +584,17 @@ impl TableState {
         self.version += 1;
     }
 
+    /// The position before the first ply and after each, as FEN.
+    pub fn positions(&self) -> Vec<String> {
+        let mut pos = *self.game.initial_position();
+        let mut out = vec![pos.to_fen()];
+        for m in self.game.history() {
+            pos = pos.play(m);
+            out.push(pos.to_fen());
+        }
+        out
+    }
+
     /// Time left for the side to move to make its first move (ms), while it has not.
     pub fn first_move_left(&self, now: Instant) -> Option<u64> {
         if self.status != Status::Playing || self.game.is_over() || self.game.ply() >= 2 {
@@ -667,6 +678,8 @@ impl TableState {
                 (_, o) => o.map(|o| o.describe()),
             },
             "firstMoveMs": self.first_move_left(now),
+            // A finished game's positions, one per ply from the start, to replay it.
+            "fens": (self.status == Status::Over).then(|| self.positions()),
             "wdraw": self.draw_offer == Some(Color::White),
             "bdraw": self.draw_offer == Some(Color::Black),
             "wtakeback": self.takeback_offer == Some(Color::White),

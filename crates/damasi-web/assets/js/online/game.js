@@ -16,7 +16,7 @@ import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state
 import { connect, send, socket, watchSilence, wireReconnects } from "./socket.js";
 import {
   chatHidden, chatKey, renderActions, renderChat, renderChatHidden, renderClocks, renderInfo,
-  renderMoves, renderPlayers, renderResult, renderTitle, setStatus, statusText,
+  renderAfterGame, renderMoves, renderPlayers, renderResult, renderTitle, setStatus, statusText,
 } from "./panels.js";
 
 // The squares of a move in landing notation, its start first: `d4xd6xd8=K` -> d4 d6 d8.
@@ -52,11 +52,29 @@ function moveOn(pos, text) {
 
 /** The last move's squares: the one sent, else the last the server has. */
 function lastMoveSquares() {
+  if (browsing()) return view.browse > 0 ? landingSquares(plies(view.state)[view.browse - 1]) : [];
   return view.pending ? [view.pending.from, ...view.pending.route] : landingSquares(plies(view.state).slice(-1)[0]);
+}
+
+/** Whether a finished game is shown at an earlier ply than its end. */
+function browsing() {
+  return view.browse != null && over(view.state) && Array.isArray(view.state.fens);
+}
+
+/** Shows ply `ply` of the finished game (clamped; its end leaves the replay). @param {number} ply */
+function browseTo(ply) {
+  const s = view.state;
+  if (!over(s) || !Array.isArray(s.fens)) return;
+  const n = s.fens.length - 1;
+  const p = Math.max(0, Math.min(n, ply));
+  view.browse = p === n ? null : p;
+  renderBoard();
+  renderMoves();
 }
 
 /** The key of the position the state shows: the server's FEN, and the move sent if any. */
 function positionKey() {
+  if (browsing()) return "ply " + view.browse + ": " + view.state.fens[view.browse];
   return view.state ? view.state.fen + (view.pending ? "|" + view.pending.landing : "") : "";
 }
 
@@ -79,7 +97,8 @@ function renderBoard() {
   };
   const key = positionKey();
   if (key !== board.fen && !view.animating) {
-    board.set(key, { pos: view.shown || { side: "W", pieces: {} }, ...opts });
+    const pos = browsing() ? parseFen(view.state.fens[view.browse]) : view.shown;
+    board.set(key, { pos: pos || { side: "W", pieces: {} }, ...opts });
     return;
   }
   Object.assign(board, opts);
@@ -155,6 +174,7 @@ export function renderGame() {
   renderResult();
   renderActions();
   renderMoves();
+  renderAfterGame();
   renderInfo();
 }
 
@@ -310,6 +330,32 @@ function wireGame() {
   $("btn-seat").addEventListener("click", takeSeat);
   $("btn-share-copy").addEventListener("click", () => copyField($("share-url")));
   $("btn-withdraw").addEventListener("click", gameAction({ t: "abort" }, "abort"));
+  // A finished game replayed: click a move, the buttons under the list, or the arrow keys.
+  $("movelist").addEventListener("click", (e) => {
+    const el = /** @type {HTMLElement} */ (e.target);
+    if (el.dataset && el.dataset.ply) browseTo(Number(el.dataset.ply));
+  });
+  const here = () => (view.browse == null ? plies(view.state).length : view.browse);
+  $("btn-browse-first").addEventListener("click", () => browseTo(0));
+  $("btn-browse-prev").addEventListener("click", () => browseTo(here() - 1));
+  $("btn-browse-next").addEventListener("click", () => browseTo(here() + 1));
+  $("btn-browse-last").addEventListener("click", () => browseTo(Infinity));
+  document.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    const target = /** @type {HTMLElement} */ (e.target);
+    if (!over(view.state) || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    const to = { ArrowLeft: here() - 1, ArrowRight: here() + 1, Home: 0, End: Infinity }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    browseTo(to);
+  });
+  // Review: the game saved among this server's games, then opened in the main page's review.
+  $("btn-review").addEventListener("click", async () => {
+    const r = await act($("btn-review"), async () => {
+      const pdn = await fetch(`/api/online/games/${encodeURIComponent(view.id)}/pdn`).then((res) => res.text());
+      return api("POST", "/api/pdn/import", { pdn });
+    });
+    if (r && r.ids && r.ids.length) location.href = "/#/review/" + r.ids[0];
+  });
   $("btn-abort").addEventListener("click", gameAction({ t: "abort" }, "abort"));
   $("btn-resign").addEventListener("click", () => { view.resignAsk = true; renderActions(); $("btn-resign-yes").focus(); });
   $("btn-resign-no").addEventListener("click", () => { view.resignAsk = false; renderActions(); });

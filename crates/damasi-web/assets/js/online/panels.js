@@ -203,7 +203,13 @@ export function renderMoves() {
       if (j < moves.length) {
         span.textContent = moves[j];
         span.dataset.ply = String(j + 1);
-        if (j === moves.length - 1) span.classList.add("cur");
+        const shown = view.browse == null ? moves.length : view.browse;
+        if (j === shown - 1) span.classList.add("cur");
+        if (over(view.state)) {
+          // A finished game is replayed move by move: click a move, or use the arrow keys.
+          span.tabIndex = 0;
+          span.setAttribute("role", "button");
+        }
       }
       li.appendChild(span);
     }
@@ -258,3 +264,15 @@ export function renderTitle() {
   document.title = (mine ? "• Your turn · " : "") + "damasi online: game " + view.id;
 }
 
+/** After a game: replay it here, analyse it in Study, review it with the engine, download it. */
+export function renderAfterGame() {
+  const s = view.state;
+  const done = over(s) && Array.isArray(s.fens);
+  $("after-game").hidden = !done;
+  $("browse-nav").hidden = !done;
+  if (!done) return;
+  const moves = plies(s);
+  const q = new URLSearchParams({ fen: s.fens[0], moves: moves.join(",") });
+  $("link-analyse").setAttribute("href", "/#/study?" + q.toString());
+  $("link-pdn").setAttribute("href", `/api/online/games/${encodeURIComponent(view.id)}/pdn`);
+}

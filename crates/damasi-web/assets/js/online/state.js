@@ -13,6 +13,7 @@ export const view = {
   /** @type {string|null} "white", "black" or null (spectator) */ you: null,
   flip: false,       // the person turned the board round
   /** @type {any[]} legal moves of the shown position when it is the person's turn */ legal: [],
+  /** @type {number|null} the ply shown while replaying a finished game (null: the end) */ browse: null,
   legalFen: "",
   /** @type {{side: string, pieces: Record<string, {c: string, k: boolean}>}|null} the position on the board */ shown: null,
   /** @type {any} a move sent and not yet confirmed */ pending: null,
