@@ -682,6 +682,21 @@ async fn a_direct_challenge_is_only_the_challenged_players() {
     assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.body);
     let r = post(&app, "/api/challenge/alpha", a, json!({"clock.limit": 180})).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    // A challenge sent while Gamma has no stream open is announced when one opens (a bot that
+    // starts after being challenged does not miss it), and only once.
+    let r = post(&app, "/api/challenge/gamma", a, json!({"clock.limit": 300})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let waiting = r.body["id"].as_str().unwrap().to_string();
+    let mut later = app
+        .clone()
+        .oneshot(request(Method::GET, "/api/stream/event", c, None))
+        .await
+        .unwrap()
+        .into_body();
+    let heard = lines(&mut later, 1).await;
+    assert_eq!(heard[0]["type"], "challenge", "{}", heard[0]);
+    assert_eq!(heard[0]["challenge"]["id"], waiting.as_str());
+    assert_eq!(heard[0]["challenge"]["challenger"]["name"], "alpha");
 }
 
 /// A request with more headers; the answer's status, whole `Set-Cookie` and JSON body.

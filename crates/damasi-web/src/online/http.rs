@@ -1158,6 +1158,14 @@ async fn event_stream(
             first.push(json!({"type": "gameStart", "game": {"gameId": g.row.id, "id": g.row.id, "color": color}}));
         }
     }
+    // Then the challenges waiting for the player (sent before the stream opened); the same
+    // challenge arriving live meanwhile is not told twice.
+    let pending = state.online.challenges_to(&p).await?;
+    let replayed: Vec<Value> = pending
+        .iter()
+        .map(|c| c["challenge"]["id"].clone())
+        .collect();
+    first.extend(pending);
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         let _listening = listening;
@@ -1176,6 +1184,11 @@ async fn event_stream(
             };
             let out = match next {
                 Err(_) => Ok(Bytes::from_static(b"\n")),
+                Ok(Ok(v))
+                    if v["type"] == "challenge" && replayed.contains(&v["challenge"]["id"]) =>
+                {
+                    continue
+                }
                 Ok(Ok(v)) => line(&v),
                 Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => return,

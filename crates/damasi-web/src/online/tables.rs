@@ -297,4 +297,25 @@ impl Online {
             });
         }
     }
+
+    /// The challenges waiting for `to`, as lichess's `challenge` events (an event stream
+    /// announces them when it opens, so a challenge sent before is not missed). Read from the
+    /// database, so any process answers.
+    pub async fn challenges_to(&self, to: &Player) -> Result<Vec<Value>, ApiError> {
+        let mut out = Vec::new();
+        for id in self.inner.db.challenges_to(to.id).await? {
+            let Some((row, _)) = self.inner.db.game(&id).await? else {
+                continue;
+            };
+            let mut seats = [None, None];
+            for (seat, uid) in seats.iter_mut().zip(row.players) {
+                if let Some(uid) = uid {
+                    *seat = self.inner.db.user(uid).await?.map(Player::from);
+                }
+            }
+            let state = TableState::restore(row, seats, &[], None)?;
+            out.push(json!({"type": "challenge", "challenge": state.challenge_json(to, None, "created")}));
+        }
+        Ok(out)
+    }
 }

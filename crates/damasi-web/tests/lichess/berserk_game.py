@@ -45,8 +45,8 @@ check(a.account.get()["name"] == name_a, "account.get names the token's account"
 events_a, events_b = queue.Queue(), queue.Queue()
 listen(a, events_a)
 listen(b, events_b)
-# The server does not yet replay challenges sent before an event stream opened (lichess does),
-# so give both streams a moment to subscribe before the first challenge.
+# A challenge sent before B's stream opens is announced when it does; but A must be listening
+# to hear it declined (events about a challenge are not replayed), so give the streams a moment.
 time.sleep(1)
 
 # A challenge declined, and one withdrawn.

@@ -290,6 +290,11 @@ impl OnlineDb {
         both!(self.open_before(before_ms))
     }
 
+    /// The open games that are challenges to `user` (oldest first, at most 50).
+    pub async fn challenges_to(&self, user: i64) -> Result<Vec<String>, ApiError> {
+        both!(self.challenges_to(user))
+    }
+
     /// `user`'s rating in `speed`, if it has played there.
     pub async fn rating(&self, user: i64, speed: &str) -> Result<Option<RatingRow>, ApiError> {
         both!(self.rating(user, speed))

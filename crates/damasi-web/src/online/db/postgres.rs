@@ -386,6 +386,19 @@ impl PostgresDb {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
+    pub(super) async fn challenges_to(&self, user: i64) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT id FROM online_games WHERE status = 'open' AND invited_id = $1 \
+                 ORDER BY created_ms LIMIT 50",
+                &[&user],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     pub(super) async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
         let c = self.client().await?;
         c.execute("DELETE FROM secrets WHERE hash = $1", &[&hash])

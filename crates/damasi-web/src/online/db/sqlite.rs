@@ -350,6 +350,21 @@ impl SqliteDb {
         .await
     }
 
+    /// The open games that are challenges to `user` (oldest first).
+    pub async fn challenges_to(&self, user: i64) -> Result<Vec<String>, ApiError> {
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT id FROM online_games WHERE status = 'open' AND invited_id = ?1 \
+                 ORDER BY created_ms LIMIT 50",
+            )?;
+            let ids = stmt
+                .query_map([user], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(ids)
+        })
+        .await
+    }
+
     /// Forgets a secret (log-out).
     pub async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
         self.with(move |c| {
