@@ -387,9 +387,13 @@ test("a visitor with the link of a casual game takes the seat as a guest", async
   await w.click("#btn-draw");
   await w.waitForFunction(() => document.getElementById("btn-draw").disabled);
   await b.waitForSelector("#draw-ask:not([hidden])");
+  // The status line says an offer waits (the buttons may be out of view on a phone).
+  assert.match(await b.textContent("#status"), /Your opponent offers a draw/);
   await b.click("#btn-draw-no");
   await b.waitForSelector("#draw-ask", { state: "hidden" });
   await w.waitForFunction(() => !document.getElementById("btn-draw").disabled);
+  // The one who offered is told it was declined.
+  await w.waitForFunction(() => /Your draw offer was declined/.test(document.getElementById("toast").textContent));
   await b.click("#btn-draw");
   await w.waitForSelector("#draw-ask:not([hidden])");
   await w.click("#btn-draw-yes");
@@ -398,5 +402,8 @@ test("a visitor with the link of a casual game takes the seat as a guest", async
     assert.match(await p.textContent("#result"), /draw/i);
     assert.doesNotMatch(await p.textContent("#result"), /Rating:/, "a casual game changes no rating");
   }
+  // After the game: a new opponent at the same control, or the lobby.
+  assert.ok(await w.isVisible("#link-lobby-back"));
+  assert.match(await w.getAttribute("#link-new-opponent", "href"), /^\/online(\?pool=|$)/);
   assert.deepEqual(dave.errors, []);
 });

@@ -263,6 +263,12 @@ function applyState(s, fromFull = false) {
     if (m) animate(m);
   }
   if (prev && now.length < before) announce("A move was taken back.");
+  // The person's offer answered with a no (it went while no move was made).
+  if (prev && view.you && running(s) && now.length === before) {
+    const k = view.you[0];
+    if (prev[k + "draw"] && !s[k + "draw"]) toast("Your draw offer was declined.");
+    if (prev[k + "takeback"] && !s[k + "takeback"]) toast("Your takeback proposal was declined.");
+  }
   if (!s.gone || !view.you || !s.gone[other(view.you)]) view.claimAt = null;
   if (over(s) && (!prev || !over(prev))) {
     view.resignAsk = false;

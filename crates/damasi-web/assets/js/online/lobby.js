@@ -218,4 +218,11 @@ export function startLobby() {
   refreshLobby();
   loadRecent();
   setInterval(() => { if (!document.hidden) refreshLobby(); }, 3000);
+  // "New opponent" after a game comes here with its pool (`?pool=5+3`): join it at once.
+  const pool = new URLSearchParams(location.search).get("pool");
+  if (pool) {
+    history.replaceState(null, "", location.pathname);
+    const b = document.querySelector(`[data-testid="pool-${CSS.escape(pool)}"]`);
+    joinPool(pool, b instanceof HTMLButtonElement ? b : $("btn-seek"));
+  }
 }

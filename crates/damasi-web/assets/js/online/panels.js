@@ -72,7 +72,15 @@ export function renderPlayers() {
       el.appendChild(g);
     }
     el.classList.toggle("tomove", running(s) && s.turn === side);
-    el.classList.toggle("gone", !!(running(s) && s.gone && s.gone[side]));
+    const gone = !!(running(s) && s.gone && s.gone[side]);
+    el.classList.toggle("gone", gone);
+    if (gone) {
+      const g = document.createElement("span");
+      g.className = "tag";
+      g.dataset.testid = "gone-" + side;
+      g.textContent = "left the game";
+      el.appendChild(g);
+    }
   }
 }
 
@@ -84,12 +92,16 @@ export function statusText() {
   if (s.status === "created") return view.you ? "Waiting for an opponent to take the other seat." : "This game waits for a second player.";
   if (running(s)) {
     if (view.pending) return "Move sent…";
+    // An offer waiting for the person's answer is said first: the buttons may be out of view.
+    const opp = view.you ? other(view.you) : null;
+    const waiting = opp && s[opp[0] + "draw"] ? " Your opponent offers a draw."
+      : opp && s[opp[0] + "takeback"] ? " Your opponent asks to take back a move." : "";
     if (view.you && s.turn === view.you) {
       const forced = view.legal.length && view.legal.every((m) => m.captures.length > 0);
-      return "Your turn" + (forced ? ": a capture is forced." : ".");
+      return "Your turn" + (forced ? ": a capture is forced." : ".") + waiting;
     }
     const p = f && f[s.turn];
-    return `${cap(s.turn)} to move${p ? ` (${p.name})` : ""}.`;
+    return `${cap(s.turn)} to move${p ? ` (${p.name})` : ""}.` + waiting;
   }
   return s.description || "The game is over.";
 }
@@ -275,4 +287,9 @@ export function renderAfterGame() {
   const q = new URLSearchParams({ fen: s.fens[0], moves: moves.join(",") });
   $("link-analyse").setAttribute("href", "/#/study?" + q.toString());
   $("link-pdn").setAttribute("href", `/api/online/games/${encodeURIComponent(view.id)}/pdn`);
+  // A new opponent at the same control: its pool when it is one, else the lobby.
+  const f = view.full;
+  const control = f && f.clock ? clockText(f.clock) : "";
+  const pooled = ["3+2", "5+3", "10+5", "15+10", "45+0"].includes(control);
+  $("link-new-opponent").setAttribute("href", pooled ? "/online?pool=" + encodeURIComponent(control) : "/online");
 }
