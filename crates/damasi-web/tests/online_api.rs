@@ -1379,6 +1379,12 @@ async fn a_finished_online_game_downloads_as_pdn() {
         .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     }
+    // While it is played, the state carries the next legal moves (one message per ply).
+    let playing = get(&app, &format!("/api/online/games/{id}"), &As::default()).await;
+    let legal = playing.body["state"]["legal"].as_array().unwrap().clone();
+    let pos = damasi::Position::from_fen(playing.body["state"]["fen"].as_str().unwrap()).unwrap();
+    assert_eq!(legal.len(), pos.legal_moves().len(), "{}", playing.body);
+    assert!(legal.iter().all(|m| m["landing"].is_string()));
     let r = post(
         &app,
         &format!("/api/online/games/{id}/resign"),

@@ -142,6 +142,9 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   await lobby.page.waitForSelector(tid("live-" + id));
   await shot("lobby", lobby.page);
 
+  // One message per ply: the game's states carry the legal moves, the page asks for none.
+  const askedMoves = [];
+  alice.page.on("request", (req) => { if (new URL(req.url()).pathname === "/api/moves") askedMoves.push(req.url()); });
   // The moves: d3-d4 d6-d5, then White's forced double capture d4xd6xd8 with promotion,
   // chosen square by square.
   // Neither first move is timed (lichess's convention): no clock runs, and the side to move
@@ -174,6 +177,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
     assert.equal(await p.$('#board .piece[data-sq="d7"]'), null);
   }
 
+  assert.deepEqual(askedMoves, [], "no GET /api/moves during the game");
   // Chat: Bob reads Alice's line; the spectator does not (the players' chat is theirs).
   await alice.page.fill("#chat-input", "good luck!");
   await alice.page.press("#chat-input", "Enter");

@@ -678,6 +678,10 @@ impl TableState {
                 (_, o) => o.map(|o| o.describe()),
             },
             "firstMoveMs": self.first_move_left(now),
+            // The legal moves of the side to move, with their routes: one message per ply
+            // brings the move, the position, both clocks and what may be played next.
+            "legal": (self.status == Status::Playing && !self.game.is_over())
+                .then(|| crate::record::legal_infos(self.game.position())),
             // A finished game's positions, one per ply from the start, to replay it.
             "fens": (self.status == Status::Over).then(|| self.positions()),
             "wdraw": self.draw_offer == Some(Color::White),

@@ -211,6 +211,15 @@ async function loadLegal() {
   if (!s || !running(s) || !view.you || s.turn !== view.you) { view.legal = []; view.legalFen = ""; return; }
   if (view.legalFen === s.fen) return;
   const fen = s.fen;
+  // The server's state carries them: no request (older servers did not: asked then).
+  if (Array.isArray(s.legal)) {
+    view.legal = s.legal;
+    view.legalFen = fen;
+    renderBoard();
+    setStatus(statusText());
+    if (view.premove && myTurn()) playPremove();
+    return;
+  }
   try {
     const r = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
     if (view.state && view.state.fen === fen) {
