@@ -166,7 +166,7 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
         )
         .await
         .unwrap(); // the first move is free
-    let e = events.recv().await.unwrap();
+    let e = events.recv().await.unwrap().value.clone();
     assert_eq!(e["type"], "gameState");
     assert_eq!(e["moves"], "c3-c4");
     tokio::time::advance(Duration::from_secs(7)).await;
@@ -927,7 +927,11 @@ async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
     db.save_game(row).await.unwrap();
     assert_eq!(online.expire_open().await.unwrap(), 1);
     assert_eq!(held.state.lock().await.row.status, "over");
-    let ev = watch.try_recv().expect("the state after the abort");
+    let ev = watch
+        .try_recv()
+        .expect("the state after the abort")
+        .value
+        .clone();
     assert_eq!(ev["status"], "aborted", "{ev}");
     // Nothing more to withdraw.
     assert_eq!(online.expire_open().await.unwrap(), 0);

@@ -37,7 +37,7 @@ use crate::referee::now_ms;
 use super::accounts::Player;
 use super::command::Command;
 use super::db::PostgresDb;
-use super::{lock, Inner, Online, Table, EVENT_BUFFER};
+use super::{lock, GameMessage, Inner, Online, Table, EVENT_BUFFER};
 use tokio::time::Instant;
 
 /// Timings of a cluster.
@@ -78,6 +78,10 @@ pub enum ClusterError {
     NeedsPostgres,
 }
 
+fn answer_wanted() -> bool {
+    true
+}
+
 /// A request to a game's owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "k", rename_all = "camelCase")]
@@ -88,6 +92,9 @@ pub(super) enum Request {
         by: Option<Player>,
         /// What.
         cmd: Command,
+        /// Whether the sender wants the answer (else only a refusal comes back).
+        #[serde(default = "answer_wanted")]
+        reply: bool,
     },
     /// `gameFull` with `you` for this viewer.
     Full {
@@ -194,7 +201,7 @@ pub struct Cluster {
     next_rid: AtomicU64,
     pending: StdMutex<HashMap<u64, oneshot::Sender<Result<Value, ApiError>>>>,
     /// Per game: the local channel every watcher on this node listens to.
-    relays: StdMutex<HashMap<String, broadcast::Sender<Arc<Value>>>>,
+    relays: StdMutex<HashMap<String, broadcast::Sender<Arc<GameMessage>>>>,
     /// Per game owned elsewhere: the owner last seen, so forwarding needs no database query.
     owners: StdMutex<HashMap<String, String>>,
 }
@@ -306,7 +313,7 @@ impl Cluster {
     }
 
     /// The local channel of game `id` (made on first use).
-    pub(super) fn channel(&self, id: &str) -> broadcast::Sender<Arc<Value>> {
+    pub(super) fn channel(&self, id: &str) -> broadcast::Sender<Arc<GameMessage>> {
         lock(&self.relays)
             .entry(id.to_string())
             .or_insert_with(|| broadcast::channel(EVENT_BUFFER).0)
@@ -517,7 +524,7 @@ async fn resync_watchers(online: Online) {
     let Some(cluster) = online.inner.cluster.as_ref() else {
         return;
     };
-    let watched: Vec<(String, broadcast::Sender<Arc<Value>>)> = lock(&cluster.relays)
+    let watched: Vec<(String, broadcast::Sender<Arc<GameMessage>>)> = lock(&cluster.relays)
         .iter()
         .filter(|(_, tx)| tx.receiver_count() > 0)
         .map(|(id, tx)| (id.clone(), tx.clone()))
@@ -528,7 +535,7 @@ async fn resync_watchers(online: Online) {
         }
         match online.snapshot(&id).await {
             Ok(state) => {
-                let _ = tx.send(Arc::new(state));
+                let _ = tx.send(GameMessage::new(state));
             }
             Err(e) => eprintln!("damasi-web: cannot resync game {id}: {e:?}"),
         }
@@ -548,7 +555,7 @@ fn relay_game(online: &Online, id: &str, payload: &str) {
     }
     let tx = lock(&cluster.relays).get(id).cloned();
     if let Some(tx) = tx {
-        let _ = tx.send(Arc::new(v["e"].clone()));
+        let _ = tx.send(GameMessage::new(v["e"].clone()));
     }
 }
 
@@ -572,7 +579,9 @@ fn handle_wire(online: Online, wire: Wire) {
     };
     tokio::spawn(async move {
         let result = match request {
-            Request::Run { by, cmd } => online.execute_here(&game, by.as_ref(), &cmd).await,
+            Request::Run { by, cmd, reply } => {
+                online.execute_here(&game, by.as_ref(), &cmd, reply).await
+            }
             Request::Full { viewer } => online.full_here(&game, viewer.as_ref()).await,
             Request::State => online.state_here(&game).await,
         };

@@ -1252,7 +1252,7 @@ async fn stream_game(
     id: &str,
     full: Value,
     side: Option<Color>,
-    events: &mut broadcast::Receiver<Arc<Value>>,
+    events: &mut broadcast::Receiver<Arc<super::GameMessage>>,
 ) {
     if tx.send(line(&full)).await.is_err() {
         return;
@@ -1267,18 +1267,18 @@ async fn stream_game(
                 }
                 continue;
             }
-            Ok(Ok(v)) if !super::table::visible_to(&v, side) => continue,
-            Ok(Ok(v)) => v,
+            Ok(Ok(m)) if !super::table::visible_to(&m.value, side) => continue,
+            Ok(Ok(m)) => Ok(Bytes::from(format!("{}\n", m.text))),
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
                 // Too slow: missed events are replaced by the whole state.
                 match online.snapshot(id).await {
-                    Ok(v) => Arc::new(v),
+                    Ok(v) => line(&v),
                     Err(_) => continue,
                 }
             }
             Ok(Err(broadcast::error::RecvError::Closed)) => return,
         };
-        if tx.send(line(&out)).await.is_err() {
+        if tx.send(out).await.is_err() {
             return;
         }
     }

@@ -90,6 +90,24 @@ pub const OPEN_GAME_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 /// state again).
 const EVENT_BUFFER: usize = 64;
 
+/// One event of a game as every watcher gets it: the JSON, and its text, made once (a game
+/// with many watchers serializes each event once, not once per watcher).
+#[derive(Debug)]
+pub struct GameMessage {
+    /// The event.
+    pub value: Value,
+    /// `value` as JSON text.
+    pub text: String,
+}
+
+impl GameMessage {
+    /// The message of `value`.
+    pub fn new(value: Value) -> Arc<GameMessage> {
+        let text = value.to_string();
+        Arc::new(GameMessage { value, text })
+    }
+}
+
 /// One game being played, watched or just finished.
 pub struct Table {
     /// The game's id.
@@ -97,7 +115,7 @@ pub struct Table {
     /// Its state.
     pub state: Mutex<TableState>,
     /// Every change, as the message watchers get.
-    pub events: broadcast::Sender<Arc<Value>>,
+    pub events: broadcast::Sender<Arc<GameMessage>>,
     timer: StdMutex<Option<AbortHandle>>,
 }
 
@@ -111,7 +129,7 @@ impl Drop for Table {
 
 /// A watcher's start: the game's `gameFull` (with `you`), the watcher's colour if they play
 /// it, and the channel of its next events.
-pub type Watch = (Value, Option<Color>, broadcast::Receiver<Arc<Value>>);
+pub type Watch = (Value, Option<Color>, broadcast::Receiver<Arc<GameMessage>>);
 
 /// What a new game is to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -263,7 +281,7 @@ impl Online {
 
     /// A new table's event channel: in a cluster, the one this node's watchers of the game
     /// listen to whoever owns it.
-    fn new_channel(&self, id: &str) -> broadcast::Sender<Arc<Value>> {
+    fn new_channel(&self, id: &str) -> broadcast::Sender<Arc<GameMessage>> {
         match &self.inner.cluster {
             Some(c) => c.channel(id),
             None => broadcast::channel(EVENT_BUFFER).0,
@@ -275,7 +293,7 @@ impl Online {
         if let Some(c) = &self.inner.cluster {
             c.publish_game(&table.id, &event);
         }
-        let _ = table.events.send(Arc::new(event));
+        let _ = table.events.send(GameMessage::new(event));
     }
 
     /// A service with its database in memory (tests).
@@ -336,13 +354,15 @@ impl Online {
     /// left is marked gone, and the opponent may claim after a while.
     pub async fn connected(&self, id: &str, side: Color, open: bool) {
         let _ = self
-            .execute(id, None, Command::Presence { side, open })
+            .execute(id, None, Command::Presence { side, open }, false)
             .await;
     }
 
     /// A measured round trip of `side`'s connection to game `id` (lag compensation).
     pub async fn lag(&self, id: &str, side: Color, rtt: Duration) {
         let rtt_ms = rtt.as_millis().min(60_000) as u64;
-        let _ = self.execute(id, None, Command::Lag { side, rtt_ms }).await;
+        let _ = self
+            .execute(id, None, Command::Lag { side, rtt_ms }, false)
+            .await;
     }
 }

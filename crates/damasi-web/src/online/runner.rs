@@ -46,7 +46,18 @@ impl Online {
                 "this message is the server's own, not a player's".into(),
             ));
         }
-        self.execute(id, Some(by), cmd).await
+        self.execute(id, Some(by), cmd, true).await
+    }
+
+    /// Runs a player's command like [`Online::run`] when the sender needs no answer but a
+    /// refusal (the WebSocket: the change reaches it as an event), so none is made.
+    pub async fn act(&self, id: &str, by: &Player, cmd: Command) -> Result<(), ApiError> {
+        if !cmd.is_players() {
+            return Err(ApiError::BadRequest(
+                "this message is the server's own, not a player's".into(),
+            ));
+        }
+        self.execute(id, Some(by), cmd, false).await.map(|_| ())
     }
 
     /// `player` takes a free seat of game `id` (`want` picks the colour if both are free);
@@ -62,21 +73,24 @@ impl Online {
             .ok_or_else(|| ApiError::Internal("a join answered no colour".into()))
     }
 
-    /// Runs `cmd` for `by` (none: the service) where game `id` is kept.
+    /// Runs `cmd` for `by` (none: the service) where game `id` is kept; the answer is made
+    /// only when `reply`.
     pub(super) async fn execute(
         &self,
         id: &str,
         by: Option<&Player>,
         cmd: Command,
+        reply: bool,
     ) -> Result<Value, ApiError> {
         let request = || Request::Run {
             by: by.cloned(),
             cmd: cmd.clone(),
+            reply,
         };
         if let Some(r) = self.forward(id, request).await {
             return r;
         }
-        self.execute_here(id, by, &cmd).await
+        self.execute_here(id, by, &cmd, reply).await
     }
 
     /// Runs `cmd` on this process, which keeps game `id`.
@@ -85,6 +99,7 @@ impl Online {
         id: &str,
         by: Option<&Player>,
         cmd: &Command,
+        reply: bool,
     ) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
@@ -104,10 +119,11 @@ impl Online {
         self.announce(&table, &state, &applied.events, now.at);
         self.arm_timer(&table, &state);
         match applied.reply {
+            Reply::Refused(e) => Err(e),
+            _ if !reply => Ok(Value::Null),
             Reply::State => Ok(state.state_json(Instant::now())),
             Reply::Seated(side) => Ok(json!(side_name(side))),
             Reply::Nothing => Ok(Value::Null),
-            Reply::Refused(e) => Err(e),
         }
     }
 
@@ -308,7 +324,7 @@ impl Online {
                     let Some(table) = weak.upgrade() else { return };
                     let id = table.id.clone();
                     drop(table);
-                    match online.execute(&id, None, Command::Deadline).await {
+                    match online.execute(&id, None, Command::Deadline, false).await {
                         Ok(_) => return,
                         Err(ApiError::NotFound(_)) => return,
                         Err(e) if cluster::is_not_owner(&e) => return,

@@ -142,8 +142,8 @@ async fn run(
             }
             event = events.recv() => {
                 let v = match event {
-                    Ok(v) if !super::table::visible_to(&v, side) => continue,
-                    Ok(v) => v.to_string(),
+                    Ok(m) if !super::table::visible_to(&m.value, side) => continue,
+                    Ok(m) => m.text.clone(),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         match online.snapshot(&id).await {
                             Ok(v) => v.to_string(),
@@ -244,6 +244,6 @@ async fn handle(
     if !online.accounts().still_valid(p, cred).await? {
         return Ok(Handled::Revoked);
     }
-    online.run(id, p, cmd).await?;
+    online.act(id, p, cmd).await?;
     Ok(Handled::Done)
 }

@@ -195,7 +195,8 @@ impl Online {
                 // Loaded (as it was, open) while this went on: ended there too, which tells
                 // the one challenged; else they are told here.
                 if lock(&self.inner.tables).contains_key(&id) {
-                    self.execute_here(&id, None, &Command::Expire).await?;
+                    self.execute_here(&id, None, &Command::Expire, false)
+                        .await?;
                 } else if let Some(to) = row.invited {
                     self.notify(
                         to,
@@ -205,7 +206,7 @@ impl Online {
                 continue;
             }
             // In memory, or among several: through the game's owner, which may be this node.
-            match self.execute(&id, None, Command::Expire).await {
+            match self.execute(&id, None, Command::Expire, true).await {
                 Ok(v) if !v.is_null() => n += 1,
                 Ok(_) => {}
                 Err(e) => eprintln!("damasi-web: cannot withdraw open game {id}: {e:?}"),
