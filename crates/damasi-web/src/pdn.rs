@@ -2,8 +2,8 @@
 //! an imported game came with and writes the outcome's `Termination`; import keeps every good
 //! game of a file and reports each broken one with its line.
 
-use damasi::pdn::{read_games, write_game, PdnGame};
-use damasi::{Game, Notation};
+use damasi::pdn::{read_games, write_game, PdnGame, TERMINATION_TAG};
+use damasi::{Game, Notation, Outcome};
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
@@ -21,6 +21,12 @@ const DERIVED: &[&str] = &[
     "Termination",
     "TimeControl",
 ];
+
+/// The kept tag that marks an imported game whose result came without a reason (a `1-0`
+/// with no `Termination` tag, and a board that does not explain it): the library reads it as
+/// a resignation or an agreed draw, but nothing says so, so the export writes no `Termination`
+/// and the page says only who won. Not a PDN tag: never exported.
+pub const RESULT_ONLY: &str = "_result_only";
 
 /// Most games one import may hold.
 const MAX_GAMES: usize = 1000;
@@ -44,11 +50,31 @@ pub fn write(row: &GameRow, game: &Game, notation: Notation) -> String {
     pdn.set_tag("Black", &player_name(row.black));
     let kept: Map<String, Value> = serde_json::from_str(&row.tags).unwrap_or_default();
     for (k, v) in &kept {
-        if let Some(v) = v.as_str() {
+        if let (Some(v), false) = (v.as_str(), k == RESULT_ONLY) {
             pdn.set_tag(k, v);
         }
     }
-    write_game(&pdn, notation)
+    let text = write_game(&pdn, notation);
+    if !kept.contains_key(RESULT_ONLY) {
+        return text;
+    }
+    // The record said only the result: so does its export (no invented reason).
+    let line = format!("[{TERMINATION_TAG} ");
+    let mut out = String::with_capacity(text.len());
+    let mut in_tags = true;
+    for l in text.split_inclusive('\n') {
+        if in_tags && l.starts_with(&line) {
+            continue;
+        }
+        in_tags &= l.starts_with('[');
+        out.push_str(l);
+    }
+    out
+}
+
+/// Whether a saved game's result is one an imported record gave without a reason.
+pub fn result_only(tags: &str) -> bool {
+    serde_json::from_str::<Map<String, Value>>(tags).is_ok_and(|t| t.contains_key(RESULT_ONLY))
 }
 
 /// What an import read: the good games as rows ready to insert, and the broken ones.
@@ -93,12 +119,18 @@ pub fn read(text: &str) -> Result<Read, ApiError> {
 
 fn row_of(pdn: PdnGame) -> (GameRow, Vec<MoveRow>) {
     let game = &pdn.game;
-    let tags: Map<String, Value> = pdn
+    let mut tags: Map<String, Value> = pdn
         .tags
         .iter()
-        .filter(|(k, _)| !DERIVED.contains(&k.as_str()))
+        .filter(|(k, _)| !DERIVED.contains(&k.as_str()) && k.as_str() != RESULT_ONLY)
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
+    let declared = game
+        .outcome()
+        .is_some_and(|o| !o.is_on_board() && o != Outcome::Aborted);
+    if declared && pdn.tag(TERMINATION_TAG).is_none() {
+        tags.insert(RESULT_ONLY.into(), Value::String("1".into()));
+    }
     let moves = game
         .history()
         .iter()

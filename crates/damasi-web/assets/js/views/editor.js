@@ -2,11 +2,10 @@
 // position checked by the server and studied.
 import { $ } from "../util.js";
 import { t } from "../i18n.js";
-import { api, showError } from "../api.js";
+import { api, showFenError } from "../api.js";
 import { parseFen, fenOf } from "../position.js";
 import { board } from "../board/index.js";
 import { study } from "../state.js";
-import { toast } from "../i18n.js";
 import { setStatusNote } from "./play.js";
 import { startStudy, studyFen, studyShow, stopAnalysis } from "./study.js";
 import { syncUrl } from "../router.js";
@@ -60,7 +59,7 @@ export async function finishEditor() {
     startStudy(v.fen);
     studyShow();
   } catch (e) {
-    toast(t("invalidPosition") + ": " + e.message, 6000);
+    showFenError(e);
   }
 }
 
@@ -70,7 +69,7 @@ export async function loadFen(fen) {
     if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
     startStudy(v.fen);
     studyShow();
-  } catch (e) { showError(e); }
+  } catch (e) { showFenError(e); }
 }
 
 /** The address of the editor with its position. */

@@ -1,7 +1,7 @@
 // The games view: the saved games (resume, PDN, delete) and the PDN import.
 import { $ } from "../util.js";
 import { t, outcomeText, announce, toast } from "../i18n.js";
-import { api, showError } from "../api.js";
+import { api, ApiError, importErrorText, showError } from "../api.js";
 import { loadGame } from "./play.js";
 import { setMode } from "../router.js";
 
@@ -10,7 +10,7 @@ import { setMode } from "../router.js";
 export function summaryOutcome(g) {
   const o = g.outcome;
   const code = typeof o === "string" ? o : (o && o.code) || g.code || "";
-  return code ? outcomeText({ code, reason: g.reason }) : g.reason || "";
+  return code ? outcomeText({ code, reason: g.reason }, !!g.result_only) : g.reason || "";
 }
 
 export function playerShort(p) { return p.kind === "engine" ? t("engineLevel", { n: p.level }) : t("person"); }
@@ -29,7 +29,7 @@ export async function renderGames() {
       const tr = document.createElement("tr");
       tr.dataset.id = g.id;
       const cells = [String(g.id), g.updated.slice(0, 16), g.white_name || playerShort(g.white),
-        g.black_name || playerShort(g.black), String(g.plies), g.result === "*" && !g.outcome ? t("inProgress") : g.result];
+        g.black_name || playerShort(g.black), String(Number.isInteger(g.moves) ? g.moves : Math.ceil(g.plies / 2)), g.result === "*" && !g.outcome ? t("inProgress") : g.result];
       for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
       tr.children[1].className = "nowrap";
       if (g.event) {
@@ -89,7 +89,10 @@ export async function importPdn(text) {
     showImportReport(ids.length, errors, ids);
     if (ids.length) $("pdn-text").value = "";
     await renderGames();
-  } catch (e) { showError(e); }
+  } catch (e) {
+    if (e instanceof ApiError) e.about = "pdn";
+    showError(e);
+  }
 }
 
 // `ids`: the imported games, each with a link to its review.
@@ -101,7 +104,7 @@ export function showImportReport(imported, errors, ids = []) {
   list.innerHTML = "";
   for (const err of errors) {
     const li = document.createElement("li");
-    li.textContent = t("importError", { game: err.game, line: err.line, message: err.message });
+    li.textContent = importErrorText(err);
     list.appendChild(li);
   }
   // The reviews in a list of their own: the first list is the broken games.

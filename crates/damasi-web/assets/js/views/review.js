@@ -15,14 +15,14 @@
 // - a move's accuracy is 100·e^(−5·loss) (100 for a loss of 0, 55 for a mistake of 12), and a
 //   side's accuracy the mean over its moves.
 import { $, sleep } from "../util.js";
-import { t, sideName, announce, outcomeText } from "../i18n.js";
+import { t, sideName, announce, gameOutcomeText } from "../i18n.js";
 import { api, errorText, transient } from "../api.js";
 import { Plies } from "../plies.js";
 import { parseFen } from "../position.js";
 import { board } from "../board/index.js";
 import { setShapes } from "../board/shapes.js";
 import { S } from "../state.js";
-import { moveText, renderMoveList, setStatusNote } from "./play.js";
+import { moveNumber, moveText, renderMoveList, setStatusNote } from "./play.js";
 import { playerShort } from "./games.js";
 import { syncUrl } from "../router.js";
 
@@ -176,7 +176,7 @@ export function reviewShow() {
   const g = review.game;
   const name = (side, tag) => (g.tags && g.tags[tag]) || g[side + "_name"] || playerShort(g[side]);
   $("rv-players").textContent = `${name("white", "White")} – ${name("black", "Black")}`
-    + (g.outcome && g.outcome.over ? ` · ${g.outcome.result} · ${outcomeText(g.outcome)}` : "");
+    + (g.outcome && g.outcome.over ? ` · ${g.outcome.result} · ${gameOutcomeText(g)}` : "");
   $("rv-name-white").textContent = sideName("white");
   $("rv-name-black").textContent = sideName("black");
   renderAnalysis();
@@ -256,7 +256,7 @@ function renderPosition() {
   else comment.textContent = `${moveText(last)}${SYMBOL[v.mark]} ${t("mark:" + v.mark)} (−${Math.round(v.loss * 100)}%)`
     + (v.best ? " · " + t("reviewBetter", { move: moveText(v.best) }) : "");
   setShapes(board.el, v && v.mark && v.best ? [arrowOf(v.best, "green")] : []);
-  setStatusNote(last ? t("reviewAtMove", { n: i, side: sideName(v ? v.mover : moverAt(i - 1)) }) : "");
+  setStatusNote(last ? t("reviewAtMove", { n: moveNumber(g.start_fen, i), side: sideName(v ? v.mover : moverAt(i - 1)) }) : "");
 }
 
 /** A move as an arrow (through its landing squares when it captures several). @param {any} m @param {string} brush */

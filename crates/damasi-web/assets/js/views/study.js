@@ -4,7 +4,7 @@
 // position stays), and, when the server has tables for it, the endgame tables' verdict.
 import { $ } from "../util.js";
 import { t, sideName, outcomeText, announce, toast } from "../i18n.js";
-import { api, errorText, showError, transient } from "../api.js";
+import { api, errorText, showError, showFenError, transient } from "../api.js";
 import { parseFen, START_FEN } from "../position.js";
 import { board } from "../board/index.js";
 import { setShapes } from "../board/shapes.js";
@@ -77,7 +77,7 @@ export async function studyShow() {
     study.legal = v.moves;
     study.outcome = v.outcome;
     S.statusNote = v.outcome.over ? outcomeText(v.outcome) : t("toMove", { side: sideName(v.side) });
-  } catch (e) { showError(e); study.legal = []; }
+  } catch (e) { showFenError(e); study.legal = []; }
   if (S.mode !== "study" || study.editing) return;
   const last = study.path.length ? current().move : null;
   board.set(fen, {
@@ -385,7 +385,8 @@ export function stopAnalysis() {
 /** @param {string} fen @param {string[]} moves @param {string} [treeText] */
 export async function loadLine(fen, moves, treeText) {
   try {
-    const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    let v;
+    try { v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen)); } catch (e) { showFenError(e); return; }
     startStudy(v.fen);
     /** @param {import("../tree.js").TreeNode} node @param {import("../tree.js").MoveSkeleton} skeleton @param {string[]} before */
     const grow = async (node, skeleton, before) => {
@@ -431,5 +432,5 @@ export function studyPdn() {
 /** Copies the study as PDN. */
 export async function copyStudyPdn() {
   const text = studyPdn();
-  try { await navigator.clipboard.writeText(text); toast(t("copied")); } catch (_) { toast(text, 8000); }
+  try { await navigator.clipboard.writeText(text); toast(t("copiedPdn")); } catch (_) { toast(text, 8000); }
 }
