@@ -24,7 +24,7 @@ import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "
 import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
 import { enterLearn, learnShow, learnStartFen, learnUrl, nextExercise, openExercise, learn } from "./views/learn.js";
-import { enterPuzzle, nextPuzzle, puzzle, puzzleLeave, puzzleShow, puzzleUrl } from "./views/puzzle.js";
+import { enterPuzzle, nextPuzzle, puzzle, puzzleLeave, puzzleShow, puzzleUrl, retryPuzzle } from "./views/puzzle.js";
 import {
   enterReview, goTo, graphClick, nextMistake, review, reviewShow, reviewUrl, showAnswer, startLearning, stopLearning, stopReview,
 } from "./views/review.js";
@@ -205,6 +205,7 @@ function wire() {
   $("learn-next").addEventListener("click", nextExercise);
   $("learn-reset").addEventListener("click", () => openExercise(learn.id));
   $("pz-next").addEventListener("click", nextPuzzle);
+  $("pz-retry").addEventListener("click", retryPuzzle);
 
   /** @type {[string, (n: number) => number][]} */
   const reviewNavs = [["rv-first", () => 0], ["rv-prev", (n) => n - 1], ["rv-next", (n) => n + 1], ["rv-last", () => Infinity]];

@@ -1,7 +1,7 @@
 // The position editor (in the study view): pieces placed by clicking squares, then the
 // position checked by the server and studied.
 import { $ } from "../util.js";
-import { t } from "../i18n.js";
+import { t, toast, announce } from "../i18n.js";
 import { api, showFenError } from "../api.js";
 import { parseFen, fenOf } from "../position.js";
 import { board } from "../board/index.js";
@@ -49,6 +49,14 @@ export function updateEditorFen() {
 }
 
 export async function finishEditor() {
+  // A side without pieces has lost already: nothing to study or play.
+  const colours = new Set(Object.values(study.edit.pieces).map((p) => p.c));
+  if (!colours.has("w") || !colours.has("b")) {
+    const msg = t("editorNeedsPieces");
+    toast(msg, 5000);
+    announce(msg);
+    return;
+  }
   const fen = fenOf(study.edit.pieces, $("ed-side").value);
   try {
     const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
