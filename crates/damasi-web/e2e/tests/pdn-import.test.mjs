@@ -44,3 +44,44 @@ for (const [label, viewport] of [["desktop", { width: 1366, height: 768 }], ["ph
     assert.deepEqual(errors, []);
   });
 }
+
+const ANNOTATED = `[Event "Annotated"]
+[GameType "30"]
+
+{A lesson} 1. d3-d4 {the centre} e6-e5 (1... f6-f5 2. c3-c4 ; a quiet line
+) 2. c3-c4 f6-f5 *
+`;
+
+for (const [label, viewport] of [["desktop", { width: 1366, height: 768 }], ["phone", { width: 390, height: 844 }]]) {
+  test(`an imported game's variations and comments open in the study (${label})`, async () => {
+    const { p, errors } = await freshPage("#/games");
+    await p.setViewportSize(viewport);
+    await p.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    // A plain game first: it gets no study link.
+    await p.fill("#pdn-text", "1. a3-a4 h6-h5 *\n\n" + ANNOTATED);
+    await p.click("#pdn-form button[type=submit]");
+    await p.waitForFunction(() => document.querySelectorAll("#pdn-report-reviews a.reviewlink").length === 2);
+    assert.equal(await p.locator("#pdn-report-reviews a.studylink").count(), 1);
+    const ids = await p.$$eval("#pdn-report-reviews a.reviewlink", (as) => as.map((a) => Number(a.getAttribute("href").split("/").pop())));
+    assert.match(await p.textContent("#pdn-report-reviews a.studylink"), new RegExp(`^Study game ${ids[1]} with its variations and comments$`));
+    await p.click("#pdn-report-reviews a.studylink");
+    // Main line, the variation, and the comments.
+    await p.waitForFunction(() => document.querySelectorAll("#st-moves button").length === 6);
+    assert.deepEqual(await p.$$eval("#st-moves button.varmove", (bs) => bs.map((b) => b.textContent)), ["f6-f5", "c3-c4"]);
+    assert.equal(await p.textContent("#st-comment"), "A lesson");
+    await p.click("#st-moves button.commented >> nth=0");
+    await p.waitForFunction(() => document.querySelector("#st-comment").textContent === "the centre");
+    assert.ok(await p.isVisible("#st-comment"));
+    // The address keeps them: a reload shows the same.
+    await p.waitForFunction(() => location.hash.includes("tree="));
+    await p.reload();
+    await p.waitForFunction(() => document.querySelector("#st-comment").textContent === "the centre");
+    assert.equal(await p.locator("#st-moves button.commented").count(), 2);
+    // And the study's PDN writes them.
+    await p.click("#st-pdn");
+    await p.waitForFunction(() => document.querySelector("#toast").textContent === "PDN copied");
+    const copied = await p.evaluate(() => navigator.clipboard.readText());
+    assert.match(copied, /\{A lesson\} 1\. d3-d4 \{the centre\} 1\.\.\. e6-e5 \(1\.\.\. f6-f5 2\. c3-c4 \{a quiet line\}\) 2\. c3-c4 f6-f5 \*/);
+    assert.deepEqual(errors, []);
+  });
+}

@@ -4,6 +4,8 @@ import { t, outcomeText, announce, toast } from "../i18n.js";
 import { api, ApiError, importErrorText, showError } from "../api.js";
 import { loadGame } from "./play.js";
 import { setMode } from "../router.js";
+import { hasVariationsOrComments, pdnToTree, skeletonToText, splitPdnGames } from "../tree.js";
+import { START_FEN } from "../position.js";
 
 // A saved game's ending in the reader's language: from its outcome code (the summary gives
 // it as `outcome`, a code or an object with one), else the stored sentence.
@@ -86,7 +88,7 @@ export async function importPdn(text) {
     const msg = t("imported", { n: ids.length }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
     toast(msg, errors.length ? 7000 : 3500);
     announce(msg);
-    showImportReport(ids.length, errors, ids);
+    showImportReport(ids.length, errors, ids, studyLinks(text, ids, errors));
     if (ids.length) $("pdn-text").value = "";
     await renderGames();
   } catch (e) {
@@ -95,8 +97,37 @@ export async function importPdn(text) {
   }
 }
 
-// `ids`: the imported games, each with a link to its review.
-export function showImportReport(imported, errors, ids = []) {
+/**
+ * The server keeps a game's main line only: for each imported game whose file has variations
+ * or comments, the address of a study that holds them all (by the game's id).
+ * @param {string} text @param {number[]} ids @param {{game: number}[]} errors
+ * @returns {Map<number, string>}
+ */
+export function studyLinks(text, ids, errors) {
+  const links = new Map();
+  let games;
+  try { games = splitPdnGames(text); } catch (_) { return links; }
+  // Only when this page reads the file into as many games as the server did.
+  if (games.length !== ids.length + errors.length) return links;
+  const broken = new Set(errors.map((e) => e.game));
+  let k = 0;
+  games.forEach((g, i) => {
+    if (broken.has(i + 1)) return;
+    const id = ids[k++];
+    let tree;
+    try { tree = pdnToTree(g.movetext); } catch (_) { return; }
+    if (!hasVariationsOrComments(tree)) return;
+    const fen = (/\[FEN\s+"([^"]*)"\]/.exec(g.tags) || [])[1] || START_FEN;
+    const q = new URLSearchParams({ fen, tree: skeletonToText(tree) });
+    links.set(id, "#/study?" + q.toString());
+  });
+  return links;
+}
+
+// `ids`: the imported games, each with a link to its review (and to a study with its
+// variations and comments, when `studies` has one).
+/** @param {number} imported @param {any[]} errors @param {number[]} [ids] @param {Map<number, string>} [studies] */
+export function showImportReport(imported, errors, ids = [], studies = new Map()) {
   const box = $("pdn-report");
   box.hidden = false;
   $("pdn-report-head").textContent = t("imported", { n: imported }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
@@ -117,6 +148,14 @@ export function showImportReport(imported, errors, ids = []) {
     a.className = "reviewlink";
     a.textContent = t("reviewGame", { n: id });
     li.appendChild(a);
+    const study = studies.get(id);
+    if (study) {
+      const s = document.createElement("a");
+      s.href = study;
+      s.className = "studylink";
+      s.textContent = t("studyGame", { n: id });
+      li.append(" · ", s);
+    }
     reviews.appendChild(li);
   }
 }

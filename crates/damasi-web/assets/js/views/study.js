@@ -139,6 +139,7 @@ function renderTree(listEl) {
     b.dataset.ply = String(ply + 1 - (blackFirst ? 1 : 0));
     if (!main) b.className = "varmove";
     if (node === shown) { b.classList.add("cur"); b.setAttribute("aria-current", "true"); }
+    if (node.comment) { b.classList.add("commented"); b.title = node.comment; }
     b.addEventListener("click", () => { const path = pathTo(root, node); if (path) studyGo(path); });
     return b;
   };
@@ -190,6 +191,10 @@ function renderTree(listEl) {
   }
   const cur = listEl.querySelector(".cur");
   if (cur) cur.scrollIntoView({ block: "nearest" });
+  // The comment on the move shown (or on the start), from an imported PDN.
+  const said = (shown || root).comment || "";
+  $("st-comment").hidden = !said;
+  $("st-comment").textContent = said;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +389,18 @@ export function stopAnalysis() {
 // moves and the line to the position shown; each move is checked by the server.
 /** @param {string} fen @param {string[]} moves @param {string} [treeText] */
 export async function loadLine(fen, moves, treeText) {
+  /** @type {import("../tree.js").MoveSkeleton|null} */
+  let skeleton = null;
+  if (treeText) { try { skeleton = textToTree(treeText); } catch (e) { showError(e); } }
+  await loadTree(fen, moves, skeleton);
+}
+
+/**
+ * A study of `fen` with the moves of `skeleton` (checked by the server, comments kept) and the
+ * line `moves` shown.
+ * @param {string} fen @param {string[]} moves @param {import("../tree.js").MoveSkeleton|null} skeleton
+ */
+export async function loadTree(fen, moves, skeleton) {
   try {
     let v;
     try { v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen)); } catch (e) { showFenError(e); return; }
@@ -393,11 +410,13 @@ export async function loadLine(fen, moves, treeText) {
       for (const c of skeleton.children) {
         const res = await api("POST", "/api/move", { fen: study.start, moves: before, move: c.landing });
         const child = addMove(node, res.move, res.position.fen);
+        if (c.comment) child.comment = c.comment;
         await grow(child, c, [...before, res.move.landing]);
       }
     };
-    if (treeText) {
-      try { await grow(study.root, textToTree(treeText), []); } catch (e) { showError(e); }
+    if (skeleton) {
+      if (skeleton.comment) study.root.comment = skeleton.comment;
+      try { await grow(study.root, skeleton, []); } catch (e) { showError(e); }
     }
     // The line to the position shown, added when the tree lacks it.
     study.path = followMoves(study.root, moves);
