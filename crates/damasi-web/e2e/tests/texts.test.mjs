@@ -132,3 +132,16 @@ test("in Turkish, a bad FEN, a bad move text and an unreadable PDN are told in T
   assert.doesNotMatch(text, english);
   assert.deepEqual(errors, []);
 });
+
+test("an exercise and a puzzle count no captures before a move is made", async () => {
+  const puzzles = JSON.parse(await (await import("node:fs/promises")).readFile(new URL("../../learn/puzzles.json", import.meta.url), "utf8")).puzzles;
+  const ex = (await apiCall("GET", "/api/learn/examples")).body.examples[0];
+  for (const hash of ["#/learn/men-forward", "#/learn/" + ex.id, "#/puzzle/" + puzzles[0].id]) {
+    const { p, errors } = await freshPage(hash);
+    await p.waitForFunction(() => document.querySelector("#mat-top").dataset.taken !== undefined && document.querySelectorAll("#board .piece").length > 0);
+    await p.waitForLoadState("networkidle");
+    assert.equal(await p.getAttribute("#mat-top", "data-taken"), "0", hash);
+    assert.equal(await p.getAttribute("#mat-bottom", "data-taken"), "0", hash);
+    assert.deepEqual(errors, [], hash);
+  }
+});
