@@ -317,6 +317,9 @@ pub struct GameSummary {
     /// Whether the result came from an imported record that gave no reason (`reason` and
     /// the reason of `outcome` are then only the reader's guess).
     pub result_only: bool,
+    /// Whether an imported record had variations or comments, kept as its own movetext
+    /// (`tags._movetext`, written back by the export).
+    pub annotated: bool,
     /// Event tag, if imported.
     pub event: Option<String>,
     /// White's name from an imported record.
@@ -354,6 +357,7 @@ pub async fn list(
                     r.outcome.as_deref().and_then(|c| c.parse().ok());
                 GameSummary {
                     result_only: crate::pdn::result_only(&r.tags),
+                    annotated: tags.get(crate::pdn::MOVETEXT).is_some(),
                     white_name: tag("White"),
                     black_name: tag("Black"),
                     event: tag("Event"),

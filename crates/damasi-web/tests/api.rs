@@ -939,6 +939,57 @@ async fn an_imported_result_without_a_reason_gets_none_invented() {
 }
 
 #[tokio::test]
+async fn an_imported_games_variations_and_comments_are_kept() {
+    let app = app();
+    // #33 item 8: the saved game is the main line; its own movetext keeps the rest.
+    let pdn = "[Event \"plain\"]\n\n1. a3-a4 h6-h5 *\n\n[Event \"annotated\"]\n\n\
+               {A lesson} 1. d3-d4 {the centre} e6-e5 (1... f6-f5 2. c3-c4 ; quiet\n) 2. c3-c4 *\n";
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": pdn })).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let ids = r.json()["ids"].clone();
+    let plain = get(&app, &format!("/api/games/{}", ids[0])).await.json();
+    assert!(plain["tags"].get("_movetext").is_none(), "{plain}");
+    let g = get(&app, &format!("/api/games/{}", ids[1])).await.json();
+    let landings: Vec<_> = g["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["move"]["landing"].clone())
+        .collect();
+    assert_eq!(landings, [json!("d3-d4"), json!("e6-e5"), json!("c3-c4")]);
+    let own = g["tags"]["_movetext"].as_str().unwrap();
+    assert!(
+        own.starts_with("{A lesson} 1. d3-d4") && own.ends_with("2. c3-c4 *"),
+        "{own}"
+    );
+    // The export writes it back, and reads in again as the same game.
+    let text = get(&app, &format!("/api/games/{}/pdn", ids[1])).await.text;
+    assert!(text.contains("[Event \"annotated\"]"), "{text}");
+    assert!(
+        text.contains("{the centre} e6-e5 (1... f6-f5 2. c3-c4 ; quiet\n) 2. c3-c4 *"),
+        "{text}"
+    );
+    assert!(!text.contains("_movetext"), "{text}");
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": text })).await;
+    let again = get(&app, &format!("/api/games/{}", r.json()["ids"][0]))
+        .await
+        .json();
+    assert_eq!(again["fen"], g["fen"]);
+    assert_eq!(again["tags"]["_movetext"], g["tags"]["_movetext"]);
+    let list = get(&app, "/api/games").await.json();
+    let row = |id: &Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|g| &g["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(&ids[0])["annotated"], false);
+    assert_eq!(row(&ids[1])["annotated"], true);
+}
+
+#[tokio::test]
 async fn the_engine_judges_a_draw_offer() {
     let app = app();
     let vs_engine = |fen: &str| json!({"fen": fen, "white": {"kind": "human"}, "black": {"kind": "engine", "level": 1}});

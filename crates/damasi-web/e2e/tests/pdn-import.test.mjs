@@ -82,6 +82,17 @@ for (const [label, viewport] of [["desktop", { width: 1366, height: 768 }], ["ph
     await p.waitForFunction(() => document.querySelector("#toast").textContent === "PDN copied");
     const copied = await p.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, /\{A lesson\} 1\. d3-d4 \{the centre\} 1\.\.\. e6-e5 \(1\.\.\. f6-f5 2\. c3-c4 \{a quiet line\}\) 2\. c3-c4 f6-f5 \*/);
+    // Later, from the games list: the saved game keeps them for its study (and its export).
+    await p.click("#tab-games");
+    await p.waitForSelector(`#games-body tr[data-id="${ids[1]}"] button.study`);
+    assert.equal(await p.locator(`#games-body tr[data-id="${ids[0]}"] button.study`).count(), 0);
+    await p.click(`#games-body tr[data-id="${ids[1]}"] button.study`);
+    await p.waitForFunction(() => location.hash.startsWith("#/study") && !location.hash.includes("moves=")
+      && document.querySelector("#st-comment").textContent === "A lesson");
+    assert.equal(await p.locator("#st-moves button").count(), 6);
+    assert.equal(await p.locator("#st-moves button.commented").count(), 2);
+    const pdn = await (await fetch(`${URL_BASE}/api/games/${ids[1]}/pdn`)).text();
+    assert.match(pdn, /\{the centre\} e6-e5 \(1\.\.\. f6-f5/);
     assert.deepEqual(errors, []);
   });
 }

@@ -69,9 +69,21 @@ export async function renderGames() {
         if (!confirm(t("confirmDelete", { n: g.id }))) return;
         try { await api("DELETE", `/api/games/${g.id}`); renderGames(); } catch (e) { showError(e); }
       });
+      // An imported record with variations or comments: a study that holds them.
+      const st = document.createElement("button");
+      st.className = "study";
+      st.textContent = t("tabStudy");
+      st.title = t("studyGame", { n: g.id });
+      st.addEventListener("click", async () => {
+        try {
+          const game = await api("GET", `/api/games/${g.id}`);
+          const link = studyLinkOf(game);
+          if (link) location.hash = link;
+        } catch (e) { showError(e); }
+      });
       const box = document.createElement("div");
       box.className = "acts";
-      box.append(open, ...(g.plies ? [rv] : []), pdn, del);
+      box.append(open, ...(g.plies ? [rv] : []), ...(g.annotated ? [st] : []), pdn, del);
       acts.appendChild(box);
       tr.appendChild(acts);
       body.appendChild(tr);
@@ -97,8 +109,19 @@ export async function importPdn(text) {
   }
 }
 
+/** The study of a saved game's own movetext (`tags._movetext`), if it has one. @param {any} game */
+export function studyLinkOf(game) {
+  const own = game && game.tags && typeof game.tags._movetext === "string" ? game.tags._movetext : "";
+  if (!own) return "";
+  try {
+    const q = new URLSearchParams({ fen: game.start_fen, tree: skeletonToText(pdnToTree(own)) });
+    return "#/study?" + q.toString();
+  } catch (_) { return ""; }
+}
+
 /**
- * The server keeps a game's main line only: for each imported game whose file has variations
+ * The server keeps a game's main line (and an annotated game's own movetext, see
+ * studyLinkOf): for each imported game whose file has variations
  * or comments, the address of a study that holds them all (by the game's id).
  * @param {string} text @param {number[]} ids @param {{game: number}[]} errors
  * @returns {Map<number, string>}
