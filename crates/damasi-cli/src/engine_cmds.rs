@@ -259,7 +259,12 @@ pub fn analyze(a: AnalyzeArgs) -> Result<()> {
         Some(best) => {
             println!("best {}", pos.write_move(&best, damasi::Notation::Landing));
             let s = result.score;
-            if s.is_tb_win() || s.is_tb_loss() {
+            if let Some(n) = s.plies_to_end() {
+                // A won or lost position: its distance, not a score in men.
+                let (what, n) = if n > 0 { ("a win", n) } else { ("a loss", -n) };
+                let plies = if n == 1 { "ply" } else { "plies" };
+                println!("score {s} ({what} in {n} {plies})");
+            } else if s.is_tb_win() || s.is_tb_loss() {
                 let what = if s.is_tb_win() { "won" } else { "lost" };
                 println!("score {s} ({what} by the endgame tables)");
             } else {

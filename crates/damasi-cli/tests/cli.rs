@@ -118,6 +118,17 @@ fn an_unreadable_move_is_reported_once() {
 }
 
 #[test]
+fn a_won_position_is_a_distance_not_men() {
+    // White takes Black's last piece at once (#33 item 9: this printed `#1 (+299.99 men)`).
+    let o = damasi(&["analyze", "--fen", "W:Wd4,a2:Bd5", "--depth", "3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(out.contains("best d4xd6"), "{out}");
+    assert!(out.contains("score #1 (a win in 1 ply)"), "{out}");
+    assert!(!out.contains(" men)"), "{out}");
+}
+
+#[test]
 fn export_site_writes_the_main_page_for_no_server() {
     let base = std::env::temp_dir().join(format!("damasi-export-{}", std::process::id()));
     let wasm = base.join("wasm");

@@ -304,14 +304,22 @@ pub struct GameSummary {
     pub white: Player,
     /// Who plays Black.
     pub black: Player,
-    /// Moves played.
+    /// Plies played (a move of each side is two plies).
     pub plies: i64,
+    /// Moves played as the move list numbers them: the number of the last move (0 for none).
+    pub moves: i64,
     /// PDN result (`*` while in progress and for aborted games).
     pub result: String,
     /// The outcome code, once over.
     pub outcome: Option<String>,
     /// Why it ended, in English.
     pub reason: String,
+    /// Whether the result came from an imported record that gave no reason (`reason` and
+    /// the reason of `outcome` are then only the reader's guess).
+    pub result_only: bool,
+    /// Whether an imported record had variations or comments, kept as its own movetext
+    /// (`tags._movetext`, written back by the export).
+    pub annotated: bool,
     /// Event tag, if imported.
     pub event: Option<String>,
     /// White's name from an imported record.
@@ -348,10 +356,13 @@ pub async fn list(
                 let outcome: Option<damasi::Outcome> =
                     r.outcome.as_deref().and_then(|c| c.parse().ok());
                 GameSummary {
+                    result_only: crate::pdn::result_only(&r.tags),
+                    annotated: tags.get(crate::pdn::MOVETEXT).is_some(),
                     white_name: tag("White"),
                     black_name: tag("Black"),
                     event: tag("Event"),
                     id: r.id,
+                    moves: move_count(&r.start_fen, r.plies),
                     plies: r.plies,
                     created: r.created,
                     updated: r.updated,
@@ -364,6 +375,19 @@ pub async fn list(
             })
             .collect(),
     ))
+}
+
+/// The number of the last move of a game of `plies` plies from `start_fen`, as the move list
+/// numbers them from 1: a game that starts with Black's move has Black's half of move 1.
+pub fn move_count(start_fen: &str, plies: i64) -> i64 {
+    if plies <= 0 {
+        return 0;
+    }
+    let black_first = start_fen
+        .split(':')
+        .next()
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("b"));
+    (plies + i64::from(black_first) + 1) / 2
 }
 
 /// Time control of a new game.

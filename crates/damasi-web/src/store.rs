@@ -477,10 +477,13 @@ pub fn get(conn: &Connection, id: i64) -> Result<(GameRow, Vec<MoveRow>), ApiErr
     Ok((row, moves))
 }
 
-/// Games, most recently changed first: `limit` of them after skipping `offset`.
+/// Games that were played (a move made, or an outcome: an imported record without moves),
+/// most recently changed first: `limit` of them after skipping `offset`. A game nobody moved
+/// in is left out (a page opened and left, a new game not begun).
 pub fn list(conn: &Connection, limit: i64, offset: i64) -> Result<Vec<GameRow>, ApiError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {GAME_COLUMNS} FROM games ORDER BY updated DESC, id DESC LIMIT ?1 OFFSET ?2"
+        "SELECT {GAME_COLUMNS} FROM games WHERE plies > 0 OR outcome IS NOT NULL
+         ORDER BY updated DESC, id DESC LIMIT ?1 OFFSET ?2"
     ))?;
     let rows = stmt.query_map(params![limit, offset], row_to_game)?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)

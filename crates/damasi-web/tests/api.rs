@@ -785,8 +785,24 @@ async fn list_and_delete_games() {
     let app = app();
     let a = new_game(&app, json!({})).await["id"].as_i64().unwrap();
     let b = new_game(&app, json!({})).await["id"].as_i64().unwrap();
+    // Games nobody moved in are not listed (#33 item 6).
+    let list = get(&app, "/api/games").await.json();
+    assert_eq!(list, json!([]));
+    for (id, m) in [(a, "d3-d4"), (b, "c3-c4"), (b, "f6-f5"), (b, "b3-b4")] {
+        let r = post(&app, &format!("/api/games/{id}/move"), json!({"move": m})).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
     let list = get(&app, "/api/games").await.json();
     assert_eq!(list.as_array().unwrap().len(), 2);
+    // Plies and moves as the move list numbers them: 3 plies are moves 1 and 2.
+    assert_eq!(
+        (list[0]["id"].as_i64(), &list[0]["plies"], &list[0]["moves"]),
+        (Some(b), &json!(3), &json!(2))
+    );
+    assert_eq!(
+        (&list[1]["plies"], &list[1]["moves"]),
+        (&json!(1), &json!(1))
+    );
     let r = send(&app, Method::DELETE, &format!("/api/games/{a}"), None).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
     let r = send(&app, Method::DELETE, &format!("/api/games/{a}"), None).await;
@@ -874,6 +890,103 @@ async fn imported_tags_and_results_are_kept() {
     assert_eq!(r.status, StatusCode::OK);
     let r = get(&app, &format!("/api/games/{}/pdn?notation=bogus", ids[1])).await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn an_imported_result_without_a_reason_gets_none_invented() {
+    let app = app();
+    // #33 item 8: a file that says only `0-1` (the board does not explain it), and one with
+    // its Termination.
+    let pdn = "[White \"Ayşe\"]\n[Black \"Mehmet\"]\n\n1. d3-d4 e6-e5 0-1\n\n\
+               [Termination \"time\"]\n\n1. c3-c4 1-0\n";
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": pdn })).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let ids = r.json()["ids"].clone();
+    let bare = get(&app, &format!("/api/games/{}", ids[0])).await.json();
+    assert_eq!(bare["outcome"]["result"], "0-1");
+    assert_eq!(bare["tags"]["_result_only"], "1");
+    assert_eq!(bare["tags"]["White"], "Ayşe");
+    let text = get(&app, &format!("/api/games/{}/pdn", ids[0])).await.text;
+    assert!(!text.contains("Termination"), "{text}");
+    assert!(!text.contains("_result_only"), "{text}");
+    assert!(
+        text.contains("[Result \"0-1\"]") && text.contains("e6-e5 0-1"),
+        "{text}"
+    );
+    // Its export, imported again, is the same record.
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": text })).await;
+    let again = get(&app, &format!("/api/games/{}", r.json()["ids"][0]))
+        .await
+        .json();
+    assert_eq!(again["tags"]["_result_only"], "1");
+    // A record with its reason keeps it.
+    let timed = get(&app, &format!("/api/games/{}", ids[1])).await.json();
+    assert_eq!(timed["outcome"]["code"], "white:time");
+    assert!(timed["tags"].get("_result_only").is_none(), "{timed}");
+    let text = get(&app, &format!("/api/games/{}/pdn", ids[1])).await.text;
+    assert!(text.contains("[Termination \"time\"]"), "{text}");
+    let list = get(&app, "/api/games").await.json();
+    let row = |id: &Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|g| &g["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(&ids[0])["result_only"], true);
+    assert_eq!(row(&ids[1])["result_only"], false);
+}
+
+#[tokio::test]
+async fn an_imported_games_variations_and_comments_are_kept() {
+    let app = app();
+    // #33 item 8: the saved game is the main line; its own movetext keeps the rest.
+    let pdn = "[Event \"plain\"]\n\n1. a3-a4 h6-h5 *\n\n[Event \"annotated\"]\n\n\
+               {A lesson} 1. d3-d4 {the centre} e6-e5 (1... f6-f5 2. c3-c4 ; quiet\n) 2. c3-c4 *\n";
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": pdn })).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let ids = r.json()["ids"].clone();
+    let plain = get(&app, &format!("/api/games/{}", ids[0])).await.json();
+    assert!(plain["tags"].get("_movetext").is_none(), "{plain}");
+    let g = get(&app, &format!("/api/games/{}", ids[1])).await.json();
+    let landings: Vec<_> = g["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["move"]["landing"].clone())
+        .collect();
+    assert_eq!(landings, [json!("d3-d4"), json!("e6-e5"), json!("c3-c4")]);
+    let own = g["tags"]["_movetext"].as_str().unwrap();
+    assert!(
+        own.starts_with("{A lesson} 1. d3-d4") && own.ends_with("2. c3-c4 *"),
+        "{own}"
+    );
+    // The export writes it back, and reads in again as the same game.
+    let text = get(&app, &format!("/api/games/{}/pdn", ids[1])).await.text;
+    assert!(text.contains("[Event \"annotated\"]"), "{text}");
+    assert!(
+        text.contains("{the centre} e6-e5 (1... f6-f5 2. c3-c4 ; quiet\n) 2. c3-c4 *"),
+        "{text}"
+    );
+    assert!(!text.contains("_movetext"), "{text}");
+    let r = post(&app, "/api/pdn/import", json!({ "pdn": text })).await;
+    let again = get(&app, &format!("/api/games/{}", r.json()["ids"][0]))
+        .await
+        .json();
+    assert_eq!(again["fen"], g["fen"]);
+    assert_eq!(again["tags"]["_movetext"], g["tags"]["_movetext"]);
+    let list = get(&app, "/api/games").await.json();
+    let row = |id: &Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|g| &g["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(&ids[0])["annotated"], false);
+    assert_eq!(row(&ids[1])["annotated"], true);
 }
 
 #[tokio::test]

@@ -17,6 +17,9 @@ export class ApiError extends Error {
     this.legal = Array.isArray(body.legal) ? body.legal : null;
     /** @type {string|undefined} what the person typed, for an illegal move's message */
     this.typed = undefined;
+    /** @type {"fen"|"pdn"|undefined} what the refused request carried: the page words a
+     * `bad-request` about it in the reader's language (the server's detail is English) */
+    this.about = undefined;
   }
 }
 
@@ -58,10 +61,43 @@ export function errorText(e) {
     }
     case "ambiguous-move": return t("err:ambiguous-move", { text: e.typed || "", list });
     case "game-over": return t("err:game-over", { outcome: outcomeText(e.params.outcome || "") });
+    case "bad-request": {
+      // A text the person gave that the server could not read: said in the reader's language,
+      // naming the piece of text at fault (the English detail only in English).
+      const token = quoted(e.message);
+      if (e.typed) return t("badMoveText", { text: e.typed, detail: e.message });
+      if (e.about === "fen") return t("badFen", { detail: e.message.replace(/^bad FEN: /, ""), where: token ? ` (“${token}”)` : "" });
+      if (e.about === "pdn") {
+        const at = /game (\d+) line (\d+)/.exec(e.message);
+        const detail = e.message.replace(/^PDN: /, "");
+        if (!at) return t("badPdn", { detail });
+        return t("badPdnAt", { detail, game: at[1], line: at[2], where: token ? `: “${token}”` : "" });
+      }
+      return t("err:bad-request", { detail: e.message });
+    }
     default:
       if (e.code && hasText("err:" + e.code)) return t("err:" + e.code, { detail: e.message });
       return t("err:unknown", { detail: e.message });
   }
+}
+
+/** The first 'quoted' piece of a server message: the text it could not read. @param {string} message */
+export function quoted(message) {
+  const m = /'([^']{1,40})'/.exec(message || "");
+  return m ? m[1] : "";
+}
+
+/** A PDN import's report of one broken game, in the reader's language.
+ * @param {{game: number, line: number, message: string}} err */
+export function importErrorText(err) {
+  const token = quoted(err.message);
+  return t("importError", { game: err.game, line: err.line, message: err.message, where: token ? ` “${token}”` : "" });
+}
+
+/** An error of a request that carried a position the person gave (typed, edited, linked). */
+export function showFenError(e) {
+  if (e instanceof ApiError) e.about = "fen";
+  showError(e);
 }
 
 export function showError(e) {

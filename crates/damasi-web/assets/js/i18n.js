@@ -15,14 +15,22 @@ export function sideName(side) { return t(side === "white" || side === "W" ? "wh
 
 // An outcome in the reader's language, from its code (`white:resignation`, `draw:agreement`,
 // `aborted`); the server's English sentence only for a code this page does not know.
-export function outcomeText(outcome) {
+// `resultOnly`: the result came from a record that gave no reason (docs/web-api.md,
+// `_result_only`), so only who won is said.
+export function outcomeText(outcome, resultOnly = false) {
   const o = typeof outcome === "string" ? { code: outcome } : outcome || {};
   const code = o.code || "";
   if (code === "aborted") return t("out:aborted");
   const [who, reason] = code.split(":");
+  if (resultOnly && ["white", "black", "draw"].includes(who)) return t(who === "draw" ? "drawn" : who + "Wins");
   const key = (who === "draw" ? "draw:" : "win:") + reason;
   if (!reason || !["white", "black", "draw"].includes(who) || !hasText(key)) return o.reason || code;
   return t(key, { winner: sideName(who), loser: sideName(who === "white" ? "black" : "white") });
+}
+
+/** A game's ending as the server describes the game (`outcome`, and `tags` of an import). @param {any} g */
+export function gameOutcomeText(g) {
+  return outcomeText(g.outcome, !!(g.tags && typeof g.tags === "object" && g.tags._result_only));
 }
 
 export function applyI18n() {

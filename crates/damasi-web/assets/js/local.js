@@ -273,13 +273,17 @@ export const Local = (() => {
         return think(g, seconds, signal);
       }
       case "GET games":
-        return [...state.games.values()].sort((a, b) => (a.updated < b.updated ? 1 : -1)).map((r) => {
+        // As the server: only games that were played (a move made, or over).
+        return [...state.games.values()].sort((a, b) => (a.updated < b.updated ? 1 : -1)).flatMap((r) => {
           const o = over(r);
-          return {
+          const plies = r.game.ply();
+          if (!plies && !o.over) return [];
+          const blackFirst = JSON.parse(r.game.view()).start_fen.startsWith("B");
+          return [{
             id: r.id, created: r.created, updated: r.updated, white: r.white, black: r.black,
-            plies: r.game.ply(), result: o.result, outcome: o.code, reason: o.reason,
+            plies, moves: Math.floor((plies + (blackFirst ? 1 : 0) + 1) / 2), result: o.result, outcome: o.code, reason: o.reason,
             event: null, white_name: null, black_name: null,
-          };
+          }];
         });
       case "POST games": return create(body);
       case "POST pdn/import": {

@@ -15,7 +15,7 @@ import { wireSettings } from "./settings.js";
 import { playSound } from "./sound.js";
 import { renderMaterial } from "./board/material.js";
 import {
-  answerDraw, browse, createGame, hint, loadGame, newGame, notation, offerDraw, refresh, renderButtons,
+  answerDraw, browse, hint, loadGame, newGame, notation, offerDraw, refresh, renderButtons,
   renderPlay, renderPlayers, resign, retryEngine, setStatusNote, shownFen, takeBack, tick, typedMove, rematch,
 } from "./views/play.js";
 import {
@@ -24,8 +24,8 @@ import {
 import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "./views/editor.js";
 import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
-import { enterLearn, learnShow, learnUrl, nextExercise, openExercise, learn } from "./views/learn.js";
-import { enterPuzzle, nextPuzzle, puzzleLeave, puzzleShow, puzzleUrl } from "./views/puzzle.js";
+import { enterLearn, learnShow, learnStartFen, learnUrl, nextExercise, openExercise, learn } from "./views/learn.js";
+import { enterPuzzle, nextPuzzle, puzzle, puzzleLeave, puzzleShow, puzzleUrl, retryPuzzle } from "./views/puzzle.js";
 import {
   enterReview, goTo, graphClick, nextMistake, review, reviewShow, reviewUrl, showAnswer, startLearning, stopLearning, stopReview,
 } from "./views/review.js";
@@ -206,6 +206,7 @@ function wire() {
   $("learn-next").addEventListener("click", nextExercise);
   $("learn-reset").addEventListener("click", () => openExercise(learn.id));
   $("pz-next").addEventListener("click", nextPuzzle);
+  $("pz-retry").addEventListener("click", retryPuzzle);
 
   /** @type {[string, (n: number) => number][]} */
   const reviewNavs = [["rv-first", () => 0], ["rv-prev", (n) => n - 1], ["rv-next", (n) => n + 1], ["rv-last", () => Infinity]];
@@ -261,7 +262,7 @@ async function boot() {
   applyI18n();
   board.init();
   board.note = setStatusNote;
-  board.onDrawn = () => renderMaterial(board.pos, board.flipped);
+  board.onDrawn = () => renderMaterial(board.pos, board.flipped, materialStart());
   board.onMoved = movedOnBoard;
   wireSettings();
   registerViews();
@@ -289,6 +290,19 @@ async function boot() {
   syncUrl("replace");
 }
 
+// The position the shown view's line started from, whose pieces the material counter counts
+// captures from; null in the editor.
+function materialStart() {
+  switch (S.mode) {
+    case "play": return S.game ? S.game.start_fen : START_FEN;
+    case "study": return study.editing ? null : study.start;
+    case "review": return review.game ? review.game.start_fen : null;
+    case "learn": return learnStartFen();
+    case "puzzle": return puzzle.data ? puzzle.data.fen : null;
+    default: return null;
+  }
+}
+
 // A move shown on the board: its sound, and the federation's "DAMA!" when a man is crowned.
 function movedOnBoard(m) {
   playSound(m.captures && m.captures.length ? "capture" : "move");
@@ -302,16 +316,19 @@ function movedOnBoard(m) {
 }
 let damaTimer = 0;
 
-// The game shown at the start: the one played last, or else a new game against the engine.
-// While the server cannot be reached, the page says so and tries again.
+// The game shown at the start: the one played last, or else the start position, where the
+// person's first move starts a game against the engine (play.js, DRAFT_GAME): a visit that
+// plays nothing saves nothing. While the server cannot be reached, the page says so and tries
+// again.
 async function openFirstGame() {
   const saved = Number(localStorage.getItem("damasi.game")) || 0;
   for (let failures = 1; ; failures++) {
     try {
       if (saved) {
         try { await loadGame(saved); setMode("play"); return; } catch (e) { if (transient(e)) throw e; }
+        localStorage.removeItem("damasi.game");
       }
-      await createGame({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
+      setMode("play");
       return;
     } catch (e) {
       if (!transient(e)) { showError(e); return; }

@@ -21,6 +21,7 @@
  * @property {TreeMove|null} move  the move that led here (null at the root)
  * @property {string} fen  the position after it
  * @property {TreeNode[]} children  the continuations, the main one first
+ * @property {string} [comment]  a comment on the move (from a PDN file's `{...}`)
  */
 
 /** A tree of the position `fen` alone. @param {string} fen @returns {TreeNode} */
@@ -138,27 +139,38 @@ export function countMoves(node) { return node.children.reduce((n, c) => n + 1 +
 
 // ---------------------------------------------------------------------------------------------
 // As text: the moves in landing notation, separated by commas, a variation in parentheses
-// right after the move it replaces (as in PDN): "d3-d4,e6-e5,(f6-f5,c3-c4),d4-d5".
+// right after the move it replaces (as in PDN), a comment in braces after its move:
+// "d3-d4,{the centre},e6-e5,(f6-f5,c3-c4),d4-d5".
+
+/** A comment as it can stand in braces: no braces inside, spaces made one. @param {string} c */
+export const cleanComment = (c) => c.replace(/[{}]/g, "").replace(/\s+/g, " ").trim();
 
 /** The tree as text (see above). @param {TreeNode} root @returns {string} */
 export function treeToText(root) {
+  /** @param {TreeNode} n @returns {string[]} */
+  const moveTokens = (n) => {
+    const c = n.comment ? cleanComment(n.comment) : "";
+    return c ? [n.move.landing, "{" + c + "}"] : [n.move.landing];
+  };
   /** @param {TreeNode} node @returns {string[]} */
   const tokens = (node) => {
     const out = [];
     for (let n = node; n.children.length; n = n.children[0]) {
       const [main, ...variations] = n.children;
-      out.push(main.move.landing);
-      for (const v of variations) out.push("(" + [v.move.landing, ...tokens(v)].join(",") + ")");
+      out.push(...moveTokens(main));
+      for (const v of variations) out.push("(" + [...moveTokens(v), ...tokens(v)].join(",") + ")");
     }
     return out;
   };
-  return tokens(root).join(",");
+  const start = root.comment ? cleanComment(root.comment) : "";
+  return [...(start ? ["{" + start + "}"] : []), ...tokens(root)].join(",");
 }
 
 /**
  * @typedef {Object} MoveSkeleton  a tree read from text, moves not yet checked
  * @property {string} landing  "" at the root
  * @property {MoveSkeleton[]} children
+ * @property {string} [comment]
  */
 
 /**
@@ -175,9 +187,15 @@ export function textToTree(text) {
   let parent = null;
   /** @type {{at: MoveSkeleton, parent: MoveSkeleton}[]} */
   const open = [];
-  for (const raw of (text || "").split(/([(),])/)) {
+  for (const raw of (text || "").match(/\{[^}]*\}|[(),]|[^(),{]+/g) || []) {
     const tok = raw.trim();
     if (tok === "" || tok === ",") continue;
+    if (tok.startsWith("{")) {
+      // A comment on the move just read (or, before any move, on the start).
+      const c = cleanComment(tok.slice(1, -1));
+      if (c) at.comment = at.comment ? at.comment + " " + c : c;
+      continue;
+    }
     if (tok === "(") {
       // A variation: an alternative to the last move, so it continues that move's parent.
       if (!parent) throw new Error("a variation before any move");
@@ -203,6 +221,102 @@ export function textToTree(text) {
   return root;
 }
 
+/**
+ * Reads PDN movetext (no tags) into a tree, keeping its variations (RAV) and comments (`{..}`
+ * and `;` to the end of the line); move numbers, NAGs (`$3`), suffixes (`!?`) and the result are
+ * left out. Moves are not checked here. Throws on an unbalanced parenthesis.
+ * @param {string} movetext @returns {MoveSkeleton}
+ */
+export function pdnToTree(movetext) {
+  /** @type {MoveSkeleton} */
+  const root = { landing: "", children: [] };
+  let at = root;
+  /** @type {MoveSkeleton|null} */
+  let parent = null;
+  /** @type {{at: MoveSkeleton, parent: MoveSkeleton|null}[]} */
+  const open = [];
+  const comment = (/** @type {string} */ text) => {
+    const c = cleanComment(text);
+    if (c) at.comment = at.comment ? at.comment + " " + c : c;
+  };
+  for (const tok of movetext.match(/\{[^}]*\}?|;[^\n]*|[()]|[^\s(){};]+/g) || []) {
+    if (tok.startsWith("{")) { comment(tok.replace(/^\{|\}$/g, "")); continue; }
+    if (tok.startsWith(";")) { comment(tok.slice(1)); continue; }
+    if (tok === "(") {
+      if (!parent) throw new Error("a variation before any move");
+      open.push({ at, parent });
+      at = parent;
+      parent = null;
+      continue;
+    }
+    if (tok === ")") {
+      const o = open.pop();
+      if (!o) throw new Error("unbalanced ')'");
+      ({ at, parent } = o);
+      continue;
+    }
+    if (/^(1-0|0-1|1\/2-1\/2|\*|2-0|0-2|1-1|0-0)$/.test(tok) || /^\$\d+$/.test(tok)) continue;
+    const word = tok.replace(/^\d+\.+/, "").replace(/[!?]+$/, "").replace(/=K$/i, "");
+    if (!word) continue;
+    const child = { landing: word, children: [] };
+    at.children.push(child);
+    parent = at;
+    at = child;
+  }
+  if (open.length) throw new Error("unbalanced '('");
+  return root;
+}
+
+/**
+ * The games of a PDN file, each as its tags (text) and movetext: a game ends at its result
+ * token (outside comments and variations), or where the next game's tags begin.
+ * @param {string} text @returns {{tags: string, movetext: string}[]}
+ */
+export function splitPdnGames(text) {
+  const games = [];
+  let cur = { tags: "", movetext: "" }, moved = false, depth = 0;
+  const RESULT = /^(1-0|0-1|1\/2-1\/2|\*|2-0|0-2|1-1|0-0)$/;
+  const end = () => { if (moved || cur.tags) games.push(cur); cur = { tags: "", movetext: "" }; moved = false; depth = 0; };
+  for (const tok of text.match(/\[[^\]\n]*\]|\{[^}]*\}?|;[^\n]*|^%[^\n]*|[()]|[^\s(){};[\]]+|\s+|./gm) || []) {
+    if (tok.startsWith("[") && depth === 0) {
+      if (moved) end();
+      cur.tags += tok + "\n";
+      continue;
+    }
+    if (tok.startsWith("%")) continue;
+    cur.movetext += tok;
+    if (/^\s+$/.test(tok) || tok.startsWith("{") || tok.startsWith(";")) continue;
+    if (tok === "(") depth++;
+    else if (tok === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && RESULT.test(tok)) { moved = true; end(); continue; }
+    moved = true;
+  }
+  if (moved) end();
+  return games;
+}
+
+/** Whether a tree holds more than one line of moves: a variation or a comment. @param {MoveSkeleton} node @returns {boolean} */
+export function hasVariationsOrComments(node) {
+  return !!node.comment || node.children.length > 1 || node.children.some(hasVariationsOrComments);
+}
+
+/** A tree read from PDN as the text of a study's address (`treeToText`'s format). @param {MoveSkeleton} root */
+export function skeletonToText(root) {
+  /** @param {MoveSkeleton} n */
+  const moveTokens = (n) => (n.comment ? [n.landing, "{" + cleanComment(n.comment) + "}"] : [n.landing]);
+  /** @param {MoveSkeleton} node @returns {string[]} */
+  const tokens = (node) => {
+    const out = [];
+    for (let n = node; n.children.length; n = n.children[0]) {
+      const [main, ...variations] = n.children;
+      out.push(...moveTokens(main));
+      for (const v of variations) out.push("(" + [...moveTokens(v), ...tokens(v)].join(",") + ")");
+    }
+    return out;
+  };
+  return [...(root.comment ? ["{" + cleanComment(root.comment) + "}"] : []), ...tokens(root)].join(",");
+}
+
 // ---------------------------------------------------------------------------------------------
 // PDN: the moves with their numbers, variations in parentheses (the PDN standard's RAV).
 
@@ -212,6 +326,8 @@ export function textToTree(text) {
  * @param {(m: TreeMove) => string} [write]  the move's text (landing notation by default)
  */
 export function treeToPdn(root, blackFirst, write = (m) => m.landing) {
+  /** @param {TreeNode} n */
+  const said = (n) => (n.comment && cleanComment(n.comment) ? " {" + cleanComment(n.comment) + "}" : "");
   const offset = blackFirst ? 1 : 0;
   /** @param {number} ply @param {boolean} forceNumber */
   const numbered = (ply, forceNumber) => {
@@ -225,14 +341,15 @@ export function treeToPdn(root, blackFirst, write = (m) => m.landing) {
     let force = first;
     for (let n = node; n.children.length; n = n.children[0], ply++) {
       const [main, ...variations] = n.children;
-      out.push(numbered(ply, force) + write(main.move));
-      force = false;
+      out.push(numbered(ply, force) + write(main.move) + said(main));
+      force = !!main.comment;
       for (const v of variations) {
-        out.push("(" + [numbered(ply, true) + write(v.move), ...line(v, ply + 1, false)].join(" ") + ")");
+        out.push("(" + [numbered(ply, true) + write(v.move) + said(v), ...line(v, ply + 1, !!v.comment)].join(" ") + ")");
         force = true;
       }
     }
     return out;
   };
-  return [...line(root, offset, true), "*"].join(" ");
+  const start = root.comment ? ["{" + cleanComment(root.comment) + "}"] : [];
+  return [...start, ...line(root, offset, true), "*"].join(" ");
 }

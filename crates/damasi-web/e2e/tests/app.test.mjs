@@ -139,8 +139,9 @@ test("a forced multi-capture is entered jump by jump", async () => {
   // Black resigns (the page asks first; the test accepts): the end is stated with its reason.
   await page.click("#btn-resign");
   await page.waitForSelector("#banner:not([hidden])");
-  assert.match(await page.textContent("#banner"), /White wins.*Black resigns: White wins/);
-  assert.match(await page.textContent("#status"), /Black resigns/);
+  // Said once, in one sentence: the banner; the status line is hidden meanwhile.
+  assert.match(await page.textContent("#banner-text"), /^White wins: Black resigned1-0$/);
+  assert.ok(await page.isHidden("#status"));
   await shot("game-over");
 });
 

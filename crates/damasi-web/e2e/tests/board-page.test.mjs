@@ -155,6 +155,8 @@ test("a study position's address (FEN and moves) shows the same line elsewhere",
   try {
     await p.waitForFunction((fen) => document.getElementById("fen-input").value === fen, fen);
     assert.equal(await p.getAttribute("#tab-study", "aria-selected"), "true");
+    // The line is drawn once the server has listed the position's moves.
+    await p.waitForFunction(() => document.querySelectorAll("#st-moves button").length > 0);
     assert.deepEqual(await p.$$eval("#st-moves button", (bs) => bs.map((x) => x.textContent)), ["c3-c4"]);
     assert.equal(await p.locator(`${sq("c4")}`).count(), 1);
     assert.equal(await p.locator("#board .piece.w[data-sq=c4]").count(), 1);

@@ -27,7 +27,8 @@ async function open(url) {
   page.on("request", (r) => { if (new URL(r.url()).pathname.startsWith("/api/")) apiRequests.push(r.url()); });
   page.setDefaultTimeout(20000);
   await page.goto(url);
-  await page.waitForFunction(() => window.Local && Local.active && game);
+  // No game until the person starts one (#33 item 6): the start position, White to move.
+  await page.waitForFunction(() => window.Local && Local.active && document.querySelectorAll("#board .piece").length > 0);
 }
 
 before(async () => {
@@ -131,6 +132,10 @@ test("the exported page with no server plays with the engine in the browser", { 
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   try {
     await open(`http://127.0.0.1:${server.address().port}/app/`);
+    // Opening the page saves no game in the browser (#33 item 6).
+    await page.waitForFunction(() => /first move/.test(document.querySelector("#status").textContent));
+    const stored = () => page.evaluate(() => JSON.parse(localStorage.getItem("damasi.local.games") || "[]").length);
+    assert.equal(await stored(), 0);
     await newGame(page, { opponent: "engine", level: 1, color: "white" });
     await clickMove("c3", "c4");
     await page.waitForFunction(() => game.plies.length === 2, null, { timeout: 30000 });

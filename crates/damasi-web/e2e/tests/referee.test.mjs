@@ -77,19 +77,19 @@ test("a reload mid-game keeps the clocks running and true", async () => {
 });
 
 test("a flag falls on the server and the page shows the loss on time", async () => {
-  // A two-second clock, made through the API and opened from the Games tab.
+  // A two-second clock, made through the API and opened from its address (the Games tab
+  // lists it only once a move is made).
   const made = await apiCall("POST", "/api/games", {
     white: { kind: "human" }, black: { kind: "human" }, clock: { minutes: 2 / 60, increment_s: 0 },
   });
   assert.equal(made.status, 201);
   const id = made.body.id;
-  await page.click("#tab-games");
-  await page.click(`#games-body tr[data-id="${id}"] button.resume`);
+  await page.evaluate((id) => { location.hash = `#/game/${id}`; }, id);
   await page.waitForFunction((id) => game && game.id === id, id);
   await clickMove(page, "d3", "d4");
   // Black's clock runs out while nobody does anything.
   await page.waitForSelector("#banner:not([hidden])", { timeout: 10000 });
-  assert.match(await page.textContent("#banner"), /White wins.*Black ran out of time: White wins/);
+  assert.match(await page.textContent("#banner"), /White wins: Black ran out of time/);
   assert.equal(await page.evaluate(() => game.outcome.code), "white:time");
   assert.equal(await page.textContent("#clock-top"), "0:00.0");
 });
@@ -123,7 +123,7 @@ test("a draw offer is confirmed first, answered by the other person, at most twi
   await page.waitForSelector("#draw-ask:not([hidden])");
   await page.click("#draw-yes");
   await page.waitForSelector("#banner:not([hidden])");
-  assert.match(await page.textContent("#banner"), /Draw.*draw: agreed/);
+  assert.match(await page.textContent("#banner"), /Draw by agreement/);
   assert.equal(await page.evaluate(() => game.outcome.code), "draw:agreement");
 });
 
@@ -135,7 +135,7 @@ test("take back is refused after the end", async () => {
   assert.ok(await page.isEnabled("#btn-takeback"), "take back is possible while the game goes on");
   await page.click("#btn-resign");
   await page.waitForSelector("#banner:not([hidden])");
-  assert.match(await page.textContent("#banner"), /Black wins.*White resigns: Black wins/);
+  assert.match(await page.textContent("#banner"), /Black wins: White resigned/);
   assert.ok(await page.isHidden("#btn-takeback"), "no take-back button after the end");
   const id = await page.evaluate(() => game.id);
   const res = await apiCall("POST", `/api/games/${id}/takeback`, { side: "white" });
@@ -163,10 +163,10 @@ test("the Turkish page shows Turkish errors", async () => {
   // A move after the end: the outcome inside the error is translated from its code.
   await page.click("#btn-resign");
   await page.waitForSelector("#banner:not([hidden])");
-  assert.match(await page.textContent("#banner"), /Siyah kazandı.*Beyaz terk etti: Siyah kazanır/);
+  assert.match(await page.textContent("#banner"), /Siyah kazandı: Beyaz terk etti/);
   await page.evaluate(() => typedMove("d3-d4"));
   text = await toastMatching(page, /Oyun bitti/);
-  assert.match(text, /Oyun bitti: Beyaz terk etti: Siyah kazanır/);
+  assert.match(text, /Oyun bitti \(Siyah kazandı: Beyaz terk etti\)/);
   await page.click("#lang-en");
   await page.waitForFunction(() => document.querySelector("#btn-new").textContent === "New game");
 });

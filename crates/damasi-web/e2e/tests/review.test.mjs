@@ -75,7 +75,7 @@ test("a review: progress, graph, marks, the better move's arrow, accuracy and le
   await p.waitForSelector(`#board .piece.movable[data-sq="d4"]`);
   await play(p, better);
   await p.waitForSelector("#rv-learn-feedback.right:not([hidden])");
-  assert.match(await p.textContent("#rv-learn-feedback"), /engine's move/);
+  assert.match(await p.textContent("#rv-learn-feedback"), /best move/);
   assert.ok(await p.isHidden("#rv-learn-answer"));
   await p.click("#rv-learn-stop");
   assert.ok(await p.isHidden("#rv-learnbox"));

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import {
   addMove, createTree, deleteFrom, followMoves, mainLine, onMainLine, pathTo, promoteToMainLine,
   siblingPath, textToTree, treeToPdn, treeToText, wholeLine, countMoves,
+  pdnToTree, hasVariationsOrComments, skeletonToText, splitPdnGames,
 } from "../../assets/js/tree.js";
 
 const move = (landing) => ({ landing, captured: landing.replace(/x/g, ":") });
@@ -81,4 +82,42 @@ test("as PDN, with variations in parentheses", () => {
   const r = createTree("B:x");
   addMove(addMove(r, move("a6-a5"), "1"), move("b3xb5"), "2");
   assert.equal(treeToPdn(r, true, (m) => m.captured), "1... a6-a5 2. b3:b5 *");
+});
+
+// Issue #33 item 8: a PDN file's variations and comments, kept in the study's tree.
+test("PDN movetext is read with its variations and comments; the text and PDN keep them", () => {
+  const pdn = `{Opening} 1. d3-d4! {the centre} e6-e5 (1... f6-f5 $1 2. c3-c4 ; a quiet line
+  ) 2. c3-c4?! f6-f5 0-1`;
+  const t = pdnToTree(pdn);
+  assert.ok(hasVariationsOrComments(t));
+  assert.equal(t.comment, "Opening");
+  const [d4] = t.children;
+  assert.equal(d4.landing, "d3-d4");
+  assert.equal(d4.comment, "the centre");
+  assert.deepEqual(d4.children.map((c) => c.landing), ["e6-e5", "f6-f5"]);
+  assert.equal(d4.children[1].children[0].comment, "a quiet line");
+  const text = skeletonToText(t);
+  assert.equal(text, "{Opening},d3-d4,{the centre},e6-e5,(f6-f5,c3-c4,{a quiet line}),c3-c4,f6-f5");
+  assert.deepEqual(textToTree(text), t);
+  assert.ok(!hasVariationsOrComments(pdnToTree("1. d3-d4 e6-e5 2. c3-c4 *")));
+  assert.throws(() => pdnToTree("1. d3-d4 (e6-e5"), /unbalanced/);
+  // A tree of checked moves with comments: its address text and its PDN.
+  const root = createTree("W:start");
+  root.comment = "Opening";
+  const a = addMove(root, move("d3-d4"), "f1");
+  a.comment = "the {centre}";
+  addMove(a, move("e6-e5"), "f2");
+  addMove(a, move("f6-f5"), "f2b");
+  assert.equal(treeToText(root), "{Opening},d3-d4,{the centre},e6-e5,(f6-f5)");
+  assert.equal(treeToPdn(root, false), "{Opening} 1. d3-d4 {the centre} 1... e6-e5 (1... f6-f5) *");
+});
+
+test("a PDN file is cut into its games at their results and tags", () => {
+  const games = splitPdnGames(`[Event "a"]\n[White "x"]\n\n1. d3-d4 {a [b] c} e6-e5 (1... f6-f5 1-0) 1-0\n\n1. c3-c4 *\n[Event "c"]\n1. a3-a4`);
+  assert.equal(games.length, 3);
+  assert.match(games[0].tags, /Event "a"/);
+  assert.match(games[0].movetext, /\(1\.\.\. f6-f5 1-0\) 1-0/);
+  assert.equal(games[1].tags, "");
+  assert.match(games[1].movetext, /c3-c4 \*/);
+  assert.match(games[2].tags, /Event "c"/);
 });

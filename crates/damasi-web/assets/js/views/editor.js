@@ -1,12 +1,11 @@
 // The position editor (in the study view): pieces placed by clicking squares, then the
 // position checked by the server and studied.
 import { $ } from "../util.js";
-import { t } from "../i18n.js";
-import { api, showError } from "../api.js";
+import { t, toast, announce } from "../i18n.js";
+import { api, showFenError } from "../api.js";
 import { parseFen, fenOf } from "../position.js";
 import { board } from "../board/index.js";
 import { study } from "../state.js";
-import { toast } from "../i18n.js";
 import { setStatusNote } from "./play.js";
 import { startStudy, studyFen, studyShow, stopAnalysis } from "./study.js";
 import { syncUrl } from "../router.js";
@@ -50,6 +49,14 @@ export function updateEditorFen() {
 }
 
 export async function finishEditor() {
+  // A side without pieces has lost already: nothing to study or play.
+  const colours = new Set(Object.values(study.edit.pieces).map((p) => p.c));
+  if (!colours.has("w") || !colours.has("b")) {
+    const msg = t("editorNeedsPieces");
+    toast(msg, 5000);
+    announce(msg);
+    return;
+  }
   const fen = fenOf(study.edit.pieces, $("ed-side").value);
   try {
     const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
@@ -60,7 +67,7 @@ export async function finishEditor() {
     startStudy(v.fen);
     studyShow();
   } catch (e) {
-    toast(t("invalidPosition") + ": " + e.message, 6000);
+    showFenError(e);
   }
 }
 
@@ -70,7 +77,7 @@ export async function loadFen(fen) {
     if (study.editing) { study.editing = false; board.editTool = null; $("editor").hidden = true; }
     startStudy(v.fen);
     studyShow();
-  } catch (e) { showError(e); }
+  } catch (e) { showFenError(e); }
 }
 
 /** The address of the editor with its position. */

@@ -61,6 +61,9 @@ async function loadData() {
 function allItems() { return (learn.groups || []).flatMap((g) => g.items); }
 function current() { return allItems().find((e) => e.id === learn.id) || null; }
 
+/** The shown exercise's position before its moves (the material counter counts from it). */
+export function learnStartFen() { const ex = current(); return ex ? ex.fen : null; }
+
 export function learnUrl() { return learn.id ? `#/learn/${encodeURIComponent(learn.id)}` : "#/learn"; }
 
 /** @param {string} id */

@@ -4,21 +4,23 @@
 import { Plies } from "../plies.js";
 import { Local } from "../local.js";
 import { $, sleep, other } from "../util.js";
-import { t, sideName, outcomeText, announce, toast } from "../i18n.js";
+import { t, sideName, gameOutcomeText, announce, toast } from "../i18n.js";
 import { settings } from "../settings.js";
 import { playSound } from "../sound.js";
 import { syncUrl } from "../router.js";
 import { api, ApiError, showError, transient } from "../api.js";
-import { parseFen } from "../position.js";
+import { parseFen, START_FEN } from "../position.js";
 import { board } from "../board/index.js";
 import { S } from "../state.js";
 import { setMode } from "../router.js";
 
 
 
-export function playerOf(side) { return S.game ? S.game[side] : { kind: "human" }; }
+// Before the person starts a game, the play view shows the start position of the game a first
+// move starts (DRAFT_GAME); nothing is saved until then.
+export function playerOf(side) { return S.game ? S.game[side] : DRAFT_GAME[side]; }
 export function isEngine(side) { return playerOf(side).kind === "engine"; }
-export function vsEngine() { return !!S.game && (isEngine("white") || isEngine("black")); }
+export function vsEngine() { return isEngine("white") || isEngine("black"); }
 // The side a person's request speaks for: against the engine the person's own side; between
 // two people on one screen the side to move.
 export function humanSide() {
@@ -36,6 +38,12 @@ export function moveText(m) { return notation() === "captured" ? m.captured : m.
 export function moverOf(i) {
   const first = parseFen(S.game.start_fen).side === "B" ? "black" : "white";
   return i % 2 === 0 ? first : other(first);
+}
+/** The number of the move that ply `ply` (1 = the first ply) is part of, as the move list
+ * numbers them. @param {string} startFen @param {number} ply */
+export function moveNumber(startFen, ply) {
+  const blackFirst = parseFen(startFen).side === "B";
+  return Math.floor((ply - 1 + (blackFirst ? 1 : 0)) / 2) + 1;
 }
 export function hasOwnMove(side) { return S.game.plies.some((_, i) => moverOf(i) === side); }
 
@@ -215,7 +223,7 @@ export async function advance(g, skip = 0, force = false) {
   }
   if (!S.game || g.id !== S.game.id || !accept(g, force)) return;
   for (let k = from; k < from + added; k++) announceMove(k);
-  if (g.outcome.over) announce(outcomeText(g.outcome));
+  if (g.outcome.over) announce(gameOutcomeText(g));
 }
 
 export function announceMove(k) {
@@ -247,12 +255,12 @@ export function renderBanner() {
   if (!over) { el.hidden = true; return; }
   const box = $("banner-text");
   box.textContent = "";
-  const w = S.game.outcome.winner;
+  // One sentence says who won and why; the status line is hidden meanwhile (renderStatus).
   const head = document.createElement("strong");
-  head.textContent = w ? t(w === "white" ? "whiteWins" : "blackWins") : t("drawn");
-  const why = document.createElement("small");
-  why.textContent = outcomeText(S.game.outcome) + " · " + S.game.outcome.result;
-  box.append(head, why);
+  head.textContent = gameOutcomeText(S.game);
+  const score = document.createElement("small");
+  score.textContent = S.game.outcome.result;
+  box.append(head, score);
   $("btn-review").href = `#/review/${S.game.id}`;
   el.hidden = false;
 }
@@ -289,21 +297,39 @@ export function renderStatus() {
   renderBanner();
   const el = $("status");
   el.classList.remove("over", "thinking", "offline", "failed");
+  // The result is said once, by the banner.
+  el.hidden = S.mode === "play" && !$("banner").hidden;
   // The views with a board of their own say what they want in the status line.
   if (["study", "learn", "puzzle", "review"].includes(S.mode)) { el.textContent = S.statusNote; return; }
-  if (!S.game) { el.textContent = ""; return; }
+  if (!S.game) { el.textContent = S.mode === "play" ? t("draftStatus", { side: sideName("white") }) : ""; return; }
   let s;
-  if (S.game.outcome.over) s = { text: outcomeText(S.game.outcome) + " (" + S.game.outcome.result + ")", cls: "over" };
-  else if (S.viewPly !== null) s = { text: t("viewing", { n: S.viewPly }), cls: "" };
+  if (S.viewPly !== null) s = { text: viewingText(S.viewPly), cls: "" };
+  else if (S.game.outcome.over) s = { text: gameOutcomeText(S.game) + " (" + S.game.outcome.result + ")", cls: "over" };
   else s = liveStatus();
   el.textContent = s.text;
   if (s.cls) el.classList.add(s.cls);
 }
 
+// "Viewing move 12, Black": the move number of ply `ply` (the position after it), not its index.
+export function viewingText(ply) {
+  if (ply === 0) return t("viewingStart");
+  return t("viewing", { n: moveNumber(S.game.start_fen, ply), side: sideName(moverOf(ply - 1)) });
+}
+
+// A player's name from an imported record (its White or Black tag), if it has one.
+export function recordName(side) {
+  const tags = S.game && S.game.tags;
+  const name = tags && typeof tags === "object" ? tags[side === "white" ? "White" : "Black"] : null;
+  return typeof name === "string" && name.trim() && name.trim() !== "?" ? name.trim() : "";
+}
+
 export function playerLabel(side) {
   const p = playerOf(side);
-  const who = p.kind === "engine" ? t("engineLevel", { n: p.level }) + ` (${t("lvl" + p.level)})` : (vsEngine() ? t("you") : t("person"));
-  return `<span class="dot ${side}"></span>${sideName(side)} · ${who}`;
+  const who = recordName(side)
+    || (p.kind === "engine" ? t("engineLevel", { n: p.level }) + ` (${t("lvl" + p.level)})` : (vsEngine() ? t("you") : t("person")));
+  // A name from a file is text, never markup.
+  const safe = who.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<span class="dot ${side}"></span>${sideName(side)} · ${safe}`;
 }
 
 export function topSide() { return board.flipped ? "white" : "black"; }
@@ -312,9 +338,9 @@ export function renderPlayers() {
   const sides = [["top", topSide()], ["bottom", other(topSide())]];
   for (const [pos, side] of sides) {
     const name = $("name-" + pos);
-    const shown = S.mode === "play" && !!S.game;
+    const shown = S.mode === "play";
     name.innerHTML = shown ? playerLabel(side) : "";
-    name.classList.toggle("tomove", shown && live() && S.game.side === side);
+    name.classList.toggle("tomove", shown && (S.game ? live() && S.game.side === side : side === "white"));
   }
   renderClocks();
 }
@@ -345,7 +371,7 @@ function lowTimeSound(side, ms) {
 }
 
 export function shownFen() {
-  if (!S.game) return "startpos";
+  if (!S.game) return START_FEN;
   if (S.viewPly === null || S.viewPly === S.game.plies.length) return S.game.fen;
   return S.viewPly === 0 ? S.game.start_fen : S.game.plies[S.viewPly - 1].fen;
 }
@@ -468,7 +494,8 @@ export function renderDrawAsk() {
 }
 
 export function renderPlay() {
-  if (!S.game) return;
+  $("btn-export-play").hidden = !S.game;
+  if (!S.game) { renderDraft(); return; }
   // The board belongs to whichever tab is shown; the game may change behind the Study tab.
   if (S.mode === "play" && !S.animating) renderPlayBoard();
   const current = S.viewPly === null ? S.game.plies.length : S.viewPly;
@@ -533,7 +560,7 @@ export async function refresh(id) {
 export async function humanMove(m, opts = {}) {
   if (!S.game || S.acting) return;
   const id = S.game.id;
-  if (settings.confirm && !opts.premove && !(await confirmMove(m))) { renderPlayBoard(); return; }
+  if (settings.confirm && !opts.premove && !opts.confirmed && !(await confirmMove(m))) { renderPlayBoard(); return; }
   if (!S.game || S.game.id !== id || S.acting) return;
   await act(async () => {
     const animation = board.animate(m, null, opts.dragged);
@@ -546,7 +573,7 @@ export async function humanMove(m, opts = {}) {
 // Asks "Play d3-d4?" with the move drawn on the board; resolves to the answer.
 function confirmMove(m) {
   return new Promise((resolve) => {
-    board.set(shownFen(), { last: lastMoveSquares(S.game.plies.length) });
+    board.set(shownFen(), { last: S.game ? lastMoveSquares(S.game.plies.length) : null });
     board.hint = [m.from, ...m.route];
     board.hintMove = m;
     board.drawMarks();
@@ -616,6 +643,49 @@ export async function loadGame(id) {
   showNewGame(g);
 }
 
+// ----- before the first game
+
+/** The game a first move on the start position starts: the person (White) against the engine. */
+export const DRAFT_GAME = Object.freeze({ white: { kind: "human" }, black: { kind: "engine", level: 3 } });
+/** @type {any[]|null} the legal moves of the start position, once the server sent them */
+let draftLegal = null;
+
+// The play view with no game: the start position, the person to move; the game is created
+// (and saved) only by the first move, or by "New game".
+export function renderDraft() {
+  renderMoveList($("movelist"), [], START_FEN, 0, () => {}, null);
+  renderButtons();
+  renderPlayers();
+  renderStatus();
+  if (S.mode !== "play" || S.animating) return;
+  board.set(START_FEN, { moves: draftLegal || [], onMove: draftLegal ? startDraft : null });
+  if (!draftLegal) {
+    api("GET", "/api/moves?fen=" + encodeURIComponent(START_FEN)).then((res) => {
+      if (!res || !Array.isArray(res.moves)) return;
+      draftLegal = res.moves;
+      if (!S.game) renderDraft();
+    }).catch(showError);
+  }
+}
+
+// The person's first move: the game starts now, with that move.
+async function startDraft(m, opts = {}) {
+  if (S.game || S.acting) return;
+  if (settings.confirm && !(await confirmMove(m))) { renderDraft(); return; }
+  S.acting++;
+  try {
+    await createGame({ ...DRAFT_GAME });
+  } catch (e) {
+    showError(e);
+    return;
+  } finally {
+    S.acting--;
+  }
+  const move = S.game && S.game.plies.length === 0 && S.game.legal.find((x) => x.landing === m.landing);
+  if (move) await humanMove(move, { confirmed: true, dragged: opts.dragged });
+  else if (!S.game) renderDraft();
+}
+
 // The side whose last move a take-back removes: against the engine the person's own (the
 // server takes back the engine's reply too); between two people the move just played.
 export function takeBackSide() { return vsEngine() ? humanSide() : other(S.game.side); }
@@ -673,7 +743,7 @@ export async function resign() {
   const id = S.game.id, side = humanSide();
   if (!confirm(t("confirmResign"))) return;
   await act(async () => accept(await api("POST", `/api/games/${id}/resign`, { side })));
-  if (S.game && S.game.outcome.over) announce(outcomeText(S.game.outcome));
+  if (S.game && S.game.outcome.over) announce(gameOutcomeText(S.game));
 }
 
 // After the engine failed (its clock is paused), the person asks it to try again.

@@ -27,6 +27,8 @@ export const puzzle = {
   fen: "",
   /** @type {any[]} */ legal: [],
   /** @type {null|"solved"|"failed"} */ result: null,
+  /** whether the last move was right and the puzzle goes on (the page says "correct") */ correct: false,
+  /** a retry after a failure: solved or not, it changes no rating */ retry: false,
   /** @type {number|null} the rating change of the ended attempt */ change: null,
   /** @type {any} the right move after a wrong one */ expected: null,
   busy: false,
@@ -41,6 +43,7 @@ export function puzzleUrl() { return puzzle.data ? `#/puzzle/${puzzle.data.id}` 
 function take(p) {
   puzzle.data = p;
   puzzle.moves = []; puzzle.fen = p.fen; puzzle.result = null; puzzle.change = null; puzzle.expected = null; puzzle.last = null;
+  puzzle.correct = false; puzzle.retry = false;
   if (!puzzle.seen.includes(p.id)) puzzle.seen = [...puzzle.seen, p.id].slice(-20);
 }
 
@@ -56,6 +59,14 @@ async function fetchNext() {
   const r = Math.round(playerRating().rating);
   const ex = puzzle.seen.length ? "&exclude=" + puzzle.seen.join(",") : "";
   take(await api("GET", `/api/puzzles?rating=${r}${ex}`));
+}
+
+/** After a wrong move: the same puzzle again from its start; its rating is not changed again. */
+export async function retryPuzzle() {
+  if (!puzzle.data || puzzle.result !== "failed" || puzzle.busy) return;
+  take(puzzle.data);
+  puzzle.retry = true;
+  await puzzleShow();
 }
 
 export async function nextPuzzle() {
@@ -98,10 +109,12 @@ function renderInfo() {
   const fb = $("pz-feedback");
   fb.classList.remove("right", "wrong");
   if (puzzle.result === "solved") { fb.hidden = false; fb.classList.add("right"); fb.textContent = t("puzzleSolved"); }
+  else if (puzzle.correct) { fb.hidden = false; fb.classList.add("right"); fb.textContent = t("puzzleCorrect"); }
   else if (puzzle.result === "failed") {
     fb.hidden = false; fb.classList.add("wrong");
     fb.textContent = t("puzzleFailed", { move: puzzle.expected ? puzzle.expected.landing : "?" });
   } else fb.hidden = true;
+  $("pz-retry").hidden = puzzle.result !== "failed";
 }
 
 async function setPosition() {
@@ -125,7 +138,10 @@ async function puzzleMove(m, opts = {}) {
     // No other move until the answer (and the opponent's reply) is on the board.
     board.moves = []; board.onMove = null;
     const before = playerRating();
-    const res = await api("POST", `/api/puzzles/${p.id}/attempt`, { moves: [...puzzle.moves, m.landing], player: before });
+    // A retry is practice: its end changes no rating.
+    const body = puzzle.retry ? { moves: [...puzzle.moves, m.landing] } : { moves: [...puzzle.moves, m.landing], player: before };
+    puzzle.correct = false;
+    const res = await api("POST", `/api/puzzles/${p.id}/attempt`, body);
     await animation;
     if (puzzle.data !== p) return;
     if (res.player) {
@@ -144,6 +160,10 @@ async function puzzleMove(m, opts = {}) {
         puzzle.fen = res.fen;
         announce(t("puzzleSolved"));
       } else if (res.reply) {
+        // A right move of a longer puzzle: said at once, before the opponent's reply.
+        puzzle.correct = true;
+        renderInfo();
+        announce(t("puzzleCorrect"));
         setStatusNote(t("opponentReplies"));
         await board.animate(res.reply, res.fen);
         puzzle.fen = res.fen;

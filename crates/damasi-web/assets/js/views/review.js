@@ -15,14 +15,14 @@
 // - a move's accuracy is 100·e^(−5·loss) (100 for a loss of 0, 55 for a mistake of 12), and a
 //   side's accuracy the mean over its moves.
 import { $, sleep } from "../util.js";
-import { t, sideName, announce, outcomeText } from "../i18n.js";
+import { t, sideName, announce, gameOutcomeText } from "../i18n.js";
 import { api, errorText, transient } from "../api.js";
 import { Plies } from "../plies.js";
 import { parseFen } from "../position.js";
 import { board } from "../board/index.js";
 import { setShapes } from "../board/shapes.js";
 import { S } from "../state.js";
-import { moveText, renderMoveList, setStatusNote } from "./play.js";
+import { moveNumber, moveText, renderMoveList, setStatusNote } from "./play.js";
 import { playerShort } from "./games.js";
 import { syncUrl } from "../router.js";
 
@@ -54,7 +54,50 @@ export const review = {
   idx: 0,
   /** @type {{list: number[], k: number, state: "ask"|"busy"|"right"|"wrong"|"shown", fen: string, legal: any[], text: string}|null} */
   learn: null,
+  /** @type {boolean|null} the board's side before the review turned it (put back on leaving) */
+  flippedBefore: null,
 };
+
+// ---------------------------------------------------------------------------------------------
+// The analysis kept in this browser: another visit to the same game shows it at once.
+
+const STORE_KEY = "damasi.reviews";
+/** Most reviews kept (the oldest go first), and the longest game kept. */
+const STORE_MAX = 20, STORE_MAX_PLIES = 1000;
+
+/** What identifies a game's analysis: its rules, start, moves and the engine time. @param {any} g */
+function signature(g) {
+  return [g.rules || "turkish", g.start_fen, MOVE_TIME_MS, g.plies.map((p) => p.move.landing).join(",")].join("|");
+}
+
+/** @returns {Record<string, {sig: string, at: number, results: any[]}>} */
+function stored() {
+  try {
+    const v = JSON.parse(localStorage.getItem(STORE_KEY) || "{}");
+    return v && typeof v === "object" ? v : {};
+  } catch (_) { return {}; }
+}
+
+/** The analysis of `g` kept from an earlier visit, if the game is still the same. @param {any} g */
+function keptResults(g) {
+  const e = stored()[String(g.id)];
+  return e && e.sig === signature(g) && Array.isArray(e.results) ? e.results : [];
+}
+
+/** Keeps the analysis so far of the reviewed game. */
+function keepResults() {
+  const g = review.game;
+  if (!g || g.plies.length > STORE_MAX_PLIES) return;
+  const all = stored();
+  const small = (m) => (m ? { landing: m.landing, captured: m.captured, from: m.from, to: m.to, route: m.route } : null);
+  all[String(g.id)] = {
+    sig: signature(g), at: Date.now(),
+    results: review.results.map((r) => (r ? { ...r, best: small(r.best) } : null)),
+  };
+  const ids = Object.keys(all).sort((a, b) => all[b].at - all[a].at);
+  for (const id of ids.slice(STORE_MAX)) delete all[id];
+  try { localStorage.setItem(STORE_KEY, JSON.stringify(all)); } catch (_) { /* full: not kept */ }
+}
 
 export const reviewUrl = () => (review.id ? `#/review/${review.id}` : "#/games");
 
@@ -76,6 +119,8 @@ export async function enterReview(rest) {
     if (review.id !== id) return;
     review.game = g;
     review.idx = g.plies.length;
+    review.results = keptResults(g);
+    review.done = review.results.length === g.plies.length + 1 && review.results.every(Boolean);
   } catch (e) {
     if (review.id === id) review.error = errorText(e);
   }
@@ -84,9 +129,19 @@ export async function enterReview(rest) {
 /** Stops the analysis (another view is shown); it goes on from there when the review is shown again. */
 export function stopReview() {
   if (review.abort) review.abort.abort();
+  if (review.running) keepResults();
   review.abort = null;
   review.running = false;
   setShapes(board.el, []);
+  if (review.flippedBefore !== null && board.flipped !== review.flippedBefore) board.setFlipped(review.flippedBefore);
+  review.flippedBefore = null;
+}
+
+/** The side the person played, when one side was the engine: the board is turned for it. @param {any} g */
+function personSide(g) {
+  const engine = (p) => p && p.kind === "engine";
+  if (engine(g.white) && !engine(g.black)) return "black";
+  return "white";
 }
 
 const fenAt = (i) => (i === 0 ? review.game.start_fen : review.game.plies[i - 1].fen);
@@ -151,9 +206,11 @@ async function runAnalysis() {
       }
       if (review.game !== g || abort.signal.aborted) return;
       review.results[i] = { wc: whiteChance(a, moverAt(i) === "white"), best: a.best, score: a.white_score, mate: a.mate ?? null };
+      if (i % 10 === 9) keepResults();
       if (S.mode === "review") renderAnalysis();
     }
     review.done = true;
+    keepResults();
     if (S.mode === "review") { renderAnalysis(); renderLearnBox(); announce(t("reviewDone")); }
   } catch (e) {
     if (e.name === "AbortError" || review.game !== g) return;
@@ -174,9 +231,15 @@ export function reviewShow() {
   $("rv-body").hidden = !review.game;
   if (!review.game) { board.set(board.fen, {}); setShapes(board.el, []); setStatusNote(""); return; }
   const g = review.game;
+  // The person's side plays up the board (against the engine as Black: turned round).
+  if (review.flippedBefore === null) {
+    review.flippedBefore = board.flipped;
+    const flip = personSide(g) === "black";
+    if (board.flipped !== flip) board.setFlipped(flip);
+  }
   const name = (side, tag) => (g.tags && g.tags[tag]) || g[side + "_name"] || playerShort(g[side]);
   $("rv-players").textContent = `${name("white", "White")} – ${name("black", "Black")}`
-    + (g.outcome && g.outcome.over ? ` · ${g.outcome.result} · ${outcomeText(g.outcome)}` : "");
+    + (g.outcome && g.outcome.over ? ` · ${g.outcome.result} · ${gameOutcomeText(g)}` : "");
   $("rv-name-white").textContent = sideName("white");
   $("rv-name-black").textContent = sideName("black");
   renderAnalysis();
@@ -256,7 +319,7 @@ function renderPosition() {
   else comment.textContent = `${moveText(last)}${SYMBOL[v.mark]} ${t("mark:" + v.mark)} (−${Math.round(v.loss * 100)}%)`
     + (v.best ? " · " + t("reviewBetter", { move: moveText(v.best) }) : "");
   setShapes(board.el, v && v.mark && v.best ? [arrowOf(v.best, "green")] : []);
-  setStatusNote(last ? t("reviewAtMove", { n: i, side: sideName(v ? v.mover : moverAt(i - 1)) }) : "");
+  setStatusNote(last ? t("reviewAtMove", { n: moveNumber(g.start_fen, i), side: sideName(v ? v.mover : moverAt(i - 1)) }) : "");
 }
 
 /** A move as an arrow (through its landing squares when it captures several). @param {any} m @param {string} brush */

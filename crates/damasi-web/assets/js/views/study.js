@@ -4,7 +4,7 @@
 // position stays), and, when the server has tables for it, the endgame tables' verdict.
 import { $ } from "../util.js";
 import { t, sideName, outcomeText, announce, toast } from "../i18n.js";
-import { api, errorText, showError, transient } from "../api.js";
+import { api, errorText, showError, showFenError, transient } from "../api.js";
 import { parseFen, START_FEN } from "../position.js";
 import { board } from "../board/index.js";
 import { setShapes } from "../board/shapes.js";
@@ -77,7 +77,7 @@ export async function studyShow() {
     study.legal = v.moves;
     study.outcome = v.outcome;
     S.statusNote = v.outcome.over ? outcomeText(v.outcome) : t("toMove", { side: sideName(v.side) });
-  } catch (e) { showError(e); study.legal = []; }
+  } catch (e) { showFenError(e); study.legal = []; }
   if (S.mode !== "study" || study.editing) return;
   const last = study.path.length ? current().move : null;
   board.set(fen, {
@@ -139,6 +139,7 @@ function renderTree(listEl) {
     b.dataset.ply = String(ply + 1 - (blackFirst ? 1 : 0));
     if (!main) b.className = "varmove";
     if (node === shown) { b.classList.add("cur"); b.setAttribute("aria-current", "true"); }
+    if (node.comment) { b.classList.add("commented"); b.title = node.comment; }
     b.addEventListener("click", () => { const path = pathTo(root, node); if (path) studyGo(path); });
     return b;
   };
@@ -190,6 +191,10 @@ function renderTree(listEl) {
   }
   const cur = listEl.querySelector(".cur");
   if (cur) cur.scrollIntoView({ block: "nearest" });
+  // The comment on the move shown (or on the start), from an imported PDN.
+  const said = (shown || root).comment || "";
+  $("st-comment").hidden = !said;
+  $("st-comment").textContent = said;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,19 +389,34 @@ export function stopAnalysis() {
 // moves and the line to the position shown; each move is checked by the server.
 /** @param {string} fen @param {string[]} moves @param {string} [treeText] */
 export async function loadLine(fen, moves, treeText) {
+  /** @type {import("../tree.js").MoveSkeleton|null} */
+  let skeleton = null;
+  if (treeText) { try { skeleton = textToTree(treeText); } catch (e) { showError(e); } }
+  await loadTree(fen, moves, skeleton);
+}
+
+/**
+ * A study of `fen` with the moves of `skeleton` (checked by the server, comments kept) and the
+ * line `moves` shown.
+ * @param {string} fen @param {string[]} moves @param {import("../tree.js").MoveSkeleton|null} skeleton
+ */
+export async function loadTree(fen, moves, skeleton) {
   try {
-    const v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    let v;
+    try { v = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen)); } catch (e) { showFenError(e); return; }
     startStudy(v.fen);
     /** @param {import("../tree.js").TreeNode} node @param {import("../tree.js").MoveSkeleton} skeleton @param {string[]} before */
     const grow = async (node, skeleton, before) => {
       for (const c of skeleton.children) {
         const res = await api("POST", "/api/move", { fen: study.start, moves: before, move: c.landing });
         const child = addMove(node, res.move, res.position.fen);
+        if (c.comment) child.comment = c.comment;
         await grow(child, c, [...before, res.move.landing]);
       }
     };
-    if (treeText) {
-      try { await grow(study.root, textToTree(treeText), []); } catch (e) { showError(e); }
+    if (skeleton) {
+      if (skeleton.comment) study.root.comment = skeleton.comment;
+      try { await grow(study.root, skeleton, []); } catch (e) { showError(e); }
     }
     // The line to the position shown, added when the tree lacks it.
     study.path = followMoves(study.root, moves);
@@ -431,5 +451,5 @@ export function studyPdn() {
 /** Copies the study as PDN. */
 export async function copyStudyPdn() {
   const text = studyPdn();
-  try { await navigator.clipboard.writeText(text); toast(t("copied")); } catch (_) { toast(text, 8000); }
+  try { await navigator.clipboard.writeText(text); toast(t("copiedPdn")); } catch (_) { toast(text, 8000); }
 }
