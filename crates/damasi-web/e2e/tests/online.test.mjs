@@ -117,9 +117,15 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   assert.match(await alice.page.textContent("#game-info"), /Rated .*5\+3.*you play white/);
   assert.match(await alice.page.textContent("#status"), /Waiting for an opponent/);
 
-  // Bob opens the link: the seat is free, he takes it and plays Black.
+  // Bob opens the link, on a phone: the seat is free, and its button is on the first screen
+  // (next to the board, not under the account box); he takes it and plays Black.
+  const desktop = bob.page.viewportSize();
+  await bob.page.setViewportSize({ width: 390, height: 844 });
   await bob.page.goto(link);
   await bob.page.waitForSelector("#seat-box:not([hidden])");
+  const seat = await bob.page.locator("#btn-seat").boundingBox();
+  assert.ok(seat && seat.y + seat.height <= 844, `the seat button is on a phone's first screen: ${JSON.stringify(seat)}`);
+  if (desktop) await bob.page.setViewportSize(desktop);
   await bob.page.click("#btn-seat");
   await bob.page.waitForFunction(() => /you play black/.test(document.getElementById("game-info").textContent));
   await bob.page.waitForFunction(() => document.getElementById("seat-box").hidden);
@@ -391,7 +397,14 @@ test("a visitor with the link of a casual game takes the seat as a guest", async
   await w.click("#btn-draw");
   await w.waitForFunction(() => document.getElementById("btn-draw").disabled);
   await b.waitForSelector("#draw-ask:not([hidden])");
-  // The status line says an offer waits (the buttons may be out of view on a phone).
+  // On a phone the offer is on the first screen, next to the board.
+  const wide = b.viewportSize();
+  await b.setViewportSize({ width: 390, height: 844 });
+  await b.evaluate(() => window.scrollTo(0, 0));
+  const ask = await b.locator("#draw-ask").boundingBox();
+  assert.ok(ask && ask.y + ask.height <= 844, `the draw offer is on a phone's first screen: ${JSON.stringify(ask)}`);
+  if (wide) await b.setViewportSize(wide);
+  // The status line says an offer waits.
   assert.match(await b.textContent("#status"), /Your opponent offers a draw/);
   await b.click("#btn-draw-no");
   await b.waitForSelector("#draw-ask", { state: "hidden" });
