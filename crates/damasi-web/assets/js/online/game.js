@@ -171,6 +171,8 @@ export function renderGame() {
   renderClocks();
   setStatus(statusText());
   $("status").classList.toggle("over", over(view.state));
+  // Once the game is over its result banner says how, once: the status line steps aside.
+  $("status").hidden = over(view.state);
   renderResult();
   renderActions();
   renderMoves();
