@@ -37,6 +37,12 @@ async fn state(online: &Online, id: &str) -> Value {
     s.state_json(tokio::time::Instant::now())
 }
 
+/// `player` plays `text` in game `id` (a move command).
+async fn play(online: &Online, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
+    let text = text.to_string();
+    online.run(id, player, Command::Move { text }).await
+}
+
 async fn wait() {
     // Let spawned timer tasks run.
     for _ in 0..5 {
@@ -68,18 +74,7 @@ async fn a_friend_takes_the_free_seat_and_both_hear_the_game_start() {
     assert_eq!(state(&online, &t.id).await["status"], "created");
     // Nobody can move before the seat is taken.
     assert_eq!(
-        code(
-            online
-                .run(
-                    &t.id,
-                    &a,
-                    Command::Move {
-                        text: "c3-c4".into()
-                    }
-                )
-                .await
-                .unwrap_err()
-        ),
+        code(play(&online, &t.id, &a, "c3-c4").await.unwrap_err()),
         "not-started"
     );
     let side = online.join(&t.id, &b, None).await.unwrap();
@@ -109,63 +104,21 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
     let mut events = t.events.subscribe();
     assert_eq!(
-        code(
-            online
-                .run(
-                    &t.id,
-                    &b,
-                    Command::Move {
-                        text: "c6-c5".into()
-                    }
-                )
-                .await
-                .unwrap_err()
-        ),
+        code(play(&online, &t.id, &b, "c6-c5").await.unwrap_err()),
         "not-your-turn"
     );
     let stranger = online.accounts().add_bot("zeynep", 0).await.unwrap();
     assert_eq!(
-        code(
-            online
-                .run(
-                    &t.id,
-                    &stranger,
-                    Command::Move {
-                        text: "c3-c4".into()
-                    }
-                )
-                .await
-                .unwrap_err()
-        ),
+        code(play(&online, &t.id, &stranger, "c3-c4").await.unwrap_err()),
         "not-a-player"
     );
     assert_eq!(
-        code(
-            online
-                .run(
-                    &t.id,
-                    &a,
-                    Command::Move {
-                        text: "c3-c5".into()
-                    }
-                )
-                .await
-                .unwrap_err()
-        ),
+        code(play(&online, &t.id, &a, "c3-c5").await.unwrap_err()),
         "illegal-move"
     );
 
     tokio::time::advance(Duration::from_secs(5)).await;
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap(); // the first move is free
+    play(&online, &t.id, &a, "c3-c4").await.unwrap(); // the first move is free
     let e = events.recv().await.unwrap().value.clone();
     assert_eq!(e["type"], "gameState");
     assert_eq!(e["moves"], "c3-c4");
@@ -178,16 +131,7 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
     );
     assert_eq!(s["wtime"], 180_000);
     assert_eq!(s["firstMoveMs"], 23_000, "30 s to make it, 7 s gone");
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(
         s["btime"], 180_000,
@@ -195,16 +139,7 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
     );
     assert_eq!(s["firstMoveMs"], Value::Null);
     tokio::time::advance(Duration::from_millis(2_500)).await;
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "d3-d4".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "d3-d4").await.unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["wtime"], 179_500, "180 - 2.5 + 2");
     assert_eq!(s["moves"], "c3-c4 f6-f5 d3-d4");
@@ -220,26 +155,8 @@ async fn the_flag_falls_on_the_server_with_nobody_connected() {
         ..BLITZ
     };
     let t = online.create_paired(&a, &b, fast).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     // White thinks and thinks: 60 s later the flag falls by itself.
     tokio::time::advance(Duration::from_millis(59_900)).await;
     wait().await;
@@ -252,18 +169,7 @@ async fn the_flag_falls_on_the_server_with_nobody_connected() {
     assert_eq!(s["wtime"], 0);
     // A move after the flag is refused.
     assert_eq!(
-        code(
-            online
-                .run(
-                    &t.id,
-                    &a,
-                    Command::Move {
-                        text: "d3-d4".into()
-                    }
-                )
-                .await
-                .unwrap_err()
-        ),
+        code(play(&online, &t.id, &a, "d3-d4").await.unwrap_err()),
         "game-over"
     );
 }
@@ -273,16 +179,7 @@ async fn a_game_without_a_first_move_in_30_seconds_is_aborted() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
     tokio::time::advance(Duration::from_secs(29)).await;
     wait().await;
     assert_eq!(state(&online, &t.id).await["status"], "started");
@@ -325,26 +222,8 @@ async fn comings_and_goings_and_chat_do_not_stop_the_clock() {
         ..BLITZ
     };
     let t = online.create_paired(&a, &b, fast).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     online
         .run(&t.id, &b, Command::Chat { text: "!".into() })
         .await
@@ -362,26 +241,8 @@ async fn abort_is_refused_once_both_sides_have_moved() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     assert_eq!(
         code(online.run(&t.id, &a, Command::Abort).await.unwrap_err()),
         "too-late-to-abort"
@@ -396,41 +257,14 @@ async fn lag_compensation_comes_out_of_a_quota() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     // White's line has a 600 ms round trip: 300 ms one way.
     online
         .lag(&t.id, damasi::Color::White, Duration::from_millis(600))
         .await;
     tokio::time::advance(Duration::from_millis(2_000)).await;
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "d3-d4".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "d3-d4").await.unwrap();
     let s = state(&online, &t.id).await;
     // 2.0 s by the server's clock, 0.3 s of it the network's: charged 1.7 s.
     assert_eq!(s["wtime"], 180_000 - 1_700 + 2_000);
@@ -444,26 +278,8 @@ async fn a_player_who_leaves_can_come_back_or_be_claimed_against() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     online.connected(&t.id, damasi::Color::Black, true).await;
     online.connected(&t.id, damasi::Color::Black, false).await;
     assert_eq!(state(&online, &t.id).await["gone"]["black"], true);
@@ -498,37 +314,10 @@ async fn draw_offers_and_takebacks_need_the_opponent() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     // White asks to take back d3-d4; Black declines, then White asks again and Black accepts.
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "d3-d4".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "d3-d4").await.unwrap();
     online
         .run(&t.id, &a, Command::Takeback { yes: true })
         .await
@@ -579,26 +368,8 @@ async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
     let online = service();
     let (a, b) = two_players(&online).await;
     let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     let version = |v: &Value| v["version"].as_u64();
     // Offered, withdrawn, offered again at once: refused with a 429 and when to try again.
     let first = online
@@ -667,16 +438,7 @@ async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
         .unwrap();
     assert_eq!(state(&online, &t.id).await["bdraw"], true);
     // Takebacks the same way.
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "d3-d4".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "d3-d4").await.unwrap();
     online
         .run(&t.id, &a, Command::Takeback { yes: true })
         .await
@@ -716,26 +478,8 @@ async fn a_rated_game_moves_both_ratings_and_a_rematch_swaps_colours() {
         ..BLITZ
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     online.run(&t.id, &b, Command::Resign).await.unwrap();
     let s = state(&online, &t.id).await;
     assert_eq!(s["status"], "resignation");
@@ -794,37 +538,10 @@ async fn a_game_comes_back_after_a_restart_with_its_moves_and_clocks() {
         let online = Online::new(OnlineDb::open(&dir).unwrap(), OnlineConfig::default());
         let (a, b) = two_players(&online).await;
         let t = online.create_paired(&a, &b, BLITZ).await.unwrap();
-        online
-            .run(
-                &t.id,
-                &a,
-                Command::Move {
-                    text: "c3-c4".into(),
-                },
-            )
-            .await
-            .unwrap();
-        online
-            .run(
-                &t.id,
-                &b,
-                Command::Move {
-                    text: "f6-f5".into(),
-                },
-            )
-            .await
-            .unwrap();
+        play(&online, &t.id, &a, "c3-c4").await.unwrap();
+        play(&online, &t.id, &b, "f6-f5").await.unwrap();
         tokio::time::sleep(Duration::from_millis(50)).await;
-        online
-            .run(
-                &t.id,
-                &a,
-                Command::Move {
-                    text: "d3-d4".into(),
-                },
-            )
-            .await
-            .unwrap();
+        play(&online, &t.id, &a, "d3-d4").await.unwrap();
         let s = state(&online, &t.id).await;
         (t.id.clone(), s["wtime"].as_u64().unwrap())
     };
