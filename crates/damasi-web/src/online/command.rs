@@ -681,6 +681,20 @@ mod tests {
         apply(s, by, &cmd, now, &OnlineConfig::default()).unwrap()
     }
 
+    /// A game between `white` and `black`, both seated at `start`.
+    fn started(white: &Player, black: &Player, start: Instant) -> TableState {
+        let mut s = open_game(false);
+        let want = Some(Color::White);
+        run(&mut s, Some(white), Command::Join { want }, at(start, 0));
+        run(
+            &mut s,
+            Some(black),
+            Command::Join { want: None },
+            at(start, 0),
+        );
+        s
+    }
+
     fn mv(text: &str) -> Command {
         Command::Move { text: text.into() }
     }
@@ -783,16 +797,7 @@ mod tests {
     fn the_timer_ends_a_game_only_when_its_deadline_is_due() {
         let start = Instant::now();
         let (a, b) = (player(1), player(2));
-        let mut s = open_game(false);
-        run(
-            &mut s,
-            Some(&a),
-            Command::Join {
-                want: Some(Color::White),
-            },
-            at(start, 0),
-        );
-        run(&mut s, Some(&b), Command::Join { want: None }, at(start, 0));
+        let mut s = started(&a, &b, start);
         // 30 s to make the first move: a timer that fires early changes nothing.
         let early = run(&mut s, None, Command::Deadline, at(start, 29_000));
         assert!(early.events.is_empty());
@@ -809,16 +814,7 @@ mod tests {
     fn a_move_after_the_flag_fell_loses_on_time_and_is_refused() {
         let start = Instant::now();
         let (a, b) = (player(1), player(2));
-        let mut s = open_game(false);
-        run(
-            &mut s,
-            Some(&a),
-            Command::Join {
-                want: Some(Color::White),
-            },
-            at(start, 0),
-        );
-        run(&mut s, Some(&b), Command::Join { want: None }, at(start, 0));
+        let mut s = started(&a, &b, start);
         run(&mut s, Some(&a), mv("c3-c4"), at(start, 1_000));
         run(&mut s, Some(&b), mv("f6-f5"), at(start, 2_000));
         // White's minute (plus at most the lag quota) is gone.
@@ -838,16 +834,7 @@ mod tests {
     fn a_takeback_accepted_after_the_reply_undoes_two_plies() {
         let start = Instant::now();
         let (a, b) = (player(1), player(2));
-        let mut s = open_game(false);
-        run(
-            &mut s,
-            Some(&a),
-            Command::Join {
-                want: Some(Color::White),
-            },
-            at(start, 0),
-        );
-        run(&mut s, Some(&b), Command::Join { want: None }, at(start, 0));
+        let mut s = started(&a, &b, start);
         run(&mut s, Some(&a), mv("c3-c4"), at(start, 100));
         run(&mut s, Some(&b), mv("f6-f5"), at(start, 200));
         // White proposes taking back c3-c4; Black has replied, so two plies go.
