@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::error::ApiError;
 
 use super::accounts::Player;
-use super::table::{abandonment, side_index, side_name, ChatLine, Deadline, Status, TableState};
+use super::table::{abandonment, side_index, ChatLine, Deadline, Status, TableState};
 use super::{NewGame, OnlineConfig};
 
 /// What somebody (or the service itself) asks of one game. The page's WebSocket messages are
@@ -30,7 +30,7 @@ pub enum Command {
     /// taken.
     Join {
         /// The colour asked for.
-        #[serde(default, with = "color_name")]
+        #[serde(default, with = "super::table::side_serde")]
         want: Option<Color>,
     },
     /// Play a move (any notation the rules library reads).
@@ -83,7 +83,7 @@ pub enum Command {
     /// The service: a connection of a player opened or closed.
     Presence {
         /// Whose connection.
-        #[serde(with = "color_name::required")]
+        #[serde(with = "super::table::side_serde::required")]
         side: Color,
         /// Opened (true) or closed.
         open: bool,
@@ -91,7 +91,7 @@ pub enum Command {
     /// The service: a measured round trip of a player's connection.
     Lag {
         /// Whose connection.
-        #[serde(with = "color_name::required")]
+        #[serde(with = "super::table::side_serde::required")]
         side: Color,
         /// The round trip (ms).
         rtt_ms: u64,
@@ -273,11 +273,16 @@ pub fn apply(
     }
 }
 
+/// lichess's `challengeCanceled` event about game `id`.
+pub(super) fn canceled_event(id: &str) -> Value {
+    json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}})
+}
+
 /// The `challengeCanceled` event for `to` about game `id`.
 fn canceled(to: i64, id: &str) -> GameEvent {
     GameEvent::Notify {
         user: to,
-        event: json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
+        event: canceled_event(id),
     }
 }
 
@@ -603,40 +608,6 @@ fn presence(state: &mut TableState, side: Color, open: bool, now: Now) -> Applie
         ],
         Reply::Nothing,
     )
-}
-
-/// A colour as the API writes it (`white`, `black`; `random` or nothing: none).
-mod color_name {
-    use damasi::Color;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
-        match c {
-            Some(c) => s.serialize_str(super::side_name(*c)),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
-        let text = Option::<String>::deserialize(d)?;
-        super::super::parse_color(text.as_deref())
-            .map_err(|e| serde::de::Error::custom(e.message()))
-    }
-
-    /// The same for a colour that must be given.
-    pub mod required {
-        use damasi::Color;
-        use serde::{Deserializer, Serializer};
-
-        pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_str(super::super::side_name(*c))
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
-            super::deserialize(d)?
-                .ok_or_else(|| serde::de::Error::custom("a side is white or black"))
-        }
-    }
 }
 
 #[cfg(test)]

@@ -52,34 +52,12 @@ pub struct Seek {
     /// The game they want.
     pub game: NewGame,
     /// The colour they want (none: random).
-    #[serde(with = "color_serde")]
+    #[serde(with = "super::table::side_serde")]
     pub color: Option<Color>,
     /// The opponent's rating range they accept (rated seeks).
     pub range: Option<(i64, i64)>,
     /// When it was opened (Unix ms).
     pub opened_ms: i64,
-}
-
-/// A wanted colour as `"white"`, `"black"` or null.
-mod color_serde {
-    use damasi::Color;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
-        match c {
-            Some(c) => s.serialize_some(super::super::table::side_name(*c)),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
-        let text: Option<String> = Option::deserialize(d)?;
-        Ok(match text.as_deref() {
-            Some("white") => Some(Color::White),
-            Some("black") => Some(Color::Black),
-            _ => None,
-        })
-    }
 }
 
 impl Seek {

@@ -37,26 +37,28 @@ pub struct GameFinished {
 /// How long a failed attempt to store a finished game waits before the next.
 const FINISH_RETRY: Duration = Duration::from_secs(1);
 
+/// `cmd` if a player may send it (the service's own commands are refused from a client).
+fn players_only(cmd: Command) -> Result<Command, ApiError> {
+    if cmd.is_players() {
+        Ok(cmd)
+    } else {
+        Err(ApiError::BadRequest(
+            "this message is the server's own, not a player's".into(),
+        ))
+    }
+}
+
 impl Online {
     /// Runs a player's command in game `id`: the one way a client acts on a game. Answers the
     /// game's `gameState` after it, the seat's colour for a join, or null.
     pub async fn run(&self, id: &str, by: &Player, cmd: Command) -> Result<Value, ApiError> {
-        if !cmd.is_players() {
-            return Err(ApiError::BadRequest(
-                "this message is the server's own, not a player's".into(),
-            ));
-        }
-        self.execute(id, Some(by), cmd, true).await
+        self.execute(id, Some(by), players_only(cmd)?, true).await
     }
 
     /// Runs a player's command like [`Online::run`] when the sender needs no answer but a
     /// refusal (the WebSocket: the change reaches it as an event), so none is made.
     pub async fn act(&self, id: &str, by: &Player, cmd: Command) -> Result<(), ApiError> {
-        if !cmd.is_players() {
-            return Err(ApiError::BadRequest(
-                "this message is the server's own, not a player's".into(),
-            ));
-        }
+        let cmd = players_only(cmd)?;
         self.execute(id, Some(by), cmd, false).await.map(|_| ())
     }
 

@@ -739,6 +739,44 @@ impl TableState {
     }
 }
 
+/// A colour as the API and the stored lobby write it (`white`, `black`; `random` or nothing: none).
+pub(super) mod side_serde {
+    use damasi::Color;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `white`, `black` or null.
+    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.serialize_str(super::side_name(*c)),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Reads `white`, `black`, `random` or null; anything else is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
+        let text = Option::<String>::deserialize(d)?;
+        super::super::parse_color(text.as_deref())
+            .map_err(|e| serde::de::Error::custom(e.message()))
+    }
+
+    /// The same for a colour that must be given.
+    pub mod required {
+        use damasi::Color;
+        use serde::{Deserializer, Serializer};
+
+        /// Writes `white` or `black`.
+        pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(super::super::side_name(*c))
+        }
+
+        /// Reads `white` or `black`.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+            super::deserialize(d)?
+                .ok_or_else(|| serde::de::Error::custom("a side is white or black"))
+        }
+    }
+}
+
 /// A chat line as shown: trimmed, without control characters, without the invisible
 /// formatting characters that reorder or hide text (bidirectional overrides and isolates,
 /// zero-width characters), and with at most two combining marks on a letter (a long run of

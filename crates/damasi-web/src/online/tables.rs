@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::referee::now_ms;
 
 use super::accounts::Player;
-use super::command::Command;
+use super::command::{self, Command};
 use super::db::{OnlineGameRow, RatingRow};
 use super::table::{Status, TableState};
 use super::OPEN_GAME_LIFETIME;
@@ -130,12 +130,7 @@ impl Online {
             }
         }
         let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
-        let mut seats = [None, None];
-        for (i, p) in row.players.iter().enumerate() {
-            if let Some(uid) = p {
-                seats[i] = self.inner.db.user(*uid).await?.map(Player::from);
-            }
-        }
+        let seats = self.seats_of(row.players).await?;
         let turn_started = row.turn_started_ms.map(|t| {
             let ago = Duration::from_millis((now_ms() - t).max(0) as u64);
             Instant::now().checked_sub(ago).unwrap_or_else(Instant::now)
@@ -198,10 +193,7 @@ impl Online {
                     self.execute_here(&id, None, &Command::Expire, false)
                         .await?;
                 } else if let Some(to) = row.invited {
-                    self.notify(
-                        to,
-                        json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}),
-                    );
+                    self.notify(to, command::canceled_event(&id));
                 }
                 continue;
             }
@@ -299,6 +291,20 @@ impl Online {
         }
     }
 
+    /// The players of a stored game's seats (White's and Black's account ids).
+    pub(super) async fn seats_of(
+        &self,
+        players: [Option<i64>; 2],
+    ) -> Result<[Option<Player>; 2], ApiError> {
+        let mut seats = [None, None];
+        for (seat, uid) in seats.iter_mut().zip(players) {
+            if let Some(uid) = uid {
+                *seat = self.inner.db.user(uid).await?.map(Player::from);
+            }
+        }
+        Ok(seats)
+    }
+
     /// The challenges waiting for `to`, as lichess's `challenge` events (an event stream
     /// announces them when it opens, so a challenge sent before is not missed). Read from the
     /// database, so any process answers.
@@ -308,12 +314,7 @@ impl Online {
             let Some((row, _)) = self.inner.db.game(&id).await? else {
                 continue;
             };
-            let mut seats = [None, None];
-            for (seat, uid) in seats.iter_mut().zip(row.players) {
-                if let Some(uid) = uid {
-                    *seat = self.inner.db.user(uid).await?.map(Player::from);
-                }
-            }
+            let seats = self.seats_of(row.players).await?;
             let state = TableState::restore(row, seats, &[], None)?;
             out.push(json!({"type": "challenge", "challenge": state.challenge_json(to, None, "created")}));
         }

@@ -88,15 +88,10 @@ impl Online {
     pub async fn pdn(&self, id: &str, notation: Notation, site: &str) -> Result<String, ApiError> {
         let not_found = || ApiError::NotFound(format!("no online game '{id}'"));
         let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
-        let mut names = [String::from("?"), String::from("?")];
-        for (name, uid) in names.iter_mut().zip(row.players) {
-            if let Some(u) = match uid {
-                Some(uid) => self.inner.db.user(uid).await?,
-                None => None,
-            } {
-                *name = u.name;
-            }
-        }
+        let names = self
+            .seats_of(row.players)
+            .await?
+            .map(|seat| seat.map_or_else(|| "?".to_string(), |p| p.name));
         let event = format!(
             "damasi {} {} game",
             if row.rated { "rated" } else { "casual" },
