@@ -4,8 +4,12 @@
 
 use std::time::Duration;
 
+#[path = "support/commands.rs"]
+mod commands;
 #[path = "support/ratings.rs"]
 mod ratings;
+
+use commands::play;
 
 use damasi_web::online::accounts::Player;
 use damasi_web::online::command::Command;
@@ -35,12 +39,6 @@ async fn state(online: &Online, id: &str) -> Value {
     let t = online.table(id).await.unwrap();
     let s = t.state.lock().await;
     s.state_json(tokio::time::Instant::now())
-}
-
-/// `player` plays `text` in game `id` (a move command).
-async fn play(online: &Online, id: &str, player: &Player, text: &str) -> Result<Value, ApiError> {
-    let text = text.to_string();
-    online.run(id, player, Command::Move { text }).await
 }
 
 async fn wait() {

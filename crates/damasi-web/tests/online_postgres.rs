@@ -7,8 +7,12 @@
 //! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
 //! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
 
+#[path = "support/commands.rs"]
+mod commands;
 #[path = "support/ratings.rs"]
 mod ratings;
+
+use commands::play;
 
 use damasi_web::online::accounts::Player;
 use damasi_web::online::command::Command;
@@ -105,52 +109,17 @@ async fn accounts_games_and_ratings_live_in_postgres() {
         chat: true,
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "c3-c4".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &b,
-            Command::Move {
-                text: "f6-f5".into(),
-            },
-        )
-        .await
-        .unwrap();
-    online
-        .run(
-            &t.id,
-            &a,
-            Command::Move {
-                text: "d3-d4".into(),
-            },
-        )
-        .await
-        .unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
+    play(&online, &t.id, &a, "d3-d4").await.unwrap();
 
     // After a restart, a new service over the same database finds the game as it is.
     let other = Online::new(
         OnlineDb::connect(&url).await.unwrap(),
         OnlineConfig::default(),
     );
-    let moved = other
-        .run(
-            &t.id,
-            &Player::from(db.user(b.id).await.unwrap().unwrap()),
-            Command::Move {
-                text: "e6-e5".into(),
-            },
-        )
-        .await
-        .unwrap();
+    let mover = Player::from(db.user(b.id).await.unwrap().unwrap());
+    let moved = play(&other, &t.id, &mover, "e6-e5").await.unwrap();
     assert_eq!(moved["moves"], "c3-c4 f6-f5 d3-d4 e6-e5");
     other.run(&t.id, &a, Command::Resign).await.unwrap();
     let (row, moves) = db.game(&t.id).await.unwrap().unwrap();
@@ -390,9 +359,8 @@ async fn a_flag_that_falls_while_the_database_is_away_is_stored_when_it_is_back(
         chat: false,
     };
     let t = online.create_paired(&a, &b, quick).await.unwrap();
-    let mv = |text: &str| Command::Move { text: text.into() };
-    online.run(&t.id, &a, mv("c3-c4")).await.unwrap();
-    online.run(&t.id, &b, mv("f6-f5")).await.unwrap();
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
     // The database goes away; White's 15 s run out meanwhile.
     relay.cut();
     tokio::time::sleep(std::time::Duration::from_secs(17)).await;

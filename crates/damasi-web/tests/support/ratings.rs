@@ -1,5 +1,6 @@
 //! Many rated games of one player ending at the same instant: no rating change may be lost.
 
+use super::commands::play;
 use damasi_web::online::command::Command;
 use damasi_web::online::{NewGame, Online};
 
@@ -31,26 +32,8 @@ pub async fn end_rated_games_at_once(online: &Online, name: &str, n: usize) {
         } else {
             (other.clone(), hero.clone())
         };
-        online
-            .run(
-                &t.id,
-                &white,
-                Command::Move {
-                    text: "c3-c4".into(),
-                },
-            )
-            .await
-            .unwrap();
-        online
-            .run(
-                &t.id,
-                &black,
-                Command::Move {
-                    text: "f6-f5".into(),
-                },
-            )
-            .await
-            .unwrap();
+        play(online, &t.id, &white, "c3-c4").await.unwrap();
+        play(online, &t.id, &black, "f6-f5").await.unwrap();
         games.push((
             t.id.clone(),
             other,
