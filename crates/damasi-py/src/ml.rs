@@ -40,20 +40,7 @@ fn view(index: usize, side: Color) -> usize {
 /// Writes the planes of `pos` into `out` (length [`OBS_LEN`]), `[plane][row][file]`.
 pub(crate) fn write_planes(pos: &Position, out: &mut [f32]) {
     out.fill(0.0);
-    let us = pos.side_to_move();
-    let boards = [
-        pos.men_of(us),
-        pos.kings_of(us),
-        pos.men_of(!us),
-        pos.kings_of(!us),
-    ];
-    for (plane, mut bits) in boards.into_iter().enumerate() {
-        while bits != 0 {
-            let sq = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            out[plane * 64 + view(sq, us)] = 1.0;
-        }
-    }
+    mark_planes(pos, out, 1.0);
 }
 
 /// The action of `m` ignoring the tie rule.
