@@ -174,51 +174,67 @@ export function treeToText(root) {
  */
 
 /**
- * Reads a tree written by `treeToText`; throws on unbalanced parentheses or an empty move.
- * @param {string} text @returns {MoveSkeleton}
+ * Builds a tree as a reader meets comments, variations and moves, in order: the node the next
+ * move continues and its parent, and for each open variation the two to go back to when it
+ * closes. Throws on unbalanced parentheses.
  */
-export function textToTree(text) {
+function skeletonBuilder() {
   /** @type {MoveSkeleton} */
   const root = { landing: "", children: [] };
-  // The node the next move continues and its parent; for each open variation, the two to
-  // go back to when it closes.
   let at = root;
-  /** @type {MoveSkeleton} */
+  /** @type {MoveSkeleton|null} */
   let parent = null;
-  /** @type {{at: MoveSkeleton, parent: MoveSkeleton}[]} */
+  /** @type {{at: MoveSkeleton, parent: MoveSkeleton|null}[]} */
   const open = [];
-  for (const raw of (text || "").match(/\{[^}]*\}|[(),]|[^(),{]+/g) || []) {
-    const tok = raw.trim();
-    if (tok === "" || tok === ",") continue;
-    if (tok.startsWith("{")) {
-      // A comment on the move just read (or, before any move, on the start).
-      const c = cleanComment(tok.slice(1, -1));
+  return {
+    /** A comment on the move just read (or, before any move, on the start). @param {string} text */
+    comment(text) {
+      const c = cleanComment(text);
       if (c) at.comment = at.comment ? at.comment + " " + c : c;
-      continue;
-    }
-    if (tok === "(") {
-      // A variation: an alternative to the last move, so it continues that move's parent.
+    },
+    /** A variation: an alternative to the last move, so it continues that move's parent. */
+    openVariation() {
       if (!parent) throw new Error("a variation before any move");
       open.push({ at, parent });
       at = parent;
       parent = null;
-      continue;
-    }
-    if (tok === ")") {
+    },
+    closeVariation() {
       const o = open.pop();
       if (!o) throw new Error("unbalanced ')'");
-      at = o.at;
-      parent = o.parent;
-      continue;
-    }
-    if (!/^[a-h][1-8]([-x][a-h][1-8])+$/.test(tok)) throw new Error("not a move: " + tok);
-    let child = at.children.find((c) => c.landing === tok);
-    if (!child) { child = { landing: tok, children: [] }; at.children.push(child); }
-    parent = at;
-    at = child;
+      ({ at, parent } = o);
+    },
+    /** A move after the current one; with `merge`, an equal move already there is followed. @param {string} landing @param {boolean} merge */
+    move(landing, merge) {
+      let child = merge ? at.children.find((c) => c.landing === landing) : undefined;
+      if (!child) { child = { landing, children: [] }; at.children.push(child); }
+      parent = at;
+      at = child;
+    },
+    /** The tree read. @returns {MoveSkeleton} */
+    finish() {
+      if (open.length) throw new Error("unbalanced '('");
+      return root;
+    },
+  };
+}
+
+/**
+ * Reads a tree written by `treeToText`; throws on unbalanced parentheses or an empty move.
+ * @param {string} text @returns {MoveSkeleton}
+ */
+export function textToTree(text) {
+  const tree = skeletonBuilder();
+  for (const raw of (text || "").match(/\{[^}]*\}|[(),]|[^(),{]+/g) || []) {
+    const tok = raw.trim();
+    if (tok === "" || tok === ",") continue;
+    if (tok.startsWith("{")) tree.comment(tok.slice(1, -1));
+    else if (tok === "(") tree.openVariation();
+    else if (tok === ")") tree.closeVariation();
+    else if (!/^[a-h][1-8]([-x][a-h][1-8])+$/.test(tok)) throw new Error("not a move: " + tok);
+    else tree.move(tok, true);
   }
-  if (open.length) throw new Error("unbalanced '('");
-  return root;
+  return tree.finish();
 }
 
 /**
@@ -228,43 +244,17 @@ export function textToTree(text) {
  * @param {string} movetext @returns {MoveSkeleton}
  */
 export function pdnToTree(movetext) {
-  /** @type {MoveSkeleton} */
-  const root = { landing: "", children: [] };
-  let at = root;
-  /** @type {MoveSkeleton|null} */
-  let parent = null;
-  /** @type {{at: MoveSkeleton, parent: MoveSkeleton|null}[]} */
-  const open = [];
-  const comment = (/** @type {string} */ text) => {
-    const c = cleanComment(text);
-    if (c) at.comment = at.comment ? at.comment + " " + c : c;
-  };
+  const tree = skeletonBuilder();
   for (const tok of movetext.match(/\{[^}]*\}?|;[^\n]*|[()]|[^\s(){};]+/g) || []) {
-    if (tok.startsWith("{")) { comment(tok.replace(/^\{|\}$/g, "")); continue; }
-    if (tok.startsWith(";")) { comment(tok.slice(1)); continue; }
-    if (tok === "(") {
-      if (!parent) throw new Error("a variation before any move");
-      open.push({ at, parent });
-      at = parent;
-      parent = null;
-      continue;
-    }
-    if (tok === ")") {
-      const o = open.pop();
-      if (!o) throw new Error("unbalanced ')'");
-      ({ at, parent } = o);
-      continue;
-    }
+    if (tok.startsWith("{")) { tree.comment(tok.replace(/^\{|\}$/g, "")); continue; }
+    if (tok.startsWith(";")) { tree.comment(tok.slice(1)); continue; }
+    if (tok === "(") { tree.openVariation(); continue; }
+    if (tok === ")") { tree.closeVariation(); continue; }
     if (/^(1-0|0-1|1\/2-1\/2|\*|2-0|0-2|1-1|0-0)$/.test(tok) || /^\$\d+$/.test(tok)) continue;
     const word = tok.replace(/^\d+\.+/, "").replace(/[!?]+$/, "").replace(/=K$/i, "");
-    if (!word) continue;
-    const child = { landing: word, children: [] };
-    at.children.push(child);
-    parent = at;
-    at = child;
+    if (word) tree.move(word, false);
   }
-  if (open.length) throw new Error("unbalanced '('");
-  return root;
+  return tree.finish();
 }
 
 /**
