@@ -3,7 +3,7 @@
 // JSON API (docs/web-api.md), which referees every saved game. This module starts the page:
 // it registers the views, wires the controls and the keys, and opens the first game.
 import { $, $$, sleep } from "./util.js";
-import { t, applyI18n, setLang, toast, announce, sideName, levelName } from "./i18n.js";
+import { t, applyI18n, wireLangs, toast, announce, sideName, levelName } from "./i18n.js";
 import { showError, transient } from "./api.js";
 import { adoptServerToken } from "./server-token.js";
 import { Local } from "./local.js";
@@ -132,9 +132,7 @@ async function copyText(text) {
 
 function wire() {
   for (const b of $$(".tabs button")) b.addEventListener("click", () => setMode(b.dataset.mode));
-  for (const b of $$(".langs button")) b.addEventListener("click", () => {
-    setLang(b.dataset.lang);
-    applyI18n();
+  wireLangs(() => {
     $("new-level-out").textContent = levelName(Number($("new-level").value));
     redraw();
   });
