@@ -419,3 +419,15 @@ Object.assign(window.I18N.tr, {
   onDrawDeclined: "Beraberlik teklifiniz reddedildi.", onTakebackDeclined: "Geri alma öneriniz reddedildi.",
   onOffline: "Çevrimdışı: ağ bekleniyor…", onConnLost: "Bağlantı koptu: yeniden bağlanılıyor…",
 });
+
+// Without a server (the exported page) and with the engine in this browser.
+Object.assign(window.I18N.en, {
+  noServerNote: "This page runs without a server: puzzles and online play need the damasi server (damasi serve), and games have no clock.",
+  noServerPuzzles: "Puzzles need the damasi server (damasi serve): their solutions and your rating are kept there, and this page runs without one.",
+  noClockHere: "Games with the engine in this browser have no clock.",
+});
+Object.assign(window.I18N.tr, {
+  noServerNote: "Bu sayfa sunucusuz çalışıyor: bulmacalar ve çevrimiçi oyun için damasi sunucusu (damasi serve) gerekir, oyunlarda da saat yok.",
+  noServerPuzzles: "Bulmacalar için damasi sunucusu (damasi serve) gerekir: çözümler ve puanınız orada tutulur, bu sayfa ise sunucusuz çalışıyor.",
+  noClockHere: "Bu tarayıcıdaki motorla oynanan oyunlarda saat yok.",
+});

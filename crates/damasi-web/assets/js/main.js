@@ -276,6 +276,7 @@ async function boot() {
     try { await Local.start(); } catch (e) { console.warn("in-browser engine:", e); showError(e); }
   }
   Local.decorate(null);
+  showWithoutServer();
   // An address names what to show (a shared link, a reload); a game's is opened as the first
   // game, any other view's after it.
   const hash = location.hash;
@@ -286,6 +287,22 @@ async function boot() {
   if (route && !gameId && route.word !== "play") await openRoute(hash);
   S.booting = false;
   syncUrl("replace");
+}
+
+// What the page cannot do here: with the engine in this browser games have no clock (the
+// time control is put away), and the exported page without a server has no puzzles and no
+// online play (their tab and link are put away, with a word why).
+function showWithoutServer() {
+  if (Local.active) {
+    $("new-time").value = "";
+    $("new-time").disabled = true;
+    $("new-no-clock").hidden = false;
+  }
+  if (Local.noServer) {
+    $("tab-puzzle").hidden = true;
+    $("link-online").hidden = true;
+    $("no-server-note").hidden = false;
+  }
 }
 
 // The position the shown view's line started from, whose pieces the material counter counts

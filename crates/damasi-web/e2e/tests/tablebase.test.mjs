@@ -34,9 +34,10 @@ async function openStudy(fen) {
 }
 
 test("tables built while the server runs show in Study, with the distance to conversion", async () => {
-  await openStudy(FEN);
   // The request for the position's tablebase value is answered "no tables": no panel.
-  await page.waitForResponse((r) => r.url().includes("/api/tablebase"));
+  const asked = page.waitForResponse((r) => r.url().includes("/api/tablebase"));
+  await openStudy(FEN);
+  assert.equal((await asked).status(), 409);
   assert.equal(await page.isHidden("#tb-panel"), true);
 
   execFileSync(process.env.DAMASI_BIN, ["tb", "build", "--pieces", "3", "--dir", TABLES], { stdio: "ignore" });
