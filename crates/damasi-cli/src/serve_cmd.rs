@@ -1,9 +1,9 @@
 //! `damasi serve`: the web app on this machine, by default at http://127.0.0.1:8080/.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use damasi_web::{AppState, Security};
 
@@ -129,24 +129,31 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         .tb_dir
         .clone()
         .unwrap_or_else(|| data_dir.join("tablebases"));
-    let oracle = if a.tb_dir.is_some() {
-        crate::tb_cmds::open_oracle(Some(&tb_flag))?
-    } else {
-        // The default place: tables are used if they are there.
-        crate::tb_cmds::open_oracle(Some(&tb_flag)).unwrap_or(None)
+    // The tables directory is watched: tables built into it while the server runs are used
+    // at the next request (the Study view's panel), no restart needed.
+    let tables = match crate::tb_cmds::tables_dir(Some(&tb_flag)) {
+        None => damasi_web::Tablebases::default(),
+        Some(dir) => damasi_web::Tablebases::watching(dir, crate::tb_cmds::hub_loader()),
     };
-    let tables_line = oracle.as_ref().map(|o| {
-        format!(
-            "damasi: {} from {}",
-            crate::tb_cmds::describe(o),
-            tb_flag.display()
-        )
-    });
-    // Read in the background from the start, so that the first engine move reaching the
-    // tables does not spend its thinking time loading them.
-    if let Some(o) = &oracle {
-        let o = o.clone();
-        std::thread::spawn(move || o.load_all());
+    let (oracle, error) = tables.refresh();
+    if a.tb_dir.is_some() && oracle.is_none() {
+        // A directory given explicitly must hold tables (the default one may be empty).
+        match error {
+            Some(e) => bail!("cannot read the endgame tables in {e}"),
+            None if tb_flag != Path::new(crate::tb_cmds::NO_TABLES) => bail!(
+                "no endgame tables in {}: build them with `damasi tb build --pieces 5 --dir {}`",
+                tb_flag.display(),
+                tb_flag.display()
+            ),
+            None => {}
+        }
+    }
+    let tables_line = tables
+        .description()
+        .map(|d| format!("damasi: {d} from {}", tb_flag.display()));
+    // Read in the background from the start, so that the first probes do not wait for them.
+    if let Some(o) = oracle {
+        std::thread::spawn(move || o.prepare());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -210,9 +217,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             .context("--telegram-token")?;
         println!("damasi: the Telegram bot @{} is running", bot.username());
     }
-    let state = state.with_security(security).with_tablebase(
-        oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
-    );
+    let state = state.with_security(security).with_tablebases(tables);
     let options = damasi_web::ServeOptions {
         trusted_proxies: a.trusted_proxies.clone(),
         ..Default::default()

@@ -25,11 +25,18 @@ pub fn export_site(a: ExportSiteArgs) -> Result<()> {
             "/../../target/wasm-pkg"
         ))
     });
-    let mut written = damasi_wasm::site::export(&a.dir, &wasm_dir)
-        .with_context(|| format!("cannot export the site to {}", a.dir.display()))?;
+    // The page first: the service worker the site's files include caches its files too.
+    let mut written = export_main_page(&a.dir)
+        .with_context(|| format!("cannot export the main page to {}", a.dir.display()))?;
+    let page_files: Vec<String> = std::iter::once("app/".to_string())
+        .chain(written.iter().filter_map(|p| {
+            let rel = p.strip_prefix(&a.dir).ok()?;
+            Some(rel.to_string_lossy().replace('\\', "/"))
+        }))
+        .collect();
     written.extend(
-        export_main_page(&a.dir)
-            .with_context(|| format!("cannot export the main page to {}", a.dir.display()))?,
+        damasi_wasm::site::export(&a.dir, &wasm_dir, &page_files)
+            .with_context(|| format!("cannot export the site to {}", a.dir.display()))?,
     );
     let mut out = std::io::stdout();
     for path in &written {
@@ -43,32 +50,50 @@ pub fn export_site(a: ExportSiteArgs) -> Result<()> {
 }
 
 /// The main page (the web app's own page) into `DIR/app/`: with no server it plays with the
-/// engine in the browser, from the site's WebAssembly build one directory up. Its links are
-/// made relative, so the site works in any directory of a static host.
-fn export_main_page(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+/// engine in the browser, from the site's WebAssembly build one directory up, and is the
+/// site's page (`DIR/index.html` leads to it). Its links are made relative, so the site works
+/// in any directory of a static host. Learn's course goes with it as static data
+/// (`app/learn/*.json`, which the page reads instead of `/api/learn/...`); the online pages
+/// are left out (online play needs the server).
+fn export_main_page(dir: &std::path::Path) -> Result<Vec<PathBuf>> {
     let app = dir.join("app");
     std::fs::create_dir_all(&app)?;
     let mut written = Vec::new();
-    for &(path, _, body) in damasi_web::assets::FILES {
-        let (name, body) = if path == "/" {
-            let html = body
-                .replace("src=\"/", "src=\"")
-                .replace("href=\"/", "href=\"")
-                .replace(
-                    "<meta name=\"damasi-wasm\" content=\"/wasm/\">",
-                    "<meta name=\"damasi-wasm\" content=\"../\" data-no-server=\"1\">",
-                );
-            ("index.html", html)
-        } else {
-            (path.trim_start_matches('/'), body.to_string())
-        };
+    let mut write = |name: &str, body: &[u8]| -> Result<()> {
         let out = app.join(name);
         // The page's modules live in subdirectories (js/, js/views/, ...).
         if let Some(parent) = out.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        std::fs::write(&out, body)?;
+        std::fs::write(&out, body).with_context(|| format!("cannot write {}", out.display()))?;
         written.push(out);
+        Ok(())
+    };
+    for &(path, _, body) in damasi_web::assets::FILES {
+        if path.starts_with("/online") || path.starts_with("/js/online/") {
+            continue;
+        }
+        if path == "/" {
+            let html = body
+                .replace("src=\"/", "src=\"")
+                .replace("href=\"/", "href=\"")
+                .replace(
+                    "<meta name=\"damasi-wasm\" content=\"/wasm/\">",
+                    "<meta name=\"damasi-wasm\" content=\"../\" data-no-server=\"1\">\n\
+                     <link rel=\"manifest\" href=\"../manifest.webmanifest\">",
+                );
+            write("index.html", html.as_bytes())?;
+        } else {
+            write(path.trim_start_matches('/'), body.as_bytes())?;
+        }
     }
+    write(
+        "learn/course.json",
+        &serde_json::to_vec(damasi_web::learn::course())?,
+    )?;
+    write(
+        "learn/examples.json",
+        &serde_json::to_vec(damasi_web::learn::examples())?,
+    )?;
     Ok(written)
 }

@@ -169,6 +169,31 @@ fn export_site_writes_the_main_page_for_no_server() {
         html.contains(r#"<meta name="damasi-wasm" content="../" data-no-server="1">"#),
         "{html}"
     );
+    // The site's own address leads to this page (#33 item 14: one page, one board), which is
+    // the installable app, cached whole by the service worker for offline use.
+    let root = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(root.contains(r#"url=app/"#), "{root}");
+    assert!(!site.join("offline.js").exists());
+    assert!(html.contains(r#"href="../manifest.webmanifest""#), "{html}");
+    let sw = std::fs::read_to_string(site.join("sw.js")).unwrap();
+    for name in [
+        "\"app/\"",
+        "\"app/index.html\"",
+        "\"app/js/board/input.js\"",
+        "\"app/learn/course.json\"",
+    ] {
+        assert!(sw.contains(name), "sw.js caches {name}: {sw}");
+    }
+    // Learn's course ships as static data (#33 item 13); online play is left out.
+    let course: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("app/learn/course.json")).unwrap())
+            .unwrap();
+    assert!(
+        !course["lessons"].as_array().unwrap().is_empty(),
+        "{course}"
+    );
+    assert!(site.join("app/learn/examples.json").is_file());
+    assert!(!site.join("app/js/online/main.js").exists() && !site.join("app/online.css").exists());
     std::fs::remove_dir_all(&base).unwrap();
 }
 

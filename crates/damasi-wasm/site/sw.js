@@ -1,18 +1,20 @@
 // Service worker: keeps every file of the site in a cache when it is installed and answers
-// from that cache first, so the page loads and plays with no network. A new CACHE name (a new
-// site export) replaces the old cache.
-const CACHE = "damasi-offline-v2";
+// from that cache first, so the page loads and plays with no network. The export writes the
+// list of the page's files and a version made from their contents into the two lines below:
+// a new export with other files is a new cache, which replaces the old one.
+const VERSION = "dev";
+const PAGE_FILES = [];
+const CACHE = "damasi-offline-" + VERSION;
 const FILES = [
   "./",
   "index.html",
-  "offline.css",
-  "offline.js",
   "worker.js",
   "engine.js",
   "damasi_wasm.js",
   "damasi_wasm_bg.wasm",
   "manifest.webmanifest",
   "icon.svg",
+  ...PAGE_FILES,
 ];
 
 self.addEventListener("install", (event) => {

@@ -261,8 +261,17 @@ Object.assign(window.I18N.tr, {
 });
 
 // The Study view's tablebase panel.
-Object.assign(window.I18N.en, { tablebase: "Tablebase", "tb:win": "win", "tb:draw": "draw", "tb:loss": "loss" });
-Object.assign(window.I18N.tr, { tablebase: "Oyun sonu tablosu", "tb:win": "kazanır", "tb:draw": "berabere", "tb:loss": "kaybeder" });
+// "win in {n}": {n} plies to the next capture, promotion or man's step (distance to conversion).
+Object.assign(window.I18N.en, {
+  tablebase: "Tablebase", "tb:win": "win", "tb:draw": "draw", "tb:loss": "loss",
+  "tb:winIn": "win in {n}", "tb:lossIn": "loss in {n}",
+  tbDistanceHelp: "“win in 3”: with best play, three plies (each side's move counted on its own) to the next capture, promotion or step forward of a man",
+});
+Object.assign(window.I18N.tr, {
+  tablebase: "Oyun sonu tablosu", "tb:win": "kazanır", "tb:draw": "berabere", "tb:loss": "kaybeder",
+  "tb:winIn": "{n} hamlede kazanır", "tb:lossIn": "{n} hamlede kaybeder",
+  tbDistanceHelp: "“3 hamlede kazanır”: en iyi oyunla bir sonraki taş almaya, dama çıkmaya ya da bir taşın ilerlemesine üç hamle (iki tarafın hamleleri ayrı sayılır)",
+});
 
 // Settings, the keyboard help, capture routes, promotion, confirming moves and named levels.
 Object.assign(window.I18N.en, {
@@ -304,4 +313,121 @@ Object.assign(window.I18N.tr, {
   lvl1: "yeni başlayan", lvl2: "acemi", lvl3: "keyfine", lvl4: "gelişen", lvl5: "kulüp",
   lvl6: "güçlü kulüp", lvl7: "güçlü", lvl8: "uzman", lvl9: "usta", lvl10: "büyük usta",
   material: "Malzeme: {diff}", capturedN: "{n} taş alındı",
+});
+
+// The online pages (online.html, js/online/): lobby, game, account. Sides in running text are
+// lower case in English ("you play white"); a speed's name is capitalised at a line's start.
+Object.assign(window.I18N.en, {
+  onHome: "Play offline", onLobby: "Online lobby", onPages: "Pages", onLobbyLabel: "Lobby", onGame: "Game",
+  onBoardArea: "Board", onBoardLabel: "Board: click a piece, then where it goes",
+  onTitleLobby: "damasi online: lobby", onTitleGame: "damasi online: game {id}", onTitleYourTurn: "• Your turn",
+  "onSide:white": "white", "onSide:black": "black", "onSide:random": "random",
+  "onSpeed:bullet": "bullet", "onSpeed:blitz": "blitz", "onSpeed:rapid": "rapid", "onSpeed:classical": "classical",
+  onAccount: "Account", onName: "Name", onPassword: "Password", onLogin: "Log in", onSignup: "Sign up",
+  onGuest: "Continue as guest", onGuestTag: "guest", onNameGuest: "{name} (guest)", onLogout: "Log out",
+  onToken: "Create API token for a bot", onTokenLabel: "API token (shown once; send it as", onRatings: "Ratings",
+  onRecent: "Recent games", onGuestsCasual: "Guests play casual games only.",
+  onNoRated: "No rated games yet (everyone starts at 1500?).", onRatingTitle: "rating deviation {rd}; {kind}",
+  onProvisional: "provisional (marked ?)", onEstablished: "established", onOneGame: "(1 game)", onGames: "({n} games)",
+  onOpen: "open", onPlaying: "playing", onAbortedShort: "aborted", onRatedWord: "rated", onCasualWord: "casual",
+  onNeedCredentials: "Give a name and a password.", onCopied: "Copied", onSelectCopy: "Select the text and copy it",
+  onMyGames: "Your games in progress", onMyGame: "Game {id} (you play {side})", onQuick: "Quick pairing",
+  onWaiting: "{n} waiting", onPoolWait: "Waiting for an opponent in the {pool} pool…",
+  onMinutes: "Minutes", onIncrement: "Increment (s)", onColour: "Colour", onRated: "Rated", onCasual: "Casual",
+  onChat: "Chat", onRange: "Rating range", onPostSeek: "Post a seek in the lobby", onFriend: "Play a friend",
+  onOpenSeeks: "Open seeks", onPlayer: "Player", onRating: "Rating", onTime: "Time", onMode: "Mode",
+  onNoSeeks: "No open seeks: post one, or join a pool.", onCancelSeek: "Cancel your seek", onTake: "Take",
+  onPlayAria: "Play {name}, {clock}", onLive: "Live games", onFreeSeat: "(free seat)",
+  onNobody: "Nobody is playing right now.", onWatch: "Watch",
+  onSeekPosted: "Your seek is in the lobby: the game opens when someone takes it.",
+  onSeatWaits: "This game waits for an opponent.", onSeatGuest: "You will play as a guest unless you log in above.",
+  onSeatRated: "This rated game waits for an opponent: sign up or log in above, then take the seat.",
+  onSeatRatedToast: "This game is rated: sign up or log in above first (guests play casual games only).",
+  onTakeSeat: "Take the seat", onShareLabel: "Waiting for your opponent. Send them this link:", onWithdraw: "Cancel the game",
+  onDrawOffered: "Your opponent offers a draw.", onTakebackAsked: "Your opponent asks to take back a move.",
+  onClaimWin: "Claim victory", onClaimDraw: "Call it a draw",
+  onClaimWait: "Your opponent left the game. If they do not come back, you can claim victory in {n} s.",
+  onClaimNow: "Your opponent left the game. You can claim victory, call it a draw, or wait for them.",
+  onGoRematch: "Go to the rematch", onAbort: "Abort", onProposeTakeback: "Propose takeback", onTakebackProposed: "Takeback proposed",
+  onDrawOfferedBtn: "Draw offered", onRematch: "Rematch", onRematchOffered: "Rematch offered", onAcceptRematch: "Accept rematch",
+  onRematchStarts: "The rematch starts…", onRematchPlayers: "The players play a rematch.",
+  onRematchWanted: "Your opponent wants a rematch.", onRematchAsked: "A player asks for a rematch.",
+  onFlip: "Flip board", onSound: "Sound", onResignYes: "Yes, resign", onNo: "No", onAnalyse: "Analyse",
+  onDownloadPdn: "Download PDN", onNewOpponent: "New opponent", onBackToLobby: "Back to the lobby",
+  onFirst: "First position", onPrev: "Previous move", onNext: "Next move", onLast: "Last position",
+  onHideChat: "Hide chat", onMessage: "Message", onChatPlaceholder: "Say something nice", onSend: "Send",
+  onKeyBrowse: "A finished game: previous / next move",
+  onInfo: "{mode} · {speed} {clock}", onYouPlay: "you play {side}", onWatching: "you are watching",
+  onClockLabel: "{side}'s clock: {time}", onFirstMoveYou: "You have {n} s to make the first move.",
+  onFirstMoveSide: "{side} has {n} s to make the first move.", onWaitingPlayer: "waiting for a player", onLeft: "left the game",
+  onWaitOther: "Waiting for an opponent to take the other seat.", onWaitsSecond: "This game waits for a second player.",
+  onMoveSent: "Move sent…", onYourTurn: "Your turn.", onYourTurnForced: "Your turn: a capture is forced.",
+  onToMove: "{side} to move.", onToMoveName: "{side} to move ({name}).", onOver: "The game is over.",
+  onAbortedFirst: "Aborted: {side} did not move within {n} s.", onRatingDiffs: "Rating: {diffs}",
+  onSeatsTaken: "Both seats are taken: the game starts.", onTakenBack: "A move was taken back.",
+  onDrawDeclined: "Your draw offer was declined.", onTakebackDeclined: "Your takeback proposal was declined.",
+  onOffline: "Offline: waiting for the network…", onConnLost: "Connection lost: reconnecting…",
+});
+Object.assign(window.I18N.tr, {
+  onHome: "Çevrimdışı oyna", onLobby: "Çevrimiçi salon", onPages: "Sayfalar", onLobbyLabel: "Salon", onGame: "Oyun",
+  onBoardArea: "Tahta", onBoardLabel: "Tahta: bir taşa, sonra gideceği kareye tıklayın",
+  onTitleLobby: "damasi çevrimiçi: salon", onTitleGame: "damasi çevrimiçi: oyun {id}", onTitleYourTurn: "• Sıra sizde",
+  "onSide:white": "beyaz", "onSide:black": "siyah", "onSide:random": "rastgele",
+  "onSpeed:bullet": "bullet", "onSpeed:blitz": "blitz", "onSpeed:rapid": "hızlı", "onSpeed:classical": "klasik",
+  onAccount: "Hesap", onName: "Ad", onPassword: "Parola", onLogin: "Giriş yap", onSignup: "Kaydol",
+  onGuest: "Misafir olarak devam et", onGuestTag: "misafir", onNameGuest: "{name} (misafir)", onLogout: "Çıkış yap",
+  onToken: "Bot için API anahtarı oluştur", onTokenLabel: "API anahtarı (bir kez gösterilir; şöyle gönderin:", onRatings: "Puanlar",
+  onRecent: "Son oyunlar", onGuestsCasual: "Misafirler yalnızca puansız oyun oynar.",
+  onNoRated: "Henüz puanlı oyun yok (herkes 1500? ile başlar).", onRatingTitle: "puan sapması {rd}; {kind}",
+  onProvisional: "geçici (? ile işaretli)", onEstablished: "kesinleşmiş", onOneGame: "(1 oyun)", onGames: "({n} oyun)",
+  onOpen: "açık", onPlaying: "oynanıyor", onAbortedShort: "iptal", onRatedWord: "puanlı", onCasualWord: "puansız",
+  onNeedCredentials: "Bir ad ve parola girin.", onCopied: "Kopyalandı", onSelectCopy: "Metni seçip kopyalayın",
+  onMyGames: "Süren oyunlarınız", onMyGame: "Oyun {id} ({side} taşlarla oynuyorsunuz)", onQuick: "Hızlı eşleşme",
+  onWaiting: "{n} kişi bekliyor", onPoolWait: "{pool} havuzunda rakip bekleniyor…",
+  onMinutes: "Dakika", onIncrement: "Ek süre (sn)", onColour: "Renk", onRated: "Puanlı", onCasual: "Puansız",
+  onChat: "Sohbet", onRange: "Puan aralığı", onPostSeek: "Salona oyun ilanı ver", onFriend: "Bir arkadaşla oyna",
+  onOpenSeeks: "Açık ilanlar", onPlayer: "Oyuncu", onRating: "Puan", onTime: "Süre", onMode: "Tür",
+  onNoSeeks: "Açık ilan yok: bir ilan verin ya da bir havuza katılın.", onCancelSeek: "İlanınızı geri çekin", onTake: "Kabul et",
+  onPlayAria: "{name} ile oyna, {clock}", onLive: "Süren oyunlar", onFreeSeat: "(boş koltuk)",
+  onNobody: "Şu anda kimse oynamıyor.", onWatch: "İzle",
+  onSeekPosted: "İlanınız salonda: biri kabul edince oyun açılır.",
+  onSeatWaits: "Bu oyun bir rakip bekliyor.", onSeatGuest: "Yukarıdan giriş yapmazsanız misafir olarak oynarsınız.",
+  onSeatRated: "Bu puanlı oyun bir rakip bekliyor: önce yukarıdan kaydolun ya da giriş yapın, sonra yerinizi alın.",
+  onSeatRatedToast: "Bu oyun puanlı: önce yukarıdan kaydolun ya da giriş yapın (misafirler yalnızca puansız oynar).",
+  onTakeSeat: "Yerini al", onShareLabel: "Rakibiniz bekleniyor. Ona bu bağlantıyı gönderin:", onWithdraw: "Oyunu iptal et",
+  onDrawOffered: "Rakibiniz beraberlik teklif ediyor.", onTakebackAsked: "Rakibiniz bir hamleyi geri almak istiyor.",
+  onClaimWin: "Galibiyeti iste", onClaimDraw: "Berabere bitir",
+  onClaimWait: "Rakibiniz oyundan ayrıldı. Dönmezse {n} sn sonra galibiyeti isteyebilirsiniz.",
+  onClaimNow: "Rakibiniz oyundan ayrıldı. Galibiyeti isteyebilir, berabere bitirebilir ya da onu bekleyebilirsiniz.",
+  onGoRematch: "Rövanşa git", onAbort: "İptal et", onProposeTakeback: "Geri almayı öner", onTakebackProposed: "Geri alma önerildi",
+  onDrawOfferedBtn: "Beraberlik teklif edildi", onRematch: "Rövanş", onRematchOffered: "Rövanş teklif edildi", onAcceptRematch: "Rövanşı kabul et",
+  onRematchStarts: "Rövanş başlıyor…", onRematchPlayers: "Oyuncular rövanş oynuyor.",
+  onRematchWanted: "Rakibiniz rövanş istiyor.", onRematchAsked: "Bir oyuncu rövanş istiyor.",
+  onFlip: "Tahtayı çevir", onSound: "Ses", onResignYes: "Evet, terk et", onNo: "Hayır", onAnalyse: "İncele",
+  onDownloadPdn: "PDN indir", onNewOpponent: "Yeni rakip", onBackToLobby: "Salona dön",
+  onFirst: "İlk pozisyon", onPrev: "Önceki hamle", onNext: "Sonraki hamle", onLast: "Son pozisyon",
+  onHideChat: "Sohbeti gizle", onMessage: "Mesaj", onChatPlaceholder: "Güzel bir şey söyleyin", onSend: "Gönder",
+  onKeyBrowse: "Biten oyunda önceki / sonraki hamle",
+  onInfo: "{mode} · {speed} {clock}", onYouPlay: "{side} taşlarla oynuyorsunuz", onWatching: "izliyorsunuz",
+  onClockLabel: "Saat ({side}): {time}", onFirstMoveYou: "İlk hamlenizi yapmak için {n} sn'niz var.",
+  onFirstMoveSide: "{side}, ilk hamlesini {n} sn içinde yapmalı.", onWaitingPlayer: "oyuncu bekleniyor", onLeft: "oyundan ayrıldı",
+  onWaitOther: "Diğer koltuğa bir rakibin oturması bekleniyor.", onWaitsSecond: "Bu oyun ikinci bir oyuncu bekliyor.",
+  onMoveSent: "Hamle gönderildi…", onYourTurn: "Sıra sizde.", onYourTurnForced: "Sıra sizde: taş almak zorunlu.",
+  onToMove: "Sıra {side}.", onToMoveName: "Sıra {side} ({name}).", onOver: "Oyun bitti.",
+  onAbortedFirst: "İptal edildi: {side} {n} sn içinde hamle yapmadı.", onRatingDiffs: "Puan: {diffs}",
+  onSeatsTaken: "İki koltuk da doldu: oyun başlıyor.", onTakenBack: "Bir hamle geri alındı.",
+  onDrawDeclined: "Beraberlik teklifiniz reddedildi.", onTakebackDeclined: "Geri alma öneriniz reddedildi.",
+  onOffline: "Çevrimdışı: ağ bekleniyor…", onConnLost: "Bağlantı koptu: yeniden bağlanılıyor…",
+});
+
+// Without a server (the exported page) and with the engine in this browser.
+Object.assign(window.I18N.en, {
+  noServerNote: "This page runs without a server: puzzles and online play need the damasi server (damasi serve), and games have no clock.",
+  noServerPuzzles: "Puzzles need the damasi server (damasi serve): their solutions and your rating are kept there, and this page runs without one.",
+  noClockHere: "Games with the engine in this browser have no clock.",
+});
+Object.assign(window.I18N.tr, {
+  noServerNote: "Bu sayfa sunucusuz çalışıyor: bulmacalar ve çevrimiçi oyun için damasi sunucusu (damasi serve) gerekir, oyunlarda da saat yok.",
+  noServerPuzzles: "Bulmacalar için damasi sunucusu (damasi serve) gerekir: çözümler ve puanınız orada tutulur, bu sayfa ise sunucusuz çalışıyor.",
+  noClockHere: "Bu tarayıcıdaki motorla oynanan oyunlarda saat yok.",
 });

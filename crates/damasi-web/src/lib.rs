@@ -79,6 +79,7 @@ pub use referee::Referee;
 pub use security::Security;
 pub use store::Store;
 pub use streams::{StreamLimits, Streams};
+pub use tablebase::Tablebases;
 
 /// Largest request body accepted (a PDN file of many games fits).
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -99,7 +100,7 @@ pub struct AppState {
     /// Rate limits of online play.
     pub limits: Arc<online::http::Limits>,
     /// Endgame tables, if the server has them (`GET /api/tablebase`).
-    pub tablebase: Option<Arc<dyn EndgameOracle>>,
+    pub tablebase: tablebase::Tablebases,
     /// The long-lived requests (streams, WebSockets, long-polls) being served, and their caps.
     pub streams: Arc<Streams>,
 }
@@ -134,7 +135,7 @@ impl AppState {
             security: Arc::new(Security::local()),
             online: Online::in_memory(),
             limits: Arc::new(online::http::Limits::default()),
-            tablebase: None,
+            tablebase: tablebase::Tablebases::default(),
             streams: Arc::new(Streams::default()),
         }
     }
@@ -146,8 +147,13 @@ impl AppState {
     }
 
     /// The same state with endgame tables for `GET /api/tablebase` (`None`: without).
-    pub fn with_tablebase(mut self, oracle: Option<Arc<dyn EndgameOracle>>) -> AppState {
-        self.tablebase = oracle;
+    pub fn with_tablebase(self, oracle: Option<Arc<dyn EndgameOracle>>) -> AppState {
+        self.with_tablebases(tablebase::Tablebases::fixed(oracle))
+    }
+
+    /// The same state with these endgame tables (e.g. a directory watched for new tables).
+    pub fn with_tablebases(mut self, tables: tablebase::Tablebases) -> AppState {
+        self.tablebase = tables;
         self
     }
 

@@ -2,13 +2,22 @@
 //! every legal move in it (win, draw or loss, as lichess shows its tablebase), for the
 //! Study view's tablebase panel.
 //!
-//! The server holds the tables as an [`EndgameOracle`] ([`crate::AppState::with_tablebase`]:
-//! `damasi serve` finds them in the data directory), so this crate reads no table format.
-//! The values are for the default rules, which is what the tables solve.
+//! The server holds the tables as [`Tablebases`]: an [`EndgameOracle`] handed over
+//! ([`crate::AppState::with_tablebase`]), or a directory it reads through a loader
+//! ([`Tablebases::watching`]: `damasi serve` watches `tablebases/` in the data directory),
+//! so this crate reads no table format. A watched directory is looked at again on each
+//! request, and read again when its files changed: tables built while the server runs are
+//! used at once. The values are for the default rules, which is what the tables solve.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use axum::extract::State;
 use axum::Json;
 use damasi::Position;
+use damasi_engine::hub::TablebaseLoader;
 use damasi_engine::oracle::{converts, EndgameOracle, Wdl};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -17,6 +26,107 @@ use crate::api::parse_fen;
 use crate::error::{ApiError, ApiQuery, HttpError};
 use crate::record::MoveInfo;
 use crate::AppState;
+
+/// The server's endgame tables: none, a fixed set, or a directory read again whenever its
+/// files change. Cheap to clone (shared).
+#[derive(Clone, Default)]
+pub struct Tablebases(Option<Arc<Source>>);
+
+enum Source {
+    Fixed(Arc<dyn EndgameOracle>),
+    Watched {
+        dir: PathBuf,
+        loader: TablebaseLoader,
+        /// What was read, and the directory's files when it was read. Held only by
+        /// tablebase requests (on blocking threads), while one of them reads the directory.
+        seen: Mutex<Seen>,
+    },
+}
+
+#[derive(Default)]
+struct Seen {
+    /// The directory's files (name, size, modification time) when last read; `None`
+    /// before the first look.
+    files: Option<Vec<(OsString, u64, Option<SystemTime>)>>,
+    tables: Option<Arc<dyn EndgameOracle>>,
+    description: Option<String>,
+}
+
+impl Tablebases {
+    /// These tables, for good (`None`: no tables).
+    pub fn fixed(oracle: Option<Arc<dyn EndgameOracle>>) -> Tablebases {
+        Tablebases(oracle.map(|o| Arc::new(Source::Fixed(o))))
+    }
+
+    /// The tables `loader` finds in `dir`, read at the first request and again whenever the
+    /// directory's files change (added, removed or rewritten), so that tables built into it
+    /// while the server runs are used without a restart.
+    pub fn watching(dir: PathBuf, loader: TablebaseLoader) -> Tablebases {
+        Tablebases(Some(Arc::new(Source::Watched {
+            dir,
+            loader,
+            seen: Mutex::new(Seen::default()),
+        })))
+    }
+
+    /// The tables now: for a watched directory, lists it (a few file names and sizes) and
+    /// reads it again if it changed. A directory that cannot be read keeps the tables read
+    /// before, and its error is returned (the tables, if any, with it). Blocking: call it off
+    /// the async threads.
+    pub fn refresh(&self) -> (Option<Arc<dyn EndgameOracle>>, Option<String>) {
+        let Some(source) = &self.0 else {
+            return (None, None);
+        };
+        let (dir, loader, seen) = match &**source {
+            Source::Fixed(o) => return (Some(o.clone()), None),
+            Source::Watched { dir, loader, seen } => (dir, loader, seen),
+        };
+        let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+        let files = list_files(dir);
+        if seen.files.as_ref() == Some(&files) {
+            return (seen.tables.clone(), None);
+        }
+        seen.files = Some(files);
+        match loader(dir) {
+            Ok(found) => {
+                seen.description = found.as_ref().map(|t| t.description.clone());
+                seen.tables = found.map(|t| t.oracle);
+                (seen.tables.clone(), None)
+            }
+            Err(e) => (seen.tables.clone(), Some(format!("{}: {e}", dir.display()))),
+        }
+    }
+
+    /// For people, e.g. "endgame tables up to 5 pieces", as the loader described the tables
+    /// read last (`None`: none read).
+    pub fn description(&self) -> Option<String> {
+        match self.0.as_deref()? {
+            Source::Fixed(o) => Some(format!("endgame tables up to {} pieces", o.max_pieces())),
+            Source::Watched { seen, .. } => seen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .description
+                .clone(),
+        }
+    }
+}
+
+/// The files of `dir` with their sizes and modification times, sorted (empty when `dir`
+/// is not there): what tells that tables were built, removed or rewritten.
+fn list_files(dir: &std::path::Path) -> Vec<(OsString, u64, Option<SystemTime>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let meta = e.metadata().ok()?;
+            Some((e.file_name(), meta.len(), meta.modified().ok()))
+        })
+        .collect();
+    files.sort();
+    files
+}
 
 /// Query of `GET /api/tablebase`.
 #[derive(Deserialize)]
@@ -75,7 +185,8 @@ pub fn tablebase_answer(
         return Err(ApiError::Conflict {
             code: "no-tablebase",
             message: "this server has no endgame tables: build them with \
-                      `damasi tb build --pieces 5` and restart it"
+                      `damasi tb build --pieces 5` into its tables directory (the data \
+                      directory's `tablebases/`); they are used as soon as they are there"
                 .to_string(),
             params: json!({}),
         });
@@ -154,11 +265,17 @@ pub async fn tablebase(
         return Err(ApiError::BadRequest("fen: a position is needed".into()).into());
     }
     let pos = parse_fen(Some(fen))?;
-    let oracle = state.tablebase.clone();
-    // Probing may read a table from disk the first time: off the async threads.
-    tokio::task::spawn_blocking(move || tablebase_answer(oracle.as_deref(), &pos))
-        .await
-        .map_err(|e| ApiError::Internal(format!("tablebase probe: {e}")))?
-        .map(Json)
-        .map_err(HttpError)
+    let tables = state.tablebase.clone();
+    // Looking at the directory and probing may read from disk: off the async threads.
+    tokio::task::spawn_blocking(move || {
+        let (oracle, error) = tables.refresh();
+        if let Some(e) = error {
+            eprintln!("damasi: cannot read the endgame tables in {e}");
+        }
+        tablebase_answer(oracle.as_deref(), &pos)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("tablebase probe: {e}")))?
+    .map(Json)
+    .map_err(HttpError)
 }

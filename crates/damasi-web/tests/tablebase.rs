@@ -154,3 +154,43 @@ async fn bad_input_and_uncovered_positions_are_clear_errors() {
     assert_eq!(status, StatusCode::CONFLICT, "{e}");
     assert_eq!(e["code"], "no-tablebase");
 }
+
+#[tokio::test]
+async fn tables_built_while_the_server_runs_are_used_without_a_restart() {
+    // The server watches an empty directory, as `damasi serve` does its data directory's
+    // `tablebases/` before `damasi tb build`.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-tables-watched");
+    let _ = std::fs::remove_dir_all(&dir);
+    let loader: damasi_engine::hub::TablebaseLoader = Arc::new(|dir: &std::path::Path| {
+        let o = TablebaseOracle::open(dir, 5).map_err(|e| e.to_string())?;
+        Ok(o.map(|o| damasi_engine::hub::LoadedTables {
+            description: format!("tables up to {}", o.max_pieces()),
+            oracle: Arc::new(o),
+        }))
+    });
+    let tables = damasi_web::Tablebases::watching(dir.clone(), loader);
+    let app = router(AppState::in_memory().with_tablebases(tables.clone()));
+    let (status, e) = get(&app, "W:WKa1,Kh1:BKa8").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{e}");
+    assert_eq!(e["code"], "no-tablebase");
+    assert!(
+        e["error"].as_str().unwrap().contains("as soon as"),
+        "no restart is asked for: {e}"
+    );
+
+    // Built while the server runs: the next request uses them, distances included.
+    build_all(&dir, 3, |_| {}).expect("the tables build");
+    let (status, a) = get(&app, "W:WKa1,Kh1:BKa8").await;
+    assert_eq!(status, StatusCode::OK, "{a}");
+    assert_eq!(
+        (a["value"].as_str(), a["dtc"].as_u64()),
+        (Some("win"), Some(3))
+    );
+    assert_eq!(tables.description().as_deref(), Some("tables up to 3"));
+
+    // Tables taken away are no longer used.
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (status, e) = get(&app, "W:WKa1,Kh1:BKa8").await;
+    assert_eq!(status, StatusCode::CONFLICT, "{e}");
+    assert_eq!(e["code"], "no-tablebase");
+}

@@ -28,7 +28,7 @@ export class NetworkError extends Error {}
 
 export async function api(method, path, body, signal) {
   // No server (or the reader's choice): the same API, answered in this page (local.js).
-  if (Local.active) return Plies.take(await Local.api(method, path, body, signal), S.game);
+  if (Local.active && Local.answers(path)) return Plies.take(await Local.api(method, path, body, signal), S.game);
   const opts = { method, headers: {}, signal };
   if (body !== undefined) {
     opts.headers["content-type"] = "application/json";

@@ -33,12 +33,37 @@ export function gameOutcomeText(g) {
   return outcomeText(g.outcome, !!(g.tags && typeof g.tags === "object" && g.tags._result_only));
 }
 
+/**
+ * Fills the texts of the elements under `root` that name one: `data-i18n` (the text),
+ * `data-i18n-label` (aria-label), `data-i18n-placeholder` and `data-i18n-title`.
+ * @param {Document|Element} [root]
+ */
+export function translate(root = document) {
+  /** @param {string} attr @param {(el: HTMLElement, text: string) => void} put */
+  const fill = (attr, put) => root.querySelectorAll(`[${attr}]`).forEach((el) => put(/** @type {HTMLElement} */ (el), t(el.getAttribute(attr) || "")));
+  fill("data-i18n", (el, s) => { el.textContent = s; });
+  fill("data-i18n-label", (el, s) => el.setAttribute("aria-label", s));
+  fill("data-i18n-placeholder", (el, s) => el.setAttribute("placeholder", s));
+  fill("data-i18n-title", (el, s) => el.setAttribute("title", s));
+}
+
 export function applyI18n() {
   document.documentElement.lang = lang;
-  $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
-  $$("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
-  $("move-input").placeholder = "d3-d4";
+  translate(document);
   for (const b of $$(".langs button")) b.setAttribute("aria-pressed", String(b.dataset.lang === lang));
+}
+
+/**
+ * The header's EN / TR buttons (every page has them): the choice is kept for all pages, the
+ * page's fixed texts are filled again, and `redraw` draws what the page wrote itself.
+ * @param {() => void} redraw
+ */
+export function wireLangs(redraw) {
+  for (const b of $$(".langs button")) b.addEventListener("click", () => {
+    setLang(b.dataset.lang);
+    applyI18n();
+    redraw();
+  });
 }
 
 export function announce(text) {

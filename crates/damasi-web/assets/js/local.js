@@ -4,6 +4,9 @@
 // its requests here instead of over the network when `Local.active`: when the page was
 // exported as static files (no server behind it), or when the reader chooses the engine in
 // this browser. Games are kept in this browser (localStorage); games have no clock here.
+// Learn's course is static data: the export ships it (learn/*.json beside the page); puzzles
+// need the server (their solutions and ratings are its), so the exported page has none, and
+// with a server behind the page its requests go there.
 import { ApiError } from "./api.js";
 import { t } from "./i18n.js";
 
@@ -32,6 +35,10 @@ export const Local = (() => {
     state.wasm = wasm;
     state.parseInfo = eng.parseInfo;
     state.engine = new eng.BrowserEngine(new URL("worker.js", base));
+    // The exported site works offline: its service worker keeps every file (sw.js).
+    if (noServer && "serviceWorker" in navigator) {
+      navigator.serviceWorker.register(new URL("sw.js", base)).catch((e) => console.warn("service worker:", e));
+    }
     load();
     state.active = true;
     // Games left with the engine to move go on.
@@ -378,6 +385,13 @@ export const Local = (() => {
         return view(rec);
       }
       case "POST games/:id/flag": throw fail(409, "no-clock", "this game has no clock");
+      // The course, as the export wrote it beside the page (`damasi export-site`).
+      case "GET learn/course":
+      case "GET learn/examples": {
+        const res = await fetch(new URL(parts.join("/") + ".json", location.href), { signal });
+        if (!res.ok) throw fail(404, "not-found", `${url.pathname}: not in this export`);
+        return res.json();
+      }
       default: throw fail(404, "not-found", `no such endpoint: ${url.pathname}`);
     }
   }
@@ -434,9 +448,17 @@ export const Local = (() => {
     return true;
   }
 
+  // Whether this page answers the request `path` itself: everything without a server; with
+  // one, all but the course and puzzles, which are the server's.
+  /** @param {string} path */
+  function answers(path) {
+    return noServer || !/^\/api\/(learn|puzzles)(\/|\?|$)/.test(new URL(path, location.href).pathname);
+  }
+
   return {
     get active() { return state.active; },
     available: !!base,
+    noServer, answers,
     start, api, pdn, stop, decorate, toggle, wanted,
   };
 })();

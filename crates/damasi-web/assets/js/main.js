@@ -3,7 +3,7 @@
 // JSON API (docs/web-api.md), which referees every saved game. This module starts the page:
 // it registers the views, wires the controls and the keys, and opens the first game.
 import { $, $$, sleep } from "./util.js";
-import { t, applyI18n, setLang, toast, announce, sideName, levelName } from "./i18n.js";
+import { t, applyI18n, wireLangs, toast, announce, sideName, levelName } from "./i18n.js";
 import { showError, transient } from "./api.js";
 import { adoptServerToken } from "./server-token.js";
 import { Local } from "./local.js";
@@ -132,9 +132,7 @@ async function copyText(text) {
 
 function wire() {
   for (const b of $$(".tabs button")) b.addEventListener("click", () => setMode(b.dataset.mode));
-  for (const b of $$(".langs button")) b.addEventListener("click", () => {
-    setLang(b.dataset.lang);
-    applyI18n();
+  wireLangs(() => {
     $("new-level-out").textContent = levelName(Number($("new-level").value));
     redraw();
   });
@@ -278,6 +276,7 @@ async function boot() {
     try { await Local.start(); } catch (e) { console.warn("in-browser engine:", e); showError(e); }
   }
   Local.decorate(null);
+  showWithoutServer();
   // An address names what to show (a shared link, a reload); a game's is opened as the first
   // game, any other view's after it.
   const hash = location.hash;
@@ -288,6 +287,22 @@ async function boot() {
   if (route && !gameId && route.word !== "play") await openRoute(hash);
   S.booting = false;
   syncUrl("replace");
+}
+
+// What the page cannot do here: with the engine in this browser games have no clock (the
+// time control is put away), and the exported page without a server has no puzzles and no
+// online play (their tab and link are put away, with a word why).
+function showWithoutServer() {
+  if (Local.active) {
+    $("new-time").value = "";
+    $("new-time").disabled = true;
+    $("new-no-clock").hidden = false;
+  }
+  if (Local.noServer) {
+    $("tab-puzzle").hidden = true;
+    $("link-online").hidden = true;
+    $("no-server-note").hidden = false;
+  }
 }
 
 // The position the shown view's line started from, whose pieces the material counter counts

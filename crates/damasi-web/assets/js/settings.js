@@ -1,6 +1,7 @@
 // The reader's settings, kept in this browser (localStorage): theme, board and pieces,
 // coordinates, legal-move dots, animation speed, sound, confirming moves and premoves.
 import { $, $$, setStepSource } from "./util.js";
+import { translate } from "./i18n.js";
 
 const KEY = "damasi.settings";
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -63,8 +64,56 @@ export function apply() {
 
 setStepSource(() => STEP[settings.speed] ?? 180);
 
-// The settings dialog: every control named by data-setting shows and changes its value.
+// The settings dialog, the same on every page (the main page and the online pages): made here,
+// so that one markup serves both.
+const DIALOG = `
+<dialog id="settings-dialog" aria-labelledby="settings-title">
+  <form method="dialog">
+    <h2 id="settings-title" data-i18n="settings">Settings</h2>
+    <div class="settings">
+      <label><span data-i18n="setTheme">Theme</span>
+        <select data-setting="theme" id="set-theme">
+          <option value="system" data-i18n="themeSystem">As the system</option>
+          <option value="light" data-i18n="themeLight">Light</option>
+          <option value="dark" data-i18n="themeDark">Dark</option>
+        </select></label>
+      <label><span data-i18n="setBoard">Board</span>
+        <select data-setting="board" id="set-board">
+          <option value="wood" data-i18n="boardWood">Wood</option>
+          <option value="green" data-i18n="boardGreen">Green</option>
+          <option value="blue" data-i18n="boardBlue">Blue</option>
+          <option value="turkish" data-i18n="boardTurkish">Traditional (one colour, lines)</option>
+        </select></label>
+      <label><span data-i18n="setPieces">Pieces</span>
+        <select data-setting="pieces" id="set-pieces">
+          <option value="classic" data-i18n="piecesClassic">Classic</option>
+          <option value="flat" data-i18n="piecesFlat">Flat</option>
+        </select></label>
+      <label><span data-i18n="setSpeed">Animation</span>
+        <select data-setting="speed" id="set-speed">
+          <option value="off" data-i18n="speedOff">Off</option>
+          <option value="fast" data-i18n="speedFast">Fast</option>
+          <option value="normal" data-i18n="speedNormal">Normal</option>
+          <option value="slow" data-i18n="speedSlow">Slow</option>
+        </select></label>
+      <label class="check"><input type="checkbox" data-setting="coords" id="set-coords"> <span data-i18n="setCoords">Coordinates</span></label>
+      <label class="check"><input type="checkbox" data-setting="dots" id="set-dots"> <span data-i18n="setDots">Legal move dots</span></label>
+      <label class="check"><input type="checkbox" data-setting="sound" id="set-sound"> <span data-i18n="setSound">Sound (moves, captures, low time)</span></label>
+      <label class="check"><input type="checkbox" data-setting="confirm" id="set-confirm"> <span data-i18n="setConfirm">Confirm moves</span></label>
+      <label class="check"><input type="checkbox" data-setting="premove" id="set-premove"> <span data-i18n="setPremove">Premoves while the opponent thinks</span></label>
+    </div>
+    <div class="btnrow end"><button value="ok" class="primary" data-i18n="done">Done</button></div>
+  </form>
+</dialog>
+`;
+
+// The settings dialog: every control named by data-setting shows and changes its value; the
+// ⚙ button (btn-settings) opens it.
 export function wireSettings() {
+  if (!$("settings-dialog")) {
+    document.body.insertAdjacentHTML("beforeend", DIALOG);
+    translate($("settings-dialog"));
+  }
   for (const el of $$("[data-setting]")) {
     const key = el.dataset.setting;
     if (el.type === "checkbox") el.checked = !!settings[key];

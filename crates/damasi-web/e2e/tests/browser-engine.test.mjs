@@ -119,7 +119,7 @@ test("moves compared in the browser (searchmoves): a line each, best first, a ga
 test("the exported page with no server plays with the engine in the browser", { skip }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "damasi-site-"));
   execFileSync(process.env.DAMASI_BIN, ["export-site", dir, "--wasm-dir", join(root, "target/wasm-pkg")], { stdio: "ignore" });
-  const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css", ".svg": "image/svg+xml" };
+  const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css", ".svg": "image/svg+xml", ".json": "application/json" };
   // A plain static file server: /api/... is a 404 like any missing file.
   const server = createServer((req, res) => {
     let path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
@@ -131,16 +131,62 @@ test("the exported page with no server plays with the engine in the browser", { 
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   try {
-    await open(`http://127.0.0.1:${server.address().port}/app/`);
+    const site = `http://127.0.0.1:${server.address().port}/`;
+    // The site's address is the main page (#33 item 14: one page and one board everywhere).
+    await open(site);
+    assert.equal(new URL(page.url()).pathname, "/app/");
     // Opening the page saves no game in the browser (#33 item 6).
     await page.waitForFunction(() => /first move/.test(document.querySelector("#status").textContent));
     const stored = () => page.evaluate(() => JSON.parse(localStorage.getItem("damasi.local.games") || "[]").length);
     assert.equal(await stored(), 0);
+    // What needs a server is put away with a word why (#33 item 13): puzzles, online play
+    // and clocks.
+    assert.ok(await page.isHidden("#tab-puzzle") && await page.isHidden("#link-online"));
+    assert.match(await page.textContent("#no-server-note"), /puzzles and online play need the damasi server/);
+    assert.ok(await page.isVisible("#no-server-note"));
+    await page.click("#btn-new");
+    assert.ok(await page.isDisabled("#new-time"));
+    assert.ok(await page.isVisible("#new-no-clock"));
+    await page.keyboard.press("Escape");
     await newGame(page, { opponent: "engine", level: 1, color: "white" });
+    assert.equal(await page.evaluate(() => game.clock), null, "no clock");
     await clickMove("c3", "c4");
     await page.waitForFunction(() => game.plies.length === 2, null, { timeout: 30000 });
     assert.deepEqual(apiRequests, [], "nothing was asked of a server");
     assert.ok(await page.isHidden("#btn-engine-mode"), "no server to switch to");
+
+    // The main page's board: coordinates, flip, settings, Turkish, and the choice between
+    // two capture routes that end on one square (as on the server's page).
+    assert.equal(await page.locator("#board .coord").count(), 16);
+    await page.click("#btn-flip");
+    assert.equal(await page.getAttribute("#board", "data-flipped"), "true");
+    await page.click("#btn-flip");
+    await page.click("#lang-tr");
+    assert.equal(await page.textContent("#tab-learn"), "Öğren");
+    await page.click("#lang-en");
+    // The king on h2 takes h3 and f4 or e6 either way round: both routes end on b1.
+    await page.goto(site + "app/#/study?fen=" + encodeURIComponent("W:WKh2:Ba7,e6,h3,f4,b2"));
+    await page.waitForFunction(() => Local.active && document.querySelectorAll("#board .piece").length === 6
+      && document.querySelector('#board .piece.movable[data-sq="h2"]'));
+    await page.click(sq("h2"));
+    await page.click(sq("b1"));
+    await page.waitForSelector(`${sq("b1")}.routeend`);
+    assert.match(await page.textContent("#status"), /Several captures end there/);
+    await page.click(sq("h6"));
+    await page.waitForFunction(() => document.querySelector("#st-moves button") && document.querySelector("#st-moves button").textContent === "h2xh6xb6xb1");
+
+    // Learn works without a server: the course ships with the export.
+    await page.goto(site + "app/#/learn/men-forward");
+    await page.waitForFunction(() => /\S/.test(document.querySelector("#learn-title").textContent));
+    await page.waitForSelector('#board .piece.movable[data-sq="d3"]');
+    await page.click(sq("d3"));
+    await page.click(sq("d4"));
+    await page.waitForSelector("#learn-feedback.right:not([hidden])");
+    // A puzzle's address says why there are none here.
+    await page.goto(site + "app/#/puzzle");
+    await page.waitForSelector("#pz-no-server:not([hidden])");
+    assert.ok(await page.isHidden("#pz-body"));
+    assert.deepEqual(apiRequests, [], "nothing was asked of a server");
     assert.deepEqual(errors, []);
     await page.close();
   } finally {

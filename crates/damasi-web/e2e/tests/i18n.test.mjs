@@ -60,3 +60,27 @@ test("the Turkish texts use the federation's words", () => {
   assert.equal(tr.white, "Beyaz");
   assert.equal(tr.black, "Siyah");
 });
+
+test("every text the pages name has an English and a Turkish text", async () => {
+  const I18N = texts();
+  const { readdirSync } = await import("node:fs");
+  const assets = join(here, "..", "..", "assets");
+  const files = (dir) => readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+  const keys = new Set();
+  // The pages and their modules (not the dictionaries themselves, assets/i18n.js).
+  const sources = files(assets).filter((f) => /\.(html|js)$/.test(f) && f !== join(assets, "i18n.js"));
+  for (const file of sources) {
+    const src = readFileSync(file, "utf8");
+    // Marked in the markup (the pages, and the settings dialog settings.js makes) ...
+    for (const m of src.matchAll(/data-i18n(?:-label|-placeholder|-title)?="([^"]+)"/g)) keys.add(m[1]);
+    // ... and asked for in the code: t("key"), and the online pages' own keys wherever named.
+    for (const m of src.matchAll(/\bt\("([A-Za-z][\w:-]*)"(?!\s*\+)/g)) keys.add(m[1]);
+    if (file.includes(join("js", "online"))) for (const m of src.matchAll(/"(on[A-Z]\w*)"/g)) keys.add(m[1]);
+  }
+  assert.ok(keys.has("onTakeSeat") && keys.has("setTheme") && keys.has("tablebase"), [...keys].join(" "));
+  for (const lang of ["en", "tr"]) {
+    const missing = [...keys].filter((k) => !I18N[lang][k]);
+    assert.deepEqual(missing, [], `${lang} lacks these texts`);
+  }
+});

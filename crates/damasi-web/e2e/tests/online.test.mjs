@@ -234,7 +234,7 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   for (const p of [alice.page, bob.page, carol.page]) {
     await p.waitForSelector("#result:not([hidden])");
     const text = await p.textContent("#result");
-    assert.match(text, /Black resigns: White wins/);
+    assert.match(text, /White wins: Black resigned/);
     assert.match(text, new RegExp(`${ALICE} \\+\\d+`));
     assert.match(text, new RegExp(`${BOB} −\\d+`));
   }

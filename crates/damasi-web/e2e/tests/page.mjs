@@ -43,7 +43,8 @@ export async function newGame(page, { opponent = "engine", level = 1, color = "w
     await page.fill("#new-level", String(level));
     await page.selectOption("#new-color", color);
   }
-  await page.selectOption("#new-time", time);
+  // With the engine in the browser games have no clock: the choice is put away.
+  if (await page.isEnabled("#new-time")) await page.selectOption("#new-time", time);
   if (fromStudy) await page.check("#new-from-fen");
   else if (await page.isVisible("#new-from-fen")) await page.uncheck("#new-from-fen");
   await page.click("#new-ok");

@@ -2,7 +2,8 @@
 // bot tokens. `session.me` is who is signed in; a view sets `session.changed` to follow it.
 import { $ } from "../util.js";
 import { api, ApiError, showError } from "../api.js";
-import { act, cap, clockText, copyField, ratingText, toast } from "./common.js";
+import { t } from "../i18n.js";
+import { act, cap, clockText, copyField, ratingText, speedName, toast } from "./common.js";
 
 export const session = {
   /** @type {any} {id, name, guest, perfs} or null */
@@ -27,7 +28,7 @@ export function renderAccount() {
   const me = session.me;
   $("acct-out").hidden = !!me;
   $("acct-in").hidden = !me;
-  $("header-who").textContent = me ? me.name + (me.guest ? " (guest)" : "") : "";
+  $("header-who").textContent = me ? (me.guest ? t("onNameGuest", { name: me.name }) : me.name) : "";
   if (!me) { $("token-box").hidden = true; return; }
   $("acct-me").textContent = me.name;
   $("acct-guest").hidden = !me.guest;
@@ -38,19 +39,19 @@ export function renderAccount() {
   if (!perfs.length) {
     const li = document.createElement("li");
     li.className = "muted";
-    li.textContent = me.guest ? "Guests play casual games only." : "No rated games yet (everyone starts at 1500?).";
+    li.textContent = me.guest ? t("onGuestsCasual") : t("onNoRated");
     list.appendChild(li);
   }
   for (const [speed, p] of perfs) {
     const li = document.createElement("li");
     li.dataset.testid = "rating-" + speed;
     li.dataset.rating = String(p.rating);
-    li.title = `rating deviation ${p.rd}; ${p.provisional ? "provisional (marked ?)" : "established"}`;
-    li.append(cap(speed) + " ");
+    li.title = t("onRatingTitle", { rd: p.rd, kind: t(p.provisional ? "onProvisional" : "onEstablished") });
+    li.append(cap(speedName(speed)) + " ");
     const strong = document.createElement("strong");
     strong.textContent = ratingText(p);
     li.appendChild(strong);
-    li.append(` (${p.games} game${p.games === 1 ? "" : "s"})`);
+    li.append(" " + t(p.games === 1 ? "onOneGame" : "onGames", { n: p.games }));
     list.appendChild(li);
   }
   session.drawn();
@@ -71,13 +72,13 @@ export async function loadRecent() {
     const a = document.createElement("a");
     a.href = "/online/" + g.id;
     const who = g.outcome ? g.outcome.split(":")[0] : "";
-    const result = g.status === "open" ? "open" : g.status === "playing" ? "playing" :
-      who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : "aborted";
+    const result = g.status === "open" ? t("onOpen") : g.status === "playing" ? t("onPlaying") :
+      who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : t("onAbortedShort");
     a.textContent = `${g.white || "?"} – ${g.black || "?"}`;
     const span = document.createElement("span");
     const mine = g.white === me.name ? "white" : "black";
     const diff = g.ratingDiff ? g.ratingDiff[mine] : null;
-    span.textContent = `${result} · ${clockText(g.clock)}${g.rated ? " rated" : ""}${diff == null ? "" : ` (${diff >= 0 ? "+" : "−"}${Math.abs(diff)})`}`;
+    span.textContent = `${result} · ${clockText(g.clock)}${g.rated ? " " + t("onRatedWord") : ""}${diff == null ? "" : ` (${diff >= 0 ? "+" : "−"}${Math.abs(diff)})`}`;
     li.append(a, span);
     ul.appendChild(li);
   }
@@ -86,7 +87,7 @@ export async function loadRecent() {
 function credentials() {
   const name = $("acct-name").value.trim();
   const password = $("acct-password").value;
-  if (!name || !password) { toast("Give a name and a password."); return null; }
+  if (!name || !password) { toast(t("onNeedCredentials")); return null; }
   return { name, password };
 }
 

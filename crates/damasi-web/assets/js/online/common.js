@@ -1,7 +1,7 @@
 // What the online page's modules share: the game's sides and states, clock and rating texts,
 // and the wrapper that runs a button's request (api.js does the request and its error text).
 import { showError } from "../api.js";
-import { toast as showToast } from "../i18n.js";
+import { outcomeText, sideName, t, hasText, toast as showToast } from "../i18n.js";
 
 export const SIDES = ["white", "black"];
 
@@ -24,6 +24,24 @@ export function clockText(clock) {
   return `${Number.isInteger(m) ? m : m.toFixed(1)}+${Math.round(clock.increment / 1000)}`;
 }
 
+/** A side in running text, lower case in English: "white", "beyaz". @param {string} side */
+export const sideWord = (side) => t("onSide:" + side);
+
+/** A speed's name ("blitz"), capitalised for the start of a line. @param {string} speed */
+export const speedName = (speed) => (hasText("onSpeed:" + speed) ? t("onSpeed:" + speed) : speed);
+
+/**
+ * How a finished game ended, one sentence in the reader's language from its outcome code; an
+ * unplayed game's abort says who did not move.
+ * @param {any} s a game state
+ */
+export function resultSentence(s) {
+  if (!s) return "";
+  const missed = /^Aborted: (White|Black) did not move within (\d+) s/.exec(s.description || "");
+  if (s.outcome === "aborted" && missed) return t("onAbortedFirst", { side: sideName(missed[1].toLowerCase()), n: missed[2] });
+  return s.outcome ? outcomeText({ code: s.outcome, reason: s.description }) : s.description || t("onOver");
+}
+
 /** A rating with "?" when it is provisional. @param {any} perf */
 export function ratingText(perf) {
   return perf ? String(perf.rating) + (perf.provisional ? "?" : "") : "";
@@ -41,8 +59,8 @@ export async function act(button, fn) {
 /** Copies a read-only field's text. @param {HTMLInputElement} input */
 export async function copyField(input) {
   input.select();
-  try { await navigator.clipboard.writeText(input.value); toast("Copied", 1500); } catch (_) {
-    try { document.execCommand("copy"); toast("Copied", 1500); } catch (_) { toast("Select the text and copy it"); }
+  try { await navigator.clipboard.writeText(input.value); toast(t("onCopied"), 1500); } catch (_) {
+    try { document.execCommand("copy"); toast(t("onCopied"), 1500); } catch (_) { toast(t("onSelectCopy")); }
   }
 }
 

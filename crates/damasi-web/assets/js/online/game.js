@@ -4,13 +4,13 @@
 // redraw: the board is the main page's (board/: input, capture routes, animation, arrows).
 import { $, FILES, other } from "../util.js";
 import { api, ApiError, errorText, showError } from "../api.js";
-import { announce, t } from "../i18n.js";
+import { announce, sideName, t } from "../i18n.js";
 import { parseFen } from "../position.js";
 import { board } from "../board/index.js";
 import { clearUserShapes } from "../board/shapes.js";
 import { playSound } from "../sound.js";
-import { settings, setSetting } from "../settings.js";
-import { SIDES, act, cap, copyField, go, over, plies, running, toast } from "./common.js";
+import { setSetting } from "../settings.js";
+import { SIDES, act, copyField, go, over, plies, resultSentence, running, toast } from "./common.js";
 import { ensureSession, loadAccount, session } from "./account.js";
 import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state.js";
 import { connect, send, socket, watchSilence, wireReconnects } from "./socket.js";
@@ -244,7 +244,7 @@ function applyFull(full) {
   if (Array.isArray(full.chat)) view.chat = full.chat.slice();
   view.you = seatedAs(view.full);
   const seatsNow = SIDES.map((s) => view.full[s] && view.full[s].id).join();
-  if (seatsBefore && seatsBefore !== seatsNow) announce("Both seats are taken: the game starts.");
+  if (seatsBefore && seatsBefore !== seatsNow) announce(t("onSeatsTaken"));
   renderChat();
   applyState(state, true);
 }
@@ -268,22 +268,22 @@ function applyState(s, fromFull = false) {
   if (prev && now.length > before && !confirmed) {
     const last = now[now.length - 1];
     playSound(last.includes("x") ? "capture" : "move");
-    announce(`${cap(now.length % 2 === 1 ? "white" : "black")} plays ${last}`);
+    announce(t("played", { side: sideName(now.length % 2 === 1 ? "white" : "black"), move: last }));
     // Another's move is played on the board step by step.
     const m = now.length === before + 1 && !view.animating ? moveOn(shownBefore, last) : null;
     if (m) animate(m);
   }
-  if (prev && now.length < before) announce("A move was taken back.");
+  if (prev && now.length < before) announce(t("onTakenBack"));
   // The person's offer answered with a no (it went while no move was made).
   if (prev && view.you && running(s) && now.length === before) {
     const k = view.you[0];
-    if (prev[k + "draw"] && !s[k + "draw"]) toast("Your draw offer was declined.");
-    if (prev[k + "takeback"] && !s[k + "takeback"]) toast("Your takeback proposal was declined.");
+    if (prev[k + "draw"] && !s[k + "draw"]) toast(t("onDrawDeclined"));
+    if (prev[k + "takeback"] && !s[k + "takeback"]) toast(t("onTakebackDeclined"));
   }
   if (!s.gone || !view.you || !s.gone[other(view.you)]) view.claimAt = null;
   if (over(s) && (!prev || !over(prev))) {
     view.resignAsk = false;
-    if (prev) announce(s.description || "The game is over.");
+    if (prev) announce(resultSentence(s));
     if (view.full && view.full.rated) loadAccount();
   }
   if (s.rematch && view.you && !view.followed && prev && !prev.rematch) {
@@ -323,7 +323,7 @@ function onSocketMessage(msg) {
 
 async function takeSeat() {
   const f = view.full;
-  if (!session.me && f && f.rated) { toast("This game is rated: sign up or log in above first (guests play casual games only)."); return; }
+  if (!session.me && f && f.rated) { toast(t("onSeatRatedToast")); return; }
   if (!(await ensureSession())) return;
   const color = new URLSearchParams(location.search).get("color") || undefined;
   const r = await act($("btn-seat"), () => api("POST", `/api/online/games/${encodeURIComponent(view.id)}/join`, color ? { color } : {}));
@@ -343,7 +343,7 @@ function wireGame() {
   board.note = (/** @type {string} */ text) => setStatus(text);
   /** @param {any} msg @param {string} path @param {any} [body] */
   const gameAction = (msg, path, body) => () => send(msg, () => api("POST", `/api/online/games/${view.id}/${path}`, body || {}));
-  $("btn-flip").addEventListener("click", () => { view.flip = !view.flip; renderGame(); });
+  $("btn-flip").addEventListener("click", flipBoard);
   $("btn-seat").addEventListener("click", takeSeat);
   $("btn-share-copy").addEventListener("click", () => copyField($("share-url")));
   $("btn-withdraw").addEventListener("click", gameAction({ t: "abort" }, "abort"));
@@ -387,7 +387,6 @@ function wireGame() {
   $("btn-claim-draw").addEventListener("click", gameAction({ t: "claim", win: false }, "claim", { win: false }));
   $("btn-rematch").addEventListener("click", gameAction({ t: "rematch" }, "rematch"));
   // Sound is the main page's setting (settings.js): one switch for both pages.
-  $("sound").checked = settings.sound;
   $("sound").addEventListener("change", () => setSetting("sound", $("sound").checked));
   $("chat-hide").addEventListener("change", () => {
     localStorage.setItem(chatKey(), $("chat-hide").checked ? "1" : "0");
@@ -414,13 +413,27 @@ function wireGame() {
   }, 100);
 }
 
+/** Turns the board (the F key, the Flip button). */
+export function flipBoard() {
+  view.flip = !view.flip;
+  renderGame();
+}
+
+/** Draws the game again (in another language). */
+export function redrawGame() {
+  if (!view.state) return;
+  renderGame();
+  renderChat();
+  setStatus(statusText());
+}
+
 /** Opens the game `id`: its board and panels, then its socket. @param {string} id */
 export async function startGame(id) {
   view.id = id;
   $("game-view").hidden = false;
   $("game-panel").hidden = false;
   $("link-lobby").removeAttribute("aria-current");
-  document.title = "damasi online: game " + id;
+  document.title = t("onTitleGame", { id });
   wireGame();
   $("chat-hide").checked = chatHidden();
   renderChatHidden();

@@ -2,7 +2,8 @@
 // the live games and the person's games in progress (from their event stream).
 import { $ } from "../util.js";
 import { api } from "../api.js";
-import { act, clockText, go, toast } from "./common.js";
+import { t } from "../i18n.js";
+import { act, clockText, go, sideWord, speedName, toast } from "./common.js";
 import { ensureSession, loadRecent, session } from "./account.js";
 import { events, startEvents, stopEvents } from "./events.js";
 
@@ -34,13 +35,13 @@ function renderPools(pools) {
     b.setAttribute("aria-pressed", String(lobby.poolWaiting === p.id));
     b.append(`${p.minutes} + ${p.increment}`);
     const s = document.createElement("small");
-    s.textContent = `${p.waiting} waiting`;
+    s.textContent = t("onWaiting", { n: p.waiting });
     b.appendChild(s);
     b.addEventListener("click", () => joinPool(p.id, b));
     box.appendChild(b);
   }
   $("pool-wait").hidden = !lobby.poolWaiting;
-  if (lobby.poolWaiting) $("pool-wait-text").textContent = `Waiting for an opponent in the ${lobby.poolWaiting} pool…`;
+  if (lobby.poolWaiting) $("pool-wait-text").textContent = t("onPoolWait", { pool: lobby.poolWaiting });
 }
 
 /** @param {string} id @param {HTMLButtonElement} button */
@@ -65,31 +66,31 @@ function renderSeeks(seeks) {
     const td = document.createElement("td");
     td.colSpan = 6;
     td.className = "empty";
-    td.textContent = "No open seeks: post one, or join a pool.";
+    td.textContent = t("onNoSeeks");
     tr.appendChild(td);
     body.appendChild(tr);
   }
   for (const s of seeks) {
     const tr = document.createElement("tr");
     tr.dataset.testid = "seek-" + s.id;
-    const cells = [s.username, s.rating == null ? "–" : String(s.rating), clockText(s.clock) + " " + s.speed,
-      s.rated ? "rated" + (s.ratingRange ? " " + s.ratingRange : "") : "casual", s.color];
+    const cells = [s.username, s.rating == null ? "–" : String(s.rating), clockText(s.clock) + " " + speedName(s.speed),
+      s.rated ? t("onRatedWord") + (s.ratingRange ? " " + s.ratingRange : "") : t("onCasualWord"), sideWord(s.color)];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
     const td = document.createElement("td");
     const b = document.createElement("button");
     b.type = "button";
     if (session.me && s.username === session.me.name) {
-      b.textContent = "Cancel";
-      b.setAttribute("aria-label", "Cancel your seek");
+      b.textContent = t("cancel");
+      b.setAttribute("aria-label", t("onCancelSeek"));
       b.addEventListener("click", async () => {
         const r = await act(b, () => api("DELETE", "/api/lobby/seeks/" + s.id));
         if (r) refreshLobby();
       });
     } else {
-      b.textContent = "Take";
+      b.textContent = t("onTake");
       b.className = "primary";
       b.dataset.testid = "take-" + s.id;
-      b.setAttribute("aria-label", `Play ${s.username}, ${clockText(s.clock)}`);
+      b.setAttribute("aria-label", t("onPlayAria", { name: s.username, clock: clockText(s.clock) }));
       b.addEventListener("click", async () => {
         if (!(await ensureSession())) return;
         const r = await act(b, () => api("POST", `/api/lobby/seeks/${s.id}/accept`, {}));
@@ -105,7 +106,7 @@ function renderSeeks(seeks) {
 
 /** A seat as "name (rating)". @param {any} p */
 function seatName(p) {
-  if (!p) return "(free seat)";
+  if (!p) return t("onFreeSeat");
   return p.name + (p.rating != null ? ` (${p.rating}${p.provisional ? "?" : ""})` : "");
 }
 
@@ -116,18 +117,18 @@ function renderLive(games) {
   if (!games.length) {
     const li = document.createElement("li");
     li.className = "empty";
-    li.textContent = "Nobody is playing right now.";
+    li.textContent = t("onNobody");
     ul.appendChild(li);
   }
   for (const g of games) {
     const li = document.createElement("li");
     li.dataset.testid = "live-" + g.id;
     const span = document.createElement("span");
-    span.textContent = `${seatName(g.white)} – ${seatName(g.black)} · ${clockText(g.clock)} ${g.rated ? "rated" : "casual"}`;
+    span.textContent = `${seatName(g.white)} – ${seatName(g.black)} · ${clockText(g.clock)} ${t(g.rated ? "onRatedWord" : "onCasualWord")}`;
     const a = document.createElement("a");
     a.className = "button";
     a.href = "/online/" + g.id;
-    a.textContent = "Watch";
+    a.textContent = t("onWatch");
     li.append(span, a);
     ul.appendChild(li);
   }
@@ -141,7 +142,7 @@ function renderMyGames() {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = "/online/" + id;
-    a.textContent = `Game ${id} (you play ${color})`;
+    a.textContent = t("onMyGame", { id, side: sideWord(color) });
     li.appendChild(a);
     ul.appendChild(li);
   }
@@ -182,7 +183,7 @@ function wireLobby() {
     const r = await act($("btn-seek"), () => api("POST", "/api/lobby/seeks", newGameBody()));
     if (!r) return;
     startEvents();
-    toast("Your seek is in the lobby: the game opens when someone takes it.");
+    toast(t("onSeekPosted"));
     refreshLobby();
   });
   $("btn-friend").addEventListener("click", async () => {
@@ -200,9 +201,16 @@ function wireLobby() {
   });
 }
 
+/** Draws the lobby again (in another language). */
+export function redrawLobby() {
+  document.title = t("onTitleLobby");
+  renderMyGames();
+  refreshLobby();
+}
+
 export function startLobby() {
   $("lobby").hidden = false;
-  document.title = "damasi online: lobby";
+  document.title = t("onTitleLobby");
   wireLobby();
   events.onEvent = onUserEvent;
   session.drawn = () => { loadRecent(); };

@@ -2,7 +2,8 @@
 // clocks, the status line, the result, the buttons of what the person may do, the moves,
 // the chat and the game's description.
 import { $, other } from "../util.js";
-import { SIDES, cap, clockText, over, plies, running } from "./common.js";
+import { sideName, t } from "../i18n.js";
+import { SIDES, cap, clockText, over, plies, resultSentence, running, sideWord, speedName } from "./common.js";
 import { session } from "./account.js";
 import { clockLeft, firstMoveLeft, flipped, view } from "./state.js";
 
@@ -28,7 +29,7 @@ export function renderClocks() {
     el.dataset.side = side;
     el.classList.toggle("running", running(s) && s.turn === side && s.ply >= 2);
     el.classList.toggle("low", running(s) && left < 20000);
-    el.setAttribute("aria-label", `${cap(side)}'s clock: ${fmtClock(left)}`);
+    el.setAttribute("aria-label", t("onClockLabel", { side: sideName(side), time: fmtClock(left) }));
   }
   // Before both first moves: the side to move's countdown (the game is aborted at zero).
   const first = firstMoveLeft();
@@ -36,8 +37,7 @@ export function renderClocks() {
   box.hidden = first == null;
   if (first != null) {
     const secs = Math.ceil(first / 1000);
-    const who = view.you && s.turn === view.you ? "You have" : `${cap(s.turn)} has`;
-    box.textContent = `${who} ${secs} s to make the first move.`;
+    box.textContent = view.you && s.turn === view.you ? t("onFirstMoveYou", { n: secs }) : t("onFirstMoveSide", { side: sideName(s.turn), n: secs });
     box.dataset.seconds = String(secs);
   }
 }
@@ -56,7 +56,7 @@ export function renderPlayers() {
     const p = f && f[side];
     const name = document.createElement("span");
     name.className = "who";
-    name.textContent = p ? p.name : "waiting for a player";
+    name.textContent = p ? p.name : t("onWaitingPlayer");
     el.appendChild(name);
     if (p && p.rating != null) {
       const r = document.createElement("span");
@@ -68,7 +68,7 @@ export function renderPlayers() {
     if (p && p.guest) {
       const g = document.createElement("span");
       g.className = "tag";
-      g.textContent = "guest";
+      g.textContent = t("onGuestTag");
       el.appendChild(g);
     }
     el.classList.toggle("tomove", running(s) && s.turn === side);
@@ -78,7 +78,7 @@ export function renderPlayers() {
       const g = document.createElement("span");
       g.className = "tag";
       g.dataset.testid = "gone-" + side;
-      g.textContent = "left the game";
+      g.textContent = t("onLeft");
       el.appendChild(g);
     }
   }
@@ -89,21 +89,21 @@ export function setStatus(text) { $("status").textContent = text; }
 export function statusText() {
   const s = view.state, f = view.full;
   if (!s) return "";
-  if (s.status === "created") return view.you ? "Waiting for an opponent to take the other seat." : "This game waits for a second player.";
+  if (s.status === "created") return view.you ? t("onWaitOther") : t("onWaitsSecond");
   if (running(s)) {
-    if (view.pending) return "Move sent…";
+    if (view.pending) return t("onMoveSent");
     // An offer waiting for the person's answer is said first: the buttons may be out of view.
     const opp = view.you ? other(view.you) : null;
-    const waiting = opp && s[opp[0] + "draw"] ? " Your opponent offers a draw."
-      : opp && s[opp[0] + "takeback"] ? " Your opponent asks to take back a move." : "";
+    const waiting = opp && s[opp[0] + "draw"] ? " " + t("onDrawOffered")
+      : opp && s[opp[0] + "takeback"] ? " " + t("onTakebackAsked") : "";
     if (view.you && s.turn === view.you) {
       const forced = view.legal.length && view.legal.every((m) => m.captures.length > 0);
-      return "Your turn" + (forced ? ": a capture is forced." : ".") + waiting;
+      return t(forced ? "onYourTurnForced" : "onYourTurn") + waiting;
     }
     const p = f && f[s.turn];
-    return `${cap(s.turn)} to move${p ? ` (${p.name})` : ""}.` + waiting;
+    return (p ? t("onToMoveName", { side: sideName(s.turn), name: p.name }) : t("onToMove", { side: sideName(s.turn) })) + waiting;
   }
-  return s.description || "The game is over.";
+  return resultSentence(s);
 }
 
 function resultText() {
@@ -114,7 +114,7 @@ function resultText() {
     if (d == null || !f || !f[side]) continue;
     diffs.push(`${f[side].name} ${d > 0 ? "+" : d < 0 ? "−" : "±"}${Math.abs(d)}`);
   }
-  return { head: s.description || "The game is over.", diffs: diffs.join(" · ") };
+  return { head: resultSentence(s), diffs: diffs.join(" · ") };
 }
 
 export function renderResult() {
@@ -131,7 +131,7 @@ export function renderResult() {
     const small = document.createElement("span");
     small.className = "diffs";
     small.dataset.testid = "rating-diffs";
-    small.textContent = "Rating: " + diffs;
+    small.textContent = t("onRatingDiffs", { diffs });
     box.appendChild(small);
   }
 }
@@ -147,8 +147,8 @@ export function renderActions() {
   const open = s.status === "created";
   const free = f && SIDES.filter((side) => !f[side]);
   $("seat-box").hidden = !(open && !you && free && free.length);
-  if (open && !you && f && f.rated && !(session.me && !session.me.guest)) $("seat-text").textContent = "This rated game waits for an opponent: sign up or log in above, then take the seat.";
-  else if (open && !you) $("seat-text").textContent = "This game waits for an opponent." + (session.me ? "" : " You will play as a guest unless you log in above.");
+  if (open && !you && f && f.rated && !(session.me && !session.me.guest)) $("seat-text").textContent = t("onSeatRated");
+  else if (open && !you) $("seat-text").textContent = t("onSeatWaits") + (session.me ? "" : " " + t("onSeatGuest"));
   $("share-box").hidden = !(open && you);
   if (open && you) $("share-url").value = location.origin + "/online/" + view.id;
   // In play.
@@ -159,11 +159,11 @@ export function renderActions() {
   if (playing) {
     const mine = offer("draw", you);
     $("btn-draw").disabled = mine;
-    $("btn-draw").textContent = mine ? "Draw offered" : "Offer draw";
+    $("btn-draw").textContent = t(mine ? "onDrawOfferedBtn" : "offerDraw");
     const myTb = offer("takeback", you);
     const myMoves = you === "white" ? Math.ceil(n / 2) : Math.floor(n / 2);
     $("btn-takeback").disabled = myTb || myMoves === 0;
-    $("btn-takeback").textContent = myTb ? "Takeback proposed" : "Propose takeback";
+    $("btn-takeback").textContent = t(myTb ? "onTakebackProposed" : "onProposeTakeback");
   }
   $("resign-ask").hidden = !(playing && view.resignAsk);
   $("draw-ask").hidden = !(playing && offer("draw", opp));
@@ -174,8 +174,8 @@ export function renderActions() {
   if (gone) {
     const wait = view.claimAt ? Math.ceil((view.claimAt - performance.now()) / 1000) : 0;
     $("claim-text").textContent = wait > 0
-      ? `Your opponent left the game. If they do not come back, you can claim victory in ${wait} s.`
-      : "Your opponent left the game. You can claim victory, call it a draw, or wait for them.";
+      ? t("onClaimWait", { n: wait })
+      : t("onClaimNow");
     $("btn-claim-win").disabled = wait > 0;
     $("btn-claim-draw").disabled = wait > 0;
   }
@@ -186,14 +186,14 @@ export function renderActions() {
   if (canRematch) {
     const mine = offer("rematch", you), theirs = offer("rematch", opp);
     $("btn-rematch").disabled = mine;
-    $("btn-rematch").textContent = mine ? "Rematch offered" : theirs ? "Accept rematch" : "Rematch";
+    $("btn-rematch").textContent = t(mine ? "onRematchOffered" : theirs ? "onAcceptRematch" : "onRematch");
   }
   const rematchNote = over(s) && (s.rematch || (you && offer("rematch", opp)) || (!you && (s.wrematch || s.brematch)));
   $("rematch-box").hidden = !rematchNote;
   if (rematchNote) {
     $("rematch-text").textContent = s.rematch
-      ? (you ? "The rematch starts…" : "The players play a rematch.")
-      : you ? "Your opponent wants a rematch." : "A player asks for a rematch.";
+      ? t(you ? "onRematchStarts" : "onRematchPlayers")
+      : t(you ? "onRematchWanted" : "onRematchAsked");
     $("rematch-link").hidden = !s.rematch;
     if (s.rematch) $("rematch-link").href = "/online/" + s.rematch;
   }
@@ -233,8 +233,8 @@ export function renderMoves() {
     r.className = "result";
     const code = view.state.outcome || "";
     const who = code.split(":")[0];
-    r.textContent = who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : code === "aborted" ? "aborted" : code;
-    r.title = view.state.description || code;
+    r.textContent = who === "white" ? "1–0" : who === "black" ? "0–1" : who === "draw" ? "½–½" : code === "aborted" ? t("onAbortedShort") : code;
+    r.title = resultSentence(view.state);
     li.appendChild(r);
     list.appendChild(li);
   }
@@ -266,14 +266,14 @@ export function renderChat() {
 export function renderInfo() {
   const f = view.full;
   if (!f) return;
-  $("game-info").textContent = `${f.rated ? "Rated" : "Casual"} · ${cap(f.speed)} ${clockText(f.clock)}` +
-    (view.you ? ` · you play ${view.you}` : " · you are watching");
+  $("game-info").textContent = t("onInfo", { mode: t(f.rated ? "onRated" : "onCasual"), speed: cap(speedName(f.speed)), clock: clockText(f.clock) }) +
+    " · " + (view.you ? t("onYouPlay", { side: sideWord(view.you) }) : t("onWatching"));
 }
 
 export function renderTitle() {
   const s = view.state;
   const mine = running(s) && view.you && s.turn === view.you;
-  document.title = (mine ? "• Your turn · " : "") + "damasi online: game " + view.id;
+  document.title = (mine ? t("onTitleYourTurn") + " · " : "") + t("onTitleGame", { id: view.id });
 }
 
 /** After a game: replay it here, analyse it in Study, review it with the engine, download it. */

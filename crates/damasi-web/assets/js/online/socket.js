@@ -3,6 +3,7 @@
 // person does goes over it, or as an HTTP request while it is down.
 import { $ } from "../util.js";
 import { api, ApiError, errorText } from "../api.js";
+import { t } from "../i18n.js";
 import { view } from "./state.js";
 
 export const socket = {
@@ -71,7 +72,7 @@ function scheduleReconnect() {
   clearTimeout(view.retryTimer);
   const delay = Math.min(5000, 500 * 2 ** view.retry);
   view.retry = Math.min(view.retry + 1, 6);
-  setConn(navigator.onLine === false ? "Offline: waiting for the network…" : "Connection lost: reconnecting…");
+  setConn(t(navigator.onLine === false ? "onOffline" : "onConnLost"));
   view.retryTimer = setTimeout(async () => {
     // The game may be gone (an unknown id): then there is nothing to reconnect to.
     try {
@@ -115,7 +116,7 @@ export function watchSilence(playing) {
 // A new network: the old connection may be dead without knowing it, so open a new one.
 export function wireReconnects() {
   window.addEventListener("online", () => { view.retry = 0; connect(); });
-  window.addEventListener("offline", () => setConn("Offline: waiting for the network…"));
+  window.addEventListener("offline", () => setConn(t("onOffline")));
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && !view.wsOpen && view.id) { view.retry = 0; connect(); }
   });

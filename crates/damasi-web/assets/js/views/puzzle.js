@@ -8,6 +8,7 @@ import { board } from "../board/index.js";
 import { S } from "../state.js";
 import { setStatusNote } from "./play.js";
 import { syncUrl } from "../router.js";
+import { Local } from "../local.js";
 
 const RATING_KEY = "damasi.puzzle.rating";
 const NEW_PLAYER = { rating: 1500, deviation: 350, volatility: 0.06 };
@@ -49,6 +50,8 @@ function take(p) {
 
 /** Opens the puzzle `id`, or (without one) a puzzle near the player's rating. @param {string} [id] */
 export async function enterPuzzle(id) {
+  // The exported page has no server, and puzzles are the server's: the panel says so.
+  if (Local.noServer) return;
   try {
     if (id) { if (!puzzle.data || puzzle.data.id !== id) take(await api("GET", "/api/puzzles/" + encodeURIComponent(id))); }
     else if (!puzzle.data) await fetchNext();
@@ -76,6 +79,8 @@ export async function nextPuzzle() {
 }
 
 export async function puzzleShow() {
+  $("pz-no-server").hidden = !Local.noServer;
+  $("pz-body").hidden = Local.noServer;
   if (!puzzle.data) await enterPuzzle();
   const p = puzzle.data;
   if (!p || S.mode !== "puzzle") return;

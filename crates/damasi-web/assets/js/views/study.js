@@ -346,6 +346,12 @@ export function setEval(frac) {
 // shown only when the server has tables that cover the position.
 
 let tbAbort = null;
+// "win", or "win in 3" where the tables have the distance: plies to the next capture,
+// promotion or man's forward step (distance to conversion).
+/** @param {string} value @param {number} [dtc] */
+function tbText(value, dtc) {
+  return value !== "draw" && typeof dtc === "number" ? t("tb:" + value + "In", { n: dtc }) : t("tb:" + value);
+}
 export async function tablebasePanel(fen, seq) {
   const panel = $("tb-panel");
   if (tbAbort) tbAbort.abort();
@@ -359,7 +365,7 @@ export async function tablebasePanel(fen, seq) {
     return;
   }
   if (seq !== study.seq) return;
-  $("tb-value").textContent = t("tb:" + a.value);
+  $("tb-value").textContent = tbText(a.value, a.dtc);
   $("tb-value").className = "tb-" + a.value;
   const list = $("tb-moves");
   list.textContent = "";
@@ -368,11 +374,12 @@ export async function tablebasePanel(fen, seq) {
     const b = document.createElement("button");
     b.type = "button";
     b.className = "tb-" + m.value;
-    b.textContent = m.move.landing + " " + t("tb:" + m.value);
+    b.textContent = m.move.landing + " " + tbText(m.value, m.dtc);
     b.addEventListener("click", () => studyMove(m.move));
     li.appendChild(b);
     list.appendChild(li);
   }
+  $("tb-help").hidden = typeof a.dtc !== "number" && !a.moves.some((/** @type {any} */ m) => typeof m.dtc === "number");
   panel.hidden = false;
 }
 
