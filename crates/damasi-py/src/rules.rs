@@ -1,7 +1,9 @@
 //! Positions, moves, outcomes and perft for Python.
 
-use damasi::game::position_outcome;
-use damasi::{Color, Move, MoveList, Notation, Outcome, Piece, Position, Role, RuleSet, Square};
+use damasi::{
+    position_outcome, Color, Move, MoveList, Notation, Outcome, Piece, Position, Role, RuleSet,
+    Square,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
@@ -19,13 +21,11 @@ pub(crate) fn color_name(c: Color) -> &'static str {
 
 /// Reads `"white"`/`"black"` (also `"w"`/`"b"`, any case).
 pub(crate) fn parse_color(text: &str) -> PyResult<Color> {
-    match text.to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        _ => Err(PyValueError::new_err(format!(
+    Color::from_name(text).ok_or_else(|| {
+        PyValueError::new_err(format!(
             "'{text}' is not a colour (expected 'white' or 'black')"
-        ))),
-    }
+        ))
+    })
 }
 
 /// Reads a rule-set name such as `turkish; no-capture-limit 50`.

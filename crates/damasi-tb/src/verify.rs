@@ -3,14 +3,13 @@
 
 use std::sync::Mutex;
 
-use damasi::{Color, MoveList, Position};
+use damasi::{Color, MoveList, Position, Wdl};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::table::Table;
-use crate::wdl::Wdl;
 
 /// What a verification found.
 #[derive(Clone, Debug, Default)]
@@ -115,7 +114,7 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
     })
 }
 
-pub use damasi_engine::oracle::converts;
+use damasi_engine::oracle::converts;
 
 /// Checks every stored distance to conversion of `sig` against its moves: a won position is
 /// one ply more than the quickest of its winning moves (a move that converts counts one), a

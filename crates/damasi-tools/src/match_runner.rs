@@ -5,7 +5,7 @@
 //! played twice with the colours swapped (a game pair), from the opening's start position
 //! with the whole move list sent on every move, as pydraughts does. The referee is the rules
 //! library: every move an engine sends is checked, and a game ends when
-//! [`damasi::game::Game::outcome`] says so (no pieces, blocked, mutual block, one piece each,
+//! [`damasi::Game::outcome`] says so (no pieces, blocked, mutual block, one piece each,
 //! threefold repetition, the no-capture limit of the rule set), or as a draw at the ply cap.
 //! An illegal or unreadable move, a crash (also an output line over 64 KiB, which is never
 //! held in memory), a silence past the time-out or a flag fall loses the game; a crashed
@@ -29,13 +29,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use damasi::game::{DrawReason, Game, Outcome, RuleSet, WinReason};
 use damasi::pdn::{write_game, PdnGame};
-use damasi::{Color, Move, Notation, Position};
+use damasi::{Color, DrawReason, Game, Move, Notation, Outcome, Position, RuleSet, WinReason};
 
 use crate::hub_client::{Failure, HubProcess};
 use crate::openings::Opening;
-use crate::sprt::{EloEstimate, Pentanomial, Sprt, Verdict, Wdl};
+use crate::sprt::{EloEstimate, MatchScore, Pentanomial, Sprt, Verdict};
 use damasi::hub::parse_hub_move;
 use damasi_engine::protocol::Line;
 
@@ -336,7 +335,7 @@ pub struct MatchSummary {
     /// Games finished.
     pub games: u64,
     /// Results from the first engine's view.
-    pub wdl: Wdl,
+    pub score: MatchScore,
     /// Finished game pairs from the first engine's view.
     pub pairs: Pentanomial,
     /// The test, if one runs: its log-likelihood ratio and verdict so far.
@@ -352,7 +351,7 @@ impl MatchSummary {
         MatchSummary {
             names,
             games: 0,
-            wdl: Wdl::default(),
+            score: MatchScore::default(),
             pairs: Pentanomial::default(),
             sprt: sprt.map(|s| (s, 0.0, Verdict::Continue)),
             forfeits: [0; 2],
@@ -366,13 +365,13 @@ impl MatchSummary {
         if self.pairs.pairs() > 1 && 2 * self.pairs.pairs() == self.games {
             EloEstimate::from_samples(&self.pairs.samples())
         } else {
-            EloEstimate::from_samples(&self.wdl.samples())
+            EloEstimate::from_samples(&self.score.samples())
         }
     }
 
     /// One line for progress reports: score, Elo and the test's state.
     pub fn progress(&self) -> String {
-        let w = &self.wdl;
+        let w = &self.score;
         let mut s = format!(
             "{} - {}: {:.1}/{} (+{} ={} -{})",
             self.names[0],
@@ -396,7 +395,7 @@ impl MatchSummary {
     /// The full report printed at the end.
     pub fn report(&self) -> String {
         let mut s = String::new();
-        let w = &self.wdl;
+        let w = &self.score;
         let _ = writeln!(
             s,
             "{} vs {}: {} games, {} wins, {} draws, {} losses for {} ({:.1}%)",
@@ -566,13 +565,7 @@ pub fn run_match(
         for (record, ack) in rx {
             summary.games += 1;
             let points = record.points_for(0);
-            if points == 1.0 {
-                summary.wdl.wins += 1;
-            } else if points == 0.5 {
-                summary.wdl.draws += 1;
-            } else {
-                summary.wdl.losses += 1;
-            }
+            summary.score.add(points);
             if let Some(e) = forfeiter(&record.termination) {
                 summary.forfeits[e] += 1;
             }

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::time::Duration;
 
-use damasi::{Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
-use damasi_engine::{Limits, SearchRoot};
+use damasi::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
+use damasi_engine::{Level, Limits, SearchRoot};
 use tokio::sync::{watch, Mutex};
 use tokio::task::AbortHandle;
 
@@ -106,7 +106,7 @@ impl Live {
     }
 
     /// Both sides' time left as of `now`, White's first (timed games).
-    pub fn clocks_now(&self, now: i64) -> Option<[u64; 2]> {
+    pub fn clocks_now(&self, now: i64) -> Option<ByColor<u64>> {
         let clock = self.game.clock()?;
         // The side to move's current move counts, also while its clock is paused (the time
         // it had used when the engine failed), so a retry shows no jump.
@@ -119,7 +119,7 @@ impl Live {
             };
             d.as_millis() as u64
         };
-        Some([left(Color::White), left(Color::Black)])
+        Some(ByColor::from_fn(left))
     }
 
     /// A person's request for `side`: refused when the engine plays it.
@@ -440,7 +440,7 @@ impl Referee {
             return;
         };
         let root = SearchRoot::from_game(&live.game);
-        let mut limits = Limits::move_time(engine_move_time(level));
+        let mut limits = Limits::move_time(Level::new(level).move_time());
         if let Some(clock) = live.game.clock() {
             let left =
                 clock.remaining_after(side, Duration::from_millis(live.elapsed_now(now_ms())));
@@ -695,10 +695,7 @@ impl Referee {
                 self.commit(&slot, &mut live, ply).await?;
             } else {
                 let side = live.side_to_move();
-                let left = live.clocks_now(now_ms()).map_or(0, |c| match side {
-                    Color::White => c[0],
-                    Color::Black => c[1],
-                });
+                let left = live.clocks_now(now_ms()).map_or(0, |c| c[side]);
                 return Err(ApiError::Conflict {
                     code: "time-not-out",
                     message: format!("{side} still has {:.1} s", left as f64 / 1000.0),
@@ -718,8 +715,7 @@ impl Referee {
             let mut live = slot.live.lock().await;
             live.check_ongoing()?;
             live.check_person(side, "offer a draw")?;
-            let i = side_index(side);
-            if live.row.draw_offers[i] >= MAX_DRAW_OFFERS {
+            if live.row.draw_offers[side] >= MAX_DRAW_OFFERS {
                 return Err(ApiError::Conflict {
                     code: "draw-offers-used",
                     message: format!(
@@ -728,7 +724,7 @@ impl Referee {
                     params: serde_json::json!({ "max": MAX_DRAW_OFFERS }),
                 });
             }
-            live.row.draw_offers[i] += 1;
+            live.row.draw_offers[side] += 1;
             if !live.player(!side).is_engine() {
                 live.row.pending_draw = Some(side.name().to_string());
                 let ply = live.game.ply();
@@ -808,23 +804,6 @@ impl Referee {
         }
         Ok(slot)
     }
-}
-
-fn side_index(side: Color) -> usize {
-    match side {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
-/// How long the engine may think per move at `level` (the clock may give it less).
-pub fn engine_move_time(level: u8) -> Duration {
-    Duration::from_millis(match level {
-        1..=3 => 300,
-        4..=6 => 700,
-        7..=9 => 1500,
-        _ => 3000,
-    })
 }
 
 /// A position no side can win with correct play whatever happens: kings only, at most two a

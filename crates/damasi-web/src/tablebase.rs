@@ -16,15 +16,14 @@ use std::time::SystemTime;
 
 use axum::extract::State;
 use axum::Json;
-use damasi::Position;
+use damasi::{MoveInfo, Position, Wdl};
 use damasi_engine::hub::TablebaseLoader;
-use damasi_engine::oracle::{converts, EndgameOracle, Wdl};
+use damasi_engine::oracle::{converts, EndgameOracle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::api::parse_fen;
 use crate::error::{ApiError, ApiQuery, HttpError};
-use crate::record::MoveInfo;
 use crate::AppState;
 
 /// The server's endgame tables: none, a fixed set, or a directory read again whenever its
