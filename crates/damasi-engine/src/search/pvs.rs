@@ -12,7 +12,6 @@ use super::node::{NodeKind, NonPv, Pv};
 use super::ordering::{pick, score_moves, Scores, SCORED};
 use super::thread::Worker;
 use super::{INF, MATE, MATE_BOUND, MAX_PLY};
-use crate::eval::{evaluate, evaluate_within};
 use crate::tt::{Bound, TtMove};
 
 /// Late-move reduction, by depth and move number.
@@ -57,7 +56,7 @@ impl Worker<'_, '_> {
             return s;
         }
         if ply >= MAX_PLY {
-            return evaluate(pos, self.weights);
+            return self.evaluate(pos, ply, None);
         }
         // Endgame tables: a quiet position they cover has a known value.
         if let Some(s) = self.tb_score(pos, ply) {
@@ -107,11 +106,8 @@ impl Worker<'_, '_> {
         // a margin per ply is taken as a fail high.
         if self.params.rfp && !N::PV && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND {
             let bar = beta + 80 * depth;
-            let eval = if self.params.lazy_eval {
-                evaluate_within(pos, self.weights, bar - 1, bar)
-            } else {
-                evaluate(pos, self.weights)
-            };
+            let window = self.params.lazy_eval.then_some((bar - 1, bar));
+            let eval = self.evaluate(pos, ply, window);
             if eval >= bar {
                 return eval;
             }
