@@ -294,27 +294,23 @@ fn data_run(
         cfg.threads
     );
     let start = Instant::now();
-    let summary = data_run::run(
-        dir,
-        &settings,
-        cfg,
-        a.chunk_games,
-        weights,
-        openings,
-        oracle,
-        |s| {
-            let secs = start.elapsed().as_secs_f64().max(1e-9);
-            eprintln!(
-                "{:.0} s: {} chunks written this session ({} positions, {:.1} positions/s), {} \
+    let target = data_run::RunDir {
+        path: dir,
+        settings: &settings,
+        chunk_games: a.chunk_games,
+    };
+    let summary = data_run::run(&target, cfg, weights, openings, oracle, |s| {
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        eprintln!(
+            "{:.0} s: {} chunks written this session ({} positions, {:.1} positions/s), {} \
                  there before",
-                secs,
-                s.written,
-                s.records,
-                s.records as f64 / secs,
-                s.skipped
-            );
-        },
-    )
+            secs,
+            s.written,
+            s.records,
+            s.records as f64 / secs,
+            s.skipped
+        );
+    })
     .with_context(|| format!("writing to {}", dir.display()))?;
     let secs = start.elapsed().as_secs_f64().max(1e-9);
     println!(

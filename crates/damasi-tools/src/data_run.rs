@@ -20,7 +20,7 @@ use damasi_engine::eval::Weights;
 use damasi_engine::oracle::EndgameOracle;
 
 use crate::openings::Opening;
-use crate::train::{self, DataConfig, Record, RECORD_SIZE};
+use crate::train::{self, DataConfig, Record};
 
 /// The settings file of a run directory.
 pub const SETTINGS: &str = "run.txt";
@@ -75,22 +75,32 @@ pub struct RunSummary {
     pub records: usize,
 }
 
-/// Plays the chunks of `cfg.games` games (rounded up to whole chunks of `chunk_games`) that
-/// `dir` does not have yet on `cfg.threads` threads, writing each as it completes.
+/// Where and how a run writes: its directory, the text of its settings, games per chunk.
+#[derive(Clone, Copy, Debug)]
+pub struct RunDir<'a> {
+    /// The run directory.
+    pub path: &'a Path,
+    /// Everything that decides the games, one setting a line (`run.txt`).
+    pub settings: &'a str,
+    /// Games per chunk.
+    pub chunk_games: usize,
+}
+
+/// Plays the chunks of `cfg.games` games (rounded up to whole chunks) that the directory of
+/// `target` does not have yet on `cfg.threads` threads, writing each as it completes.
 /// `settings` describes everything that decides the games; it is written to `run.txt` in a
 /// new directory and must equal what is there in an old one (else an error, so that one run
 /// never mixes two kinds of data). `progress(summary)` is called after every chunk.
 pub fn run(
-    dir: &Path,
-    settings: &str,
+    target: &RunDir,
     cfg: &DataConfig,
-    chunk_games: usize,
     weights: &Weights,
     openings: &[Opening],
     oracle: Option<Arc<dyn EndgameOracle>>,
     mut progress: impl FnMut(&RunSummary),
 ) -> io::Result<RunSummary> {
-    let chunk_games = chunk_games.max(1);
+    let (dir, settings) = (target.path, target.settings);
+    let chunk_games = target.chunk_games.max(1);
     fs::create_dir_all(dir)?;
     let settings_path = dir.join(SETTINGS);
     match fs::read_to_string(&settings_path) {
@@ -162,7 +172,6 @@ pub fn run(
         }
         Ok::<(), io::Error>(())
     })?;
-    debug_assert_eq!(summary.records * RECORD_SIZE % RECORD_SIZE, 0);
     Ok(summary)
 }
 
@@ -215,7 +224,12 @@ mod tests {
                 games,
                 ..cfg.clone()
             };
-            run(dir, settings, &cfg, 2, &w, &openings, None, |_| {})
+            let target = RunDir {
+                path: dir,
+                settings,
+                chunk_games: 2,
+            };
+            run(&target, &cfg, &w, &openings, None, |_| {})
         };
         let all = go(&whole, 6, "s\n").unwrap();
         assert_eq!((all.skipped, all.written), (0, 3));

@@ -51,7 +51,7 @@ impl Worker<'_, '_> {
             if threat_ext && is_threatened(pos) {
                 return self.answer_threat(pos, alpha, beta, ply);
             }
-            let window = self.params.lazy_eval.then_some((alpha, beta));
+            let window = self.params.lazy_eval().then_some((alpha, beta));
             return self.evaluate(pos, ply, window);
         }
         let mut moves = MoveList::new();
