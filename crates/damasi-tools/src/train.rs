@@ -147,9 +147,11 @@ pub fn read_records(input: &mut impl Read) -> Result<Vec<Record>, String> {
     }
     let body = &bytes[DATA_HEADER..];
     if body.len() % RECORD_SIZE != 0 {
+        let whole = DATA_HEADER + body.len() / RECORD_SIZE * RECORD_SIZE;
         return Err(format!(
-            "data truncated: {} bytes after the header is not a whole number of {RECORD_SIZE}-byte records",
-            body.len()
+            "data truncated at byte offset {whole}: {} bytes there, less than a {RECORD_SIZE}-byte \
+             record",
+            body.len() % RECORD_SIZE
         ));
     }
     let mut out = Vec::with_capacity(body.len() / RECORD_SIZE);
@@ -158,7 +160,10 @@ pub fn read_records(input: &mut impl Read) -> Result<Vec<Record>, String> {
         b.copy_from_slice(chunk);
         let r = Record::from_bytes(&b);
         if r.result > 2 || r.flags & !(FLAG_BLACK | FLAG_TABLES) != 0 || r.position().is_none() {
-            return Err(format!("record {i} is not a valid position and result"));
+            return Err(format!(
+                "record {i} (byte offset {}) is not a valid position, result and flags",
+                DATA_HEADER + i * RECORD_SIZE
+            ));
         }
         out.push(r);
     }
