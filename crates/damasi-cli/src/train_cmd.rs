@@ -48,7 +48,8 @@ struct DataArgs {
     #[arg(long)]
     nodes: Option<u64>,
     /// Endgame table directory: the engines search with the tables, and a game ends at the
-    /// first position they know, with its true result.
+    /// first position they know, with its true result (default: the tables of `damasi tb
+    /// build` if there are any, as the engine plays; `none`: no tables).
     #[arg(long, value_name = "DIR")]
     tb_dir: Option<PathBuf>,
     /// Output file (records; see docs/training.md), written anew.
@@ -197,7 +198,9 @@ fn data(a: DataArgs) -> Result<()> {
     if a.games == 0 || a.depth == 0 || a.nodes == Some(0) || a.label_nodes == Some(0) {
         bail!("--games, --depth, --nodes and --label-nodes must be at least 1");
     }
-    let oracle = tables(&a.tb_dir)?;
+    // The tables the engine would play with: --tb-dir, else the default directory's if any.
+    let oracle =
+        crate::tb_cmds::open_oracle(a.tb_dir.as_deref())?.map(|o| o as Arc<dyn EndgameOracle>);
     let name = a.eval.as_deref().unwrap_or("none");
     let weights =
         damasi_engine::eval::weights_named(name).with_context(|| format!("reading {name}"))?;
