@@ -13,6 +13,7 @@ use clap::{Args, Subcommand};
 use damasi_engine::eval::Weights;
 use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::{network, patterns};
+use damasi_tools::data_run;
 use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_tools::train::{self, DataConfig, FitConfig, Sample};
 use damasi_tools::train_net::{self, mirror, NetConfig, NetSample};
@@ -47,12 +48,28 @@ struct DataArgs {
     #[arg(long)]
     nodes: Option<u64>,
     /// Endgame table directory: the engines search with the tables, and a game ends at the
-    /// first position they know, with its true result.
+    /// first position they know, with its true result (default: the tables of `damasi tb
+    /// build` if there are any, as the engine plays; `none`: no tables).
     #[arg(long, value_name = "DIR")]
     tb_dir: Option<PathBuf>,
-    /// Output file (records; see docs/training.md).
+    /// Output file (records; see docs/training.md), written anew.
+    #[arg(long, required_unless_present = "dir", conflicts_with = "dir")]
+    out: Option<PathBuf>,
+    /// Run directory instead of a file: the games are written in chunks of `--chunk-games`,
+    /// each complete or absent, and a later run with the same settings skips the chunks
+    /// there and plays the rest (resumable; see docs/training.md).
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Games per chunk of a run directory.
+    #[arg(long, default_value_t = 20)]
+    chunk_games: usize,
+    /// Nodes of a deeper search at every quiet position, whose score labels the record (and
+    /// whose move is played); without it the play search's score labels it.
     #[arg(long)]
-    out: PathBuf,
+    label_nodes: Option<u64>,
+    /// Play moves from the opening book where it has the position.
+    #[arg(long)]
+    book: bool,
     /// Threads, each playing whole games.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -75,7 +92,7 @@ struct DataArgs {
 /// labelled, and the passes over them.
 #[derive(Args)]
 struct RecordArgs {
-    /// Training records (`damasi train data`).
+    /// Training records (`damasi train data`): a data file or a run directory.
     #[arg(long)]
     data: PathBuf,
     /// Passes over the training records.
@@ -178,10 +195,12 @@ fn load_weights(path: &Option<PathBuf>) -> Result<Weights> {
 }
 
 fn data(a: DataArgs) -> Result<()> {
-    if a.games == 0 || a.depth == 0 || a.nodes == Some(0) {
-        bail!("--games, --depth and --nodes must be at least 1");
+    if a.games == 0 || a.depth == 0 || a.nodes == Some(0) || a.label_nodes == Some(0) {
+        bail!("--games, --depth, --nodes and --label-nodes must be at least 1");
     }
-    let oracle = tables(&a.tb_dir)?;
+    // The tables the engine would play with: --tb-dir, else the default directory's if any.
+    let oracle =
+        crate::tb_cmds::open_oracle(a.tb_dir.as_deref())?.map(|o| o as Arc<dyn EndgameOracle>);
     let name = a.eval.as_deref().unwrap_or("none");
     let weights =
         damasi_engine::eval::weights_named(name).with_context(|| format!("reading {name}"))?;
@@ -194,8 +213,14 @@ fn data(a: DataArgs) -> Result<()> {
         random_plies: a.random_plies,
         seed: a.seed,
         max_plies: a.max_plies,
+        label_nodes: a.label_nodes,
+        book: a.book,
     };
-    let file = File::create(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    if let Some(dir) = &a.dir {
+        return data_run(&a, dir, &cfg, &weights, &openings, oracle);
+    }
+    let path = a.out.clone().context("--out or --dir is needed")?;
+    let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = BufWriter::new(file);
     let start = Instant::now();
     let step = (a.games / 20).max(1);
@@ -216,13 +241,87 @@ fn data(a: DataArgs) -> Result<()> {
             }
         },
     )
-    .with_context(|| format!("writing {}", a.out.display()))?;
+    .with_context(|| format!("writing {}", path.display()))?;
     let s = start.elapsed().as_secs_f64().max(1e-9);
     println!(
         "{n} positions from {} games in {s:.1} s: {:.0} positions/s, {:.2} games/s",
         a.games,
         n as f64 / s,
         a.games as f64 / s
+    );
+    Ok(())
+}
+
+/// `damasi train data --dir`: a resumable run in chunks.
+fn data_run(
+    a: &DataArgs,
+    dir: &std::path::Path,
+    cfg: &DataConfig,
+    weights: &Weights,
+    openings: &[damasi_tools::openings::Opening],
+    oracle: Option<Arc<dyn EndgameOracle>>,
+) -> Result<()> {
+    // What decides the games (not --games, which a later session may raise, nor --threads).
+    let opt = |n: Option<u64>| n.map_or("none".to_string(), |n| n.to_string());
+    let settings = [
+        format!(
+            "format damasi training data chunks, version {}",
+            train::DATA_VERSION
+        ),
+        format!("depth {}", a.depth),
+        format!("nodes {}", opt(a.nodes)),
+        format!("label-nodes {}", opt(a.label_nodes)),
+        format!("random-plies {}", a.random_plies),
+        format!("seed {}", a.seed),
+        format!("max-plies {}", a.max_plies),
+        format!("chunk-games {}", a.chunk_games.max(1)),
+        format!("eval {}", a.eval.as_deref().unwrap_or("shipped")),
+        format!(
+            "tables {}",
+            oracle.as_ref().map_or("none".into(), |o| format!(
+                "up to {} pieces",
+                o.max_pieces()
+            ))
+        ),
+        format!("book {}", a.book),
+    ]
+    .map(|line| line + "\n")
+    .concat();
+    let done = data_run::chunks_done(dir).with_context(|| format!("reading {}", dir.display()))?;
+    eprintln!(
+        "{}: {} chunks of {} games there; playing up to {} games on {} threads",
+        dir.display(),
+        done.len(),
+        a.chunk_games.max(1),
+        a.games.div_ceil(a.chunk_games.max(1)) * a.chunk_games.max(1),
+        cfg.threads
+    );
+    let start = Instant::now();
+    let target = data_run::RunDir {
+        path: dir,
+        settings: &settings,
+        chunk_games: a.chunk_games,
+    };
+    let summary = data_run::run(&target, cfg, weights, openings, oracle, |s| {
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        eprintln!(
+            "{:.0} s: {} chunks written this session ({} positions, {:.1} positions/s), {} \
+                 there before",
+            secs,
+            s.written,
+            s.records,
+            s.records as f64 / secs,
+            s.skipped
+        );
+    })
+    .with_context(|| format!("writing to {}", dir.display()))?;
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    println!(
+        "{} positions in {} chunks in {secs:.1} s: {:.1} positions/s; {} chunks were there",
+        summary.records,
+        summary.written,
+        summary.records as f64 / secs,
+        summary.skipped
     );
     Ok(())
 }
@@ -245,10 +344,16 @@ fn labelled(
     start: &Weights,
     tb_dir: &Option<PathBuf>,
 ) -> Result<Labelled> {
-    let file = File::open(data).with_context(|| format!("opening {}", data.display()))?;
-    let records = train::read_records(&mut BufReader::new(file))
-        .map_err(anyhow::Error::msg)
-        .with_context(|| format!("reading {}", data.display()))?;
+    // A data file, or every chunk of a run directory.
+    let mut records = Vec::new();
+    for path in data_run::data_files(data).with_context(|| format!("reading {}", data.display()))? {
+        let file = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+        records.extend(
+            train::read_records(&mut BufReader::new(file))
+                .map_err(anyhow::Error::msg)
+                .with_context(|| format!("reading {}", path.display()))?,
+        );
+    }
     if records.len() < 2 {
         bail!(
             "{} has {} records; at least 2 are needed",

@@ -382,12 +382,26 @@ pub const LAZY_MARGIN: i32 = 150;
 /// tables' lookups or the network (lazy evaluation). Without either it is [`evaluate`].
 #[inline]
 pub fn evaluate_within(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i32 {
+    evaluate_with(pos, w, alpha, beta, |net, pos| net.score(pos))
+}
+
+/// [`evaluate_within`] with the network's value given by `network(net, pos)`: the search
+/// passes one that keeps the first layer's sums from ply to ply ([`crate::network::Accumulator`]).
+/// It must return [`Network::score`] of `pos`.
+#[inline]
+pub fn evaluate_with(
+    pos: &Position,
+    w: &Weights,
+    alpha: i32,
+    beta: i32,
+    network: impl FnOnce(&Network, &Position) -> i32,
+) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports `popcnt`, checked just above.
-        return unsafe { evaluate_popcnt(pos, w, alpha, beta) };
+        return unsafe { evaluate_popcnt(pos, w, alpha, beta, network) };
     }
-    evaluate_inline(pos, w, alpha, beta)
+    evaluate_inline(pos, w, alpha, beta, network)
 }
 
 /// [`evaluate_within`] compiled with the `popcnt` instruction. The workspace builds for
@@ -396,12 +410,24 @@ pub fn evaluate_within(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i3
 /// CPU).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-fn evaluate_popcnt(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i32 {
-    evaluate_inline(pos, w, alpha, beta)
+fn evaluate_popcnt(
+    pos: &Position,
+    w: &Weights,
+    alpha: i32,
+    beta: i32,
+    network: impl FnOnce(&Network, &Position) -> i32,
+) -> i32 {
+    evaluate_inline(pos, w, alpha, beta, network)
 }
 
 #[inline(always)]
-fn evaluate_inline(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i32 {
+fn evaluate_inline(
+    pos: &Position,
+    w: &Weights,
+    alpha: i32,
+    beta: i32,
+    network: impl FnOnce(&Network, &Position) -> i32,
+) -> i32 {
     let mut mg = 0i32;
     let mut eg = 0i32;
     let mut smg = 0i32;
@@ -433,8 +459,8 @@ fn evaluate_inline(pos: &Position, w: &Weights, alpha: i32, beta: i32) -> i32 {
         return v;
     }
     let tables = w.patterns.as_ref().map_or(0, |t| sign * t.score_white(pos));
-    let network = w.network.as_ref().map_or(0, |n| n.score(pos));
-    v + tables + network
+    let net = w.network.as_ref().map_or(0, |n| network(n, pos));
+    v + tables + net
 }
 
 #[cfg(test)]

@@ -150,6 +150,8 @@ impl Engine {
         Engine {
             options,
             weights: eval::Weights::shipped(),
+            // A unit struct without the `tune` feature, fields with it.
+            #[allow(clippy::default_constructed_unit_structs)]
             params: search::SearchParams::default(),
             tt: tt::Table::new(options.hash_mb),
             threads: (0..options.threads)
@@ -178,7 +180,9 @@ impl Engine {
         self.weights = weights;
     }
 
-    /// Turns selective parts of the search on or off (for measuring them in self-play).
+    /// Turns selective parts of the search on or off (for measuring them in self-play; only
+    /// with the `tune` feature: otherwise they are constants).
+    #[cfg(feature = "tune")]
     pub fn set_search_params(&mut self, params: search::SearchParams) {
         self.params = params;
     }

@@ -14,9 +14,13 @@
 //! `inputs (256, about 2 to 32 lit) -> HIDDEN (64, clipped ReLU to [0, 1]) -> 1`, the output in
 //! centi-men from the side to move's view, added to the feature evaluation (the network
 //! learns what the hand-written features miss, as the pattern tables did). The first layer is
-//! a sum of one weight column per piece, the "efficiently updatable" part of NNUE; with 2 to
-//! 32 pieces summing it afresh costs about as much as the rest, so the search does not keep
-//! it incrementally.
+//! a sum of one weight column per piece, the "efficiently updatable" part of NNUE: the search
+//! keeps it in an [`Accumulator`] per ply and brings one up to date by adding and removing
+//! the columns of the few pieces in which two positions differ ([`Network::update`]), instead
+//! of summing every piece's column at every evaluation.
+//!
+//! The first layer is summed in fixed point ([`Q`] units to 1, `i32`), so that sums taken in
+//! any order, incrementally or afresh, are equal to the bit.
 //!
 //! The left-right mirror is not built into the weights: the trainer sees every position and
 //! its mirror image (`damasi_tools::train_net`).
@@ -80,6 +84,17 @@ pub fn inputs(pos: &Position, mut f: impl FnMut(usize)) {
     }
 }
 
+/// Fixed-point units to 1 of the first layer's sums: a weight is stored as
+/// `round(w * Q)` (a step of 1.5e-5), clamped to ±[`W1_LIMIT`] so that no sum of a bias and
+/// 32 columns can overflow an `i32`.
+pub const Q: f32 = 65536.0;
+/// Largest first-layer weight or bias kept exactly (larger ones are clamped when quantised).
+pub const W1_LIMIT: f32 = 512.0;
+
+fn quantise(w: f32) -> i32 {
+    (w.clamp(-W1_LIMIT, W1_LIMIT) * Q).round() as i32
+}
+
 /// The network's weights (see the module documentation). Every value is finite (so networks
 /// compare as equal or not, like the other weights).
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +107,55 @@ pub struct Network {
     w2: [f32; HIDDEN],
     /// Output bias, centi-men.
     b2: f32,
+    /// `w1` in fixed point (what the engine sums).
+    w1q: Vec<[i32; HIDDEN]>,
+    /// `b1` in fixed point.
+    b1q: [i32; HIDDEN],
+    /// `w2 / Q`: the output weights per fixed-point unit.
+    w2q: [f32; HIDDEN],
+}
+
+/// The first layer's sums of one position, kept by the search from ply to ply. It remembers
+/// the pieces and the side to move it was summed for, so that [`Network::update`] can bring
+/// it to any other position with the same side to move by the pieces that differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accumulator {
+    /// White's men, Black's men, White's kings, Black's kings.
+    sets: [u64; 4],
+    /// The side to move, whose view the sums take.
+    side: Color,
+    /// The hidden neurons' sums in fixed point ([`Q`] = 1), bias included.
+    sums: [i32; HIDDEN],
+}
+
+impl Accumulator {
+    /// The pieces of `pos` as the accumulator keeps them.
+    #[inline]
+    fn sets_of(pos: &Position) -> [u64; 4] {
+        [
+            pos.men_of(Color::White),
+            pos.men_of(Color::Black),
+            pos.kings_of(Color::White),
+            pos.kings_of(Color::Black),
+        ]
+    }
+
+    /// How many columns [`Network::update`] would add or remove to bring this accumulator to
+    /// `pos`, or `None` if `pos` has the other side to move (then it cannot).
+    #[inline]
+    pub fn distance(&self, pos: &Position) -> Option<u32> {
+        if self.side != pos.side_to_move() {
+            return None;
+        }
+        let now = Accumulator::sets_of(pos);
+        Some((0..4).map(|k| (self.sets[k] ^ now[k]).count_ones()).sum())
+    }
+
+    /// Whether the accumulator is that of `pos`.
+    #[inline]
+    pub fn is_of(&self, pos: &Position) -> bool {
+        self.side == pos.side_to_move() && self.sets == Accumulator::sets_of(pos)
+    }
 }
 
 // Sound: `from_parameters` refuses NaN, the only value not equal to itself.
@@ -115,40 +179,97 @@ pub const B2_AT: usize = PARAMETERS - 1;
 impl Network {
     /// A network whose output is 0 everywhere.
     pub fn zero() -> Network {
-        Network {
-            w1: vec![[0.0; HIDDEN]; INPUTS],
-            b1: [0.0; HIDDEN],
-            w2: [0.0; HIDDEN],
-            b2: 0.0,
-        }
+        Network::from_parameters(&vec![0.0; PARAMETERS]).expect("zeros are finite")
     }
 
-    /// The hidden layer's sums for `pos` (before the activation).
+    /// The first layer's sums for `pos`, from nothing.
     #[inline]
-    pub fn accumulate(&self, pos: &Position) -> [f32; HIDDEN] {
-        let mut acc = self.b1;
+    pub fn refresh(&self, pos: &Position) -> Accumulator {
+        let mut sums = self.b1q;
         inputs(pos, |i| {
-            for (a, w) in acc.iter_mut().zip(&self.w1[i]) {
+            for (a, w) in sums.iter_mut().zip(&self.w1q[i]) {
                 *a += w;
             }
         });
-        acc
+        Accumulator {
+            sets: Accumulator::sets_of(pos),
+            side: pos.side_to_move(),
+            sums,
+        }
     }
 
-    /// The output for hidden sums `acc`, centi-men.
+    /// Brings `acc` (of a position with the same side to move as `pos`) to `pos` by adding
+    /// the columns of the pieces `pos` has and `acc` had not, and removing those it had and
+    /// `pos` has not. Equal to [`Network::refresh`] to the bit (integer sums).
     #[inline]
-    pub fn output(&self, acc: &[f32; HIDDEN]) -> f32 {
+    pub fn update(&self, acc: &mut Accumulator, pos: &Position) {
+        debug_assert_eq!(acc.side, pos.side_to_move());
+        let now = Accumulator::sets_of(pos);
+        let us = pos.side_to_move();
+        let flip = if us == Color::White { 0 } else { 56 };
+        // The input kind of each set from the side to move's view: own man 0, opponent man
+        // 1, own king 2, opponent king 3.
+        let kinds = if us == Color::White {
+            [0, 1, 2, 3]
+        } else {
+            [1, 0, 3, 2]
+        };
+        for k in 0..4 {
+            let (before, after) = (acc.sets[k], now[k]);
+            let mut gone = before & !after;
+            while gone != 0 {
+                let sq = gone.trailing_zeros() as usize;
+                gone &= gone - 1;
+                let col = &self.w1q[kinds[k] << 6 | (sq ^ flip)];
+                for (a, w) in acc.sums.iter_mut().zip(col) {
+                    *a -= w;
+                }
+            }
+            let mut new = after & !before;
+            while new != 0 {
+                let sq = new.trailing_zeros() as usize;
+                new &= new - 1;
+                let col = &self.w1q[kinds[k] << 6 | (sq ^ flip)];
+                for (a, w) in acc.sums.iter_mut().zip(col) {
+                    *a += w;
+                }
+            }
+        }
+        acc.sets = now;
+    }
+
+    /// The hidden layer's sums for `pos` (before the activation), as real numbers.
+    pub fn accumulate(&self, pos: &Position) -> [f32; HIDDEN] {
+        self.refresh(pos).sums.map(|s| s as f32 / Q)
+    }
+
+    /// The output for the first layer's sums `acc`, centi-men.
+    #[inline]
+    pub fn output(&self, acc: &Accumulator) -> f32 {
+        // Eight lanes, converted before the clamp: written so that it vectorises.
         let mut sum = [0f32; 8];
-        for (k, (a, w)) in acc.iter().zip(&self.w2).enumerate() {
-            sum[k % 8] += a.clamp(0.0, 1.0) * w;
+        for (a, w) in acc.sums.chunks_exact(8).zip(self.w2q.chunks_exact(8)) {
+            for k in 0..8 {
+                let x = a[k] as f32;
+                let x = if x < 0.0 { 0.0 } else { x };
+                let x = if x > Q { Q } else { x };
+                sum[k] += x * w[k];
+            }
         }
         self.b2 + sum.iter().sum::<f32>()
+    }
+
+    /// The network's value for the accumulator of a position, centi-men from the side to
+    /// move's view.
+    #[inline]
+    pub fn score_of(&self, acc: &Accumulator) -> i32 {
+        self.output(acc).round() as i32
     }
 
     /// The network's value of `pos`, centi-men from the side to move's view.
     #[inline]
     pub fn score(&self, pos: &Position) -> i32 {
-        self.output(&self.accumulate(pos)).round() as i32
+        self.score_of(&self.refresh(pos))
     }
 
     /// The parameters in file order (first layer, biases, output weights, output bias).
@@ -172,13 +293,19 @@ impl Network {
         let (w1, rest) = values.split_at(INPUTS * HIDDEN);
         let (b1, rest) = rest.split_at(HIDDEN);
         let (w2, b2) = rest.split_at(HIDDEN);
+        let w1: Vec<[f32; HIDDEN]> = w1
+            .chunks_exact(HIDDEN)
+            .map(|c| c.try_into().expect("HIDDEN values"))
+            .collect();
+        let b1: [f32; HIDDEN] = b1.try_into().expect("HIDDEN values");
+        let w2: [f32; HIDDEN] = w2.try_into().expect("HIDDEN values");
         Some(Network {
-            w1: w1
-                .chunks_exact(HIDDEN)
-                .map(|c| c.try_into().expect("HIDDEN values"))
-                .collect(),
-            b1: b1.try_into().expect("HIDDEN values"),
-            w2: w2.try_into().expect("HIDDEN values"),
+            w1q: w1.iter().map(|c| c.map(quantise)).collect(),
+            b1q: b1.map(quantise),
+            w2q: w2.map(|w| w / Q),
+            w1,
+            b1,
+            w2,
             b2: b2[0],
         })
     }
@@ -298,6 +425,57 @@ mod tests {
         assert_eq!(net.score(&pos), 75 + 30 - 5);
         assert_eq!(net.parameters(), v);
         assert_eq!(Network::zero().score(&pos), 0);
+    }
+
+    /// Plays random games and checks at every position that an accumulator brought along
+    /// from the one two plies back (same side to move), and one brought from a position of
+    /// another game, equal the sums taken afresh, bit for bit.
+    #[test]
+    fn updated_accumulators_equal_fresh_sums() {
+        use damasi::Game;
+        let net = sample();
+        let shipped = shipped();
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut other: Vec<Position> = Vec::new();
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut game = Game::new();
+            let mut history: Vec<Position> = vec![*game.position()];
+            while game.outcome().is_none() && game.ply() < 200 {
+                let legal = game.legal_moves();
+                let m = legal[rand(legal.len())];
+                game.play(&m).unwrap();
+                let pos = *game.position();
+                for net in [&net, &*shipped] {
+                    let fresh = net.refresh(&pos);
+                    if history.len() >= 2 {
+                        let mut acc = net.refresh(&history[history.len() - 2]);
+                        net.update(&mut acc, &pos);
+                        assert_eq!(acc, fresh);
+                        assert!(acc.is_of(&pos));
+                    }
+                    if let Some(o) = other
+                        .iter()
+                        .find(|o| o.side_to_move() == pos.side_to_move())
+                    {
+                        let mut acc = net.refresh(o);
+                        net.update(&mut acc, &pos);
+                        assert_eq!(acc, fresh);
+                    }
+                    assert_eq!(net.score_of(&fresh), net.score(&pos));
+                }
+                history.push(pos);
+                checked += 1;
+            }
+            other = history;
+        }
+        assert!(checked > 1000);
     }
 
     #[test]

@@ -3,10 +3,11 @@
 //!
 //! `cargo run --release -p damasi-tools --example tune -- [games] [nodes] [epochs] [match-nodes]`
 //! fits; `... --example tune -- match [nodes]` only plays the current weights against the
-//! hand-set ones.
+//! hand-set ones; `... --features tune --example tune -- ab <part> [nodes]` measures a part of
+//! the search (its switches are constants without the `tune` feature).
 
 use damasi_engine::eval::Weights;
-use damasi_engine::search::SearchParams;
+#[cfg(feature = "tune")]
 use damasi_engine::{Engine, EngineOptions};
 use damasi_tools::openings::{parse_openings, DEFAULT_OPENINGS};
 use damasi_tools::tune;
@@ -34,39 +35,7 @@ fn main() {
         return;
     }
     if std::env::args().nth(1).as_deref() == Some("ab") {
-        // `ab <rfp|probcut|lmp|lmr|threat_qs|iir|history_lmr> [nodes]`: the full search against one without that part.
-        let part = std::env::args().nth(2).unwrap_or_default();
-        let nodes = std::env::args()
-            .nth(3)
-            .map_or(3000, |n| n.parse().expect("nodes"));
-        let mut off = SearchParams::default();
-        match part.as_str() {
-            "rfp" => off.rfp = false,
-            "probcut" => off.probcut = false,
-            "lmp" => off.lmp = false,
-            "lmr" => off.lmr = false,
-            // Not on by default: measure turning it on.
-            "threat_qs" => off.threat_qs = true,
-            "iir" => off.iir = false,
-            "history_lmr" => off.history_lmr = true,
-            _ => panic!("ab needs one of rfp, probcut, lmp, lmr, threat_qs, iir, history_lmr"),
-        }
-        let opts = EngineOptions {
-            hash_mb: 8,
-            threads: 1,
-        };
-        let mut full = Engine::new(opts);
-        let mut without = Engine::new(opts);
-        without.set_search_params(off);
-        let wdl = tune::match_engines(&mut full, &mut without, &openings, nodes);
-        println!(
-            "match full vs without {part} at {nodes} nodes: +{} ={} -{} score {:.3} elo {:+.0}",
-            wdl.wins,
-            wdl.draws,
-            wdl.losses,
-            wdl.score(),
-            wdl.elo()
-        );
+        ablation(&openings);
         return;
     }
     let args: Vec<u64> = std::env::args()
@@ -100,4 +69,50 @@ fn main() {
         wdl.score(),
         wdl.elo()
     );
+}
+
+/// `ab <rfp|probcut|lmp|lmr|threat_qs|iir|history_lmr> [nodes]`: the full search against one
+/// without that part (with the `tune`
+/// feature, which makes the search's switches settable).
+#[cfg(feature = "tune")]
+fn ablation(openings: &[Vec<damasi::Move>]) {
+    use damasi_engine::search::SearchParams;
+    let part = std::env::args().nth(2).unwrap_or_default();
+    let nodes = std::env::args()
+        .nth(3)
+        .map_or(3000, |n| n.parse().expect("nodes"));
+    let mut off = SearchParams::default();
+    match part.as_str() {
+        "rfp" => off.rfp = false,
+        "probcut" => off.probcut = false,
+        "lmp" => off.lmp = false,
+        "lmr" => off.lmr = false,
+        // Not on by default: measure turning it on.
+        "threat_qs" => off.threat_qs = true,
+        "iir" => off.iir = false,
+        "history_lmr" => off.history_lmr = true,
+        _ => panic!("ab needs one of rfp, probcut, lmp, lmr, threat_qs, iir, history_lmr"),
+    }
+    let opts = EngineOptions {
+        hash_mb: 8,
+        threads: 1,
+    };
+    let mut full = Engine::new(opts);
+    let mut without = Engine::new(opts);
+    without.set_search_params(off);
+    let wdl = tune::match_engines(&mut full, &mut without, openings, nodes);
+    println!(
+        "match full vs without {part} at {nodes} nodes: +{} ={} -{} score {:.3} elo {:+.0}",
+        wdl.wins,
+        wdl.draws,
+        wdl.losses,
+        wdl.score(),
+        wdl.elo()
+    );
+}
+
+#[cfg(not(feature = "tune"))]
+fn ablation(_: &[Vec<damasi::Move>]) {
+    eprintln!("ab needs the search's switches settable: run with --features tune");
+    std::process::exit(2);
 }

@@ -23,6 +23,7 @@
 //! opening set).
 
 pub mod bot;
+pub mod data_run;
 pub mod hub_client;
 pub mod match_runner;
 pub mod openings;

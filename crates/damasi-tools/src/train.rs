@@ -21,7 +21,9 @@ use damasi::{Color, Game, Position, RuleSet, Wdl};
 use damasi_engine::eval::{feature, is_threatened, Weights};
 use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::patterns::{self, PatternTables, ENTRIES, LOOKUPS};
-use damasi_engine::{Engine, EngineOptions, Limits};
+use damasi_engine::{
+    Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchResult, SearchRoot,
+};
 
 use crate::openings::Opening;
 use crate::tune::Sample as FeatureSample;
@@ -65,7 +67,11 @@ impl Record {
             kings: pos.kings(),
             score: score_white.clamp(-SCORE_CLAMP, SCORE_CLAMP) as i16,
             result: (result_white * 2.0).round().clamp(0.0, 2.0) as u8,
-            flags: (pos.side_to_move() == Color::Black) as u8,
+            flags: if pos.side_to_move() == Color::Black {
+                FLAG_BLACK
+            } else {
+                0
+            },
             ply: ply.min(u16::MAX as usize) as u16,
         }
     }
@@ -141,9 +147,11 @@ pub fn read_records(input: &mut impl Read) -> Result<Vec<Record>, String> {
     }
     let body = &bytes[DATA_HEADER..];
     if body.len() % RECORD_SIZE != 0 {
+        let whole = DATA_HEADER + body.len() / RECORD_SIZE * RECORD_SIZE;
         return Err(format!(
-            "data truncated: {} bytes after the header is not a whole number of {RECORD_SIZE}-byte records",
-            body.len()
+            "data truncated at byte offset {whole}: {} bytes there, less than a {RECORD_SIZE}-byte \
+             record",
+            body.len() % RECORD_SIZE
         ));
     }
     let mut out = Vec::with_capacity(body.len() / RECORD_SIZE);
@@ -151,8 +159,11 @@ pub fn read_records(input: &mut impl Read) -> Result<Vec<Record>, String> {
         let mut b = [0u8; RECORD_SIZE];
         b.copy_from_slice(chunk);
         let r = Record::from_bytes(&b);
-        if r.result > 2 || r.position().is_none() {
-            return Err(format!("record {i} is not a valid position and result"));
+        if r.result > 2 || r.flags & !(FLAG_BLACK | FLAG_TABLES) != 0 || r.position().is_none() {
+            return Err(format!(
+                "record {i} (byte offset {}) is not a valid position, result and flags",
+                DATA_HEADER + i * RECORD_SIZE
+            ));
         }
         out.push(r);
     }
@@ -176,7 +187,37 @@ pub struct DataConfig {
     pub seed: u64,
     /// Plies after which a game is scored a draw.
     pub max_plies: usize,
+    /// Nodes of a second, deeper search made at every quiet position: its score is the
+    /// record's label and its move is played. `None`: the play search labels.
+    pub label_nodes: Option<u64>,
+    /// Whether the engines play moves from the opening book where it has the position
+    /// (recorded with the book's score, a depth-14 search).
+    pub book: bool,
 }
+
+impl DataConfig {
+    /// Settings for `games` games at `depth`, one thread, the rest as `damasi train data`'s
+    /// defaults.
+    pub fn new(games: usize, depth: u32) -> DataConfig {
+        DataConfig {
+            games,
+            depth,
+            nodes: None,
+            threads: 1,
+            random_plies: 6,
+            seed: 1,
+            max_plies: 300,
+            label_nodes: None,
+            book: false,
+        }
+    }
+}
+
+/// Flag bit of a record: Black to move.
+pub const FLAG_BLACK: u8 = 1;
+/// Flag bit of a record: the score is the endgame tables' exact value (±[`SCORE_CLAMP`] for
+/// a win or a loss, 0 for a draw), not a search's.
+pub const FLAG_TABLES: u8 = 2;
 
 /// A small xorshift generator.
 #[derive(Clone, Debug)]
@@ -221,8 +262,26 @@ pub fn table_result_white(oracle: &dyn EndgameOracle, pos: &Position) -> Option<
     })
 }
 
+/// An engine for data games: one thread, a small hash, `weights`, and `oracle` in its search.
+pub(crate) fn data_engine(weights: &Weights, oracle: Option<Arc<dyn EndgameOracle>>) -> Engine {
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 16,
+        threads: 1,
+    });
+    engine.set_weights(weights.clone());
+    engine.set_endgame_oracle(oracle);
+    engine
+}
+
+/// Searches the game's position with `limits`, the book allowed if `book`.
+fn search(engine: &mut Engine, game: &Game, limits: Limits, book: bool) -> SearchResult {
+    let control = Arc::new(SearchControl::new());
+    let request = SearchRequest::new(SearchRoot::from_game(game), limits).with_book(book);
+    engine.search(&request, &control, &mut |_| {})
+}
+
 /// Plays game `index` and returns its records.
-fn play_one(
+pub(crate) fn play_one(
     engine: &mut Engine,
     openings: &[Opening],
     cfg: &DataConfig,
@@ -260,16 +319,30 @@ fn play_one(
     };
     let mut seen: Vec<(Position, i32, usize)> = Vec::new();
     let mut known: Option<f32> = None;
+    let mut tables_record: Option<Record> = None;
     while game.outcome().is_none() && game.ply() < cfg.max_plies {
         let pos = *game.position();
-        // A position the tables know ends the game with its true result.
+        // A position the tables know ends the game with its true result, and is recorded
+        // with their exact value.
         known = oracle.and_then(|o| table_result_white(o, &pos));
-        if known.is_some() {
+        if let Some(white) = known {
+            if is_quiet(&pos) {
+                let score = ((white * 2.0 - 1.0) * SCORE_CLAMP as f32) as i32;
+                let mut r = Record::new(&pos, score, white, game.ply());
+                r.flags |= FLAG_TABLES;
+                tables_record = Some(r);
+            }
             break;
         }
-        let r = crate::tune::search_game(engine, &game, limits.clone());
+        let quiet = is_quiet(&pos);
+        // Quiet positions (the ones recorded) get the deeper search when there is one.
+        let limits = match cfg.label_nodes {
+            Some(n) if quiet => Limits::nodes(n),
+            _ => limits.clone(),
+        };
+        let r = search(engine, &game, limits, cfg.book);
         let Some(m) = r.best else { break };
-        if is_quiet(&pos) {
+        if quiet {
             let white = if pos.side_to_move() == Color::White {
                 r.score.0
             } else {
@@ -288,6 +361,7 @@ fn play_one(
     });
     seen.iter()
         .map(|(p, s, ply)| Record::new(p, *s, result, *ply))
+        .chain(tables_record)
         .collect()
 }
 
@@ -314,12 +388,7 @@ pub fn generate(
             let next = &next;
             let oracle = oracle.clone();
             s.spawn(move || {
-                let mut engine = Engine::new(EngineOptions {
-                    hash_mb: 16,
-                    threads: 1,
-                });
-                engine.set_weights(weights.clone());
-                engine.set_endgame_oracle(oracle.clone());
+                let mut engine = data_engine(weights, oracle.clone());
                 loop {
                     let g = next.fetch_add(1, Ordering::Relaxed);
                     if g >= cfg.games {
@@ -677,13 +746,9 @@ mod tests {
     fn games_end_at_the_first_position_the_tables_know_with_their_result() {
         let openings = crate::openings::parse_openings("W:Wa3,b3,c3,h3:Ba6,b6,g6,h6").unwrap();
         let cfg = DataConfig {
-            games: 2,
-            depth: 3,
-            nodes: None,
-            threads: 1,
             random_plies: 0,
-            seed: 1,
             max_plies: 200,
+            ..DataConfig::new(2, 3)
         };
         let generate_with = |oracle: Option<Arc<dyn EndgameOracle>>| {
             let mut out = Vec::new();
@@ -702,8 +767,15 @@ mod tests {
         assert!(!recs.is_empty());
         for r in &recs {
             let pos = r.position().unwrap();
-            // Nothing after the first capture (down to 7 pieces) was played or recorded.
-            assert_eq!(pos.count(Color::White) + pos.count(Color::Black), 8);
+            let pieces = pos.count(Color::White) + pos.count(Color::Black);
+            // Nothing after the first capture (down to 7 pieces or fewer) was played; the first
+            // position the tables know is recorded with their value when it is quiet.
+            if r.flags & FLAG_TABLES != 0 {
+                assert!(pieces <= 7, "{pieces} pieces");
+                assert_eq!(r.score, 3000, "White wins, from White's view");
+            } else {
+                assert_eq!(pieces, 8);
+            }
             assert_eq!(r.result_white(), 1.0, "the tables' result, not the board's");
         }
         // Without tables the same games go on past the first capture.

@@ -12,7 +12,6 @@ use super::node::{NodeKind, NonPv, Pv};
 use super::ordering::{pick, score_moves, Scores, SCORED};
 use super::thread::Worker;
 use super::{INF, MATE, MATE_BOUND, MAX_PLY};
-use crate::eval::{evaluate, evaluate_within};
 use crate::tt::{Bound, TtMove};
 
 /// Late-move reduction, by depth and move number.
@@ -45,7 +44,7 @@ impl Worker<'_, '_> {
             return self.root_node(pos, alpha, beta, depth);
         }
         if depth <= 0 {
-            return self.qsearch(pos, alpha, beta, ply, self.params.threat_qs);
+            return self.qsearch(pos, alpha, beta, ply, self.params.threat_qs());
         }
         self.count_node();
         self.pv.clear(ply);
@@ -57,7 +56,7 @@ impl Worker<'_, '_> {
             return s;
         }
         if ply >= MAX_PLY {
-            return evaluate(pos, self.weights);
+            return self.evaluate(pos, ply, None);
         }
         // Endgame tables: a quiet position they cover has a known value.
         if let Some(s) = self.tb_score(pos, ply) {
@@ -90,7 +89,7 @@ impl Worker<'_, '_> {
         // Internal iterative reduction: a node the table has no move for was never searched
         // (or its search failed low everywhere); a ply less costs little, and the next visit
         // finds a move to try first.
-        if self.params.iir && depth >= 4 && !tt_move.is_some() {
+        if self.params.iir() && depth >= 4 && !tt_move.is_some() {
             depth -= 1;
         }
 
@@ -105,13 +104,11 @@ impl Worker<'_, '_> {
 
         // Reverse futility: near the horizon, a quiet position whose evaluation clears beta by
         // a margin per ply is taken as a fail high.
-        if self.params.rfp && !N::PV && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND {
+        if self.params.rfp() && !N::PV && depth <= 3 && !capture_pending && beta.abs() < MATE_BOUND
+        {
             let bar = beta + 80 * depth;
-            let eval = if self.params.lazy_eval {
-                evaluate_within(pos, self.weights, bar - 1, bar)
-            } else {
-                evaluate(pos, self.weights)
-            };
+            let window = self.params.lazy_eval().then_some((bar - 1, bar));
+            let eval = self.evaluate(pos, ply, window);
             if eval >= bar {
                 return eval;
             }
@@ -119,7 +116,7 @@ impl Worker<'_, '_> {
 
         // ProbCut: if a shallow search clears beta by a margin, the deep one very likely
         // fails high too. Used instead of null move.
-        if self.params.probcut
+        if self.params.probcut()
             && !N::PV
             && depth >= 5
             && beta.abs() < MATE_BOUND
@@ -160,7 +157,7 @@ impl Worker<'_, '_> {
             let offers_capture = quiet && child.has_capture();
             // Late-move pruning: near the horizon, quiet moves that offer nothing to take are
             // skipped once enough moves were tried.
-            if self.params.lmp
+            if self.params.lmp()
                 && !N::PV
                 && quiet
                 && !offers_capture
@@ -179,12 +176,12 @@ impl Worker<'_, '_> {
             } else {
                 // Late-move reduction for quiet moves tried late.
                 let mut r = 0;
-                if self.params.lmr && depth >= 3 && quiet && i >= 2 && !offers_capture {
+                if self.params.lmr() && depth >= 3 && quiet && i >= 2 && !offers_capture {
                     r = reduction(depth, i) - i32::from(N::PV);
                     if self.stack[ply].killers.contains(&Some(*m)) {
                         r -= 1;
                     }
-                    if self.params.history_lmr {
+                    if self.params.history_lmr() {
                         // History is within +-16384: at most two plies either way.
                         r -= self.state.history.get(side, m) / 4096;
                     }

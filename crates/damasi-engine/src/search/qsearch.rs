@@ -8,7 +8,7 @@ use super::draw::no_move_score;
 use super::ordering::{pick, score_moves, Scores, SCORED};
 use super::thread::Worker;
 use super::{INF, MATE, MAX_PLY};
-use crate::eval::{evaluate, evaluate_within, is_threatened};
+use crate::eval::is_threatened;
 use crate::tt::TtMove;
 
 impl Worker<'_, '_> {
@@ -36,7 +36,7 @@ impl Worker<'_, '_> {
             return s;
         }
         if ply >= MAX_PLY {
-            return evaluate(pos, self.weights);
+            return self.evaluate(pos, ply, None);
         }
         if !pos.has_capture() {
             if let Some(s) = self.tb_score(pos, ply) {
@@ -51,10 +51,8 @@ impl Worker<'_, '_> {
             if threat_ext && is_threatened(pos) {
                 return self.answer_threat(pos, alpha, beta, ply);
             }
-            if self.params.lazy_eval {
-                return evaluate_within(pos, self.weights, alpha, beta);
-            }
-            return evaluate(pos, self.weights);
+            let window = self.params.lazy_eval().then_some((alpha, beta));
+            return self.evaluate(pos, ply, window);
         }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);

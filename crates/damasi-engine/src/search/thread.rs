@@ -12,7 +12,9 @@ use super::pv::PvTable;
 use super::root::RootMove;
 use super::stack::Stack;
 use super::SearchParams;
-use crate::eval::Weights;
+use super::MAX_PLY;
+use crate::eval::{evaluate_with, Weights};
+use crate::network::Accumulator;
 use crate::oracle::{EndgameOracle, RootValue};
 use crate::time::TimeManager;
 use crate::tt::Table;
@@ -108,6 +110,8 @@ pub(super) struct Worker<'a, 'b> {
     pub root_moves: Vec<RootMove>,
     /// Lines searched with a full window in multi-PV (`pv_idx` of them are fixed already).
     pub pv_idx: usize,
+    /// The network's first-layer sums last computed at each ply (see [`Worker::evaluate`]).
+    pub accs: Vec<Option<Accumulator>>,
 }
 
 impl<'a, 'b> Worker<'a, 'b> {
@@ -136,6 +140,46 @@ impl<'a, 'b> Worker<'a, 'b> {
             infinite: shared.infinite,
             root_moves: shared.root_moves.clone(),
             pv_idx: 0,
+            accs: vec![None; MAX_PLY + 2],
+        })
+    }
+
+    /// The static evaluation of the quiet position `pos` at `ply` ([`crate::eval::evaluate`]),
+    /// or with `window`, the lazy one within (alpha, beta) ([`evaluate_with`]). The network's
+    /// first layer is brought from the nearest accumulator of the same side to move kept in
+    /// the stack: the last one of this ply (a sibling, a move or two away) or the one two
+    /// plies up. Summing afresh only when they differ by as many pieces as the position has.
+    pub fn evaluate(&mut self, pos: &Position, ply: usize, window: Option<(i32, i32)>) -> i32 {
+        let (alpha, beta) = window.unwrap_or((-i32::MAX, i32::MAX));
+        let accs = &mut self.accs;
+        evaluate_with(pos, self.weights, alpha, beta, |net, pos| {
+            let pieces = (pos.pieces_of(damasi::Color::White)
+                | pos.pieces_of(damasi::Color::Black))
+            .count_ones();
+            let near = |p: usize| -> Option<(usize, u32)> {
+                let d = accs.get(p)?.as_ref()?.distance(pos)?;
+                Some((p, d))
+            };
+            let from = match (near(ply), ply.checked_sub(2).and_then(near)) {
+                (Some(a), Some(b)) => Some(if b.1 < a.1 { b } else { a }),
+                (a, b) => a.or(b),
+            };
+            let acc = match from {
+                Some((p, d)) if d < pieces => {
+                    let mut acc = if p == ply {
+                        accs[ply].take().expect("near found it")
+                    } else {
+                        accs[p].clone().expect("near found it")
+                    };
+                    net.update(&mut acc, pos);
+                    acc
+                }
+                _ => net.refresh(pos),
+            };
+            debug_assert_eq!(acc, net.refresh(pos), "incremental first layer");
+            let score = net.score_of(&acc);
+            accs[ply] = Some(acc);
+            score
         })
     }
 
