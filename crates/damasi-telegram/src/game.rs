@@ -165,7 +165,7 @@ mod tests {
             "white": {"id": 3, "name": "tg-ali", "guest": true},
             "black": null,
             "state": {
-                "fen": "W:Wa2:Bh8", "moves": "", "wtime": 600000, "btime": 600000,
+                "fen": "W:Wa2:Bh7", "moves": "", "wtime": 600000, "btime": 600000,
                 "status": "created", "outcome": null, "legal": null, "wdraw": false, "bdraw": false
             }
         });

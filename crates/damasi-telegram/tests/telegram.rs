@@ -430,7 +430,7 @@ async fn the_engine_answers_a_move() {
     let shown = w.api.message(&msg).unwrap();
     assert!(shown.text.contains("seviye 1"), "{}", shown.text);
     // Only Ali may start it; his first press starts the game.
-    assert!(w.press(&bob(), &msg, "c3").await.contains("Ali"));
+    assert!(w.press(&bob(), &msg, "c3").await.contains("tg-ali"));
     w.press(&ali(), &msg, "c3").await;
     w.board_shown(&msg).await;
     let game = w.game_of(&msg).await;

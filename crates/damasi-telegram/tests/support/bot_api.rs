@@ -95,7 +95,7 @@ impl BotApi {
         self.lock()
             .calls
             .iter()
-            .filter(|c| c.method == method)
+            .filter(|c| c.method.eq_ignore_ascii_case(method))
             .cloned()
             .collect()
     }
@@ -210,18 +210,21 @@ async fn call(
     body: Option<Json<Value>>,
 ) -> Json<Value> {
     let body = body.map(|b| b.0).unwrap_or(Value::Null);
+    // The Bot API's method names are case-insensitive (teloxide writes `GetMe`).
+    let method = method.to_ascii_lowercase();
     api.lock().calls.push(Call {
         method: method.clone(),
         body: body.clone(),
         at: Instant::now(),
     });
     match method.as_str() {
-        "getMe" => ok(json!({
+        "getme" => ok(json!({
             "id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME,
             "can_join_groups": true, "can_read_all_group_messages": false,
-            "supports_inline_queries": true
+            "supports_inline_queries": true, "can_connect_to_business": false,
+            "has_main_web_app": false
         })),
-        "getUpdates" => {
+        "getupdates" => {
             let offset = body["offset"].as_i64().unwrap_or(0);
             let timeout = body["timeout"].as_u64().unwrap_or(0);
             let deadline = Instant::now() + Duration::from_secs(timeout);
@@ -240,7 +243,7 @@ async fn call(
                 let _ = tokio::time::timeout_at(deadline, news).await;
             }
         }
-        "editMessageText" | "editMessageReplyMarkup" => {
+        "editmessagetext" | "editmessagereplymarkup" => {
             let id = body["inline_message_id"].as_str().unwrap_or("").to_string();
             let mut inner = api.lock();
             let Some(m) = inner.messages.get_mut(&id) else {
@@ -261,8 +264,8 @@ async fn call(
             m.edits.push(Instant::now());
             ok(json!(true))
         }
-        "answerInlineQuery" | "answerCallbackQuery" => ok(json!(true)),
-        "sendMessage" => ok(json!({
+        "answerinlinequery" | "answercallbackquery" => ok(json!(true)),
+        "sendmessage" => ok(json!({
             "message_id": 900, "date": 1_764_150_000,
             "chat": {"id": body["chat_id"], "type": "private", "first_name": "someone"},
             "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
