@@ -29,10 +29,11 @@ export function renderAccount() {
   $("acct-out").hidden = !!me;
   $("acct-in").hidden = !me;
   $("header-who").textContent = me ? (me.guest ? t("onNameGuest", { name: me.name }) : me.name) : "";
-  if (!me) { $("token-box").hidden = true; return; }
+  if (!me) { $("token-box").hidden = true; $("link-box").hidden = true; return; }
   $("acct-me").textContent = me.name;
   $("acct-guest").hidden = !me.guest;
   $("btn-token").hidden = me.guest;
+  $("btn-link-tg").hidden = me.guest;
   const list = $("acct-ratings");
   list.innerHTML = "";
   const perfs = Object.entries(me.perfs || {});
@@ -135,4 +136,12 @@ export function wireAccount() {
     $("token-box").hidden = false;
   });
   $("btn-token-copy").addEventListener("click", () => copyField($("token-text")));
+  // A one-time code that ties a Telegram user to this account (`/link CODE` to the bot).
+  $("btn-link-tg").addEventListener("click", async () => {
+    const r = await act($("btn-link-tg"), () => api("POST", "/api/account/link-code", {}));
+    if (!r) return;
+    $("link-text").value = `/link ${r.code}`;
+    $("link-box").hidden = false;
+  });
+  $("btn-link-copy").addEventListener("click", () => copyField($("link-text")));
 }
