@@ -1430,3 +1430,27 @@ async fn a_finished_online_game_downloads_as_pdn() {
     let missing = get(&app, "/api/online/games/nosuchgame/pdn", &As::default()).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn a_link_code_for_telegram_is_made_once_and_opens_nothing() {
+    let app = router(AppState::in_memory());
+    let ali = sign_up(&app, "ali").await;
+    let r = post(&app, "/api/account/link-code", &ali, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let code = r.body["code"].as_str().unwrap().to_string();
+    assert_eq!((r.body["name"].clone(), r.body["expiresIn"].clone()), (json!("ali"), json!(600)));
+    // It is not a log-in: as a token it is refused, and it is not listed as a session.
+    let as_token = As {
+        cookie: None,
+        token: Some(code.clone()),
+    };
+    assert_eq!(get(&app, "/api/account", &as_token).await.status, StatusCode::UNAUTHORIZED);
+    let list = get(&app, "/api/account/sessions", &ali).await.body;
+    assert_eq!(list["sessions"].as_array().unwrap().len(), 1, "{list}");
+    // Guests cannot link, nor can nobody.
+    let guest = session_of(post(&app, "/api/account/guest", &As::default(), json!({})).await);
+    let refused = post(&app, "/api/account/link-code", &guest, json!({})).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    let nobody = post(&app, "/api/account/link-code", &As::default(), json!({})).await;
+    assert_eq!(nobody.status, StatusCode::UNAUTHORIZED);
+}
