@@ -1438,13 +1438,19 @@ async fn a_link_code_for_telegram_is_made_once_and_opens_nothing() {
     let r = post(&app, "/api/account/link-code", &ali, json!({})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let code = r.body["code"].as_str().unwrap().to_string();
-    assert_eq!((r.body["name"].clone(), r.body["expiresIn"].clone()), (json!("ali"), json!(600)));
+    assert_eq!(
+        (r.body["name"].clone(), r.body["expiresIn"].clone()),
+        (json!("ali"), json!(600))
+    );
     // It is not a log-in: as a token it is refused, and it is not listed as a session.
     let as_token = As {
         cookie: None,
         token: Some(code.clone()),
     };
-    assert_eq!(get(&app, "/api/account", &as_token).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        get(&app, "/api/account", &as_token).await.status,
+        StatusCode::UNAUTHORIZED
+    );
     let list = get(&app, "/api/account/sessions", &ali).await.body;
     assert_eq!(list["sessions"].as_array().unwrap().len(), 1, "{list}");
     // Guests cannot link, nor can nobody.
