@@ -221,7 +221,7 @@ fn play_until_fen(input: Vec<u8>, kill_at_mib: u64) -> (String, u64) {
 #[test]
 fn a_huge_line_is_refused_unechoed_in_bounded_memory_and_the_session_goes_on() {
     let mut input = b"d3-d4\n".to_vec();
-    input.extend(std::iter::repeat(b'x').take(64 << 20));
+    input.extend(std::iter::repeat_n(b'x', 64 << 20));
     input.extend_from_slice(b"\nd6-d5\nfen\n");
     let (out, peak_mib) = play_until_fen(input, 1024);
     let lines: Vec<&str> = out.lines().collect();
@@ -258,7 +258,7 @@ fn a_large_file_whose_first_game_comes_early_loads() {
     let mut text = b"[Event \"one\"]\n1. d3-d4 e6-e5 *\n\n".to_vec();
     // More than `load` reads: another game whose movetext is one endless line.
     text.extend_from_slice(b"[Event \"two\"]\n1. ");
-    text.extend(std::iter::repeat(b'x').take(80 << 20));
+    text.extend(std::iter::repeat_n(b'x', 80 << 20));
     std::fs::write(&file, &text).unwrap();
     let out = play(
         &["--vs", "human"],

@@ -1148,7 +1148,7 @@ mod tests {
     #[test]
     fn an_over_long_line_gets_a_short_error_and_the_session_goes_on() {
         let mut script = b"pos pos=".to_vec();
-        script.extend(std::iter::repeat(b'e').take(4 * MAX_LINE));
+        script.extend(std::iter::repeat_n(b'e', 4 * MAX_LINE));
         script.extend_from_slice(b"\nping\n");
         let lines = session_bytes(&script);
         assert_eq!(lines.len(), 2, "{:?}", lines[0].get(..100));

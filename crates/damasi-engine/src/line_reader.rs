@@ -118,7 +118,7 @@ mod tests {
     fn a_long_line_is_skipped_in_bounded_memory() {
         let mut text = vec![b'x'; 4 << 20];
         text.extend_from_slice(b"\nping\n");
-        text.extend(std::iter::repeat(b'y').take(100));
+        text.extend(std::iter::repeat_n(b'y', 100));
         let mut input = io::BufReader::new(&text[..]);
         let mut buf = Vec::new();
         assert_eq!(

@@ -211,7 +211,7 @@ pub fn hub_line(data: &[u8]) {
             let plain = a
                 .value
                 .as_ref()
-                .map_or(true, |v| !v.contains(['"', '\n', '\r']));
+                .is_none_or(|v| !v.contains(['"', '\n', '\r']));
             if plain {
                 assert_eq!(a.value, b.value, "{written}");
             }

@@ -79,7 +79,7 @@ impl<const N: usize> Matcher<N> {
             neighbend[v].push(2 * k);
         }
         let mut dualvar = vec![maxweight; n];
-        dualvar.extend(std::iter::repeat(Wide::ZERO).take(n));
+        dualvar.extend(std::iter::repeat_n(Wide::ZERO, n));
         Matcher {
             nv: n,
             eu,
@@ -93,7 +93,7 @@ impl<const N: usize> Matcher<N> {
             inblossom: (0..n).collect(),
             blossomparent: vec![NONE; 2 * n],
             blossomchilds: vec![Vec::new(); 2 * n],
-            blossombase: (0..n).chain(std::iter::repeat(NONE).take(n)).collect(),
+            blossombase: (0..n).chain(std::iter::repeat_n(NONE, n)).collect(),
             blossomendps: vec![Vec::new(); 2 * n],
             bestedge: vec![NONE; 2 * n],
             blossombestedges: vec![None; 2 * n],

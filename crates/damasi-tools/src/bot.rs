@@ -404,7 +404,7 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
                     .remove(&id);
                 let mut n = finished.lock().unwrap_or_else(|p| p.into_inner());
                 *n += 1;
-                let more = config.games.map_or(true, |g| *n < g);
+                let more = config.games.is_none_or(|g| *n < g);
                 if more {
                     if let Err(e) = look_for_game(&client, config) {
                         log(&format!("cannot look for the next game: {e}"));
@@ -414,7 +414,7 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
             // Games already started count towards the limit; stop listening at it.
             let started = playing.lock().unwrap_or_else(|p| p.into_inner()).len() as u64
                 + *finished.lock().unwrap_or_else(|p| p.into_inner());
-            config.games.map_or(true, |g| started < g)
+            config.games.is_none_or(|g| started < g)
         });
         outcome.map_err(|e| BotError(format!("event stream: {e}")))
     })?;

@@ -205,7 +205,7 @@ async fn state_at(ws: &mut Ws, who: &str, ply: u64, status: Option<&str>) -> Val
         let s = next_state(ws, who).await;
         let p = s["ply"].as_u64().unwrap();
         assert!(p <= ply, "{who}: ply {p} beyond the expected {ply}: {s}");
-        if p == ply && status.map_or(true, |st| s["status"] == st) {
+        if p == ply && status.is_none_or(|st| s["status"] == st) {
             return s;
         }
     }

@@ -536,7 +536,7 @@ impl Position {
                 if distinct
                     && m.from() == sq[0]
                     && m.captured_bits() == captured
-                    && text.end.map_or(true, |end| m.to() == end)
+                    && text.end.is_none_or(|end| m.to() == end)
                     && promo_ok(m)
                     && !hits.contains(m)
                 {
