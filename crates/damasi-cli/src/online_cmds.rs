@@ -80,7 +80,7 @@ fn accounts(
 }
 
 fn now_ms() -> i64 {
-    damasi_web::referee::now_ms()
+    damasi_web::online::now_ms()
 }
 
 /// `damasi user ...`.

@@ -58,6 +58,23 @@ pub struct ServeArgs {
     /// `tablebases/` in the data directory, used if tables are there).
     #[arg(long, value_name = "DIR")]
     tb_dir: Option<PathBuf>,
+    /// Run the Telegram bot too, with this token from BotFather (also read from the
+    /// environment variable `DAMASI_TELEGRAM_TOKEN`). One process of a cluster runs it.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "DAMASI_TELEGRAM_TOKEN",
+        hide_env_values = true
+    )]
+    telegram_token: Option<String>,
+    /// Another Bot API server for the bot (the self-hosted `telegram-bot-api`, or a test
+    /// stand-in) instead of https://api.telegram.org.
+    #[arg(long, value_name = "URL", requires = "telegram_token")]
+    telegram_api_url: Option<String>,
+    /// The site's public address (e.g. `https://dama.example`), for links to games' pages
+    /// (the Telegram messages' "open on the web" button).
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
 }
 
 /// A random token: 128 bits from the standard library's per-process random hash keys.
@@ -180,6 +197,19 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         );
     }
     let state = state.with_stream_limits(limits);
+    if let Some(token) = &a.telegram_token {
+        let mut config = damasi_telegram::TelegramConfig::new(token.clone());
+        config.api_url = a.telegram_api_url.clone();
+        config.public_url = a.public_url.clone();
+        let bot = runtime
+            .block_on(damasi_telegram::Telegram::start(
+                state.online.clone(),
+                state.brain.clone(),
+                config,
+            ))
+            .context("--telegram-token")?;
+        println!("damasi: the Telegram bot @{} is running", bot.username());
+    }
     let state = state.with_security(security).with_tablebase(
         oracle.map(|o| o as std::sync::Arc<dyn damasi_engine::oracle::EndgameOracle>),
     );

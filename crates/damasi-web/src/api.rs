@@ -13,7 +13,7 @@ use damasi_engine::{Limits, SearchRoot};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::error::{ApiError, ApiJson, ApiQuery};
+use crate::error::{ApiError, ApiJson, ApiQuery, HttpError};
 use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
 use crate::{AppState, MAX_MOVE_TIME};
 
@@ -132,11 +132,13 @@ pub async fn index() -> Json<Value> {
 
 /// Unknown API paths (any method): a JSON 404 naming the whole path (its first 100
 /// characters), so a client never gets the page where it expected JSON.
-pub async fn not_found(OriginalUri(uri): OriginalUri) -> ApiError {
+pub async fn not_found(OriginalUri(uri): OriginalUri) -> HttpError {
     let path = uri.path();
     let shown: String = path.chars().take(100).collect();
     let more = if shown.len() < path.len() { "..." } else { "" };
-    ApiError::NotFound(format!("no such endpoint: {shown}{more}"))
+    HttpError(ApiError::NotFound(format!(
+        "no such endpoint: {shown}{more}"
+    )))
 }
 
 /// Query of `GET /api/moves`.
@@ -149,7 +151,7 @@ pub struct MovesQuery {
 }
 
 /// `GET /api/moves?fen=...`: the legal moves of a position, with routes.
-pub async fn moves(ApiQuery(q): ApiQuery<MovesQuery>) -> Result<Json<PositionView>, ApiError> {
+pub async fn moves(ApiQuery(q): ApiQuery<MovesQuery>) -> Result<Json<PositionView>, HttpError> {
     let pos = parse_fen(q.fen.as_deref())?;
     let rules = parse_rules(q.rules.as_deref())?;
     Ok(Json(PositionView::new(&pos, &rules)))
@@ -213,11 +215,11 @@ pub struct MoveAnswer {
 }
 
 /// `POST /api/move {"fen": ..., "move": "d3-d4"}`: plays a move.
-pub async fn play_move(ApiJson(req): ApiJson<MoveRequest>) -> Result<Json<MoveAnswer>, ApiError> {
+pub async fn play_move(ApiJson(req): ApiJson<MoveRequest>) -> Result<Json<MoveAnswer>, HttpError> {
     let rules = parse_rules(req.rules.as_deref())?;
     let mut game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     if let Some(o) = game.outcome() {
-        return Err(ApiError::game_over(&o));
+        return Err(ApiError::game_over(&o).into());
     }
     let before = *game.position();
     let m = before.parse_move(check_move_text(&req.mv)?)?;
@@ -419,7 +421,7 @@ pub async fn engine_move(
     State(state): State<AppState>,
     Client(client): Client,
     ApiJson(req): ApiJson<EngineRequest>,
-) -> Result<Json<EngineMoveAnswer>, ApiError> {
+) -> Result<Json<EngineMoveAnswer>, HttpError> {
     let rules = parse_rules(req.rules.as_deref())?;
     let mut game = game_of(req.fen.as_deref(), &req.moves, rules)?;
     let level = check_level(req.level.unwrap_or(5))?;
@@ -450,7 +452,7 @@ pub async fn analyze(
     State(state): State<AppState>,
     Client(client): Client,
     ApiJson(req): ApiJson<AnalyzeRequest>,
-) -> Result<Json<Analysis>, ApiError> {
+) -> Result<Json<Analysis>, HttpError> {
     let rules = parse_rules(req.rules.as_deref())?;
     let lines = check_multipv(req.multipv.unwrap_or(1))?;
     let game = game_of(req.fen.as_deref(), &req.moves, rules)?;

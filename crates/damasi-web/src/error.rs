@@ -1,5 +1,6 @@
-//! One error type for the whole API: user mistakes become 4xx answers that say what is wrong,
-//! internal faults a logged, generic 500.
+//! The web edge of [`ApiError`]: each kind of error becomes an HTTP status with a JSON body
+//! that says what is wrong (`error`, `code`, and the legal moves or parameters where they
+//! help), and the extractors whose rejections are such errors.
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequest, FromRequestParts, Request};
@@ -7,175 +8,63 @@ use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use damasi::{FenError, GameError, MoveError, Outcome};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-/// Why a request failed. Every answer carries an English message and a stable machine `code`
-/// (see `docs/web-api.md`), so a page can show it in the reader's language.
+pub use damasi_online::error::ApiError;
+
+/// An [`ApiError`] on its way out as an HTTP answer: what handlers return. Every error
+/// converts into it with `?`.
 #[derive(Debug)]
-pub enum ApiError {
-    /// The request could not be read: bad JSON, a missing field, a malformed FEN (400).
-    BadRequest(String),
-    /// A move that is illegal here, or fits more than one legal move (422); lists the options.
-    BadMove {
-        /// What is wrong, in one sentence.
-        message: String,
-        /// The moves the client could have meant (landing notation).
-        options: Vec<String>,
-        /// Whether the text fits several legal moves (else it fits none).
-        ambiguous: bool,
-    },
-    /// No such game, path or resource (404).
-    NotFound(String),
-    /// The action is not the requester's to take, e.g. resigning for the engine (403).
-    Forbidden {
-        /// Machine code, e.g. `engine-side`.
-        code: &'static str,
-        /// What is refused and why.
-        message: String,
-    },
-    /// The request is well formed but not possible now, e.g. a move after the game ended (409).
-    Conflict {
-        /// Machine code, e.g. `game-over`.
-        code: &'static str,
-        /// What is not possible and why.
-        message: String,
-        /// Values the message names (e.g. the outcome code), for translations.
-        params: Value,
-    },
-    /// The request needs an account or a guest session, or its token is not valid (401).
-    Unauthorized(String),
-    /// Too many requests of this kind from this client; try again later (429).
-    TooMany(String),
-    /// A limit with its own code (429), e.g. `too-many-streams`, and how many seconds to wait
-    /// (sent as `Retry-After`) when the server knows.
-    Limited {
-        /// Machine code, e.g. `too-many-streams`.
-        code: &'static str,
-        /// What is refused and why.
-        message: String,
-        /// Seconds before trying again, if known.
-        retry_after: Option<u64>,
-    },
-    /// The engine is busy or took too long (503).
-    Busy(String),
-    /// The server has too much of one kind of work at once (password hashing): try again in
-    /// a moment (503 `server-busy`).
-    Overloaded(String),
-    /// A fault of the server; the detail is logged, the client gets a generic message (500).
-    Internal(String),
+pub struct HttpError(pub ApiError);
+
+/// Every error that converts into an [`ApiError`] converts into an [`HttpError`] too, so `?`
+/// works in a handler.
+macro_rules! http_error_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for HttpError {
+            fn from(e: $t) -> HttpError {
+                HttpError(e.into())
+            }
+        }
+    )*};
 }
 
-impl ApiError {
-    /// A 409 with `code` and `message`.
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::Conflict {
-            code,
-            message: message.into(),
-            params: Value::Null,
-        }
-    }
+http_error_from!(
+    ApiError,
+    damasi::FenError,
+    damasi::MoveError,
+    damasi::GameError,
+    rusqlite::Error,
+    tokio::task::JoinError
+);
 
-    /// A 409 `game-over` for a game that ended with `outcome`.
-    pub fn game_over(outcome: &Outcome) -> ApiError {
-        ApiError::Conflict {
-            code: "game-over",
-            message: format!("the game is over: {}", outcome.describe()),
-            params: json!({ "outcome": outcome.code() }),
-        }
-    }
-
-    /// The HTTP status of this error.
-    pub fn status(&self) -> StatusCode {
-        match self {
-            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::BadMove { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
-            ApiError::Conflict { .. } => StatusCode::CONFLICT,
-            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::TooMany(_) | ApiError::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Busy(_) | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    /// The machine code of this error.
-    pub fn code(&self) -> &'static str {
-        match self {
-            ApiError::BadRequest(_) => "bad-request",
-            ApiError::BadMove {
-                ambiguous: true, ..
-            } => "ambiguous-move",
-            ApiError::BadMove { .. } => "illegal-move",
-            ApiError::NotFound(_) => "not-found",
-            ApiError::Forbidden { code, .. }
-            | ApiError::Conflict { code, .. }
-            | ApiError::Limited { code, .. } => code,
-            ApiError::Unauthorized(_) => "unauthorized",
-            ApiError::TooMany(_) => "rate-limited",
-            ApiError::Busy(_) => "engine-busy",
-            ApiError::Overloaded(_) => "server-busy",
-            ApiError::Internal(_) => "internal",
-        }
-    }
-
-    /// The message a client is shown: the English sentence of a refusal, and a generic one
-    /// for a fault of the server (whose detail is only logged).
-    pub fn message(&self) -> &str {
-        match self {
-            ApiError::BadRequest(m)
-            | ApiError::NotFound(m)
-            | ApiError::Unauthorized(m)
-            | ApiError::TooMany(m)
-            | ApiError::Busy(m)
-            | ApiError::Overloaded(m) => m,
-            ApiError::BadMove { message, .. }
-            | ApiError::Forbidden { message, .. }
-            | ApiError::Conflict { message, .. }
-            | ApiError::Limited { message, .. } => message,
-            ApiError::Internal(_) => "internal server error",
-        }
-    }
-
-    /// The same error with `context: ` before its message (e.g. which earlier move failed).
-    pub fn prefixed(self, context: &str) -> ApiError {
-        match self {
-            ApiError::BadRequest(m) => ApiError::BadRequest(format!("{context}: {m}")),
-            ApiError::BadMove {
-                message,
-                options,
-                ambiguous,
-            } => ApiError::BadMove {
-                message: format!("{context}: {message}"),
-                options,
-                ambiguous,
-            },
-            ApiError::Conflict {
-                code,
-                message,
-                params,
-            } => ApiError::Conflict {
-                code,
-                message: format!("{context}: {message}"),
-                params,
-            },
-            other => other,
-        }
+/// The HTTP status of `e`.
+pub fn status(e: &ApiError) -> StatusCode {
+    match e {
+        ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        ApiError::BadMove { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+        ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
+        ApiError::Conflict { .. } => StatusCode::CONFLICT,
+        ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+        ApiError::TooMany(_) | ApiError::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
+        ApiError::Busy(_) | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
+        ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
-impl IntoResponse for ApiError {
+impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
-        let status = self.status();
-        let retry_after = match &self {
+        let HttpError(e) = self;
+        let status = status(&e);
+        let retry_after = match &e {
             ApiError::Limited { retry_after, .. } => *retry_after,
             _ => None,
         };
-        let code = self.code();
-        let error = self.message();
-        let body = match &self {
+        let code = e.code();
+        let error = e.message();
+        let body = match &e {
             ApiError::BadMove { options, .. } => {
                 json!({ "error": error, "code": code, "legal": options })
             }
@@ -196,72 +85,16 @@ impl IntoResponse for ApiError {
         res
     }
 }
-
-impl From<FenError> for ApiError {
-    fn from(e: FenError) -> ApiError {
-        ApiError::BadRequest(format!("bad FEN: {e}"))
-    }
-}
-
-impl From<MoveError> for ApiError {
-    fn from(e: MoveError) -> ApiError {
-        match e {
-            MoveError::Syntax { .. } => ApiError::BadRequest(e.to_string()),
-            MoveError::Illegal { ref legal, .. } => ApiError::BadMove {
-                options: legal.clone(),
-                message: e.to_string(),
-                ambiguous: false,
-            },
-            MoveError::Ambiguous { ref candidates, .. } => ApiError::BadMove {
-                options: candidates.clone(),
-                message: e.to_string(),
-                ambiguous: true,
-            },
-        }
-    }
-}
-
-impl From<GameError> for ApiError {
-    fn from(e: GameError) -> ApiError {
-        match e {
-            GameError::Notation(m) => m.into(),
-            GameError::Over(o) => ApiError::game_over(&o),
-            GameError::Illegal { played, legal } => ApiError::BadMove {
-                message: format!("{played} is not legal here"),
-                options: legal,
-                ambiguous: false,
-            },
-            GameError::NothingToTakeBack => {
-                ApiError::conflict("nothing-to-take-back", e.to_string())
-            }
-            GameError::TooLateToAbort => ApiError::conflict("too-late-to-abort", e.to_string()),
-            GameError::NotDeclarable(_) => ApiError::BadRequest(e.to_string()),
-        }
-    }
-}
-
-impl From<rusqlite::Error> for ApiError {
-    fn from(e: rusqlite::Error) -> ApiError {
-        ApiError::Internal(format!("database: {e}"))
-    }
-}
-
-impl From<tokio::task::JoinError> for ApiError {
-    fn from(e: tokio::task::JoinError) -> ApiError {
-        ApiError::Internal(format!("worker task: {e}"))
-    }
-}
-
 /// A JSON body whose rejections are [`ApiError::BadRequest`] with serde's message.
 pub struct ApiJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, state: &S) -> Result<Self, HttpError> {
         let form = crate::security::is_form(req.headers());
         let bytes = body_bytes(req, state).await?;
-        parse_body(&bytes, form).map(ApiJson)
+        parse_body(&bytes, form).map(ApiJson).map_err(HttpError)
     }
 }
 
@@ -358,12 +191,12 @@ fn lichess_shape(value: Value) -> Value {
 pub struct ApiQuery<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HttpError> {
         match axum::extract::Query::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
-            Err(e) => Err(ApiError::BadRequest(query_message(e))),
+            Err(e) => Err(ApiError::BadRequest(query_message(e)).into()),
         }
     }
 }
@@ -376,15 +209,17 @@ fn query_message(e: QueryRejection) -> String {
 pub struct OptionalJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJson<T> {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, state: &S) -> Result<Self, HttpError> {
         let form = crate::security::is_form(req.headers());
         let bytes = body_bytes(req, state).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalJson(T::default()));
         }
-        parse_body(&bytes, form).map(OptionalJson)
+        parse_body(&bytes, form)
+            .map(OptionalJson)
+            .map_err(HttpError)
     }
 }
 
@@ -392,12 +227,12 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJ
 pub struct ApiPath<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath<T> {
-    type Rejection = ApiError;
+    type Rejection = HttpError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, HttpError> {
         match axum::extract::Path::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Path(v)) => Ok(ApiPath(v)),
-            Err(e) => Err(ApiError::BadRequest(e.body_text())),
+            Err(e) => Err(ApiError::BadRequest(e.body_text()).into()),
         }
     }
 }
@@ -454,7 +289,7 @@ mod tests {
         );
         // Bad bodies are 400s that say what is wrong.
         let e = parse_body::<Request>(b"{\"clock\": 5", false).unwrap_err();
-        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(status(&e), StatusCode::BAD_REQUEST);
         let e = parse_body::<Request>(b"clock.limit=soon&clock.increment=0", true).unwrap_err();
         assert!(e.message().contains("limit"), "{}", e.message());
     }

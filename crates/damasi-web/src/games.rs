@@ -14,12 +14,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api::{self, parse_fen, parse_rules, Analysis};
-use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery};
+use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError};
 use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
-use crate::referee::{now_ms, EngineState, Live, Slot};
+use crate::referee::{EngineState, Live, Slot};
 use crate::store::{self, GameRow, Player};
 use crate::streams::Client;
 use crate::AppState;
+use damasi_online::now_ms;
 
 /// One ply of a game: the move, the position after it, its thinking time and the clocks.
 #[derive(Serialize)]
@@ -341,7 +342,7 @@ pub struct ListQuery {
 pub async fn list(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<ListQuery>,
-) -> Result<Json<Vec<GameSummary>>, ApiError> {
+) -> Result<Json<Vec<GameSummary>>, HttpError> {
     let limit = q.limit.unwrap_or(500).clamp(1, 1000);
     let offset = q.offset.unwrap_or(0).max(0);
     let rows = state
@@ -441,7 +442,7 @@ fn time_control(tc: &TimeControlBody) -> Result<TimeControl, ApiError> {
 pub async fn create(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<NewGame>,
-) -> Result<(StatusCode, Json<GameView>), ApiError> {
+) -> Result<(StatusCode, Json<GameView>), HttpError> {
     let start = parse_fen(req.fen.as_deref())?;
     let rules = parse_rules(req.rules.as_deref())?;
     let control = req.clock.as_ref().map(time_control).transpose()?;
@@ -491,7 +492,7 @@ pub async fn show(
     client: Client,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<ShowQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let Some(seen) = q.wait_version else {
         return Ok(show_now(&state, id, &q).await?.into_response());
     };
@@ -507,6 +508,7 @@ pub async fn show(
         show_now(&state, id, &q).await
     }
     .await
+    .map_err(HttpError)
     .into_response();
     Ok(client.hold(res, permit))
 }
@@ -526,7 +528,7 @@ async fn show_now(state: &AppState, id: i64, q: &ShowQuery) -> Result<Json<GameV
 pub async fn remove(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
-) -> Result<StatusCode, ApiError> {
+) -> Result<StatusCode, HttpError> {
     state
         .store
         .with(move |conn| store::delete(conn, id))
@@ -549,7 +551,7 @@ pub async fn play(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<GameMove>,
-) -> Result<Json<GameView>, ApiError> {
+) -> Result<Json<GameView>, HttpError> {
     api::check_move_text(&req.mv)?;
     let slot = state.referee.play(id, &req.mv).await?;
     Ok(view_of(&slot).await)
@@ -560,7 +562,7 @@ pub async fn play(
 pub async fn engine(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
-) -> Result<Json<GameView>, ApiError> {
+) -> Result<Json<GameView>, HttpError> {
     let slot = state.referee.retry_engine(id).await?;
     Ok(view_of(&slot).await)
 }
@@ -570,19 +572,20 @@ pub async fn hint(
     State(state): State<AppState>,
     api::Client(client): api::Client,
     ApiPath(id): ApiPath<i64>,
-) -> Result<Json<Analysis>, ApiError> {
+) -> Result<Json<Analysis>, HttpError> {
     let slot = state.referee.slot(id).await?;
     let root = {
         let live = slot.live.lock().await;
         if let Some(o) = live.game.outcome() {
-            return Err(ApiError::game_over(&o));
+            return Err(ApiError::game_over(&o).into());
         }
         let side = live.side_to_move();
         if live.player(side).is_engine() {
             return Err(ApiError::Forbidden {
                 code: "engine-side",
                 message: format!("the engine plays {side}: hints are for people"),
-            });
+            }
+            .into());
         }
         SearchRoot::from_game(&live.game)
     };
@@ -625,7 +628,7 @@ pub async fn take_back(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
-) -> Result<Json<GameView>, ApiError> {
+) -> Result<Json<GameView>, HttpError> {
     let side = parse_side(&req.side)?;
     let slot = state.referee.take_back(id, side).await?;
     Ok(view_of(&slot).await)
@@ -636,7 +639,7 @@ pub async fn resign(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
-) -> Result<Json<GameView>, ApiError> {
+) -> Result<Json<GameView>, HttpError> {
     let side = parse_side(&req.side)?;
     let slot = state.referee.resign(id, side).await?;
     Ok(view_of(&slot).await)
@@ -646,7 +649,7 @@ pub async fn resign(
 pub async fn flag(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
-) -> Result<Json<GameView>, ApiError> {
+) -> Result<Json<GameView>, HttpError> {
     let slot = state.referee.claim_flag(id).await?;
     Ok(view_of(&slot).await)
 }
@@ -667,7 +670,7 @@ pub async fn offer_draw(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<SideBody>,
-) -> Result<Json<DrawAnswer>, ApiError> {
+) -> Result<Json<DrawAnswer>, HttpError> {
     let side = parse_side(&req.side)?;
     let (slot, accepted) = state.referee.offer_draw(id, side).await?;
     let Json(game) = view_of(&slot).await;
@@ -693,7 +696,7 @@ pub async fn answer_draw(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiJson(req): ApiJson<DrawReply>,
-) -> Result<Json<GameView>, ApiError> {
+) -> Result<Json<GameView>, HttpError> {
     let side = parse_side(&req.side)?;
     let slot = state.referee.answer_draw(id, side, req.accept).await?;
     Ok(view_of(&slot).await)
@@ -743,7 +746,7 @@ pub async fn export_pdn(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(q): ApiQuery<PdnQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let notation = q.notation()?;
     let slot = state.referee.slot(id).await?;
     let text = {
@@ -786,7 +789,7 @@ pub struct ImportAnswer {
 pub async fn import_pdn(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<ImportPdn>,
-) -> Result<(StatusCode, Json<ImportAnswer>), ApiError> {
+) -> Result<(StatusCode, Json<ImportAnswer>), HttpError> {
     // Reading a large file is CPU work: it runs on the blocking pool with the database write.
     let answer = state
         .store
@@ -816,7 +819,8 @@ pub async fn import_pdn(
             "PDN: no game found".into()
         } else {
             format!("PDN: no game could be read: {detail}")
-        }));
+        })
+        .into());
     }
     Ok((StatusCode::CREATED, Json(answer)))
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
-use crate::error::{ApiError, ApiJson, ApiQuery};
+use crate::error::{ApiError, ApiJson, ApiQuery, HttpError};
 use crate::record::MoveInfo;
 
 /// The course file as built in.
@@ -457,10 +457,12 @@ pub struct PuzzleQuery {
 }
 
 /// `GET /api/puzzles?rating=R[&exclude=ID,ID]`: a puzzle near rating R.
-pub async fn next_puzzle(ApiQuery(q): ApiQuery<PuzzleQuery>) -> Result<Json<PuzzleView>, ApiError> {
+pub async fn next_puzzle(
+    ApiQuery(q): ApiQuery<PuzzleQuery>,
+) -> Result<Json<PuzzleView>, HttpError> {
     let rating = q.rating.unwrap_or(1500.0);
     if !rating.is_finite() {
-        return Err(ApiError::BadRequest("rating: not a number".into()));
+        return Err(ApiError::BadRequest("rating: not a number".into()).into());
     }
     let exclude: Vec<&str> = q
         .exclude
@@ -478,6 +480,7 @@ pub async fn next_puzzle(ApiQuery(q): ApiQuery<PuzzleQuery>) -> Result<Json<Puzz
     near_rating(rating, &exclude, pick)
         .map(|p| Json(PuzzleView::of(p)))
         .ok_or_else(|| ApiError::NotFound("no puzzle left to give".into()))
+        .map_err(HttpError)
 }
 
 fn find(id: &str) -> Result<&'static Puzzle, ApiError> {
@@ -488,7 +491,7 @@ fn find(id: &str) -> Result<&'static Puzzle, ApiError> {
 }
 
 /// `GET /api/puzzles/{id}`.
-pub async fn show_puzzle(Path(id): Path<String>) -> Result<Json<PuzzleView>, ApiError> {
+pub async fn show_puzzle(Path(id): Path<String>) -> Result<Json<PuzzleView>, HttpError> {
     Ok(Json(PuzzleView::of(find(&id)?)))
 }
 
@@ -518,10 +521,10 @@ pub struct AttemptAnswer {
 pub async fn attempt(
     Path(id): Path<String>,
     ApiJson(req): ApiJson<AttemptRequest>,
-) -> Result<Json<AttemptAnswer>, ApiError> {
+) -> Result<Json<AttemptAnswer>, HttpError> {
     let p = find(&id)?;
     if req.moves.is_empty() {
-        return Err(ApiError::BadRequest("moves: at least one move".into()));
+        return Err(ApiError::BadRequest("moves: at least one move".into()).into());
     }
     let attempt = check_attempt(p, &req.moves)?;
     let ended = attempt.complete || !attempt.correct;

@@ -58,20 +58,20 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub mod api;
 pub mod assets;
-pub mod brain;
+pub use damasi_online::brain;
 pub mod error;
 pub mod games;
 pub mod learn;
 pub mod online;
 pub mod pdn;
-pub mod record;
+pub use damasi_online::record;
 pub mod referee;
 pub mod security;
 pub mod store;
 pub mod streams;
 pub mod tablebase;
 
-pub use brain::Brain;
+pub use brain::{Brain, MAX_MOVE_TIME};
 pub use error::ApiError;
 pub use online::db::OnlineDb;
 pub use online::{Online, OnlineConfig};
@@ -338,6 +338,3 @@ pub async fn serve_with(
         });
     }
 }
-
-/// Longest an engine request may think, whatever the client asks.
-pub const MAX_MOVE_TIME: Duration = Duration::from_secs(30);

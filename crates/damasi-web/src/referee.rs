@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex, Weak};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use damasi::{Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
 use damasi_engine::{Limits, SearchRoot};
@@ -21,6 +21,7 @@ use crate::brain::{Brain, Thought};
 use crate::error::ApiError;
 use crate::record::Record;
 use crate::store::{self, GameRow, MoveRow, Player, Store};
+use damasi_online::now_ms;
 
 type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
@@ -38,13 +39,6 @@ pub const DRAW_EARLIEST_MOVE: usize = 20;
 
 /// Highest score (hundredths of a man, for the engine) at which the engine accepts a draw.
 const DRAW_ACCEPT_SCORE: i32 = 25;
-
-/// The server's time, in Unix milliseconds.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
 
 /// What the engine is doing in a game.
 #[derive(Clone, Debug, PartialEq, Eq)]

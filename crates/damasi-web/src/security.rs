@@ -269,7 +269,7 @@ pub async fn guard(State(policy): State<Arc<Security>>, req: Request, next: Next
         // A program sending its own `Authorization: Bearer` token is no cross-site risk (a
         // page on another site cannot add that header without the browser asking first), so
         // it may send the form bodies lichess's API documents; cookie sessions send JSON.
-        let form_allowed = is_form(headers) && crate::online::accounts::bearer(headers).is_some();
+        let form_allowed = is_form(headers) && crate::online::session::bearer(headers).is_some();
         if (typed || has_body(headers)) && !is_json(headers) && !form_allowed {
             return with_headers(refuse(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::record::Record;
+use damasi_online::db::{run_blocking, set_pragmas};
 
 /// Who plays one side.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,30 +194,6 @@ impl Store {
     ) -> Result<T, ApiError> {
         run_blocking(self.conn.clone(), f).await
     }
-}
-
-/// Runs `f` with the connection behind `conn` on a blocking thread.
-pub(crate) async fn run_blocking<T: Send + 'static>(
-    conn: Arc<Mutex<Connection>>,
-    f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(move || {
-        // A panic in an earlier request cannot leave a half-done change behind (every change
-        // is a transaction, rolled back when dropped), so a poisoned lock is safe to reuse.
-        let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut guard)
-    })
-    .await?
-}
-
-/// Sets the pragmas every damasi database uses: WAL (readers never block the writer and a
-/// crash mid-write leaves the last committed state; synchronous=NORMAL is durable across
-/// application crashes in WAL mode), foreign keys, and a busy timeout.
-pub(crate) fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.pragma_update(None, "foreign_keys", "ON")?;
-    conn.busy_timeout(Duration::from_secs(5))
 }
 
 fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {

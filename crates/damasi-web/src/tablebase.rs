@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::api::parse_fen;
-use crate::error::{ApiError, ApiQuery};
+use crate::error::{ApiError, ApiQuery, HttpError};
 use crate::record::MoveInfo;
 use crate::AppState;
 
@@ -148,10 +148,10 @@ pub fn tablebase_answer(
 pub async fn tablebase(
     State(state): State<AppState>,
     ApiQuery(q): ApiQuery<TablebaseQuery>,
-) -> Result<Json<TablebaseAnswer>, ApiError> {
+) -> Result<Json<TablebaseAnswer>, HttpError> {
     let fen = q.fen.as_deref().map(str::trim).unwrap_or("");
     if fen.is_empty() {
-        return Err(ApiError::BadRequest("fen: a position is needed".into()));
+        return Err(ApiError::BadRequest("fen: a position is needed".into()).into());
     }
     let pos = parse_fen(Some(fen))?;
     let oracle = state.tablebase.clone();
@@ -160,4 +160,5 @@ pub async fn tablebase(
         .await
         .map_err(|e| ApiError::Internal(format!("tablebase probe: {e}")))?
         .map(Json)
+        .map_err(HttpError)
 }

@@ -388,7 +388,7 @@ async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
     for _ in 0..26 {
         match online.run(&t.id, &a, Command::Draw { yes: true }).await {
             Err(e) => {
-                assert_eq!(e.status().as_u16(), 429);
+                assert_eq!(damasi_web::error::status(&e).as_u16(), 429);
                 assert_eq!(e.code(), "offer-too-soon");
                 assert_eq!(retry_after(&e), Some(10));
                 refused += 1;
@@ -449,7 +449,10 @@ async fn offers_cannot_be_toggled_faster_than_the_opponent_answers() {
         .run(&t.id, &a, Command::Takeback { yes: true })
         .await
         .unwrap_err();
-    assert_eq!((e.status().as_u16(), e.code()), (429, "offer-too-soon"));
+    assert_eq!(
+        (damasi_web::error::status(&e).as_u16(), e.code()),
+        (429, "offer-too-soon")
+    );
     assert_eq!(state(&online, &t.id).await["wtakeback"], false);
     tokio::time::advance(Duration::from_secs(10)).await;
     online
@@ -602,7 +605,7 @@ async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
         .id
         .clone();
     // Three of them were created 25 hours ago.
-    let day_ago = damasi_web::referee::now_ms() - 25 * 60 * 60 * 1000;
+    let day_ago = damasi_web::online::now_ms() - 25 * 60 * 60 * 1000;
     for id in [&old, &challenge, &loaded] {
         let (mut row, _) = db.game(id).await.unwrap().unwrap();
         row.created_ms = day_ago;

@@ -811,7 +811,7 @@ async fn sessions_last_30_days_with_the_host_prefix_over_https() {
         .unwrap()
         .unwrap();
     let day = 24 * 60 * 60 * 1000;
-    let now = damasi_web::referee::now_ms();
+    let now = damasi_web::online::now_ms();
     for (secret, age) in [
         ("0123456789abcdef0123456789abcdef", 31),
         ("fedcba9876543210fedcba9876543210", 29),

@@ -17,6 +17,7 @@ use commands::play;
 use damasi_web::online::accounts::Player;
 use damasi_web::online::command::Command;
 use damasi_web::online::db::SecretKind;
+use damasi_web::online::session::Identify;
 use damasi_web::online::{NewGame, Online, OnlineConfig};
 use damasi_web::OnlineDb;
 
@@ -159,7 +160,7 @@ async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
         .sign_up(&name("sa"), "a long password".into(), 0)
         .await
         .unwrap();
-    let now = damasi_web::referee::now_ms();
+    let now = damasi_web::online::now_ms();
     let day = 24 * 60 * 60 * 1000;
     let first = accounts
         .issue(a.id, SecretKind::Session, now)
@@ -384,4 +385,70 @@ async fn a_flag_that_falls_while_the_database_is_away_is_stored_when_it_is_back(
         "White lost rating: {row:?}"
     );
     assert!(row.diffs[1].is_some_and(|d| d > 0), "Black gained: {row:?}");
+}
+
+/// The tables the Telegram bot keeps: accounts reached from another service, and the
+/// messages that show games; the same answers from PostgreSQL and SQLite.
+#[tokio::test]
+async fn outside_accounts_and_shown_games_in_both_stores() {
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let a = online.accounts().add_bot(&name("oa"), 0).await.unwrap();
+        let b = online.accounts().add_bot(&name("ob"), 0).await.unwrap();
+        let outside = name("7");
+        assert_eq!(
+            db.outside_account("telegram", &outside).await.unwrap(),
+            None
+        );
+        db.set_outside_account("telegram", &outside, a.id, r#"{"name":"Ali"}"#)
+            .await
+            .unwrap();
+        let found = db
+            .outside_account("telegram", &outside)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (found.user.id, found.settings.as_str()),
+            (a.id, r#"{"name":"Ali"}"#)
+        );
+        // Linking moves it to another account; another service's id of the same text is
+        // another person.
+        db.set_outside_account("telegram", &outside, b.id, "{}")
+            .await
+            .unwrap();
+        let found = db
+            .outside_account("telegram", &outside)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.user.id, b.id);
+        assert_eq!(db.outside_account("matrix", &outside).await.unwrap(), None);
+
+        let new = NewGame {
+            initial_ms: 60_000,
+            increment_ms: 0,
+            rated: false,
+            chat: false,
+        };
+        let game = online.create_paired(&a, &b, new).await.unwrap();
+        let message = format!("tg:{}", name("IM"));
+        let shown = damasi_web::online::db::ShownGame {
+            message: message.clone(),
+            game_id: game.id.clone(),
+            settings: r#"{"level":0}"#.into(),
+        };
+        db.add_shown_game(shown.clone()).await.unwrap();
+        let again = db.add_shown_game(shown.clone()).await.unwrap_err();
+        assert_eq!(again.code(), "message-taken");
+        assert_eq!(db.shown_game(&message).await.unwrap(), Some(shown.clone()));
+        assert!(db.shown_unfinished("tg:").await.unwrap().contains(&shown));
+        assert!(!db.shown_unfinished("xx:").await.unwrap().contains(&shown));
+        online.run(&game.id, &a, Command::Abort).await.unwrap();
+        assert!(!db.shown_unfinished("tg:").await.unwrap().contains(&shown));
+    }
 }

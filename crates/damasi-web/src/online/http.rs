@@ -25,18 +25,19 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, OptionalJson};
-use crate::referee::now_ms;
+use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
 use crate::streams::Client;
 use crate::AppState;
+use damasi_online::now_ms;
 
 use super::accounts::{
-    check_new_password, check_password, guests_casual_only, handle_of, session_clear_cookie,
-    session_cookie, session_set_cookie, Credential, Player, RevocationWatch, SESSION_LIFETIME,
+    check_new_password, check_password, guests_casual_only, handle_of, Credential, Player,
+    RevocationWatch, SESSION_LIFETIME,
 };
 use super::command::Command;
 use super::db::SecretKind;
 use super::rating::{self, Speed};
+use super::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
 use super::table::{side_name, Status};
 use super::{parse_color, NewGame, Online};
 
@@ -224,6 +225,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/guest", post(guest))
         .route("/account/logout", post(log_out))
         .route("/account/token", post(new_token))
+        .route("/account/link-code", post(link_code))
         .route("/account/password", post(change_password))
         .route("/account/sessions", get(list_sessions))
         .route("/account/sessions/{handle}", delete(revoke_session))
@@ -374,7 +376,7 @@ async fn sign_up(
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiJson(c): ApiJson<Credentials>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     limited(
         &state.limits.accounts,
         &client_ip(conn.as_ref()),
@@ -385,7 +387,7 @@ async fn sign_up(
         .accounts()
         .sign_up(c.name.trim(), c.password, now_ms())
         .await?;
-    start_session(&state, &headers, p).await
+    start_session(&state, &headers, p).await.map_err(HttpError)
 }
 
 async fn log_in(
@@ -393,7 +395,7 @@ async fn log_in(
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiJson(c): ApiJson<Credentials>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     limited(
         &state.limits.log_ins,
         &client_ip(conn.as_ref()),
@@ -404,12 +406,12 @@ async fn log_in(
     match state.online.accounts().log_in(name, c.password).await {
         Ok(p) => {
             state.limits.log_in_succeeded(name);
-            start_session(&state, &headers, p).await
+            start_session(&state, &headers, p).await.map_err(HttpError)
         }
-        Err(e @ ApiError::Unauthorized(_)) => Err(e),
+        Err(e @ ApiError::Unauthorized(_)) => Err(e.into()),
         Err(e) => {
             state.limits.log_in_not_tried(name);
-            Err(e)
+            Err(e.into())
         }
     }
 }
@@ -418,7 +420,7 @@ async fn guest(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     if let Some(p) = state.online.accounts().identify(&headers).await? {
         return Ok(Json(account_json(&state.online, &p).await?).into_response());
     }
@@ -428,10 +430,10 @@ async fn guest(
         "sign-ups",
     )?;
     let p = state.online.accounts().guest(now_ms()).await?;
-    start_session(&state, &headers, p).await
+    start_session(&state, &headers, p).await.map_err(HttpError)
 }
 
-async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, HttpError> {
     if let Some(s) = session_cookie(&headers) {
         state.online.accounts().end_session(s).await?;
     }
@@ -455,12 +457,10 @@ async fn change_password(
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<PasswordChange>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
     if p.guest {
-        return Err(guests_casual_only(
-            "guests have no password: sign up to have one",
-        ));
+        return Err(guests_casual_only("guests have no password: sign up to have one").into());
     }
     // A new password that would be refused anyway is no attempt at the old one.
     check_password(&req.new)?;
@@ -485,7 +485,7 @@ async fn change_password(
             if e.code() != "wrong-password" {
                 state.limits.log_in_not_tried(&p.name);
             }
-            Err(e)
+            Err(e.into())
         }
     }
 }
@@ -495,12 +495,13 @@ async fn change_password(
 async fn list_sessions(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
     let rows = state.online.accounts().secrets_of(&p).await?;
     let lifetime = SESSION_LIFETIME.as_millis() as i64;
     let list: Vec<Value> = rows
         .iter()
+        .filter(|r| r.kind != SecretKind::Link)
         .map(|r| {
             json!({
                 "id": handle_of(&r.hash),
@@ -521,7 +522,7 @@ async fn revoke_session(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(handle): ApiPath<String>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
     let revoked = state
         .online
@@ -529,9 +530,9 @@ async fn revoke_session(
         .revoke(&p, Some(&handle), None)
         .await?;
     if revoked == 0 {
-        return Err(ApiError::NotFound(format!(
-            "no session or token '{handle}' of this account"
-        )));
+        return Err(
+            ApiError::NotFound(format!("no session or token '{handle}' of this account")).into(),
+        );
     }
     let body = json!({"ok": true, "revoked": revoked});
     if cred.kind == SecretKind::Session && handle.eq_ignore_ascii_case(cred.handle()) {
@@ -547,12 +548,13 @@ async fn revoke_session(
 async fn revoke_token(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<axum::http::StatusCode, ApiError> {
+) -> Result<axum::http::StatusCode, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
     if cred.kind != SecretKind::Token {
         return Err(ApiError::BadRequest(
             "send the token to revoke as Authorization: Bearer TOKEN".into(),
-        ));
+        )
+        .into());
     }
     state.online.accounts().revoke_credential(&p, &cred).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
@@ -563,7 +565,7 @@ async fn revoke_token(
 async fn log_out_everywhere(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let (p, _) = player_with(&state.online, &headers).await?;
     let revoked = state.online.accounts().revoke(&p, None, None).await?;
     Ok(with_cookie(
@@ -572,7 +574,7 @@ async fn log_out_everywhere(
     ))
 }
 
-async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, ApiError> {
+async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     Ok(Json(account_json(&state.online, &p).await?))
 }
@@ -580,12 +582,10 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Json<Va
 async fn new_token(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     if p.guest {
-        return Err(guests_casual_only(
-            "guests cannot have API tokens: sign up first",
-        ));
+        return Err(guests_casual_only("guests cannot have API tokens: sign up first").into());
     }
     let token = state
         .online
@@ -595,10 +595,30 @@ async fn new_token(
     Ok(Json(json!({"token": token, "name": p.name})))
 }
 
+/// `POST /api/account/link-code`: a one-time code that links a Telegram user to this account
+/// (`/link CODE` to the bot, or its `start` link), valid for ten minutes.
+async fn link_code(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    if p.guest {
+        return Err(guests_casual_only("guests cannot link other accounts: sign up first").into());
+    }
+    let code = state
+        .online
+        .accounts()
+        .issue(p.id, SecretKind::Link, now_ms())
+        .await?;
+    Ok(Json(
+        json!({"code": code, "name": p.name, "expiresIn": 600}),
+    ))
+}
+
 async fn profile(
     State(state): State<AppState>,
     ApiPath(name): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let user = state
         .online
         .db()
@@ -719,7 +739,7 @@ async fn create(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<GameRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     limited(&state.limits.seeks, &p.id, "new games")?;
     let new = req.new_game()?;
@@ -740,7 +760,7 @@ async fn show(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let me = state
         .online
         .accounts()
@@ -757,7 +777,7 @@ async fn export_pdn(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<crate::games::PdnQuery>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let notation = q.notation()?;
     let site = game_links(&headers, &id)["url"]
         .as_str()
@@ -781,7 +801,7 @@ async fn join(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<JoinRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     let want = parse_color(req.color.as_deref())?;
     let side = state.online.join(&id, &p, want).await?;
@@ -805,7 +825,7 @@ async fn play_json(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ApiJson(req): ApiJson<MoveRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     Ok(Json(
         state
@@ -819,7 +839,7 @@ async fn play_path(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath((id, mv)): ApiPath<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     state
         .online
@@ -832,7 +852,7 @@ async fn resign(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     state.online.run(&id, &p, Command::Resign).await?;
     Ok(Json(json!({"ok": true})))
@@ -842,7 +862,7 @@ async fn abort(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
@@ -862,7 +882,7 @@ async fn draw(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath((id, answer)): ApiPath<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let yes = yes_no(&answer)?;
     let p = act(&state, &headers).await?;
     state.online.run(&id, &p, Command::Draw { yes }).await?;
@@ -873,7 +893,7 @@ async fn takeback(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath((id, answer)): ApiPath<(String, String)>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let yes = yes_no(&answer)?;
     let p = act(&state, &headers).await?;
     state.online.run(&id, &p, Command::Takeback { yes }).await?;
@@ -890,7 +910,7 @@ async fn chat(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ApiJson(req): ApiJson<ChatRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     state.limits.check_chat(p.id)?;
     let text = req.text;
@@ -902,7 +922,7 @@ async fn rematch(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     Ok(Json(state.online.run(&id, &p, Command::Rematch).await?))
 }
@@ -918,7 +938,7 @@ async fn claim(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<ClaimRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     let win = req.win;
     Ok(Json(
@@ -930,14 +950,14 @@ async fn claim_victory(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = act(&state, &headers).await?;
     let win = true;
     state.online.run(&id, &p, Command::Claim { win }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
-async fn lobby(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+async fn lobby(State(state): State<AppState>) -> Result<Json<Value>, HttpError> {
     Ok(Json(json!({
         "seeks": state.online.seeks().await?,
         "pools": state.online.pools().await?,
@@ -948,7 +968,7 @@ async fn seek(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<GameRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     limited(&state.limits.seeks, &p.id, "seeks")?;
     let new = req.new_game()?;
@@ -963,7 +983,7 @@ async fn cancel_seek(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<u64>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     state.online.cancel_seek(&p, id).await?;
     Ok(Json(json!({"ok": true})))
@@ -973,7 +993,7 @@ async fn accept_seek(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<u64>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     limited(&state.limits.seeks, &p.id, "seeks")?;
     let game = state.online.accept_seek(&p, id).await?;
@@ -984,7 +1004,7 @@ async fn join_pool(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(tc): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     limited(&state.limits.seeks, &p.id, "pool joins")?;
     let bad = || ApiError::BadRequest(format!("pool '{tc}' is not like 5+3"));
@@ -1000,7 +1020,7 @@ async fn join_pool(
 async fn leave_pool(
     State(state): State<AppState>,
     headers: HeaderMap,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     state.online.leave_pools(&p).await?;
     Ok(Json(json!({"ok": true})))
@@ -1010,7 +1030,7 @@ async fn open_challenge(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<GameRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     limited(&state.limits.seeks, &p.id, "challenges")?;
     let new = req.new_game()?;
@@ -1035,7 +1055,7 @@ async fn challenge_player(
     headers: HeaderMap,
     ApiPath(username): ApiPath<String>,
     OptionalJson(req): OptionalJson<GameRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     limited(&state.limits.seeks, &p.id, "challenges")?;
     let to: Player = state
@@ -1065,7 +1085,7 @@ async fn decline_challenge(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<DeclineRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     let reason: String = req
         .reason
@@ -1086,7 +1106,7 @@ async fn cancel_challenge(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
@@ -1103,7 +1123,7 @@ async fn accept_challenge(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<AcceptRequest>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     let side = state
         .online
@@ -1138,7 +1158,7 @@ async fn event_stream(
     State(state): State<AppState>,
     client: Client,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
     let permit = state.streams.open(client.address, Some(p.id))?;
     let mut events = state.online.user_events(p.id);
@@ -1208,7 +1228,7 @@ async fn game_stream(
     client: Client,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     let who = state.online.accounts().identify_with(&headers).await?;
     let me = who.as_ref().map(|(p, _)| p.clone());
     let permit = state

@@ -28,12 +28,13 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use crate::error::{ApiError, ApiPath};
+use crate::error::{ApiError, ApiPath, HttpError};
 use crate::streams::{Client, StreamPermit};
 use crate::AppState;
 
 use super::accounts::{Credential, Player, RevocationWatch};
 use super::command::Command;
+use super::session::Identify;
 use super::{Online, Watch};
 
 /// Largest message a client may send.
@@ -55,12 +56,13 @@ pub async fn upgrade(
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     ws: WebSocketUpgrade,
-) -> Result<Response, ApiError> {
+) -> Result<Response, HttpError> {
     if !crate::security::same_site(&headers) {
         return Err(ApiError::Forbidden {
             code: "cross-site",
             message: "web sockets from other web sites are refused".into(),
-        });
+        }
+        .into());
     }
     let who = state.online.accounts().identify_with(&headers).await?;
     let permit = state

@@ -6,7 +6,6 @@
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::Argon2;
-use axum::http::header::{self, HeaderMap};
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -14,17 +13,9 @@ use tokio::sync::{broadcast, Semaphore};
 
 use crate::error::ApiError;
 
-use crate::referee::now_ms;
+use crate::now_ms;
 
 use super::db::{OnlineDb, SecretKind, SecretRow, UserRow};
-
-/// The cookie that carries a browser's session over plain HTTP (`http://localhost`).
-pub const SESSION_COOKIE: &str = "damasi_session";
-
-/// The cookie that carries a browser's session over HTTPS: the `__Host-` prefix makes the
-/// browser refuse it unless it is `Secure`, has `Path=/` and no `Domain`, so neither a
-/// sibling sub-domain nor a plain-HTTP page can set or overwrite it.
-pub const SECURE_SESSION_COOKIE: &str = "__Host-damasi_session";
 
 /// How long a log-in session lasts: the cookie's `Max-Age`, and the server refuses a session
 /// older than this even if a browser kept it.
@@ -141,8 +132,11 @@ const RESERVED_NAMES: &[&str] = &[
     "undefined",
 ];
 
-/// Name beginnings that are the site's own (guests are `Guest-xxxxxx`).
-const RESERVED_PREFIXES: &[&str] = &["guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_"];
+/// Name beginnings that are the site's own (guests are `Guest-xxxxxx`, Telegram's players
+/// `tg-name`, the engine's seats `damasi-level-N`).
+const RESERVED_PREFIXES: &[&str] = &[
+    "guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_", "tg-", "tg_",
+];
 
 /// Checks a password's length: [`MIN_PASSWORD`] to [`MAX_PASSWORD`].
 pub fn check_password(password: &str) -> Result<(), ApiError> {
@@ -394,19 +388,16 @@ impl Accounts {
         Ok(())
     }
 
-    /// Who sent the request: a `Bearer` token, else the session cookie. `Ok(None)` when it
-    /// carries neither; a token that is not valid is an error (a program should know).
-    pub async fn identify(&self, headers: &HeaderMap) -> Result<Option<Player>, ApiError> {
-        Ok(self.identify_with(headers).await?.map(|(p, _)| p))
-    }
-
-    /// [`Accounts::identify`], with the credential the request used (to check later that it
-    /// still stands, or to keep it when the others are revoked).
-    pub async fn identify_with(
+    /// Who sent a request, from the API token it carries (checked first) or else its session
+    /// secret, with the credential used (to check later that it still stands, or to keep it
+    /// when the others are revoked). `Ok(None)` when it carries neither; a token that is not
+    /// valid is an error (a program should know).
+    pub async fn identify_by(
         &self,
-        headers: &HeaderMap,
+        token: Option<&str>,
+        session: Option<&str>,
     ) -> Result<Option<(Player, Credential)>, ApiError> {
-        if let Some(token) = bearer(headers) {
+        if let Some(token) = token {
             let cred = Credential {
                 hash: secret_hash(token),
                 kind: SecretKind::Token,
@@ -416,7 +407,7 @@ impl Accounts {
                 None => Err(ApiError::Unauthorized("the API token is not valid".into())),
             };
         }
-        match session_cookie(headers) {
+        match session {
             Some(s) => {
                 let cred = Credential {
                     hash: secret_hash(s),
@@ -433,6 +424,8 @@ impl Accounts {
         let not_before = match cred.kind {
             SecretKind::Session => now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64),
             SecretKind::Token => i64::MIN,
+            // A link code opens nothing: it only ties an account of another service.
+            SecretKind::Link => return Ok(None),
         };
         Ok(self
             .db
@@ -603,57 +596,6 @@ pub fn wrong_password() -> ApiError {
     }
 }
 
-/// The `Authorization: Bearer` token of a request.
-pub fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|a| a.strip_prefix("Bearer "))
-        .map(str::trim)
-}
-
-/// The session cookie of a request: the `__Host-` one if it has one, else the plain one.
-pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
-    let cookie = |name: &str| {
-        headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|c| c.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(k, v)| *k == name && !v.is_empty())
-            .map(|(_, v)| v)
-    };
-    cookie(SECURE_SESSION_COOKIE).or_else(|| cookie(SESSION_COOKIE))
-}
-
-/// The session cookie's name: [`SECURE_SESSION_COOKIE`] over HTTPS, else [`SESSION_COOKIE`].
-fn cookie_name(secure: bool) -> &'static str {
-    if secure {
-        SECURE_SESSION_COOKIE
-    } else {
-        SESSION_COOKIE
-    }
-}
-
-/// The `Set-Cookie` value for a session: HttpOnly, SameSite=Lax, for [`SESSION_LIFETIME`],
-/// and when the page was reached over HTTPS (behind a reverse proxy that says so) Secure and
-/// named with the `__Host-` prefix.
-pub fn session_set_cookie(secret: &str, secure: bool) -> String {
-    let name = cookie_name(secure);
-    let max_age = SESSION_LIFETIME.as_secs();
-    let secure = if secure { "; Secure" } else { "" };
-    format!("{name}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
-}
-
-/// The `Set-Cookie` value that removes the session (the cookie of the same name and flags as
-/// [`session_set_cookie`] set).
-pub fn session_clear_cookie(secure: bool) -> String {
-    let name = cookie_name(secure);
-    let secure = if secure { "; Secure" } else { "" };
-    format!("{name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -683,12 +625,13 @@ mod tests {
             t.await.unwrap().unwrap();
         }
         assert_eq!(most.load(Ordering::SeqCst), 2);
-        // Every slot taken for longer than the wait: a 503 to try again, not a queue.
+        // Every slot taken for longer than the wait: "busy, try again" (a 503), not a queue.
         let _held = slots.acquire_many(2).await.unwrap();
         let e = in_slot(&slots, Duration::from_millis(50), || Ok(()))
             .await
             .unwrap_err();
-        assert_eq!((e.status().as_u16(), e.code()), (503, "server-busy"));
+        assert!(matches!(e, ApiError::Overloaded(_)));
+        assert_eq!(e.code(), "server-busy");
     }
 
     use super::*;

@@ -11,7 +11,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use crate::error::ApiError;
-use crate::referee::now_ms;
+use crate::now_ms;
 
 use super::accounts::Player;
 use super::command::{self, Command};

@@ -3,14 +3,17 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use crate::error::ApiError;
-use crate::store::{run_blocking, set_pragmas};
 
-use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, SecretRow, UserRow};
-use crate::online::rating;
+use super::{
+    GameSummary, OnlineGameRow, OutsideAccount, RatedResult, RatingRow, SecretKind, SecretRow,
+    ShownGame, UserRow,
+};
+use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 2;
@@ -65,6 +68,18 @@ CREATE TABLE IF NOT EXISTS online_moves (
     elapsed_ms INTEGER NOT NULL,
     PRIMARY KEY (game_id, ply)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outside_accounts (
+    service TEXT NOT NULL,
+    outside_id TEXT NOT NULL,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL,
+    PRIMARY KEY (service, outside_id)
+);
+CREATE TABLE IF NOT EXISTS shown_games (
+    message TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL
+);
 ";
 
 /// The SQLite store; cheap to clone.
@@ -625,4 +640,132 @@ fn read_rating(c: &Connection, user: i64, speed: &str) -> rusqlite::Result<Optio
         },
     )
     .optional()
+}
+
+impl SqliteDb {
+    pub(super) async fn outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+    ) -> Result<Option<OutsideAccount>, ApiError> {
+        let (service, outside_id) = (service.to_string(), outside_id.to_string());
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT u.id, u.name, u.password, u.guest, o.settings FROM outside_accounts o \
+                 JOIN users u ON u.id = o.user_id WHERE o.service = ?1 AND o.outside_id = ?2",
+                params![service, outside_id],
+                |r| {
+                    Ok(OutsideAccount {
+                        user: user_row(r)?,
+                        settings: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    pub(super) async fn set_outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+        user: i64,
+        settings: &str,
+    ) -> Result<(), ApiError> {
+        let (service, outside_id, settings) = (
+            service.to_string(),
+            outside_id.to_string(),
+            settings.to_string(),
+        );
+        self.with(move |c| {
+            c.execute(
+                "INSERT INTO outside_accounts (service, outside_id, user_id, settings) \
+                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT (service, outside_id) \
+                 DO UPDATE SET user_id = excluded.user_id, settings = excluded.settings",
+                params![service, outside_id, user, settings],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
+        let message = message.to_string();
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT message, game_id, settings FROM shown_games WHERE message = ?1",
+                [message],
+                shown_row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    pub(super) async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
+        self.with(move |c| {
+            let n = c.execute(
+                "INSERT INTO shown_games (message, game_id, settings) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (message) DO NOTHING",
+                params![shown.message, shown.game_id, shown.settings],
+            )?;
+            if n == 0 {
+                return Err(ApiError::conflict(
+                    "message-taken",
+                    "this message already shows a game",
+                ));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError> {
+        let pattern = format!("{}%", prefix.replace('%', "").replace('_', "\\_"));
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT s.message, s.game_id, s.settings FROM shown_games s \
+                 JOIN online_games g ON g.id = s.game_id \
+                 WHERE g.status != 'over' AND s.message LIKE ?1 ESCAPE '\\'",
+            )?;
+            let rows = stmt
+                .query_map([pattern], shown_row)?
+                .collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+}
+
+fn shown_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShownGame> {
+    Ok(ShownGame {
+        message: r.get(0)?,
+        game_id: r.get(1)?,
+        settings: r.get(2)?,
+    })
+}
+
+/// Runs `f` with the connection behind `conn` on a blocking thread.
+pub async fn run_blocking<T: Send + 'static>(
+    conn: Arc<Mutex<Connection>>,
+    f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        // A panic in an earlier request cannot leave a half-done change behind (every change
+        // is a transaction, rolled back when dropped), so a poisoned lock is safe to reuse.
+        let mut guard = conn.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    })
+    .await?
+}
+
+/// Sets the pragmas every damasi database uses: WAL (readers never block the writer and a
+/// crash mid-write leaves the last committed state; synchronous=NORMAL is durable across
+/// application crashes in WAL mode), foreign keys, and a busy timeout.
+pub fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.busy_timeout(Duration::from_secs(5))
 }

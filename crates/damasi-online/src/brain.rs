@@ -14,6 +14,9 @@ use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
 
+/// Longest an engine request may think, whatever the client asks.
+pub const MAX_MOVE_TIME: Duration = Duration::from_secs(30);
+
 /// Most searches that run at once (the server shares its cores with everything else).
 const MAX_SEARCHES: usize = 2;
 
@@ -160,7 +163,7 @@ impl Brain {
     }
 
     /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never
-    /// more than [`crate::MAX_MOVE_TIME`]). The search is stopped if it overruns; a search
+    /// more than [`MAX_MOVE_TIME`]). The search is stopped if it overruns; a search
     /// still queued after 20 seconds is refused as busy. With `book` (the engine's own moves
     /// in games), a level-10 search near the start plays from the opening book instead.
     pub async fn think(
@@ -188,7 +191,7 @@ impl Brain {
     ) -> Result<Thought, ApiError> {
         let multipv = lines.clamp(1, MAX_LINES);
         let mut limits = limits;
-        let cap = crate::MAX_MOVE_TIME;
+        let cap = MAX_MOVE_TIME;
         limits.move_time = Some(limits.move_time.map_or(cap, |t| t.min(cap)));
         let move_time = limits.move_time.unwrap_or(cap);
         let _permit = tokio::time::timeout(self.queue_wait, self.permits.clone().acquire_owned())

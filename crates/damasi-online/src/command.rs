@@ -209,7 +209,7 @@ impl Now {
     pub fn current() -> Now {
         Now {
             at: Instant::now(),
-            wall_ms: crate::referee::now_ms(),
+            wall_ms: crate::now_ms(),
         }
     }
 }
@@ -613,7 +613,7 @@ fn presence(state: &mut TableState, side: Color, open: bool, now: Now) -> Applie
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::online::db::OnlineGameRow;
+    use crate::db::OnlineGameRow;
     use std::time::Duration;
 
     fn player(id: i64) -> Player {

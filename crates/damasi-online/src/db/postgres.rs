@@ -11,8 +11,11 @@ use tokio_postgres::{Client, NoTls, Row};
 
 use crate::error::ApiError;
 
-use super::{GameSummary, OnlineGameRow, RatedResult, RatingRow, SecretKind, SecretRow, UserRow};
-use crate::online::rating;
+use super::{
+    GameSummary, OnlineGameRow, OutsideAccount, RatedResult, RatingRow, SecretKind, SecretRow,
+    ShownGame, UserRow,
+};
+use crate::rating;
 
 const SCHEMA: &str = "
 SELECT pg_advisory_xact_lock(72617301);
@@ -77,6 +80,18 @@ CREATE TABLE IF NOT EXISTS shared_state (
     key TEXT PRIMARY KEY,
     data TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS outside_accounts (
+    service TEXT NOT NULL,
+    outside_id TEXT NOT NULL,
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL,
+    PRIMARY KEY (service, outside_id)
+);
+CREATE TABLE IF NOT EXISTS shown_games (
+    message TEXT PRIMARY KEY,
+    game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL
+);
 ";
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
@@ -114,6 +129,100 @@ fn user_row(r: &Row) -> UserRow {
         name: r.get(1),
         password: r.get(2),
         guest: r.get(3),
+    }
+}
+
+impl PostgresDb {
+    pub(super) async fn outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+    ) -> Result<Option<OutsideAccount>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT u.id, u.name, u.password, u.guest, o.settings FROM outside_accounts o \
+                 JOIN users u ON u.id = o.user_id WHERE o.service = $1 AND o.outside_id = $2",
+                &[&service, &outside_id],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.map(|r| OutsideAccount {
+            user: user_row(&r),
+            settings: r.get(4),
+        }))
+    }
+
+    pub(super) async fn set_outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+        user: i64,
+        settings: &str,
+    ) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "INSERT INTO outside_accounts (service, outside_id, user_id, settings) \
+             VALUES ($1, $2, $3, $4) ON CONFLICT (service, outside_id) \
+             DO UPDATE SET user_id = excluded.user_id, settings = excluded.settings",
+            &[&service, &outside_id, &user, &settings],
+        )
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT message, game_id, settings FROM shown_games WHERE message = $1",
+                &[&message],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.as_ref().map(shown_row))
+    }
+
+    pub(super) async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "INSERT INTO shown_games (message, game_id, settings) VALUES ($1, $2, $3) \
+                 ON CONFLICT (message) DO NOTHING",
+                &[&shown.message, &shown.game_id, &shown.settings],
+            )
+            .await
+            .map_err(db_error)?;
+        if n == 0 {
+            return Err(ApiError::conflict(
+                "message-taken",
+                "this message already shows a game",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT s.message, s.game_id, s.settings FROM shown_games s \
+                 JOIN online_games g ON g.id = s.game_id \
+                 WHERE g.status != 'over' AND starts_with(s.message, $1)",
+                &[&prefix],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(shown_row).collect())
+    }
+}
+
+fn shown_row(r: &Row) -> ShownGame {
+    ShownGame {
+        message: r.get(0),
+        game_id: r.get(1),
+        settings: r.get(2),
     }
 }
 

@@ -32,7 +32,7 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::error::ApiError;
-use crate::referee::now_ms;
+use crate::now_ms;
 
 use super::accounts::Player;
 use super::command::Command;

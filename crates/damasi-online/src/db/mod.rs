@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use postgres::PostgresDb;
-pub use sqlite::SqliteDb;
+pub use sqlite::{run_blocking, set_pragmas, SqliteDb};
 
 /// An account as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +37,9 @@ pub enum SecretKind {
     Session,
     /// An API token (`Authorization: Bearer`).
     Token,
+    /// A one-time code that links an account of another service (`/link CODE` to the
+    /// Telegram bot), valid for minutes.
+    Link,
 }
 
 impl SecretKind {
@@ -45,6 +48,7 @@ impl SecretKind {
         match self {
             SecretKind::Session => "session",
             SecretKind::Token => "token",
+            SecretKind::Link => "link",
         }
     }
 }
@@ -55,6 +59,7 @@ impl SecretKind {
         match word {
             "session" => Some(SecretKind::Session),
             "token" => Some(SecretKind::Token),
+            "link" => Some(SecretKind::Link),
             _ => None,
         }
     }
@@ -156,6 +161,27 @@ pub struct GameSummary {
     pub names: [Option<String>; 2],
     /// Plies played.
     pub plies: i64,
+}
+
+/// An account reached from another service (a Telegram user): the account here, and the
+/// service's settings for that person (a JSON object the service reads, such as a language).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutsideAccount {
+    /// The account.
+    pub user: UserRow,
+    /// The service's settings for this person, as JSON.
+    pub settings: String,
+}
+
+/// A message in another service (a Telegram inline message) that shows a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShownGame {
+    /// The service's name for the message, with the service's prefix (`tg:...`).
+    pub message: String,
+    /// The online game it shows.
+    pub game_id: String,
+    /// The service's settings for the message (chat kind, an engine's level), as JSON.
+    pub settings: String,
 }
 
 /// Online play's database, SQLite or PostgreSQL; cheap to clone.
@@ -362,5 +388,43 @@ impl OnlineDb {
     /// `user`'s newest games, at most `limit`.
     pub async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError> {
         both!(self.games_of(user, limit))
+    }
+
+    /// The account reached from `service` as `outside_id`, if it has one.
+    pub async fn outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+    ) -> Result<Option<OutsideAccount>, ApiError> {
+        both!(self.outside_account(service, outside_id))
+    }
+
+    /// Ties `outside_id` of `service` to account `user` with `settings` (replacing what it
+    /// was tied to: linking a Telegram user to an existing account).
+    pub async fn set_outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+        user: i64,
+        settings: &str,
+    ) -> Result<(), ApiError> {
+        both!(self.set_outside_account(service, outside_id, user, settings))
+    }
+
+    /// The game a message shows, if any.
+    pub async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
+        both!(self.shown_game(message))
+    }
+
+    /// Records that `shown.message` shows `shown.game_id`; a message shows one game for
+    /// ever (409 `message-taken` if it already shows one).
+    pub async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
+        both!(self.add_shown_game(shown))
+    }
+
+    /// The messages whose prefix is `prefix` and whose game is not over (to look after again
+    /// after a restart).
+    pub async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError> {
+        both!(self.shown_unfinished(prefix))
     }
 }

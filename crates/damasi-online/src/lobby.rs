@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::ApiError;
-use crate::referee::now_ms;
+use crate::now_ms;
 
 use super::accounts::Player;
 use super::{NewGame, Online};
@@ -31,7 +31,7 @@ pub const POOLS: [(i64, i64); 5] = [(3, 2), (5, 3), (10, 5), (15, 10), (45, 0)];
 pub const MAX_SEEKS_PER_PLAYER: usize = 3;
 
 /// Most seeks in the lobby: a bound on memory only, far above what the streams a stranger can
-/// hold open (see `crate::streams`) could keep there.
+/// hold open (the web edge's `streams`) could keep there.
 pub const MAX_SEEKS: usize = 20_000;
 
 /// Most players waiting in the pools (the same kind of bound).

@@ -1,0 +1,193 @@
+//! The Telegram bot survives a kill -9: `damasi serve --telegram-token` against a stand-in
+//! for the Bot API, two people play three plies by pressing buttons, the server is killed with
+//! SIGKILL and started again on the same data directory; the message is redrawn from the
+//! stored game and the next presses go on from the true position.
+
+#[path = "../../damasi-telegram/tests/support/bot_api.rs"]
+mod bot_api;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use bot_api::BotApi;
+use serde_json::Value;
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `damasi serve` with the bot; answers it and the site's address.
+fn serve(dir: &Path, api: &BotApi) -> (Server, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["serve", "--port", "0", "--data-dir"])
+        .arg(dir)
+        .args([
+            "--telegram-token",
+            "123456:TEST",
+            "--telegram-api-url",
+            &api.url,
+        ])
+        .args(["--public-url", "https://dama.example"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start damasi serve");
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut url = None;
+    for _ in 0..20 {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if let Some(u) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+            url = Some(u.trim_end_matches('/').to_string());
+            break;
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    (Server(child), url.expect("the server prints its address"))
+}
+
+/// `GET url` with nothing but the standard library.
+fn get_json(url: &str) -> Value {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut s = TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+async fn press(api: &BotApi, n: &mut u32, from: &Value, msg: &str, sq: &str) -> String {
+    let shown = api.message(msg).unwrap();
+    let (file, rank) = (
+        (sq.as_bytes()[0] - b'a') as usize,
+        (sq.as_bytes()[1] - b'1') as usize,
+    );
+    let data = shown.keyboard[7 - rank][file]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    *n += 1;
+    let id = format!("cb{n}");
+    api.push(bot_api::press(&id, from, msg, &data));
+    let a = api
+        .wait_call("answerCallbackQuery", |b| {
+            b["callback_query_id"] == id.as_str()
+        })
+        .await;
+    a["text"].as_str().unwrap_or("").to_string()
+}
+
+/// The side to move plays its first legal move by pressing its two squares.
+async fn play_first(
+    api: &BotApi,
+    n: &mut u32,
+    site: &str,
+    game: &str,
+    msg: &str,
+    people: &[Value; 2],
+) {
+    let full = get_json(&format!("{site}/api/online/games/{game}"));
+    let state = &full["state"];
+    let m = &state["legal"][0];
+    let mover = if state["turn"] == "white" {
+        &people[0]
+    } else {
+        &people[1]
+    };
+    press(api, n, mover, msg, m["from"].as_str().unwrap()).await;
+    let played = press(api, n, mover, msg, m["to"].as_str().unwrap()).await;
+    assert!(played.contains(m["landing"].as_str().unwrap()), "{played}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_comes_back_with_its_telegram_games() {
+    let dir = std::env::temp_dir().join(format!("damasi-tg-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let api = BotApi::start().await;
+    let people = [
+        bot_api::user(111, "Ali", "ali", "en"),
+        bot_api::user(222, "Bob", "bob", "en"),
+    ];
+    let mut n = 0;
+    let (server, site) = serve(&dir, &api);
+    api.wait_call("getMe", |_| true).await;
+    api.push(bot_api::inline_query("q1", &people[0], "", "private"));
+    api.wait_call("answerInlineQuery", |b| b["inline_query_id"] == "q1")
+        .await;
+    let msg = api.choose("q1", "p");
+    assert_eq!(
+        press(&api, &mut n, &people[1], &msg, "a1").await,
+        "You play Black"
+    );
+    let shown = api.wait_message(&msg, |s| s.keyboard.len() == 9).await;
+    let link = shown.keyboard[8].last().unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let game = link.rsplit('/').next().unwrap().to_string();
+    for _ in 0..3 {
+        play_first(&api, &mut n, &site, &game, &msg, &people).await;
+    }
+    let before = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();
+
+    let edits_before = api
+        .calls("editMessageText")
+        .iter()
+        .filter(|c| c.body["inline_message_id"] == msg.as_str())
+        .count();
+    // SIGKILL: no shutdown of any kind.
+    drop(server);
+    let gets = api.calls("getMe").len();
+    let (_server, site) = serve(&dir, &api);
+    api.wait_call("getMe", |_| true).await;
+    assert_eq!(api.calls("getMe").len(), gets + 1);
+    let after = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();
+    assert_eq!(after["moves"], before["moves"], "no move lost");
+    assert_eq!(after["fen"], before["fen"]);
+    // The bot redraws the message from the stored game at start (an edit after the restart
+    // showing Black to move with the third move as the last).
+    let last = before["moves"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .to_string();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while api
+        .calls("editMessageText")
+        .iter()
+        .filter(|c| c.body["inline_message_id"] == msg.as_str())
+        .count()
+        <= edits_before
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the message was not redrawn"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(api.message(&msg).unwrap().text.contains(&last));
+    // And the game goes on by pressing.
+    for _ in 0..2 {
+        play_first(&api, &mut n, &site, &game, &msg, &people).await;
+    }
+    let end = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();
+    assert_eq!(end["moves"].as_str().unwrap().split_whitespace().count(), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}

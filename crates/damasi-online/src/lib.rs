@@ -1,0 +1,379 @@
+//! damasi's online play, with no HTTP in it: people (and programs) play each other in real
+//! time. The web app (`damasi-web`) and the Telegram bot (`damasi-telegram`) are edges that
+//! turn what their clients send into [`command::Command`]s and what comes back into pages and
+//! messages.
+//!
+//! - [`accounts`]: sign-up, log-in, guests, API tokens.
+//! - [`command`]: the only way into a game: a typed [`command::Command`] and the pure
+//!   [`command::apply`] that says what it does.
+//! - [`runner`]: the one runner every command goes through (forward or run here, lock, store,
+//!   announce, re-arm the timer).
+//! - [`table`]: one game's state: seats, clocks with lag compensation, offers, chat.
+//! - [`tables`]: the games kept in memory: made, loaded with their clocks, withdrawn, evicted.
+//! - [`watch`]: what watchers get (`gameFull`, `gameState`, the event channel).
+//! - [`rating`]: Glicko-2 per speed class.
+//! - [`lobby`]: open seeks and quick-pairing pools.
+//! - [`db`]: storage (SQLite or PostgreSQL).
+//! - [`cluster`]: several server processes sharing one PostgreSQL database and one Redis
+//!   server (game ownership by lease, requests forwarded to a game's owner, events relayed).
+//! - [`brain`]: the server's engines, shared by every game and request that needs one.
+//! - [`record`]: a game as it is described and stored (moves for the page, the outcome).
+//! - [`error`]: the one error of the service, with stable machine codes.
+//!
+//! [`Online`] is the service: it keeps each game being played in memory behind its own lock,
+//! saves every change before it is acknowledged, tells every watcher (players, spectators,
+//! streams) about it, and runs the timers that abort a game nobody started and let a flag
+//! fall with nobody there.
+
+pub mod accounts;
+pub mod brain;
+pub mod cluster;
+pub mod command;
+pub mod db;
+pub mod error;
+pub mod lobby;
+pub mod rating;
+pub mod record;
+pub mod runner;
+pub mod table;
+pub mod tables;
+pub mod watch;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use damasi::Color;
+use serde_json::Value;
+use tokio::sync::{broadcast, Mutex};
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+
+use crate::error::ApiError;
+
+/// The server's time, in Unix milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+use accounts::Accounts;
+use cluster::{Cluster, ClusterConfig, ClusterError};
+use command::Command;
+use db::OnlineDb;
+use lobby::Lobby;
+use runner::GameFinished;
+use table::TableState;
+
+/// Settings of the online service.
+#[derive(Clone, Copy, Debug)]
+pub struct OnlineConfig {
+    /// A game is aborted when a side has not made its first move this long after its turn
+    /// began.
+    pub abort_after: Duration,
+    /// A player gone (no connection) this long may be claimed against by the opponent.
+    pub claim_after: Duration,
+    /// A seek or pool place made with no event stream of its owner open is withdrawn this
+    /// long after, unless one opens (see [`lobby`]).
+    pub lobby_grace: Duration,
+    /// A seek or pool place is withdrawn this long after its owner's last event stream closed,
+    /// unless one opens again (a reload of the lobby).
+    pub lobby_reconnect: Duration,
+}
+
+impl Default for OnlineConfig {
+    fn default() -> Self {
+        OnlineConfig {
+            abort_after: Duration::from_secs(30),
+            claim_after: Duration::from_secs(60),
+            lobby_grace: Duration::from_secs(20),
+            lobby_reconnect: Duration::from_secs(3),
+        }
+    }
+}
+
+/// An open game (a seat free: an open challenge, a game created for a friend, a direct
+/// challenge) is withdrawn this long after it was created if nobody has taken the seat.
+pub const OPEN_GAME_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Events waiting per watcher before a slow one starts missing some (it then gets the whole
+/// state again).
+const EVENT_BUFFER: usize = 64;
+
+/// One event of a game as every watcher gets it: the JSON, and its text, made once (a game
+/// with many watchers serializes each event once, not once per watcher).
+#[derive(Debug)]
+pub struct GameMessage {
+    /// The event.
+    pub value: Value,
+    /// `value` as JSON text.
+    pub text: String,
+}
+
+impl GameMessage {
+    /// The message of `value`.
+    pub fn new(value: Value) -> Arc<GameMessage> {
+        let text = value.to_string();
+        Arc::new(GameMessage { value, text })
+    }
+}
+
+/// One game being played, watched or just finished.
+pub struct Table {
+    /// The game's id.
+    pub id: String,
+    /// Its state.
+    pub state: Mutex<TableState>,
+    /// Every change, as the message watchers get.
+    pub events: broadcast::Sender<Arc<GameMessage>>,
+    timer: StdMutex<Option<AbortHandle>>,
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        if let Some(t) = self.timer.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            t.abort();
+        }
+    }
+}
+
+/// A watcher's start: the game's `gameFull` (with `you`), the watcher's colour if they play
+/// it, and the channel of its next events.
+pub type Watch = (Value, Option<Color>, broadcast::Receiver<Arc<GameMessage>>);
+
+/// What a new game is to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NewGame {
+    /// Time each side starts with (ms).
+    pub initial_ms: i64,
+    /// Increment per move (ms).
+    pub increment_ms: i64,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// Whether the players may chat.
+    pub chat: bool,
+}
+
+impl NewGame {
+    /// Checks the control against the ones players can choose (lichess's set): a start of 0,
+    /// 15, 30, 45 or 90 seconds or whole minutes up to 180, and an increment of whole seconds
+    /// up to 60, not both zero. Anything else (a rated game of a few milliseconds) is refused.
+    pub fn check(&self) -> Result<(), ApiError> {
+        const SECONDS: [i64; 5] = [0, 15_000, 30_000, 45_000, 90_000];
+        let initial_ok = SECONDS.contains(&self.initial_ms)
+            || (self.initial_ms % 60_000 == 0 && (0..=180 * 60_000).contains(&self.initial_ms));
+        let ok = initial_ok
+            && self.increment_ms % 1000 == 0
+            && (0..=60_000).contains(&self.increment_ms)
+            && self.initial_ms + self.increment_ms > 0;
+        if ok {
+            Ok(())
+        } else {
+            Err(ApiError::BadRequest(
+                "a time control starts with 0, 15, 30, 45 or 90 seconds or whole minutes up to 180, \
+                 and adds whole seconds up to 60 a move, not both zero"
+                    .into(),
+            ))
+        }
+    }
+}
+
+struct Inner {
+    db: OnlineDb,
+    accounts: Accounts,
+    config: OnlineConfig,
+    tables: StdMutex<HashMap<String, Arc<Table>>>,
+    users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
+    lobby: StdMutex<Lobby>,
+    /// Open event streams per player on this process (see [`lobby::Listening`]).
+    listeners: StdMutex<HashMap<i64, lobby::Listener>>,
+    /// Every game that ends on this process, for the service's own listeners.
+    finished: broadcast::Sender<GameFinished>,
+    /// Set when this process is one of several (`--pubsub`).
+    cluster: Option<Cluster>,
+}
+
+/// The online service; cheap to clone.
+#[derive(Clone)]
+pub struct Online {
+    inner: Arc<Inner>,
+}
+
+pub(crate) fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The color named `white`/`black` (`random` or nothing: none).
+pub fn parse_color(text: Option<&str>) -> Result<Option<Color>, ApiError> {
+    match text.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("random") | Some("") => Ok(None),
+        Some("white") => Ok(Some(Color::White)),
+        Some("black") => Ok(Some(Color::Black)),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "color '{other}' is not white, black or random"
+        ))),
+    }
+}
+
+pub(crate) fn random_color() -> Color {
+    let mut b = [0u8; 1];
+    let _ = getrandom::fill(&mut b);
+    if b[0] & 1 == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
+/// A new game id: 8 random characters from letters and digits (about 47 bits).
+fn new_game_id() -> Result<String, ApiError> {
+    const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ApiError::Internal(format!("no random numbers: {e}")))?;
+    Ok(bytes
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect())
+}
+
+impl Online {
+    /// The service over `db`.
+    pub fn new(db: OnlineDb, config: OnlineConfig) -> Online {
+        Online {
+            inner: Arc::new(Inner {
+                accounts: Accounts::new(db.clone()),
+                db,
+                config,
+                tables: StdMutex::new(HashMap::new()),
+                users: StdMutex::new(HashMap::new()),
+                lobby: StdMutex::new(Lobby::default()),
+                listeners: StdMutex::new(HashMap::new()),
+                finished: broadcast::channel(EVENT_BUFFER).0,
+                cluster: None,
+            }),
+        }
+    }
+
+    /// The service as one of several processes sharing the PostgreSQL database `db` and the
+    /// Redis server at `redis_url` (see [`cluster`]).
+    pub async fn clustered(
+        db: OnlineDb,
+        config: OnlineConfig,
+        redis_url: &str,
+        cluster: ClusterConfig,
+    ) -> Result<Online, ClusterError> {
+        let OnlineDb::Postgres(pg) = &db else {
+            return Err(ClusterError::NeedsPostgres);
+        };
+        let (cluster, client, outbox) = Cluster::connect(redis_url, pg.clone(), cluster).await?;
+        let online = Online {
+            inner: Arc::new(Inner {
+                accounts: Accounts::new(db.clone()),
+                db,
+                config,
+                tables: StdMutex::new(HashMap::new()),
+                users: StdMutex::new(HashMap::new()),
+                lobby: StdMutex::new(Lobby::default()),
+                listeners: StdMutex::new(HashMap::new()),
+                finished: broadcast::channel(EVENT_BUFFER).0,
+                cluster: Some(cluster),
+            }),
+        };
+        cluster::start(Arc::downgrade(&online.inner), client, outbox);
+        Ok(online)
+    }
+
+    /// This process's id among several (none when it is alone).
+    pub fn node(&self) -> Option<&str> {
+        self.inner.cluster.as_ref().map(|c| c.node.as_str())
+    }
+
+    /// A new table's event channel: in a cluster, the one this node's watchers of the game
+    /// listen to whoever owns it.
+    fn new_channel(&self, id: &str) -> broadcast::Sender<Arc<GameMessage>> {
+        match &self.inner.cluster {
+            Some(c) => c.channel(id),
+            None => broadcast::channel(EVENT_BUFFER).0,
+        }
+    }
+
+    /// Sends `event` to every watcher of `table`, on every node.
+    fn emit(&self, table: &Table, event: Value) {
+        if let Some(c) = &self.inner.cluster {
+            c.publish_game(&table.id, &event);
+        }
+        let _ = table.events.send(GameMessage::new(event));
+    }
+
+    /// A service with its database in memory (tests).
+    pub fn in_memory() -> Online {
+        Online::new(OnlineDb::in_memory(), OnlineConfig::default())
+    }
+
+    /// Accounts.
+    pub fn accounts(&self) -> &Accounts {
+        &self.inner.accounts
+    }
+
+    /// The database.
+    pub fn db(&self) -> &OnlineDb {
+        &self.inner.db
+    }
+
+    /// The settings.
+    pub fn config(&self) -> OnlineConfig {
+        self.inner.config
+    }
+
+    fn lobby(&self) -> std::sync::MutexGuard<'_, Lobby> {
+        lock(&self.inner.lobby)
+    }
+
+    /// The event channel of `user` (`gameStart`, `gameFinish`, `challenge`).
+    pub fn user_events(&self, user: i64) -> broadcast::Receiver<Arc<Value>> {
+        let mut users = lock(&self.inner.users);
+        users
+            .entry(user)
+            .or_insert_with(|| broadcast::channel(EVENT_BUFFER).0)
+            .subscribe()
+    }
+
+    /// Tells `user` about something (nothing happens if nobody listens), on every node.
+    pub fn notify(&self, user: i64, event: Value) {
+        match &self.inner.cluster {
+            Some(c) => c.publish_user(user, &event),
+            None => self.notify_here(user, event),
+        }
+    }
+
+    /// Tells `user`'s listeners on this node.
+    fn notify_here(&self, user: i64, event: Value) {
+        let users = lock(&self.inner.users);
+        if let Some(tx) = users.get(&user) {
+            let _ = tx.send(Arc::new(event));
+        }
+    }
+
+    /// Sends the current state to every watcher of `table`.
+    fn publish(&self, table: &Table, state: &TableState) {
+        self.emit(table, state.state_json(Instant::now()));
+    }
+
+    /// A connection of `side` to game `id` opened or closed: a player with no connection
+    /// left is marked gone, and the opponent may claim after a while.
+    pub async fn connected(&self, id: &str, side: Color, open: bool) {
+        let _ = self
+            .execute(id, None, Command::Presence { side, open }, false)
+            .await;
+    }
+
+    /// A measured round trip of `side`'s connection to game `id` (lag compensation).
+    pub async fn lag(&self, id: &str, side: Color, rtt: Duration) {
+        let rtt_ms = rtt.as_millis().min(60_000) as u64;
+        let _ = self
+            .execute(id, None, Command::Lag { side, rtt_ms }, false)
+            .await;
+    }
+}

@@ -1,0 +1,1158 @@
+//! The bot: it long-polls Telegram for updates, turns inline queries into game messages,
+//! button presses into the online service's commands, and each game's events into edits of
+//! its message (as often as Telegram allows). Every game is an online game of the server:
+//! stored, rated when both players have linked accounts, watched on its web page, and
+//! resumed after a restart, when the message is redrawn from the stored game.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use damasi::{Color, Notation, Position, RuleSet, Square};
+use damasi_engine::{Limits, SearchRoot};
+use damasi_online::accounts::Player;
+use damasi_online::brain::Brain;
+use damasi_online::command::Command;
+use damasi_online::db::{SecretKind, ShownGame};
+use damasi_online::error::ApiError;
+use damasi_online::{now_ms, NewGame, Online};
+use serde::{Deserialize, Serialize};
+use teloxide_core::payloads::{
+    AnswerCallbackQuerySetters, AnswerInlineQuerySetters, EditMessageTextInlineSetters,
+    GetUpdatesSetters, SendMessageSetters,
+};
+use teloxide_core::requests::Requester;
+use teloxide_core::types::{
+    AllowedUpdate, CallbackQuery, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
+    InlineQuery, InlineQueryResult, InlineQueryResultArticle, InputMessageContent,
+    InputMessageContentText, Message, UpdateKind, User,
+};
+use teloxide_core::{ApiError as TgApiError, Bot, RequestError};
+use tokio::sync::{mpsc, Mutex};
+use tokio::time::Instant;
+
+use crate::board::{keyboard, Action, BoardView, Button, ButtonKind, Press, Skin, Start};
+use crate::edits::{EditLimits, Throttle};
+use crate::game::{clock_text, GameView};
+use crate::texts::{Lang, Text};
+
+/// The service name of Telegram accounts and the prefix of its messages in the database.
+const SERVICE: &str = "telegram";
+const MESSAGE_PREFIX: &str = "tg:";
+
+/// How to run the bot.
+#[derive(Clone, Debug)]
+pub struct TelegramConfig {
+    /// The bot's token from BotFather.
+    pub token: String,
+    /// Another Bot API server (the self-hosted `telegram-bot-api`, or a test's stand-in);
+    /// Telegram's own when `None`.
+    pub api_url: Option<String>,
+    /// The site's public address (`https://dama.example`), for the button that opens a
+    /// game's page; no such button without it.
+    pub public_url: Option<String>,
+    /// How long one `getUpdates` waits for news.
+    pub poll_timeout: Duration,
+    /// Telegram's limits on edits.
+    pub limits: EditLimits,
+    /// The default time control of a game from an inline query (minutes, seconds added).
+    pub default_control: (u32, u32),
+}
+
+impl TelegramConfig {
+    /// The settings for `token`, with Telegram's server and a 10+5 default control.
+    pub fn new(token: impl Into<String>) -> TelegramConfig {
+        TelegramConfig {
+            token: token.into(),
+            api_url: None,
+            public_url: None,
+            poll_timeout: Duration::from_secs(25),
+            limits: EditLimits::default(),
+            default_control: (10, 5),
+        }
+    }
+}
+
+/// Why the bot could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The API address is not a URL.
+    #[error("--telegram-api-url: {0}")]
+    BadUrl(String),
+    /// Telegram refused the token or could not be reached.
+    #[error("Telegram's getMe failed (is the token right?): {0}")]
+    GetMe(String),
+    /// The database could not be read.
+    #[error("reading the Telegram games: {0}")]
+    Database(String),
+}
+
+/// A person's settings, kept with their account (`outside_accounts.settings`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct PersonSettings {
+    /// Their first name in Telegram.
+    #[serde(default)]
+    name: String,
+    /// The language they chose (`tr`, ...), else their app's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lang: Option<String>,
+    /// The skin they chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skin: Option<String>,
+}
+
+/// A game message's settings, stored with it (`shown_games.settings`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct MessageSettings {
+    /// Sent from an inline query in a group (the stricter edit limit).
+    group: bool,
+    /// The engine's level, 0 for a game between people.
+    level: u8,
+    /// The message's language.
+    lang: String,
+    /// The message's skin.
+    skin: String,
+}
+
+/// What the bot keeps of one game message between presses.
+#[derive(Clone, Debug)]
+struct Shown {
+    game_id: String,
+    settings: MessageSettings,
+    /// The piece a player picked: the player's account and the square.
+    picked: Option<(i64, Square)>,
+    /// Routes offered to the picker when several end on the pressed square.
+    routes: Vec<String>,
+    flipped: bool,
+    /// The engine is thinking in this game.
+    thinking: bool,
+}
+
+impl Shown {
+    fn lang(&self) -> Lang {
+        Lang::ALL
+            .into_iter()
+            .find(|l| l.code() == self.settings.lang)
+            .unwrap_or(Lang::En)
+    }
+
+    fn skin(&self) -> Skin {
+        Skin::from_code(&self.settings.skin).unwrap_or(Skin::Turkish)
+    }
+}
+
+/// The running bot; cheap to clone.
+#[derive(Clone)]
+pub struct Telegram {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    online: Online,
+    brain: Brain,
+    bot: Bot,
+    config: TelegramConfig,
+    username: String,
+    /// Game messages by their inline message id, each behind its own lock so presses on one
+    /// message are handled in order and other messages never wait.
+    shown: StdMutex<HashMap<String, Arc<Mutex<Shown>>>>,
+    /// Messages to redraw.
+    redraw: mpsc::UnboundedSender<String>,
+    /// Engine accounts by level.
+    engines: Mutex<HashMap<u8, Player>>,
+}
+
+fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Telegram {
+    /// Starts the bot on `online`'s games with `brain`'s engines: checks the token
+    /// (`getMe`), redraws the messages of the games not over, and polls for updates until the
+    /// process ends.
+    pub async fn start(
+        online: Online,
+        brain: Brain,
+        config: TelegramConfig,
+    ) -> Result<Telegram, StartError> {
+        let client = teloxide_core::net::default_reqwest_settings()
+            .timeout(config.poll_timeout + Duration::from_secs(15))
+            .build()
+            .map_err(|e| StartError::GetMe(e.to_string()))?;
+        let mut bot = Bot::with_client(config.token.clone(), client);
+        if let Some(url) = &config.api_url {
+            let url =
+                url::Url::parse(url).map_err(|e| StartError::BadUrl(format!("{url}: {e}")))?;
+            bot = bot.set_api_url(url);
+        }
+        let me = bot
+            .get_me()
+            .await
+            .map_err(|e| StartError::GetMe(e.to_string()))?;
+        let username = me.user.username.clone().unwrap_or_default();
+        let (redraw, redraws) = mpsc::unbounded_channel();
+        let telegram = Telegram {
+            inner: Arc::new(Inner {
+                online,
+                brain,
+                bot,
+                config,
+                username,
+                shown: StdMutex::new(HashMap::new()),
+                redraw,
+                engines: Mutex::new(HashMap::new()),
+            }),
+        };
+        let unfinished = telegram
+            .inner
+            .online
+            .db()
+            .shown_unfinished(MESSAGE_PREFIX)
+            .await
+            .map_err(|e| StartError::Database(e.message().to_string()))?;
+        for row in unfinished {
+            let Some(settings) = serde_json::from_str(&row.settings).ok() else {
+                eprintln!("damasi-telegram: unreadable settings of {}", row.message);
+                continue;
+            };
+            let id = row.message[MESSAGE_PREFIX.len()..].to_string();
+            telegram.keep(&id, row.game_id, settings);
+        }
+        tokio::spawn(telegram.clone().edit_messages(redraws));
+        tokio::spawn(telegram.clone().poll());
+        Ok(telegram)
+    }
+
+    /// The bot's `@username`.
+    pub fn username(&self) -> &str {
+        &self.inner.username
+    }
+
+    /// Starts looking after the message `id` showing `game_id`: watches the game, redraws.
+    fn keep(&self, id: &str, game_id: String, settings: MessageSettings) -> Arc<Mutex<Shown>> {
+        let shown = Arc::new(Mutex::new(Shown {
+            game_id: game_id.clone(),
+            settings,
+            picked: None,
+            routes: Vec::new(),
+            flipped: false,
+            thinking: false,
+        }));
+        lock(&self.inner.shown).insert(id.to_string(), shown.clone());
+        tokio::spawn(self.clone().watch(id.to_string(), game_id));
+        shown
+    }
+
+    fn redraw(&self, id: &str) {
+        let _ = self.inner.redraw.send(id.to_string());
+    }
+
+    /// Follows game `game_id` for message `id`: every event redraws it, and the engine moves
+    /// when it is its turn. Ends when the game is over and drawn so.
+    async fn watch(self, id: String, game_id: String) {
+        loop {
+            let watched = self.inner.online.watch(&game_id, None).await;
+            let Ok((full, _, mut events)) = watched else {
+                eprintln!("damasi-telegram: cannot watch game {game_id}");
+                return;
+            };
+            self.redraw(&id);
+            let mut over = self.after_change(&id, &full).await;
+            while !over {
+                match events.recv().await {
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        self.redraw(&id);
+                        match self.inner.online.full(&game_id, None).await {
+                            Ok(full) => over = self.after_change(&id, &full).await,
+                            Err(e) => eprintln!("damasi-telegram: game {game_id}: {}", e.message()),
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                }
+            }
+            if over {
+                // Kept a while for last presses (a flip); a later press reads it back.
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                lock(&self.inner.shown).remove(&id);
+                return;
+            }
+            // The game was evicted from memory or moved to another process: watch again.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// After a change of the game `full` that message `id` shows: starts the engine's move
+    /// when it is its turn. Answers whether the game is over.
+    async fn after_change(&self, id: &str, full: &serde_json::Value) -> bool {
+        let Ok(view) = GameView::from_full(full) else {
+            return false;
+        };
+        if view.outcome.is_some() {
+            return true;
+        }
+        let Some(shown) = lock(&self.inner.shown).get(id).cloned() else {
+            return false;
+        };
+        let mut s = shown.lock().await;
+        let level = s.settings.level;
+        if level == 0 || !view.playing() || s.thinking {
+            return false;
+        }
+        let engine = match self.engine_player(level).await {
+            Ok(p) => p,
+            Err(_) => return false,
+        };
+        if view.side_of(engine.id) != Some(view.turn()) {
+            return false;
+        }
+        s.thinking = true;
+        drop(s);
+        let me = self.clone();
+        let position = view.position;
+        let game_id = view.id.clone();
+        tokio::spawn(async move {
+            me.engine_moves(&game_id, &engine, position, level).await;
+            shown.lock().await.thinking = false;
+        });
+        false
+    }
+
+    async fn engine_moves(&self, game_id: &str, engine: &Player, position: Position, level: u8) {
+        let root = SearchRoot {
+            position,
+            history: Vec::new(),
+            rules: RuleSet::default(),
+            plies_since_capture: 0,
+        };
+        let limits = Limits::move_time(engine_move_time(level));
+        let thought = match self.inner.brain.think(root, level, limits, true).await {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("damasi-telegram: engine in {game_id}: {}", e.message());
+                return;
+            }
+        };
+        let Some(best) = thought.best else { return };
+        let text = position.write_move(&best, Notation::Landing);
+        if let Err(e) = self
+            .inner
+            .online
+            .act(game_id, engine, Command::Move { text })
+            .await
+        {
+            eprintln!("damasi-telegram: engine move in {game_id}: {}", e.message());
+        }
+    }
+
+    /// Long-polls Telegram and handles each update in its own task.
+    async fn poll(self) {
+        let mut offset: i32 = 0;
+        let mut backoff = Duration::from_secs(1);
+        loop {
+            let request = self
+                .inner
+                .bot
+                .get_updates()
+                .offset(offset)
+                .timeout(self.inner.config.poll_timeout.as_secs() as u32)
+                .allowed_updates([
+                    AllowedUpdate::Message,
+                    AllowedUpdate::InlineQuery,
+                    AllowedUpdate::CallbackQuery,
+                ]);
+            match request.await {
+                Ok(updates) => {
+                    backoff = Duration::from_secs(1);
+                    for update in updates {
+                        offset = offset.max(update.id.0 as i32 + 1);
+                        let me = self.clone();
+                        tokio::spawn(async move { me.handle(update.kind).await });
+                    }
+                }
+                Err(e) => {
+                    eprintln!("damasi-telegram: getUpdates: {e}");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(60));
+                }
+            }
+        }
+    }
+
+    async fn handle(&self, kind: UpdateKind) {
+        let result = match kind {
+            UpdateKind::InlineQuery(q) => self.inline_query(q).await,
+            UpdateKind::CallbackQuery(c) => self.callback(c).await,
+            UpdateKind::Message(m) => self.message(m).await,
+            _ => Ok(()),
+        };
+        if let Err(e) = result {
+            eprintln!("damasi-telegram: {e}");
+        }
+    }
+
+    /// The account of Telegram user `user`, made (a guest) on their first visit, and their
+    /// settings.
+    async fn person(&self, user: &User) -> Result<(Player, PersonSettings), ApiError> {
+        let db = self.inner.online.db();
+        let outside_id = user.id.0.to_string();
+        if let Some(a) = db.outside_account(SERVICE, &outside_id).await? {
+            let settings = serde_json::from_str(&a.settings).unwrap_or_default();
+            return Ok((a.user.into(), settings));
+        }
+        let settings = PersonSettings {
+            name: user.first_name.clone(),
+            ..PersonSettings::default()
+        };
+        let by_username = user
+            .username
+            .as_deref()
+            .filter(|u| u.len() <= 17 && u.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_'))
+            .map(|u| format!("tg-{u}"));
+        let mut names = by_username.into_iter().chain([format!("tg-{}", user.id.0)]);
+        let mut taken = None;
+        let row = loop {
+            let Some(name) = names.next() else {
+                return Err(taken.unwrap_or_else(|| ApiError::Internal("no name".into())));
+            };
+            match db.create_user(&name, None, true, now_ms()).await {
+                Ok(row) => break row,
+                Err(e @ ApiError::Conflict { .. }) => taken = Some(e),
+                Err(e) => return Err(e),
+            }
+        };
+        let json = serde_json::to_string(&settings).expect("settings serialize");
+        db.set_outside_account(SERVICE, &outside_id, row.id, &json)
+            .await?;
+        Ok((row.into(), settings))
+    }
+
+    async fn save_person(&self, user: &User, player: &Player, settings: &PersonSettings) {
+        let json = serde_json::to_string(settings).expect("settings serialize");
+        let saved = self
+            .inner
+            .online
+            .db()
+            .set_outside_account(SERVICE, &user.id.0.to_string(), player.id, &json)
+            .await;
+        if let Err(e) = saved {
+            eprintln!("damasi-telegram: saving settings: {}", e.message());
+        }
+    }
+
+    fn lang_of(user: &User, settings: &PersonSettings) -> Lang {
+        let chosen = settings.lang.as_deref();
+        Lang::from_code(chosen.or(user.language_code.as_deref()))
+    }
+
+    /// The engine's account at `level` (`damasi-level-N`; the `damasi-` names are refused at
+    /// sign-up, so nobody else has it).
+    async fn engine_player(&self, level: u8) -> Result<Player, ApiError> {
+        let mut engines = self.inner.engines.lock().await;
+        if let Some(p) = engines.get(&level) {
+            return Ok(p.clone());
+        }
+        let db = self.inner.online.db();
+        let name = format!("damasi-level-{level}");
+        let row = match db.user_by_name(&name).await? {
+            Some(row) => row,
+            None => db.create_user(&name, None, false, now_ms()).await?,
+        };
+        let player = Player::from(row);
+        engines.insert(level, player.clone());
+        Ok(player)
+    }
+
+    async fn inline_query(&self, q: InlineQuery) -> Result<(), String> {
+        let (player, settings) = self
+            .person(&q.from)
+            .await
+            .map_err(|e| e.message().to_string())?;
+        let lang = Self::lang_of(&q.from, &settings);
+        let skin = settings
+            .skin
+            .clone()
+            .unwrap_or_else(|| Skin::Turkish.code().into());
+        let asked = parse_query(&q.query, self.inner.config.default_control);
+        let group = matches!(q.chat_type, Some(ChatType::Group | ChatType::Supergroup));
+        let start = |level: u8, rated: bool| Start {
+            creator: q.from.id.0 as i64,
+            minutes: asked.minutes,
+            increment: asked.increment,
+            level,
+            rated,
+            group,
+            lang,
+            skin: Skin::from_code(&skin).unwrap_or(Skin::Turkish),
+        };
+        let control = format!("{}+{}", asked.minutes, asked.increment);
+        let mut results = Vec::new();
+        let name = settings.name.as_str();
+        let waiting = |start: &Start| {
+            let text = if start.level > 0 {
+                lang.say(Text::WaitingEngine, &[name, &start.level.to_string()])
+            } else {
+                lang.say(Text::Waiting, &[name])
+            };
+            format!("{text}\n⏱ {control}")
+        };
+        let mut article = |id: &str, title: String, description: String, start: Start| {
+            let markup = markup(&keyboard(&BoardView {
+                position: &Position::start(),
+                flipped: false,
+                skin: start.skin,
+                picked: None,
+                routes: vec![],
+                start: Some(start.clone()),
+                playing: false,
+                draw_offered: false,
+                page: None,
+                lang,
+            }));
+            let content = InputMessageContent::Text(InputMessageContentText::new(waiting(&start)));
+            results.push(InlineQueryResult::Article(
+                InlineQueryResultArticle::new(id, title, content)
+                    .description(description)
+                    .reply_markup(markup),
+            ));
+        };
+        match asked.level {
+            Some(level) => article(
+                &format!("e{level}"),
+                lang.say(Text::EngineTitle, &[&level.to_string()]),
+                control.clone(),
+                start(level, false),
+            ),
+            None => {
+                article(
+                    "p",
+                    format!("{} ({control})", lang.text(Text::InlineTitle)),
+                    lang.text(Text::InlineDescription).to_string(),
+                    start(0, false),
+                );
+                if asked.rated && !player.guest {
+                    article(
+                        "r",
+                        format!("{} ({control})", lang.text(Text::RatedTitle)),
+                        lang.text(Text::InlineDescription).to_string(),
+                        start(0, true),
+                    );
+                }
+                article(
+                    "e5",
+                    lang.say(Text::EngineTitle, &["5"]),
+                    control.clone(),
+                    start(5, false),
+                );
+            }
+        }
+        self.inner
+            .bot
+            .answer_inline_query(q.id, results)
+            .cache_time(0)
+            .is_personal(true)
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("answerInlineQuery: {e}"))
+    }
+
+    async fn callback(&self, c: CallbackQuery) -> Result<(), String> {
+        let press = c.data.as_deref().and_then(Press::decode);
+        let answer = match (press, c.inline_message_id.clone()) {
+            (Some(Press::Language(l)), _) => self.choose_language(&c.from, l).await,
+            (Some(Press::Skin(s)), _) => self.choose_skin(&c.from, s).await,
+            (Some(press), Some(id)) => self.press(&c.from, &id, press).await,
+            _ => String::new(),
+        };
+        let mut request = self.inner.bot.answer_callback_query(c.id);
+        if !answer.is_empty() {
+            request = request.text(answer);
+        }
+        request
+            .await
+            .map(|_| ())
+            .map_err(|e| format!("answerCallbackQuery: {e}"))
+    }
+
+    /// A press on the game message `id`: what to tell the presser.
+    async fn press(&self, from: &User, id: &str, press: Press) -> String {
+        let (player, settings) = match self.person(from).await {
+            Ok(p) => p,
+            Err(e) => return refused(Lang::from_code(from.language_code.as_deref()), &e),
+        };
+        let lang = Self::lang_of(from, &settings);
+        let shown = lock(&self.inner.shown).get(id).cloned();
+        let shown = match (shown, &press) {
+            (Some(shown), _) => shown,
+            (None, Press::Start(start)) => {
+                return self.begin(id, &player, lang, start.clone()).await
+            }
+            (None, _) => match self.load(id).await {
+                Some(shown) => shown,
+                None => return lang.text(Text::GameOver).to_string(),
+            },
+        };
+        let mut s = shown.lock().await;
+        let answer = self.press_in_game(&mut s, &player, lang, press).await;
+        drop(s);
+        self.redraw(id);
+        answer
+    }
+
+    /// The stored message `id` (a game begun before a restart and not looked after since).
+    async fn load(&self, id: &str) -> Option<Arc<Mutex<Shown>>> {
+        let row = self
+            .inner
+            .online
+            .db()
+            .shown_game(&format!("{MESSAGE_PREFIX}{id}"))
+            .await
+            .ok()??;
+        let settings = serde_json::from_str(&row.settings).ok()?;
+        Some(self.keep(id, row.game_id, settings))
+    }
+
+    /// The first press on a message from an inline query: the game begins.
+    async fn begin(&self, id: &str, player: &Player, lang: Lang, start: Start) -> String {
+        let db = self.inner.online.db();
+        let creator = match db
+            .outside_account(SERVICE, &start.creator.to_string())
+            .await
+        {
+            Ok(Some(a)) => Player::from(a.user),
+            Ok(None) => return lang.text(Text::GameOver).to_string(),
+            Err(e) => return refused(lang, &e),
+        };
+        let opponent = if start.level > 0 {
+            if player.id != creator.id {
+                return lang.say(Text::EngineGameOf, &[&creator.name]);
+            }
+            match self.engine_player(start.level).await {
+                Ok(p) => p,
+                Err(e) => return refused(lang, &e),
+            }
+        } else {
+            if player.id == creator.id {
+                return lang.text(Text::OwnGame).to_string();
+            }
+            if start.rated && player.guest {
+                return lang.text(Text::RatedNeedsLink).to_string();
+            }
+            player.clone()
+        };
+        let new = NewGame {
+            initial_ms: i64::from(start.minutes) * 60_000,
+            increment_ms: i64::from(start.increment) * 1000,
+            rated: start.rated,
+            chat: false,
+        };
+        let table = match self
+            .inner
+            .online
+            .create_paired(&creator, &opponent, new)
+            .await
+        {
+            Ok(t) => t,
+            Err(e) => return refused(lang, &e),
+        };
+        let settings = MessageSettings {
+            group: start.group,
+            level: start.level,
+            lang: start.lang.code().to_string(),
+            skin: start.skin.code().to_string(),
+        };
+        let shown = ShownGame {
+            message: format!("{MESSAGE_PREFIX}{id}"),
+            game_id: table.id.clone(),
+            settings: serde_json::to_string(&settings).expect("settings serialize"),
+        };
+        if let Err(e) = db.add_shown_game(shown).await {
+            // Another press began it a moment before: this game is not needed.
+            let _ = self
+                .inner
+                .online
+                .run(&table.id, &creator, Command::Abort)
+                .await;
+            return match e {
+                ApiError::Conflict { .. } => String::new(),
+                e => refused(lang, &e),
+            };
+        }
+        self.keep(id, table.id.clone(), settings);
+        if start.level > 0 {
+            lang.text(Text::PickPiece).to_string()
+        } else {
+            lang.text(Text::Joined).to_string()
+        }
+    }
+
+    /// A press on a game's message: a square, a route, an action.
+    async fn press_in_game(
+        &self,
+        s: &mut Shown,
+        player: &Player,
+        lang: Lang,
+        press: Press,
+    ) -> String {
+        let online = &self.inner.online;
+        let full = match online.full(&s.game_id, None).await {
+            Ok(f) => f,
+            Err(e) => return refused(lang, &e),
+        };
+        let Ok(view) = GameView::from_full(&full) else {
+            return lang.text(Text::Busy).to_string();
+        };
+        let Some(side) = view.side_of(player.id) else {
+            let names: Vec<String> = [Color::White, Color::Black]
+                .into_iter()
+                .map(|c| {
+                    view.seat(c)
+                        .map_or("?".to_string(), |p| self.display_name(&p.name, s, lang))
+                })
+                .collect();
+            return lang.say(Text::NotYourGame, &[&names[0], &names[1]]);
+        };
+        let game_id = s.game_id.clone();
+        let run = |cmd: Command| online.run(&game_id, player, cmd);
+        let action = |cmd: Command| async {
+            match online.run(&game_id, player, cmd).await {
+                Ok(_) => String::new(),
+                Err(e) => refused(lang, &e),
+            }
+        };
+        match press {
+            Press::Action(Action::Flip) => {
+                s.flipped = !s.flipped;
+                String::new()
+            }
+            Press::Action(Action::Cancel) => {
+                s.picked = None;
+                s.routes.clear();
+                String::new()
+            }
+            _ if view.outcome.is_some() => lang.text(Text::GameOver).to_string(),
+            Press::Action(Action::Resign) => action(Command::Resign).await,
+            Press::Action(Action::OfferDraw | Action::AcceptDraw) => {
+                action(Command::Draw { yes: true }).await
+            }
+            Press::Action(Action::DeclineDraw) => action(Command::Draw { yes: false }).await,
+            _ if view.turn() != side => lang.text(Text::NotYourTurn).to_string(),
+            Press::Route(landing) => {
+                if !s.routes.contains(&landing) || s.picked.map(|p| p.0) != Some(player.id) {
+                    return lang.text(Text::NotLegal).to_string();
+                }
+                s.picked = None;
+                s.routes.clear();
+                match run(Command::Move {
+                    text: landing.clone(),
+                })
+                .await
+                {
+                    Ok(_) => lang.say(Text::Played, &[&landing]),
+                    Err(e) => refused(lang, &e),
+                }
+            }
+            Press::Square(sq) => {
+                let picked = s.picked.filter(|p| p.0 == player.id).map(|p| p.1);
+                if !view.moves_from(sq).is_empty() {
+                    s.picked = Some((player.id, sq));
+                    s.routes.clear();
+                    return lang.text(Text::PickSquare).to_string();
+                }
+                let Some(from) = picked else {
+                    let t = if view.must_capture() {
+                        Text::MustCapture
+                    } else {
+                        Text::PickPiece
+                    };
+                    return lang.text(t).to_string();
+                };
+                let to = sq.to_string();
+                let routes: Vec<String> = view
+                    .moves_from(from)
+                    .into_iter()
+                    .filter(|m| m.to == to)
+                    .map(|m| m.landing.clone())
+                    .collect();
+                match routes.len() {
+                    0 => lang.text(Text::NotLegal).to_string(),
+                    1 => {
+                        s.picked = None;
+                        match run(Command::Move {
+                            text: routes[0].clone(),
+                        })
+                        .await
+                        {
+                            Ok(_) => lang.say(Text::Played, &[&routes[0]]),
+                            Err(e) => refused(lang, &e),
+                        }
+                    }
+                    _ => {
+                        s.routes = routes;
+                        lang.text(Text::ChooseRoute).to_string()
+                    }
+                }
+            }
+            Press::Start(_) => String::new(),
+            Press::Language(_) | Press::Skin(_) => String::new(),
+        }
+    }
+
+    /// How a player is named on the message: the engine by its level, others by account.
+    fn display_name(&self, name: &str, s: &Shown, lang: Lang) -> String {
+        match name.strip_prefix("damasi-level-") {
+            Some(level) if s.settings.level > 0 => lang.say(Text::EngineName, &[level]),
+            _ => name.to_string(),
+        }
+    }
+
+    /// The text and keyboard of message `id` now.
+    async fn render(&self, id: &str) -> Option<(String, InlineKeyboardMarkup, bool)> {
+        let shown = lock(&self.inner.shown).get(id).cloned()?;
+        let s = shown.lock().await.clone();
+        let full = self.inner.online.full(&s.game_id, None).await.ok()?;
+        let view = GameView::from_full(&full).ok()?;
+        let lang = s.lang();
+        let name = |c: Color| {
+            view.seat(c)
+                .map_or("?".to_string(), |p| self.display_name(&p.name, &s, lang))
+        };
+        let mut lines = vec![format!(
+            "⚪ {} — ⚫ {}{}",
+            name(Color::White),
+            name(Color::Black),
+            if view.rated { " · ★" } else { "" }
+        )];
+        lines.push(format!(
+            "⏱ {} · {}",
+            clock_text(view.clocks[0]),
+            clock_text(view.clocks[1])
+        ));
+        match &view.outcome {
+            Some(o) => lines.push(format!("🏁 {}", lang.outcome(o))),
+            None => {
+                let turn = view.turn();
+                lines.push(lang.say(
+                    Text::ToMove,
+                    &[&format!("{} ({})", name(turn), lang.color(turn))],
+                ));
+                if let Some(ms) = view.first_move_ms {
+                    lines.push(lang.say(Text::FirstMove, &[&ms.div_ceil(1000).to_string()]));
+                }
+            }
+        }
+        if let Some(m) = &view.last_move {
+            lines.push(lang.say(Text::LastMove, &[m]));
+        }
+        if let (Some(c), true) = (view.draw_offer, view.playing()) {
+            lines.push(lang.say(Text::DrawOffered, &[&name(c)]));
+        }
+        let picked = s.picked.map(|(_, sq)| {
+            let to = view
+                .moves_from(sq)
+                .iter()
+                .filter_map(|m| m.to.parse().ok())
+                .collect();
+            (sq, to)
+        });
+        let page = self
+            .inner
+            .config
+            .public_url
+            .as_ref()
+            .map(|u| format!("{}/online/{}", u.trim_end_matches('/'), view.id));
+        let board = keyboard(&BoardView {
+            position: &view.position,
+            flipped: s.flipped,
+            skin: s.skin(),
+            picked,
+            routes: s.routes.clone(),
+            start: None,
+            playing: view.playing(),
+            draw_offered: view.draw_offer.is_some() && view.playing(),
+            page,
+            lang,
+        });
+        Some((lines.join("\n"), markup(&board), s.settings.group))
+    }
+
+    /// Edits messages as they change, each as soon as Telegram's limits allow, showing the
+    /// game as it is at that moment.
+    async fn edit_messages(self, mut redraws: mpsc::UnboundedReceiver<String>) {
+        let mut throttle = Throttle::new(self.inner.config.limits);
+        let mut due: BTreeSet<(Instant, String)> = BTreeSet::new();
+        let mut waiting: HashMap<String, Instant> = HashMap::new();
+        loop {
+            let next = due.first().map(|(at, _)| *at);
+            tokio::select! {
+                got = redraws.recv() => {
+                    let Some(id) = got else { return };
+                    if waiting.contains_key(&id) {
+                        continue;
+                    }
+                    let group = match lock(&self.inner.shown).get(&id) {
+                        Some(s) => s.try_lock().map(|s| s.settings.group).unwrap_or(true),
+                        None => continue,
+                    };
+                    let at = throttle.next_allowed(&id, group, Instant::now());
+                    due.insert((at, id.clone()));
+                    waiting.insert(id, at);
+                }
+                _ = sleep_until(next) => {
+                    let Some((_, id)) = due.pop_first() else { continue };
+                    waiting.remove(&id);
+                    let Some((text, markup, _)) = self.render(&id).await else { continue };
+                    let sent = self
+                        .inner
+                        .bot
+                        .edit_message_text_inline(id.clone(), text)
+                        .reply_markup(markup)
+                        .await;
+                    let now = Instant::now();
+                    match sent {
+                        Ok(_) | Err(RequestError::Api(TgApiError::MessageNotModified)) => {
+                            throttle.record(&id, now);
+                        }
+                        Err(RequestError::RetryAfter(wait)) => {
+                            let at = now + wait.duration();
+                            due.insert((at, id.clone()));
+                            waiting.insert(id, at);
+                        }
+                        Err(e) => eprintln!("damasi-telegram: editing {id}: {e}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// A message to the bot in a chat: the commands.
+    async fn message(&self, m: Message) -> Result<(), String> {
+        let (Some(text), Some(from)) = (m.text(), m.from.as_ref()) else {
+            return Ok(());
+        };
+        let mut words = text.split_whitespace();
+        let command = words.next().unwrap_or("");
+        let command = command.split('@').next().unwrap_or("");
+        let (player, settings) = self
+            .person(from)
+            .await
+            .map_err(|e| e.message().to_string())?;
+        let lang = Self::lang_of(from, &settings);
+        let bot = &self.inner.bot;
+        let send = |text: String| bot.send_message(m.chat.id, text);
+        let result = match command {
+            "/language" | "/dil" => {
+                let rows = Lang::ALL
+                    .iter()
+                    .map(|l| {
+                        vec![Button {
+                            text: l.name().into(),
+                            kind: ButtonKind::Press(Press::Language(*l).encode()),
+                        }]
+                    })
+                    .collect::<Vec<_>>();
+                send(lang.text(Text::ChooseLanguage).into())
+                    .reply_markup(markup(&rows))
+                    .await
+            }
+            "/skin" => {
+                let rows = Skin::ALL
+                    .iter()
+                    .map(|s| {
+                        vec![Button {
+                            text: s.sample(),
+                            kind: ButtonKind::Press(Press::Skin(*s).encode()),
+                        }]
+                    })
+                    .collect::<Vec<_>>();
+                send(lang.text(Text::ChooseSkin).into())
+                    .reply_markup(markup(&rows))
+                    .await
+            }
+            // `/start link-CODE` is what the link `t.me/BOT?start=link-CODE` sends.
+            "/link" | "/start" if command == "/link" || text.contains(" link-") => {
+                let code = words.next().map(|w| w.trim_start_matches("link-"));
+                let reply = match code {
+                    None => lang.text(Text::LinkUsage).to_string(),
+                    Some(code) => self.link(from, &player, settings, code, lang).await,
+                };
+                send(reply).await
+            }
+            _ if m.chat.is_private() => {
+                let me = self.inner.username.as_str();
+                send(lang.say(Text::Help, &[me, me])).await
+            }
+            _ => return Ok(()),
+        };
+        result.map(|_| ()).map_err(|e| format!("sendMessage: {e}"))
+    }
+
+    /// `/link CODE`: ties this Telegram user to the damasi account the code was made for.
+    async fn link(
+        &self,
+        from: &User,
+        _was: &Player,
+        settings: PersonSettings,
+        code: &str,
+        lang: Lang,
+    ) -> String {
+        let db = self.inner.online.db();
+        let hash = damasi_online::accounts::secret_hash(code.trim());
+        let not_before = now_ms() - LINK_CODE_LIFETIME.as_millis() as i64;
+        let user = match db
+            .user_by_secret(hash.clone(), SecretKind::Link, not_before)
+            .await
+        {
+            Ok(Some(u)) => u,
+            Ok(None) => return lang.text(Text::BadCode).to_string(),
+            Err(e) => return refused(lang, &e),
+        };
+        let _ = db.delete_secret(hash).await;
+        let player = Player::from(user);
+        self.save_person(from, &player, &settings).await;
+        lang.say(Text::Linked, &[&player.name])
+    }
+
+    async fn choose_language(&self, from: &User, l: Lang) -> String {
+        match self.person(from).await {
+            Ok((player, mut settings)) => {
+                settings.lang = Some(l.code().to_string());
+                self.save_person(from, &player, &settings).await;
+                l.text(Text::LanguageSet).to_string()
+            }
+            Err(e) => refused(l, &e),
+        }
+    }
+
+    async fn choose_skin(&self, from: &User, skin: Skin) -> String {
+        match self.person(from).await {
+            Ok((player, mut settings)) => {
+                let lang = Self::lang_of(from, &settings);
+                settings.skin = Some(skin.code().to_string());
+                self.save_person(from, &player, &settings).await;
+                lang.say(Text::SkinSet, &[&skin.sample()])
+            }
+            Err(e) => refused(Lang::En, &e),
+        }
+    }
+}
+
+/// How long a code from the account page links a Telegram user (`/link CODE`).
+pub const LINK_CODE_LIFETIME: Duration = Duration::from_secs(10 * 60);
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The service's refusal, for the presser: its sentence (English: the codes are the API's).
+fn refused(lang: Lang, e: &ApiError) -> String {
+    match e {
+        ApiError::Busy(_) | ApiError::Overloaded(_) | ApiError::Internal(_) => {
+            lang.text(Text::Busy).to_string()
+        }
+        e => lang.say(Text::Refused, &[e.message()]),
+    }
+}
+
+/// The inline keyboard Telegram takes.
+fn markup(rows: &[Vec<Button>]) -> InlineKeyboardMarkup {
+    InlineKeyboardMarkup::new(rows.iter().map(|row| {
+        row.iter()
+            .map(|b| match &b.kind {
+                ButtonKind::Press(data) => {
+                    InlineKeyboardButton::callback(b.text.clone(), data.clone())
+                }
+                ButtonKind::Url(u) => match url::Url::parse(u) {
+                    Ok(u) => InlineKeyboardButton::url(b.text.clone(), u),
+                    Err(_) => InlineKeyboardButton::callback(b.text.clone(), String::new()),
+                },
+            })
+            .collect::<Vec<_>>()
+    }))
+}
+
+/// What an inline query asks for: `engine 7`, `3+2`, `rated` in any order.
+#[derive(Debug, PartialEq, Eq)]
+struct Asked {
+    minutes: u32,
+    increment: u32,
+    level: Option<u8>,
+    rated: bool,
+}
+
+fn parse_query(text: &str, default: (u32, u32)) -> Asked {
+    let mut asked = Asked {
+        minutes: default.0,
+        increment: default.1,
+        level: None,
+        rated: false,
+    };
+    let mut engine = false;
+    for word in text.split_whitespace() {
+        let w = word.to_lowercase();
+        if let Some((m, s)) = w.split_once('+') {
+            if let (Ok(m), Ok(s)) = (m.parse::<u32>(), s.parse::<u32>()) {
+                if (1..=180).contains(&m) && s <= 60 {
+                    (asked.minutes, asked.increment) = (m, s);
+                }
+            }
+        } else if ["engine", "motor", "mühərrik", "движок", "bot"].contains(&w.as_str()) {
+            engine = true;
+        } else if ["rated", "puanlı", "reytinqli", "рейтинг"].contains(&w.as_str()) {
+            asked.rated = true;
+        } else if let Ok(n) = w.parse::<u8>() {
+            if engine && (1..=10).contains(&n) {
+                asked.level = Some(n);
+            }
+        }
+    }
+    if engine && asked.level.is_none() {
+        asked.level = Some(5);
+    }
+    asked
+}
+
+/// The engine's thinking time a move at `level`, as in the web app's games.
+fn engine_move_time(level: u8) -> Duration {
+    Duration::from_millis(match level {
+        1..=3 => 300,
+        4..=6 => 700,
+        7..=9 => 1500,
+        _ => 3000,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_queries_ask_for_controls_engines_and_rated_games() {
+        let d = (10, 5);
+        assert_eq!(
+            parse_query("", d),
+            Asked {
+                minutes: 10,
+                increment: 5,
+                level: None,
+                rated: false
+            }
+        );
+        assert_eq!(
+            parse_query("motor 7 3+2", d),
+            Asked {
+                minutes: 3,
+                increment: 2,
+                level: Some(7),
+                rated: false
+            }
+        );
+        assert_eq!(parse_query("engine", d).level, Some(5));
+        assert_eq!(parse_query("engine 11", d).level, Some(5));
+        assert!(parse_query("Puanlı 5+0", d).rated);
+        // Out of range controls keep the default.
+        assert_eq!(parse_query("500+3", d).minutes, 10);
+    }
+}

@@ -1,0 +1,21 @@
+//! damasi's Telegram bot: Dama in any chat. Typing the bot's name in a chat offers a game; the
+//! message it sends is the board, its buttons the squares; the first other person to press
+//! one plays Black. Every game is an online game of the damasi server (the `damasi-online`
+//! crate): stored, rated between linked accounts, watched on its web page, resumed after a
+//! restart.
+//!
+//! - [`bot`]: the update loop, the presses, the engine's moves and the message edits.
+//! - [`board`]: the board as an inline keyboard, and what each button's press means.
+//! - [`game`]: a game as the bot reads it from the service.
+//! - [`edits`]: Telegram's limits on editing a message.
+//! - [`texts`]: what the bot says, in Turkish, English, Azerbaijani and Russian.
+//! - [`init_data`]: the Mini App's signed `initData`.
+
+pub mod board;
+pub mod bot;
+pub mod edits;
+pub mod game;
+pub mod init_data;
+pub mod texts;
+
+pub use bot::{Telegram, TelegramConfig};

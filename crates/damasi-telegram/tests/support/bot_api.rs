@@ -1,0 +1,277 @@
+//! A stand-in for Telegram's Bot API on loopback, for tests (Telegram cannot be reached from
+//! them): the methods the bot calls, answered as the Bot API documents them; every call
+//! recorded; updates injected by the test; inline messages kept with their text and buttons
+//! as a Telegram client would show them.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// The bot's own user.
+pub const BOT_ID: i64 = 7_000_000_001;
+pub const BOT_USERNAME: &str = "damasi_test_bot";
+
+/// One call the bot made.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub method: String,
+    pub body: Value,
+    pub at: Instant,
+}
+
+/// An inline message as a client shows it.
+#[derive(Clone, Debug, Default)]
+pub struct Shown {
+    pub text: String,
+    pub keyboard: Vec<Vec<Value>>,
+    pub edits: Vec<Instant>,
+}
+
+#[derive(Default)]
+struct Inner {
+    calls: Vec<Call>,
+    updates: Vec<Value>,
+    next_update: i64,
+    messages: HashMap<String, Shown>,
+    next_message: i64,
+}
+
+/// The stand-in server.
+#[derive(Clone)]
+pub struct BotApi {
+    inner: Arc<Mutex<Inner>>,
+    news: Arc<Notify>,
+    /// Its address, to give the bot as `--telegram-api-url`.
+    pub url: String,
+}
+
+impl BotApi {
+    /// Starts a stand-in on a free loopback port.
+    pub async fn start() -> BotApi {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let api = BotApi {
+            inner: Arc::new(Mutex::new(Inner {
+                next_update: 1,
+                next_message: 100,
+                ..Inner::default()
+            })),
+            news: Arc::new(Notify::new()),
+            url,
+        };
+        let app = Router::new()
+            .route("/{bot}/{method}", post(call).get(call))
+            .with_state(api.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        api
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Queues an update (its `update_id` is added).
+    pub fn push(&self, mut update: Value) {
+        {
+            let mut inner = self.lock();
+            update["update_id"] = json!(inner.next_update);
+            inner.next_update += 1;
+            inner.updates.push(update);
+        }
+        self.news.notify_waiters();
+    }
+
+    /// The calls of `method` so far.
+    pub fn calls(&self, method: &str) -> Vec<Call> {
+        self.lock()
+            .calls
+            .iter()
+            .filter(|c| c.method.eq_ignore_ascii_case(method))
+            .cloned()
+            .collect()
+    }
+
+    /// Waits (up to 10 s) for a call of `method` that `matches`, and answers its body.
+    pub async fn wait_call(&self, method: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(c) = self.calls(method).into_iter().find(|c| matches(&c.body)) {
+                return c.body;
+            }
+            assert!(Instant::now() < deadline, "no {method} call as expected");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits (up to 15 s) for inline message `id` to show something for which `matches`.
+    pub async fn wait_message(&self, id: &str, matches: impl Fn(&Shown) -> bool) -> Shown {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(m) = self.message(id) {
+                if matches(&m) {
+                    return m;
+                }
+            }
+            if Instant::now() >= deadline {
+                panic!("message {id} is {:?}", self.message(id));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Inline message `id` as shown now.
+    pub fn message(&self, id: &str) -> Option<Shown> {
+        self.lock().messages.get(id).cloned()
+    }
+
+    /// A person picks result `result_id` of the bot's answer to inline query `query_id`: the
+    /// message is sent; answers its inline message id.
+    pub fn choose(&self, query_id: &str, result_id: &str) -> String {
+        let answer = self
+            .calls("answerInlineQuery")
+            .into_iter()
+            .rev()
+            .find(|c| c.body["inline_query_id"] == query_id)
+            .expect("the bot answered the inline query");
+        let results = answer.body["results"].as_array().unwrap().clone();
+        let result = results
+            .iter()
+            .find(|r| r["id"] == result_id)
+            .unwrap_or_else(|| panic!("no result {result_id} in {results:?}"));
+        let mut inner = self.lock();
+        inner.next_message += 1;
+        let id = format!("IM{}", inner.next_message);
+        inner.messages.insert(
+            id.clone(),
+            Shown {
+                text: result["input_message_content"]["message_text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                keyboard: keyboard_of(&result["reply_markup"]),
+                edits: Vec::new(),
+            },
+        );
+        id
+    }
+}
+
+fn keyboard_of(markup: &Value) -> Vec<Vec<Value>> {
+    markup["inline_keyboard"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|r| r.as_array().cloned().unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A Telegram user.
+pub fn user(id: i64, first_name: &str, username: &str, lang: &str) -> Value {
+    json!({"id": id, "is_bot": false, "first_name": first_name, "username": username, "language_code": lang})
+}
+
+/// An inline query update.
+pub fn inline_query(id: &str, from: &Value, query: &str, chat_type: &str) -> Value {
+    json!({"inline_query": {"id": id, "from": from, "query": query, "offset": "", "chat_type": chat_type}})
+}
+
+/// A press of a button with `data` on inline message `message`.
+pub fn press(id: &str, from: &Value, message: &str, data: &str) -> Value {
+    json!({"callback_query": {"id": id, "from": from, "inline_message_id": message, "chat_instance": "-77", "data": data}})
+}
+
+/// A private message from `from`.
+pub fn private_message(from: &Value, text: &str) -> Value {
+    json!({"message": {
+        "message_id": 5, "date": 1_764_150_000,
+        "chat": {"id": from["id"], "type": "private", "first_name": from["first_name"]},
+        "from": from, "text": text
+    }})
+}
+
+fn ok(result: Value) -> Json<Value> {
+    Json(json!({"ok": true, "result": result}))
+}
+
+async fn call(
+    State(api): State<BotApi>,
+    Path((_bot, method)): Path<(String, String)>,
+    body: Option<Json<Value>>,
+) -> Json<Value> {
+    let body = body.map(|b| b.0).unwrap_or(Value::Null);
+    // The Bot API's method names are case-insensitive (teloxide writes `GetMe`).
+    let method = method.to_ascii_lowercase();
+    api.lock().calls.push(Call {
+        method: method.clone(),
+        body: body.clone(),
+        at: Instant::now(),
+    });
+    match method.as_str() {
+        "getme" => ok(json!({
+            "id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME,
+            "can_join_groups": true, "can_read_all_group_messages": false,
+            "supports_inline_queries": true, "can_connect_to_business": false,
+            "has_main_web_app": false
+        })),
+        "getupdates" => {
+            let offset = body["offset"].as_i64().unwrap_or(0);
+            let timeout = body["timeout"].as_u64().unwrap_or(0);
+            let deadline = Instant::now() + Duration::from_secs(timeout);
+            loop {
+                let news = api.news.notified();
+                let ready: Vec<Value> = {
+                    let mut inner = api.lock();
+                    inner
+                        .updates
+                        .retain(|u| u["update_id"].as_i64().unwrap_or(0) >= offset);
+                    inner.updates.clone()
+                };
+                if !ready.is_empty() || Instant::now() >= deadline {
+                    return ok(Value::Array(ready));
+                }
+                let _ = tokio::time::timeout_at(deadline, news).await;
+            }
+        }
+        "editmessagetext" | "editmessagereplymarkup" => {
+            let id = body["inline_message_id"].as_str().unwrap_or("").to_string();
+            let mut inner = api.lock();
+            let Some(m) = inner.messages.get_mut(&id) else {
+                return Json(json!({"ok": false, "error_code": 400,
+                    "description": "Bad Request: MESSAGE_ID_INVALID"}));
+            };
+            let text = body["text"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or(m.text.clone());
+            let keyboard = keyboard_of(&body["reply_markup"]);
+            if text == m.text && keyboard == m.keyboard {
+                return Json(json!({"ok": false, "error_code": 400,
+                    "description": "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"}));
+            }
+            m.text = text;
+            m.keyboard = keyboard;
+            m.edits.push(Instant::now());
+            ok(json!(true))
+        }
+        "answerinlinequery" | "answercallbackquery" => ok(json!(true)),
+        "sendmessage" => ok(json!({
+            "message_id": 900, "date": 1_764_150_000,
+            "chat": {"id": body["chat_id"], "type": "private", "first_name": "someone"},
+            "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
+            "text": body["text"]
+        })),
+        other => Json(json!({"ok": false, "error_code": 404,
+            "description": format!("Not Found: method {other} is not in the stand-in")})),
+    }
+}

@@ -1,0 +1,2 @@
+//! Test support: a stand-in for Telegram's Bot API.
+pub mod bot_api;

@@ -1,0 +1,532 @@
+//! The bot against a stand-in for Telegram's Bot API (`support/bot_api.rs`): people play
+//! through inline queries and button presses as Telegram's clients send them.
+
+mod support;
+
+use std::time::Duration;
+
+use damasi::{Color, Notation, Position};
+use damasi_online::brain::Brain;
+use damasi_online::db::SecretKind;
+use damasi_online::{now_ms, Online};
+use damasi_telegram::edits::EditLimits;
+use damasi_telegram::{Telegram, TelegramConfig};
+use serde_json::{json, Value};
+use support::bot_api::{self, BotApi};
+
+struct World {
+    api: BotApi,
+    online: Online,
+    presses: std::sync::atomic::AtomicUsize,
+}
+
+/// Edit limits a tenth of Telegram's, so that tests of a minute take six seconds.
+const FAST: EditLimits = EditLimits {
+    gap: Duration::from_millis(100),
+    group_window: Duration::from_secs(6),
+    group_edits: 20,
+};
+
+async fn world() -> World {
+    let api = BotApi::start().await;
+    let online = Online::in_memory();
+    let mut config = TelegramConfig::new("123456:TEST");
+    config.api_url = Some(api.url.clone());
+    config.public_url = Some("https://dama.example".into());
+    config.poll_timeout = Duration::from_secs(1);
+    config.limits = FAST;
+    let tg = Telegram::start(online.clone(), Brain::new(), config)
+        .await
+        .expect("the bot starts");
+    assert_eq!(tg.username(), bot_api::BOT_USERNAME);
+    World {
+        api,
+        online,
+        presses: Default::default(),
+    }
+}
+
+fn ali() -> Value {
+    bot_api::user(111, "Ali", "ali", "tr")
+}
+fn bob() -> Value {
+    bot_api::user(222, "Bob", "bob", "en")
+}
+fn cem() -> Value {
+    bot_api::user(333, "Cem", "cem", "en")
+}
+
+impl World {
+    /// `from` asks inline for `query` in a `chat_type` chat and sends result `result`.
+    async fn offer(&self, from: &Value, query: &str, chat_type: &str, result: &str) -> String {
+        let qid = format!("q{}", self.next());
+        self.api
+            .push(bot_api::inline_query(&qid, from, query, chat_type));
+        self.api
+            .wait_call("answerInlineQuery", |b| {
+                b["inline_query_id"] == qid.as_str()
+            })
+            .await;
+        self.api.choose(&qid, result)
+    }
+
+    fn next(&self) -> usize {
+        self.presses
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// `from` presses the button with `data` on `message`; answers what the bot told them.
+    async fn press_data(&self, from: &Value, message: &str, data: &str) -> String {
+        let id = format!("cb{}", self.next());
+        self.api.push(bot_api::press(&id, from, message, data));
+        let answer = self
+            .api
+            .wait_call("answerCallbackQuery", |b| {
+                b["callback_query_id"] == id.as_str()
+            })
+            .await;
+        answer["text"].as_str().unwrap_or("").to_string()
+    }
+
+    /// `from` presses square `sq` as the message shows it now: the top row rank 8, files a
+    /// to h from the left (the board seen from White).
+    async fn press(&self, from: &Value, message: &str, sq: &str) -> String {
+        let shown = self.api.message(message).expect("the message exists");
+        let file = (sq.as_bytes()[0] - b'a') as usize;
+        let rank = (sq.as_bytes()[1] - b'1') as usize;
+        let button = &shown.keyboard[7 - rank][file];
+        let data = button["callback_data"].as_str().expect("a square's button");
+        self.press_data(from, message, data).await
+    }
+
+    /// Waits until the message shows the game's board (its squares and the actions).
+    async fn board_shown(&self, message: &str) {
+        self.api
+            .wait_message(message, |s| s.keyboard.len() == 9)
+            .await;
+    }
+
+    async fn game_of(&self, message: &str) -> String {
+        let shown = self
+            .online
+            .db()
+            .shown_game(&format!("tg:{message}"))
+            .await
+            .unwrap()
+            .expect("the message shows a game");
+        shown.game_id
+    }
+
+    async fn state(&self, game: &str) -> Value {
+        self.online.full(game, None).await.unwrap()
+    }
+
+    /// Plays the move `landing` (from the state's legal moves) by pressing its squares, and a
+    /// route's button if the bot asks which.
+    async fn play(&self, from: &Value, message: &str, m: &Value) -> String {
+        let start = m["from"].as_str().unwrap();
+        let end = m["to"].as_str().unwrap();
+        let landing = m["landing"].as_str().unwrap();
+        let first = self.press(from, message, start).await;
+        assert!(!first.is_empty(), "picking {start} says nothing");
+        let second = self.press(from, message, end).await;
+        if second.contains("routes") || second.contains("yoldan") {
+            let data = format!("m{landing}");
+            let shown = self
+                .api
+                .wait_message(message, |s| {
+                    s.keyboard
+                        .iter()
+                        .flatten()
+                        .any(|b| b["callback_data"] == data.as_str())
+                })
+                .await;
+            assert!(
+                shown.keyboard.len() > 9,
+                "the routes are buttons under the board"
+            );
+            return self.press_data(from, message, &data).await;
+        }
+        second
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_play_a_whole_game_by_pressing_buttons() {
+    let w = world().await;
+    let msg = w.offer(&ali(), "", "group", "p").await;
+    let first = w.api.message(&msg).unwrap();
+    assert!(first.text.contains("Ali"), "{}", first.text);
+    assert_eq!(
+        first.keyboard.len(),
+        8,
+        "the board, and no actions before the game"
+    );
+
+    // Ali cannot play himself; Bob joins as Black by pressing any square.
+    assert_eq!(
+        w.press(&ali(), &msg, "a1").await,
+        "Beyazla sen oynuyorsun: bir rakip bekle"
+    );
+    assert_eq!(w.press(&bob(), &msg, "e5").await, "You play Black");
+    let game = w.game_of(&msg).await;
+    let shown = w
+        .api
+        .wait_message(&msg, |s| s.text.contains("tg-bob") && s.keyboard.len() == 9)
+        .await;
+    let web = shown.keyboard[8].last().unwrap();
+    assert_eq!(
+        web["url"],
+        format!("https://dama.example/online/{game}").as_str()
+    );
+
+    // A stranger's press and an out-of-turn press change nothing and say why.
+    assert_eq!(
+        w.press(&cem(), &msg, "c3").await,
+        "This game is between tg-ali and tg-bob"
+    );
+    assert_eq!(w.press(&bob(), &msg, "c6").await, "It is not your move");
+    assert_eq!(w.state(&game).await["state"]["moves"], "");
+    // A piece that cannot move, then a square it cannot reach.
+    assert_eq!(
+        w.press(&ali(), &msg, "a2").await,
+        "Oynayabilen taşlarından birine bas"
+    );
+    assert_eq!(
+        w.press(&ali(), &msg, "c3").await,
+        "Şimdi gideceği kareye bas"
+    );
+    assert_eq!(w.press(&ali(), &msg, "c5").await, "Bu taş oraya gidemez");
+
+    // Then the whole game: each side plays its first legal move, by pressing.
+    let mut played: Vec<String> = Vec::new();
+    let mut position = Position::start();
+    for _ in 0..400 {
+        let state = w.state(&game).await["state"].clone();
+        if !state["outcome"].is_null() {
+            break;
+        }
+        let m = state["legal"][0].clone();
+        let mover = if position.side_to_move() == Color::White {
+            ali()
+        } else {
+            bob()
+        };
+        let answer = w.play(&mover, &msg, &m).await;
+        let landing = m["landing"].as_str().unwrap().to_string();
+        assert!(answer.contains(&landing), "{answer} for {landing}");
+        let mv = position.parse_move(&landing).unwrap();
+        position = position.play(&mv);
+        played.push(landing);
+    }
+    let end = w.state(&game).await;
+    if end["state"]["outcome"].is_null() {
+        // No end by the rules in 400 plies: the side to move resigns from the button.
+        let mover = if position.side_to_move() == Color::White {
+            ali()
+        } else {
+            bob()
+        };
+        let resign = w.api.message(&msg).unwrap().keyboard[8][0]["callback_data"].clone();
+        w.press_data(&mover, &msg, resign.as_str().unwrap()).await;
+    }
+    let end = w.state(&game).await["state"].clone();
+    let outcome: damasi::Outcome = end["outcome"].as_str().unwrap().parse().unwrap();
+    assert_eq!(
+        end["fen"],
+        position.to_fen().as_str(),
+        "the stored game is the one pressed"
+    );
+    assert_eq!(
+        end["moves"].as_str().unwrap().split_whitespace().count(),
+        played.len()
+    );
+    // The message ends showing the result in Ali's language (he sent it).
+    let result = damasi_telegram::texts::Lang::Tr.outcome(&outcome);
+    w.api.wait_message(&msg, |s| s.text.contains(&result)).await;
+    assert!(played.len() >= 10, "{} plies", played.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capture_with_two_routes_to_one_square_asks_which() {
+    // Find a game from the start whose position offers two captures from one square to one
+    // square (random legal moves with a fixed seed, checked by the rules library), then play
+    // it through the bot and choose the second route.
+    let (line, routes) = two_route_line();
+    let w = world().await;
+    let msg = w.offer(&ali(), "", "private", "p").await;
+    w.press(&bob(), &msg, "a1").await;
+    w.board_shown(&msg).await;
+    let game = w.game_of(&msg).await;
+    let mut position = Position::start();
+    for landing in &line {
+        let mover = if position.side_to_move() == Color::White {
+            ali()
+        } else {
+            bob()
+        };
+        let state = w.state(&game).await["state"].clone();
+        let m = state["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["landing"] == landing.as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("{landing} not legal in {}", state["fen"]));
+        w.play(&mover, &msg, &m).await;
+        position = position.play(&position.parse_move(landing).unwrap());
+    }
+    let mover = if position.side_to_move() == Color::White {
+        ali()
+    } else {
+        bob()
+    };
+    let (from, to) = (&routes[0].1, &routes[0].2);
+    w.press(&mover, &msg, from).await;
+    let asked = w.press(&mover, &msg, to).await;
+    assert!(
+        asked.contains("routes") || asked.contains("yoldan"),
+        "{asked}"
+    );
+    let chosen = &routes[1].0;
+    let data = format!("m{chosen}");
+    w.api
+        .wait_message(&msg, |s| {
+            s.keyboard
+                .iter()
+                .flatten()
+                .any(|b| b["callback_data"] == data.as_str())
+        })
+        .await;
+    w.press_data(&mover, &msg, &data).await;
+    let moves = w.state(&game).await["state"]["moves"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let after = position.play(&position.parse_move(chosen).unwrap());
+    assert_eq!(
+        w.state(&game).await["state"]["fen"],
+        after.to_fen().as_str()
+    );
+    assert_eq!(moves.split_whitespace().count(), line.len() + 1);
+}
+
+/// A line of moves from the start after which the side to move has two captures from the
+/// same square to the same square by different routes: the line, and those captures
+/// (landing notation, from, to).
+fn two_route_line() -> (Vec<String>, Vec<(String, String, String)>) {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..20_000 {
+        let mut pos = Position::start();
+        let mut line = Vec::new();
+        for _ in 0..120 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let infos: Vec<(String, String, String)> = moves
+                .iter()
+                .map(|m| {
+                    (
+                        pos.write_move(m, Notation::Landing),
+                        m.from().to_string(),
+                        m.to().to_string(),
+                    )
+                })
+                .collect();
+            for a in &infos {
+                let same: Vec<_> = infos
+                    .iter()
+                    .filter(|b| b.1 == a.1 && b.2 == a.2)
+                    .cloned()
+                    .collect();
+                if same.len() >= 2 {
+                    return (line, same);
+                }
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let m = moves
+                .iter()
+                .nth((seed % moves.len() as u64) as usize)
+                .unwrap();
+            line.push(pos.write_move(m, Notation::Landing));
+            pos = pos.play(m);
+        }
+    }
+    panic!("no position with two routes found");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_faster_than_edits_are_all_kept_within_the_group_limits() {
+    let w = world().await;
+    let msg = w.offer(&ali(), "", "supergroup", "p").await;
+    w.press(&bob(), &msg, "a1").await;
+    w.board_shown(&msg).await;
+    let game = w.game_of(&msg).await;
+    let started = tokio::time::Instant::now();
+    let mut position = Position::start();
+    // Forty plies as fast as the presses go: many more changes than edits allowed.
+    for _ in 0..40 {
+        let state = w.state(&game).await["state"].clone();
+        if !state["outcome"].is_null() {
+            break;
+        }
+        let m = state["legal"][0].clone();
+        let mover = if position.side_to_move() == Color::White {
+            ali()
+        } else {
+            bob()
+        };
+        w.play(&mover, &msg, &m).await;
+        let landing = m["landing"].as_str().unwrap();
+        position = position.play(&position.parse_move(landing).unwrap());
+    }
+    // Every move is kept, and the message comes to show the last position.
+    let state = w.state(&game).await["state"].clone();
+    assert_eq!(state["fen"], position.to_fen().as_str());
+    let last = state["moves"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .to_string();
+    let shown = w
+        .api
+        .wait_message(&msg, |s| s.text.contains(&format!(": {last}")))
+        .await;
+    let edits = shown.edits;
+    for pair in edits.windows(2) {
+        assert!(
+            pair[1] - pair[0] >= FAST.gap,
+            "edits {:?} apart",
+            pair[1] - pair[0]
+        );
+    }
+    for (i, &e) in edits.iter().enumerate() {
+        let in_window = edits[i..]
+            .iter()
+            .take_while(|&&x| x < e + FAST.group_window)
+            .count();
+        assert!(
+            in_window <= FAST.group_edits,
+            "{in_window} edits in a window"
+        );
+    }
+    assert!(
+        edits.len() < 80,
+        "{} edits for 40 plies and their picks in {:?}",
+        edits.len(),
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_answers_a_move() {
+    let w = world().await;
+    let msg = w.offer(&ali(), "motor 1", "private", "e1").await;
+    let shown = w.api.message(&msg).unwrap();
+    assert!(shown.text.contains("seviye 1"), "{}", shown.text);
+    // Only Ali may start it; his first press starts the game.
+    assert!(w.press(&bob(), &msg, "c3").await.contains("tg-ali"));
+    w.press(&ali(), &msg, "c3").await;
+    w.board_shown(&msg).await;
+    let game = w.game_of(&msg).await;
+    let state = w.state(&game).await;
+    assert_eq!(state["black"]["name"], "damasi-level-1");
+    let m = state["state"]["legal"][0].clone();
+    w.play(&ali(), &msg, &m).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let moves = w.state(&game).await["state"]["moves"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if moves.split_whitespace().count() == 2 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the engine did not move: {moves}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    w.api
+        .wait_message(&msg, |s| s.text.contains("Motor (seviye 1)"))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linked_accounts_play_rated_games() {
+    let w = world().await;
+    let accounts = w.online.accounts();
+    let mut codes = Vec::new();
+    for name in ["ayse", "bora"] {
+        let p = accounts
+            .sign_up(name, "a long password 1".into(), now_ms())
+            .await
+            .unwrap();
+        codes.push((
+            p.clone(),
+            accounts
+                .issue(p.id, SecretKind::Link, now_ms())
+                .await
+                .unwrap(),
+        ));
+    }
+    let people = [ali(), bob()];
+    for (person, (account, code)) in people.iter().zip(&codes) {
+        w.api
+            .push(bot_api::private_message(person, &format!("/link {code}")));
+        let reply = w
+            .api
+            .wait_call("sendMessage", |b| {
+                b["chat_id"] == person["id"]
+                    && b["text"].as_str().unwrap_or("").contains(&account.name)
+            })
+            .await;
+        assert!(reply["text"].as_str().unwrap().contains(&account.name));
+    }
+    // A used code is gone; a made-up one is refused.
+    w.api.push(bot_api::private_message(
+        &cem(),
+        &format!("/link {}", codes[0].1),
+    ));
+    w.api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 333 && b["text"].as_str().unwrap_or("").contains("not valid")
+        })
+        .await;
+
+    let msg = w.offer(&ali(), "rated 5+3", "private", "r").await;
+    // A guest cannot take a rated game.
+    assert!(w.press(&cem(), &msg, "a1").await.contains("/link"));
+    assert_eq!(w.press(&bob(), &msg, "a1").await, "You play Black");
+    w.board_shown(&msg).await;
+    let game = w.game_of(&msg).await;
+    let full = w.state(&game).await;
+    assert_eq!(full["rated"], true);
+    assert_eq!(full["white"]["name"], "ayse");
+    assert_eq!(full["black"]["name"], "bora");
+    assert_eq!(full["clock"], json!({"initial": 300000, "increment": 3000}));
+    // Two moves each side, then Black resigns: both ratings change.
+    for _ in 0..2 {
+        for person in [ali(), bob()] {
+            let m = w.state(&game).await["state"]["legal"][0].clone();
+            w.play(&person, &msg, &m).await;
+        }
+    }
+    let resign = w
+        .api
+        .wait_message(&msg, |s| s.keyboard.len() == 9)
+        .await
+        .keyboard[8][0]["callback_data"]
+        .clone();
+    w.press_data(&bob(), &msg, resign.as_str().unwrap()).await;
+    let end = w.state(&game).await["state"].clone();
+    assert_eq!(end["outcome"], "white:resignation");
+    assert!(end["ratingDiff"]["white"].as_i64().unwrap() > 0, "{end}");
+    assert!(end["ratingDiff"]["black"].as_i64().unwrap() < 0, "{end}");
+}
