@@ -56,6 +56,15 @@ fn cem() -> Value {
     bot_api::user(333, "Cem", "cem", "en")
 }
 
+/// Who moves in `position`: Ali plays White, Bob Black.
+fn mover(position: &Position) -> Value {
+    if position.side_to_move() == Color::White {
+        ali()
+    } else {
+        bob()
+    }
+}
+
 impl World {
     /// `from` asks inline for `query` in a `chat_type` chat and sends result `result`.
     async fn offer(&self, from: &Value, query: &str, chat_type: &str, result: &str) -> String {
@@ -119,6 +128,26 @@ impl World {
 
     async fn state(&self, game: &str) -> Value {
         self.online.full(game, None).await.unwrap()
+    }
+
+    /// The side to move of `position` plays its first legal move in `game` by pressing, and
+    /// `position` follows. Answers the move and what the bot said, or `None` once it is over.
+    async fn play_first(
+        &self,
+        game: &str,
+        message: &str,
+        position: &mut Position,
+    ) -> Option<(String, String)> {
+        let state = self.state(game).await["state"].clone();
+        if !state["outcome"].is_null() {
+            return None;
+        }
+        let m = state["legal"][0].clone();
+        let mover = mover(position);
+        let answer = self.play(&mover, message, &m).await;
+        let landing = m["landing"].as_str().unwrap().to_string();
+        *position = position.play(&position.parse_move(&landing).unwrap());
+        Some((landing, answer))
     }
 
     /// Plays the move `landing` (from the state's legal moves) by pressing its squares, and a
@@ -202,31 +231,16 @@ async fn two_people_play_a_whole_game_by_pressing_buttons() {
     let mut played: Vec<String> = Vec::new();
     let mut position = Position::start();
     for _ in 0..400 {
-        let state = w.state(&game).await["state"].clone();
-        if !state["outcome"].is_null() {
+        let Some((landing, answer)) = w.play_first(&game, &msg, &mut position).await else {
             break;
-        }
-        let m = state["legal"][0].clone();
-        let mover = if position.side_to_move() == Color::White {
-            ali()
-        } else {
-            bob()
         };
-        let answer = w.play(&mover, &msg, &m).await;
-        let landing = m["landing"].as_str().unwrap().to_string();
         assert!(answer.contains(&landing), "{answer} for {landing}");
-        let mv = position.parse_move(&landing).unwrap();
-        position = position.play(&mv);
         played.push(landing);
     }
     let end = w.state(&game).await;
     if end["state"]["outcome"].is_null() {
         // No end by the rules in 400 plies: the side to move resigns from the button.
-        let mover = if position.side_to_move() == Color::White {
-            ali()
-        } else {
-            bob()
-        };
+        let mover = mover(&position);
         let resign = w.api.message(&msg).unwrap().keyboard[8][0]["callback_data"].clone();
         w.press_data(&mover, &msg, resign.as_str().unwrap()).await;
     }
@@ -260,11 +274,7 @@ async fn a_capture_with_two_routes_to_one_square_asks_which() {
     let game = w.game_of(&msg).await;
     let mut position = Position::start();
     for landing in &line {
-        let mover = if position.side_to_move() == Color::White {
-            ali()
-        } else {
-            bob()
-        };
+        let mover = mover(&position);
         let state = w.state(&game).await["state"].clone();
         let m = state["legal"]
             .as_array()
@@ -276,11 +286,7 @@ async fn a_capture_with_two_routes_to_one_square_asks_which() {
         w.play(&mover, &msg, &m).await;
         position = position.play(&position.parse_move(landing).unwrap());
     }
-    let mover = if position.side_to_move() == Color::White {
-        ali()
-    } else {
-        bob()
-    };
+    let mover = mover(&position);
     let (from, to) = (&routes[0].1, &routes[0].2);
     w.press(&mover, &msg, from).await;
     let asked = w.press(&mover, &msg, to).await;
@@ -369,19 +375,9 @@ async fn moves_faster_than_edits_are_all_kept_within_the_group_limits() {
     let mut position = Position::start();
     // Forty plies as fast as the presses go: many more changes than edits allowed.
     for _ in 0..40 {
-        let state = w.state(&game).await["state"].clone();
-        if !state["outcome"].is_null() {
+        if w.play_first(&game, &msg, &mut position).await.is_none() {
             break;
         }
-        let m = state["legal"][0].clone();
-        let mover = if position.side_to_move() == Color::White {
-            ali()
-        } else {
-            bob()
-        };
-        w.play(&mover, &msg, &m).await;
-        let landing = m["landing"].as_str().unwrap();
-        position = position.play(&position.parse_move(landing).unwrap());
     }
     // Every move is kept, and the message comes to show the last position.
     let state = w.state(&game).await["state"].clone();
