@@ -140,8 +140,8 @@ impl Table {
         })
     }
 
-    /// The distance to conversion stored at entry `i` of a distance file (see
-    /// [`crate::file`]).
+    /// The distance to conversion stored at entry `i` of a distance file (the file format
+    /// is described in `file.rs`).
     pub fn distance(&self, i: u64) -> Result<u8, TbError> {
         debug_assert_eq!(self.kind, Kind::Dtc);
         self.raw(i, |bytes, i| bytes[i as usize])

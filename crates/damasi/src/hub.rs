@@ -1,5 +1,5 @@
 //! How the Hub protocol (the draughts engines' protocol, and pydraughts) writes positions and
-//! moves for Turkish draughts: the engine notation, beside the human one in [`crate::notation`].
+//! moves for Turkish draughts: the engine notation, beside the human one of [`crate::Notation`].
 //!
 //! - Positions: the side to move (`W` or `B`), then 64 characters from `w b W B e` (white man,
 //!   black man, white king, black king, empty), read a8 to h8, then a7 .. h7, down to a1 .. h1.
