@@ -12,13 +12,13 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use damasi::line_reader::{read_line, LineRead};
 use damasi::pdn::{self, PdnGame};
-use damasi::{Color, Game, Move, Notation, Position, Role, RuleSet, Square};
+use damasi::{Color, Game, Move, Notation, Position, Role, RuleSet, Square, Wdl};
 use damasi_engine::{
     Engine, EngineOptions, Level, Limits, SearchControl, SearchRequest, SearchRoot,
 };
 
 use damasi_engine::oracle::EndgameOracle;
-use damasi_tb::{TablebaseOracle, Wdl};
+use damasi_tb::TablebaseOracle;
 
 use crate::rules_cmds::NotationArg;
 

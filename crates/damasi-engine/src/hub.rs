@@ -795,8 +795,8 @@ mod tests {
             3
         }
 
-        fn probe_wdl(&self, pos: &Position) -> Option<crate::oracle::Wdl> {
-            use crate::oracle::Wdl;
+        fn probe_wdl(&self, pos: &Position) -> Option<damasi::Wdl> {
+            use damasi::Wdl;
             let us = pos.side_to_move();
             if pos.count(us) == 0 {
                 return Some(Wdl::Loss);
@@ -900,7 +900,7 @@ mod tests {
             3
         }
 
-        fn probe_wdl(&self, _pos: &Position) -> Option<crate::oracle::Wdl> {
+        fn probe_wdl(&self, _pos: &Position) -> Option<damasi::Wdl> {
             None
         }
 

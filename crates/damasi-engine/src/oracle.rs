@@ -23,38 +23,10 @@
 
 use damasi::{Color, MoveList, Position};
 
+// The value type is the rules crate's; the search (`search/tablebase.rs`) still names it here.
+pub(crate) use damasi::Wdl;
+
 pub use crate::score::{TB_WIN, TB_WIN_BOUND};
-
-/// A game-theoretic value for the side to move.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub enum Wdl {
-    /// The side to move loses.
-    Loss,
-    /// Neither side can force a win.
-    Draw,
-    /// The side to move wins.
-    Win,
-}
-
-impl Wdl {
-    /// The value for the other side.
-    pub const fn negate(self) -> Wdl {
-        match self {
-            Wdl::Loss => Wdl::Win,
-            Wdl::Draw => Wdl::Draw,
-            Wdl::Win => Wdl::Loss,
-        }
-    }
-
-    /// `win`, `draw` or `loss`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Wdl::Loss => "loss",
-            Wdl::Draw => "draw",
-            Wdl::Win => "win",
-        }
-    }
-}
 
 /// Something that knows the value of some positions under the default rules.
 pub trait EndgameOracle: Send + Sync {
@@ -192,10 +164,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_negate_and_order() {
-        assert_eq!(Wdl::Win.negate(), Wdl::Loss);
-        assert_eq!(Wdl::Draw.negate(), Wdl::Draw);
-        assert!(Wdl::Loss < Wdl::Draw && Wdl::Draw < Wdl::Win);
+    fn values_score_by_ply() {
         assert_eq!(score_of(Wdl::Win, 3), TB_WIN - 3);
         assert_eq!(score_of(Wdl::Loss, 3), -(TB_WIN - 3));
         assert_eq!(score_of(Wdl::Draw, 3), 0);

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use damasi::Position;
-use damasi_tb::{build_all, ProbeError, Tablebase, Wdl};
+use damasi::{Position, Wdl};
+use damasi_tb::{build_all, ProbeError, Tablebase};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use damasi::pdn::read_games;
-use damasi::Position;
-use damasi_tb::{TablebaseOracle, Wdl, ORACLE_PIECES};
+use damasi::{Position, Wdl};
+use damasi_tb::{TablebaseOracle, ORACLE_PIECES};
 
 /// What one player did in covered positions.
 #[derive(Default)]

@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let mut wins = 0u64;
     for pos in &positions {
-        wins += (tb.probe(pos)? == damasi_tb::Wdl::Win) as u64;
+        wins += (tb.probe(pos)? == damasi::Wdl::Win) as u64;
     }
     let s = t.elapsed().as_secs_f64();
     println!(

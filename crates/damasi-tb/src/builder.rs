@@ -31,7 +31,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use damasi::{Color, MoveList, Position};
+use damasi::{Color, MoveList, Position, Wdl};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
@@ -43,7 +43,7 @@ use crate::signature::Signature;
 use crate::slice::{SliceIndexer, SliceKey};
 use crate::stats::{positions_of, Stats};
 use crate::unmove::for_each_parent_set;
-use crate::wdl::Wdl;
+use crate::wdl;
 
 const UNKNOWN: u8 = 0;
 const LOSS: u8 = 1;
@@ -149,7 +149,7 @@ impl Pair<'_> {
         }
         let out = &self.outputs[self.other(t)];
         let code = out.code(out.indexer.index(&Placement::of(child)));
-        Ok(Wdl::from_code(code).expect("forward steps lead into slices already solved"))
+        Ok(wdl::from_code(code).expect("forward steps lead into slices already solved"))
     }
 }
 
@@ -488,9 +488,9 @@ fn solve_unit(
                     continue;
                 }
                 let code = match s & VALUE {
-                    LOSS => Wdl::Loss.code(),
-                    WIN => Wdl::Win.code(),
-                    _ => Wdl::Draw.code(),
+                    LOSS => wdl::code(Wdl::Loss),
+                    WIN => wdl::code(Wdl::Win),
+                    _ => wdl::code(Wdl::Draw),
                 };
                 let p = p.expect("solved entries are used");
                 counts[code as usize] += positions_of(&p);
@@ -499,7 +499,7 @@ fn solve_unit(
                 }
                 let g = out.indexer.index(&p);
                 out.set(g, code);
-                if code != Wdl::Draw.code() {
+                if code != wdl::code(Wdl::Draw) {
                     let d = w.counter[i].load(Relaxed);
                     out.longest.fetch_max(d, Relaxed);
                     if let Some(distances) = &out.distances {
@@ -723,7 +723,7 @@ fn pack(out: Output) -> Solved {
         .map(|d| d.into_iter().map(AtomicU8::into_inner).collect());
     let mut packed: Vec<u8> = out.codes.into_iter().map(AtomicU8::into_inner).collect();
     packed.par_chunks_mut(BLOCK_BYTES).for_each(|bytes| {
-        let mut prev = Wdl::Draw.code();
+        let mut prev = wdl::code(Wdl::Draw);
         for byte in bytes.iter_mut() {
             let mut b = *byte;
             for k in 0..4 {

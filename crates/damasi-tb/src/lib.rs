@@ -8,8 +8,8 @@
 //! endgame oracle).
 //!
 //! ```
-//! use damasi::Position;
-//! use damasi_tb::{build_all, Wdl};
+//! use damasi::{Position, Wdl};
+//! use damasi_tb::build_all;
 //!
 //! let dir = std::env::temp_dir().join(format!("damasi-tb-doc-{}", std::process::id()));
 //! let tb = build_all(&dir, 3, |_| {})?;
@@ -35,7 +35,7 @@ pub mod stats;
 pub mod table;
 pub mod unmove;
 pub mod verify;
-pub mod wdl;
+mod wdl;
 
 pub use build::{build_all, build_all_with, BuildError, BuildEvent, BuildOptions, CheckpointEvent};
 pub use builder::Step;
@@ -48,4 +48,3 @@ pub use signature::{Signature, MAX_PIECES};
 pub use stats::{signature_stats, Stats};
 pub use table::Table;
 pub use verify::{tables_after_quiet_moves, verify_distances, verify_table};
-pub use wdl::Wdl;

@@ -11,8 +11,8 @@ use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use damasi::Position;
-use damasi_engine::oracle::{EndgameOracle, Wdl as EngineWdl};
+use damasi::{Position, Wdl};
+use damasi_engine::oracle::EndgameOracle;
 
 use crate::error::TbError;
 use crate::file::{table_files, Kind};
@@ -20,7 +20,6 @@ use crate::placement::Placement;
 use crate::probe::{distance_of, value_of, Tablebase, IN_MEMORY_PIECES};
 use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
-use crate::wdl::Wdl;
 
 /// Tables up to this many pieces are what the commands use: every table there is. Up to
 /// five pieces they are read into memory (about 0.6 GB, each in well under a second); six-piece
@@ -257,12 +256,8 @@ impl EndgameOracle for TablebaseOracle {
         self.max_pieces
     }
 
-    fn probe_wdl(&self, pos: &Position) -> Option<EngineWdl> {
-        Some(match self.probe(pos)? {
-            Wdl::Win => EngineWdl::Win,
-            Wdl::Draw => EngineWdl::Draw,
-            Wdl::Loss => EngineWdl::Loss,
-        })
+    fn probe_wdl(&self, pos: &Position) -> Option<Wdl> {
+        self.probe(pos)
     }
 
     fn probe_dtc(&self, pos: &Position) -> Option<u32> {

@@ -3,14 +3,13 @@
 use rustc_hash::FxHashMap;
 use std::path::Path;
 
-use damasi::{MoveList, Position};
+use damasi::{MoveList, Position, Wdl};
 
 use crate::error::{ProbeError, TbError};
 use crate::file::{table_files, Kind};
 use crate::placement::Placement;
 use crate::signature::{Signature, MAX_PIECES};
 use crate::table::Table;
-use crate::wdl::Wdl;
 
 /// Tables up to this many pieces are read whole into memory; larger ones are memory-mapped.
 pub const IN_MEMORY_PIECES: u32 = 5;

@@ -10,7 +10,8 @@ use crate::placement::Placement;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::table::code_at;
-use crate::wdl::Wdl;
+use crate::wdl;
+use damasi::Wdl;
 
 /// Counts of one signature, White to move, over every placement of its pieces with men on
 /// the ranks they can stand on (mirror images counted separately, capture positions
@@ -61,7 +62,7 @@ pub fn signature_stats(tb: &Tablebase, sig: Signature) -> Result<Stats, ProbeErr
                     let value = if pos.has_capture() {
                         tb.probe_captures(&pos)?
                     } else {
-                        Wdl::from_code(code_at(codes, i - first)).ok_or_else(|| {
+                        wdl::from_code(code_at(codes, i - first)).ok_or_else(|| {
                             let file = sig.file_name();
                             ProbeError::File(TbError::corrupt(file.as_ref(), "value code 3"))
                         })?

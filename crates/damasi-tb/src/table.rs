@@ -9,7 +9,8 @@ use crate::error::TbError;
 use crate::file::{Kind, Layout, BLOCK_ENTRIES};
 use crate::index::Indexer;
 use crate::signature::{Signature, MAX_PIECES};
-use crate::wdl::Wdl;
+use crate::wdl;
+use damasi::Wdl;
 
 /// Slots of a memory-mapped table's block cache (each holds one block: 16 KiB of values or
 /// 64 KiB of distances).
@@ -133,7 +134,7 @@ impl Table {
         debug_assert_eq!(self.kind, Kind::Wdl);
         let code = self.raw(i, code_at)?;
         // Code 3 never appears in a valid file; treat it as damage rather than guess.
-        Wdl::from_code(code).ok_or_else(|| match &self.storage {
+        wdl::from_code(code).ok_or_else(|| match &self.storage {
             Storage::Mapped { path, .. } => TbError::corrupt(path, "value code 3"),
             Storage::Memory(_) => TbError::corrupt(Path::new("(memory)"), "value code 3"),
         })

@@ -3,14 +3,13 @@
 
 use std::sync::Mutex;
 
-use damasi::{Color, MoveList, Position};
+use damasi::{Color, MoveList, Position, Wdl};
 use rayon::prelude::*;
 
 use crate::error::ProbeError;
 use crate::probe::Tablebase;
 use crate::signature::Signature;
 use crate::table::Table;
-use crate::wdl::Wdl;
 
 /// What a verification found.
 #[derive(Clone, Debug, Default)]

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use damasi::Position;
-use damasi_tb::{build_all, Signature, Table, Tablebase, TbError, Wdl};
+use damasi::{Position, Wdl};
+use damasi_tb::{build_all, Signature, Table, Tablebase, TbError};
 
 fn fresh_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("damasi-tb-{name}-{}", std::process::id()));

@@ -4,12 +4,12 @@ mod common;
 
 use std::sync::Arc;
 
-use damasi::{Color, Game, Position, RuleSet};
+use damasi::{Color, Game, Position, RuleSet, Wdl};
 use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::{
     Engine, EngineOptions, Limits, Score, SearchControl, SearchRequest, SearchResult, SearchRoot,
 };
-use damasi_tb::{build_all, Signature, Tablebase, TablebaseOracle, Wdl};
+use damasi_tb::{build_all, Signature, Tablebase, TablebaseOracle};
 
 /// The oracle over every table up to four pieces, read from the files when needed.
 fn oracle() -> Arc<TablebaseOracle> {

@@ -5,9 +5,9 @@ mod common;
 
 use std::collections::HashMap;
 
-use damasi::{Color, Piece, Position, Role, Square};
+use damasi::{Color, Piece, Position, Role, Square, Wdl};
 use damasi_tb::{
-    signature_stats, verify_distances, verify_table, Placement, ProbeError, Signature, Wdl,
+    signature_stats, verify_distances, verify_table, Placement, ProbeError, Signature,
 };
 
 use common::{tables, value};

@@ -35,7 +35,7 @@ use damasi::{Color, Move, Notation, Position};
 
 use crate::hub_client::{Failure, HubProcess};
 use crate::openings::Opening;
-use crate::sprt::{EloEstimate, Pentanomial, Sprt, Verdict, Wdl};
+use crate::sprt::{EloEstimate, MatchScore, Pentanomial, Sprt, Verdict};
 use damasi::hub::parse_hub_move;
 use damasi_engine::protocol::Line;
 
@@ -336,7 +336,7 @@ pub struct MatchSummary {
     /// Games finished.
     pub games: u64,
     /// Results from the first engine's view.
-    pub wdl: Wdl,
+    pub score: MatchScore,
     /// Finished game pairs from the first engine's view.
     pub pairs: Pentanomial,
     /// The test, if one runs: its log-likelihood ratio and verdict so far.
@@ -352,7 +352,7 @@ impl MatchSummary {
         MatchSummary {
             names,
             games: 0,
-            wdl: Wdl::default(),
+            score: MatchScore::default(),
             pairs: Pentanomial::default(),
             sprt: sprt.map(|s| (s, 0.0, Verdict::Continue)),
             forfeits: [0; 2],
@@ -366,13 +366,13 @@ impl MatchSummary {
         if self.pairs.pairs() > 1 && 2 * self.pairs.pairs() == self.games {
             EloEstimate::from_samples(&self.pairs.samples())
         } else {
-            EloEstimate::from_samples(&self.wdl.samples())
+            EloEstimate::from_samples(&self.score.samples())
         }
     }
 
     /// One line for progress reports: score, Elo and the test's state.
     pub fn progress(&self) -> String {
-        let w = &self.wdl;
+        let w = &self.score;
         let mut s = format!(
             "{} - {}: {:.1}/{} (+{} ={} -{})",
             self.names[0],
@@ -396,7 +396,7 @@ impl MatchSummary {
     /// The full report printed at the end.
     pub fn report(&self) -> String {
         let mut s = String::new();
-        let w = &self.wdl;
+        let w = &self.score;
         let _ = writeln!(
             s,
             "{} vs {}: {} games, {} wins, {} draws, {} losses for {} ({:.1}%)",
@@ -566,13 +566,7 @@ pub fn run_match(
         for (record, ack) in rx {
             summary.games += 1;
             let points = record.points_for(0);
-            if points == 1.0 {
-                summary.wdl.wins += 1;
-            } else if points == 0.5 {
-                summary.wdl.draws += 1;
-            } else {
-                summary.wdl.losses += 1;
-            }
+            summary.score.add(points);
             if let Some(e) = forfeiter(&record.termination) {
                 summary.forfeits[e] += 1;
             }

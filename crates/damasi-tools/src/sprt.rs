@@ -19,10 +19,10 @@
 //! noise the openings add.
 //!
 //! ```
-//! use damasi_tools::sprt::{Sprt, Verdict, Wdl};
+//! use damasi_tools::sprt::{MatchScore, Sprt, Verdict};
 //!
 //! let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
-//! let results = Wdl { wins: 60, draws: 20, losses: 20 };
+//! let results = MatchScore { wins: 60, draws: 20, losses: 20 };
 //! let llr = sprt.llr(&results.samples());
 //! assert!((llr - 0.7072).abs() < 1e-3);
 //! assert_eq!(sprt.verdict(llr), Verdict::Continue);
@@ -103,9 +103,10 @@ fn most_likely_with_mean(freq: &[(f64, f64)], mean: f64) -> Option<Vec<f64>> {
     )
 }
 
-/// Game results from one engine's point of view.
+/// The games of a match from one player's point of view: wins, draws and losses counted,
+/// with its score and Elo (the match runner's summary, the tuner's self-play matches).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Wdl {
+pub struct MatchScore {
     /// Games won.
     pub wins: u64,
     /// Games drawn.
@@ -114,7 +115,18 @@ pub struct Wdl {
     pub losses: u64,
 }
 
-impl Wdl {
+impl MatchScore {
+    /// Counts one game that scored `points`: 1 a win, 1/2 a draw, 0 a loss (nearest wins).
+    pub fn add(&mut self, points: f64) {
+        if points > 0.75 {
+            self.wins += 1;
+        } else if points < 0.25 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
     /// Number of games.
     pub fn games(&self) -> u64 {
         self.wins + self.draws + self.losses
@@ -123,6 +135,17 @@ impl Wdl {
     /// Points scored (a draw is half a point).
     pub fn points(&self) -> f64 {
         self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// Points per game, 0..=1 (0 without games).
+    pub fn score(&self) -> f64 {
+        self.points() / self.games().max(1) as f64
+    }
+
+    /// The Elo difference the score predicts ([`score_to_elo`]), kept within ±1000 so that a
+    /// match won or lost in every game still prints a number.
+    pub fn elo(&self) -> f64 {
+        score_to_elo(self.score().clamp(0.001, 0.999)).clamp(-1000.0, 1000.0)
     }
 
     /// The results as trinomial samples (scores 1, 1/2, 0).
@@ -206,7 +229,7 @@ impl EloEstimate {
 
 /// Likelihood of superiority: the probability that the engine is the stronger one, from
 /// wins and losses (draws carry no information), by the normal approximation.
-pub fn likelihood_of_superiority(wdl: &Wdl) -> Option<f64> {
+pub fn likelihood_of_superiority(wdl: &MatchScore) -> Option<f64> {
     let decisive = (wdl.wins + wdl.losses) as f64;
     if decisive == 0.0 {
         return None;
@@ -349,7 +372,7 @@ mod tests {
         // probability s, so LLR = W ln(s1 / s0) + L ln((1 - s1) / (1 - s0)). With s0 = 0.5,
         // s1 = 1 / (1 + 10^(-5/400)) = 0.507195, W = 60, L = 40:
         // 60 ln(1.014390) + 40 ln(0.985610) = 0.277468.
-        let wl = Wdl {
+        let wl = MatchScore {
             wins: 60,
             draws: 0,
             losses: 40,
@@ -366,7 +389,7 @@ mod tests {
     fn trinomial_llr() {
         // 60 wins, 20 draws, 20 losses (mean score 0.7). Reference value from an independent
         // implementation of the same maximum-likelihood ratio (Python, bisection).
-        let wdl = Wdl {
+        let wdl = MatchScore {
             wins: 60,
             draws: 20,
             losses: 20,
@@ -376,7 +399,7 @@ mod tests {
         assert!(close(llr, 0.707_247, 1e-5), "{llr}");
         assert_eq!(sprt.verdict(llr), Verdict::Continue);
         // Ten times the games, ten times the ratio: now clear.
-        let big = Wdl {
+        let big = MatchScore {
             wins: 600,
             draws: 200,
             losses: 200,
@@ -385,7 +408,7 @@ mod tests {
         assert!(close(llr, 7.072_47, 1e-4), "{llr}");
         assert_eq!(sprt.verdict(llr), Verdict::H1);
         // Mirror image: accepts H0.
-        let bad = Wdl {
+        let bad = MatchScore {
             wins: 200,
             draws: 200,
             losses: 600,
@@ -396,7 +419,7 @@ mod tests {
     #[test]
     fn near_the_hypotheses_it_matches_the_normal_approximation() {
         // Close to s0 and s1 the ratio is about N (s1 - s0) (2 m - s0 - s1) / (2 v).
-        let wdl = Wdl {
+        let wdl = MatchScore {
             wins: 5_100,
             draws: 10_000,
             losses: 4_900,
@@ -412,13 +435,13 @@ mod tests {
     #[test]
     fn even_results_lean_to_h0_for_positive_bounds() {
         let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05);
-        let even = Wdl {
+        let even = MatchScore {
             wins: 100,
             draws: 100,
             losses: 100,
         };
         assert!(sprt.llr(&even.samples()) < 0.0);
-        assert_eq!(sprt.llr(&Wdl::default().samples()), 0.0);
+        assert_eq!(sprt.llr(&MatchScore::default().samples()), 0.0);
     }
 
     #[test]
@@ -442,7 +465,7 @@ mod tests {
     #[test]
     fn elo_interval_worked_by_hand() {
         // Mean 0.7 with standard error sqrt(0.16 / 100) = 0.04: 0.7 +- 1.96 * 0.04.
-        let wdl = Wdl {
+        let wdl = MatchScore {
             wins: 60,
             draws: 20,
             losses: 20,
@@ -451,9 +474,9 @@ mod tests {
         assert!(close(e.elo, 147.191, 1e-3));
         assert!(close(e.low, 86.225, 1e-3));
         assert!(close(e.high, 218.252, 1e-3));
-        assert!(EloEstimate::from_samples(&Wdl::default().samples()).is_none());
+        assert!(EloEstimate::from_samples(&MatchScore::default().samples()).is_none());
         // Two draws: Elo 0, but nothing is known about the spread yet.
-        let draws = Wdl {
+        let draws = MatchScore {
             wins: 0,
             draws: 2,
             losses: 0,
@@ -492,7 +515,7 @@ mod tests {
     #[test]
     fn likelihood_of_superiority_worked_by_hand() {
         // 4 wins, 1 loss: z = 3 / sqrt(10); LOS = (1 + erf(0.948683)) / 2 = 0.910144.
-        let wdl = Wdl {
+        let wdl = MatchScore {
             wins: 4,
             draws: 7,
             losses: 1,
@@ -502,7 +525,7 @@ mod tests {
             0.910_144,
             1e-5
         ));
-        assert_eq!(likelihood_of_superiority(&Wdl::default()), None);
+        assert_eq!(likelihood_of_superiority(&MatchScore::default()), None);
         assert!(close(erf(0.0), 0.0, 1e-7));
         assert!(close(erf(-1.0), -0.842_700_8, 1e-6));
     }

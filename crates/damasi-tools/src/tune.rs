@@ -17,6 +17,8 @@ use damasi_engine::{
     Engine, EngineOptions, Limits, SearchControl, SearchRequest, SearchResult, SearchRoot,
 };
 
+use crate::sprt::MatchScore;
+
 const N: usize = feature::COUNT;
 
 /// One training position: its features (middlegame share, then endgame share, from White's
@@ -252,34 +254,9 @@ pub fn generate(
     out
 }
 
-/// Wins, draws and losses of the first weight set.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Wdl {
-    /// Games the first weight set won.
-    pub wins: u32,
-    /// Drawn games.
-    pub draws: u32,
-    /// Games the first weight set lost.
-    pub losses: u32,
-}
-
-impl Wdl {
-    /// The first weight set's score, 0..=1.
-    pub fn score(&self) -> f64 {
-        let n = (self.wins + self.draws + self.losses).max(1) as f64;
-        (self.wins as f64 + 0.5 * self.draws as f64) / n
-    }
-
-    /// Elo difference from the score (logistic model), clamped to ±1000.
-    pub fn elo(&self) -> f64 {
-        let s = self.score().clamp(0.001, 0.999);
-        (-400.0 * (1.0 / s - 1.0).log10()).clamp(-1000.0, 1000.0)
-    }
-}
-
 /// Plays every opening twice, colours swapped, between weight sets `a` and `b` at `nodes`
 /// per move; returns `a`'s wins, draws and losses.
-pub fn self_play_match(a: &Weights, b: &Weights, openings: &[Vec<Move>], nodes: u64) -> Wdl {
+pub fn self_play_match(a: &Weights, b: &Weights, openings: &[Vec<Move>], nodes: u64) -> MatchScore {
     let opts = EngineOptions {
         hash_mb: 8,
         threads: 1,
@@ -293,8 +270,13 @@ pub fn self_play_match(a: &Weights, b: &Weights, openings: &[Vec<Move>], nodes: 
 
 /// Plays every opening twice, colours swapped, between engines `a` and `b` at `nodes` per
 /// move; returns `a`'s wins, draws and losses.
-pub fn match_engines(a: &mut Engine, b: &mut Engine, openings: &[Vec<Move>], nodes: u64) -> Wdl {
-    let mut wdl = Wdl::default();
+pub fn match_engines(
+    a: &mut Engine,
+    b: &mut Engine,
+    openings: &[Vec<Move>],
+    nodes: u64,
+) -> MatchScore {
+    let mut score = MatchScore::default();
     for opening in openings {
         for a_white in [true, false] {
             let (game, _) = if a_white {
@@ -303,17 +285,10 @@ pub fn match_engines(a: &mut Engine, b: &mut Engine, openings: &[Vec<Move>], nod
                 play_game([&mut *b, &mut *a], opening, nodes, None)
             };
             let r = white_result(&game);
-            let r = if a_white { r } else { 1.0 - r };
-            if r > 0.75 {
-                wdl.wins += 1;
-            } else if r < 0.25 {
-                wdl.losses += 1;
-            } else {
-                wdl.draws += 1;
-            }
+            score.add(f64::from(if a_white { r } else { 1.0 - r }));
         }
     }
-    wdl
+    score
 }
 
 /// Prints weights as Rust source for [`Weights::default`].

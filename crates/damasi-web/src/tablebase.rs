@@ -9,7 +9,8 @@
 use axum::extract::State;
 use axum::Json;
 use damasi::Position;
-use damasi_engine::oracle::{converts, EndgameOracle, Wdl};
+use damasi::Wdl;
+use damasi_engine::oracle::{converts, EndgameOracle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 

@@ -29,6 +29,7 @@ pub mod pdn;
 pub mod perft;
 pub mod position;
 pub mod square;
+mod wdl;
 pub mod zobrist;
 
 pub use clock::{Clock, TimeControl};
@@ -42,3 +43,4 @@ pub use pdn::{PdnError, PdnGame};
 pub use perft::{divide, perft, perft_parallel, perft_with, Counting};
 pub use position::{Position, PositionError};
 pub use square::Square;
+pub use wdl::Wdl;

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use damasi::Position;
-use damasi_tb::{build_all, BuildEvent, Stats, Tablebase, Wdl};
+use damasi::{Position, Wdl};
+use damasi_tb::{build_all, BuildEvent, Stats, Tablebase};
 
 /// The directory the tables were built in: one per test binary, so binaries run at the same
 /// time do not share it.
