@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use damasi::line_reader::{read_line, LineRead};
+use damasi_engine::line_reader::{read_line, LineRead};
 use damasi::pdn::{self, PdnGame};
 use damasi::{Color, Game, Move, Notation, Position, Role, RuleSet, Square, Wdl};
 use damasi_engine::{

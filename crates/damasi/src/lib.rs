@@ -21,7 +21,6 @@ pub mod fen;
 pub mod game;
 pub mod hub;
 mod isa;
-pub mod line_reader;
 pub mod movegen;
 pub mod moves;
 pub mod notation;

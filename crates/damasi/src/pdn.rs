@@ -49,13 +49,12 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::io::BufRead;
+use std::io::{self, BufRead};
 
 use crate::clock::TimeControl;
 use crate::color::Color;
 use crate::fen::FenError;
 use crate::game::{DrawReason, Game, GameError, Outcome, RuleSet, RuleSetError, WinReason};
-use crate::line_reader::{read_line, LineRead};
 use crate::notation::Notation;
 use crate::position::Position;
 use crate::square::Square;
@@ -697,6 +696,43 @@ struct Lexer<R> {
     pending: VecDeque<Token>,
 }
 
+/// What [`read_bounded_line`] found.
+enum LineRead {
+    /// A line (without its `\n`) is in the buffer.
+    Line,
+    /// A line longer than [`MAX_LINE`] was read to its end and dropped.
+    TooLong,
+    /// End of input.
+    End,
+}
+
+/// Reads the next line into `buf` (cleared first, the `\n` dropped) if it has at most
+/// [`MAX_LINE`] bytes; a longer one is consumed to its end a limited piece at a time, so that
+/// one endless line never takes more than about `MAX_LINE` bytes of memory.
+fn read_bounded_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<LineRead> {
+    let limit = MAX_LINE as u64 + 1;
+    buf.clear();
+    if io::Read::take(&mut *input, limit).read_until(b'\n', buf)? == 0 {
+        return Ok(LineRead::End);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(LineRead::Line);
+    }
+    if buf.len() <= MAX_LINE {
+        return Ok(LineRead::Line); // the last line, without a newline
+    }
+    loop {
+        buf.clear();
+        if io::Read::take(&mut *input, limit).read_until(b'\n', buf)? == 0
+            || buf.last() == Some(&b'\n')
+        {
+            buf.clear();
+            return Ok(LineRead::TooLong);
+        }
+    }
+}
+
 impl<R: BufRead> Lexer<R> {
     fn new(input: R) -> Lexer<R> {
         Lexer {
@@ -720,7 +756,7 @@ impl<R: BufRead> Lexer<R> {
             return Ok(false);
         }
         let mut bytes = std::mem::take(&mut self.bytes);
-        let read = read_line(&mut self.input, &mut bytes, MAX_LINE);
+        let read = read_bounded_line(&mut self.input, &mut bytes);
         let result = match read {
             Ok(LineRead::End) => {
                 self.eof = true;
