@@ -10,9 +10,9 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use damasi_engine::line_reader::{read_line, LineRead};
 use damasi::pdn::{self, PdnGame};
 use damasi::{Color, Game, Move, Notation, Position, Role, RuleSet, Square, Wdl};
+use damasi_engine::line_reader::{read_line, LineRead};
 use damasi_engine::{
     Engine, EngineOptions, Level, Limits, SearchControl, SearchRequest, SearchRoot,
 };

@@ -19,13 +19,11 @@ pub(crate) fn color_name(c: Color) -> &'static str {
 
 /// Reads `"white"`/`"black"` (also `"w"`/`"b"`, any case).
 pub(crate) fn parse_color(text: &str) -> PyResult<Color> {
-    match text.to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        _ => Err(PyValueError::new_err(format!(
+    Color::from_name(text).ok_or_else(|| {
+        PyValueError::new_err(format!(
             "'{text}' is not a colour (expected 'white' or 'black')"
-        ))),
-    }
+        ))
+    })
 }
 
 /// Reads a rule-set name such as `turkish; no-capture-limit 50`.

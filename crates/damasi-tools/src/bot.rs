@@ -236,13 +236,9 @@ fn play_game(
     client.stream(&format!("/api/board/game/stream/{id}"), |v| {
         let state = match v["type"].as_str() {
             Some("gameFull") => {
-                my_color = if v["white"]["id"].as_i64() == Some(me) {
-                    Some(Color::White)
-                } else if v["black"]["id"].as_i64() == Some(me) {
-                    Some(Color::Black)
-                } else {
-                    None
-                };
+                my_color = Color::BOTH
+                    .into_iter()
+                    .find(|c| v[c.name()]["id"].as_i64() == Some(me));
                 increment = Duration::from_millis(v["clock"]["increment"].as_u64().unwrap_or(0));
                 v["state"].clone()
             }
@@ -261,10 +257,8 @@ fn play_game(
             return true;
         };
         let ply = state["ply"].as_u64().unwrap_or(0);
-        let turn = if state["turn"] == "white" {
-            Color::White
-        } else {
-            Color::Black
+        let Some(turn) = state["turn"].as_str().and_then(Color::from_name) else {
+            return true;
         };
         if status != "started" || turn != color || answered == Some(ply) {
             return true;

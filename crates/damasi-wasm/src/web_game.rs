@@ -265,14 +265,11 @@ impl WebGame {
             .to_string()
     }
 
-    /// `white` or `black` resigns.
+    /// `white` or `black` resigns (any other word changes nothing).
     pub fn resign(&mut self, color: &str) {
-        let c = if color == "black" {
-            damasi::Color::Black
-        } else {
-            damasi::Color::White
-        };
-        self.record.game.resign(c);
+        if let Some(c) = damasi::Color::from_name(color) {
+            self.record.game.resign(c);
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use damasi::{Color, Notation, TimeControl};
+use damasi::{ByColor, Color, Notation, TimeControl};
 use damasi_engine::SearchRoot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -76,20 +76,11 @@ pub struct EngineView {
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct DrawView {
     /// Offers made so far by each side.
-    pub offers: SideCounts,
+    pub offers: ByColor<u8>,
     /// Offers each side may make in a game.
     pub max: u8,
     /// The side whose offer waits for the other person's answer.
     pub pending: Option<String>,
-}
-
-/// A number for each side.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SideCounts {
-    /// White's.
-    pub white: u8,
-    /// Black's.
-    pub black: u8,
 }
 
 /// Plies a game's answer carries when the client does not say: the newest ones. A normal game
@@ -232,11 +223,11 @@ pub fn view_window(live: &Live, window: PlyWindow) -> GameView {
     let clock = game
         .clock()
         .zip(live.clocks_now(now))
-        .map(|(c, [w, b])| ClockView {
+        .map(|(c, left)| ClockView {
             initial_ms: c.control().initial.as_millis() as u64,
             increment_ms: c.control().increment.as_millis() as u64,
-            white_ms: w,
-            black_ms: b,
+            white_ms: left.white,
+            black_ms: left.black,
             running: live.running_clock().map(Color::name),
             now_ms: now,
         });
@@ -277,10 +268,7 @@ pub fn view_window(live: &Live, window: PlyWindow) -> GameView {
         clock,
         engine,
         draw: DrawView {
-            offers: SideCounts {
-                white: live.row.draw_offers[0],
-                black: live.row.draw_offers[1],
-            },
+            offers: live.row.draw_offers,
             max: crate::referee::MAX_DRAW_OFFERS,
             pending: live.row.pending_draw.clone(),
         },
@@ -459,7 +447,7 @@ pub async fn create(
         plies: 0,
         turn_started_ms: None,
         paused_ms: None,
-        draw_offers: [0, 0],
+        draw_offers: ByColor::default(),
         pending_draw: None,
         tags: "{}".into(),
     };
@@ -612,14 +600,16 @@ pub struct SideBody {
 }
 
 fn parse_side(s: &str) -> Result<Color, ApiError> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        other => Err(ApiError::BadRequest(format!(
+    Color::from_name(s.trim()).ok_or_else(|| {
+        ApiError::BadRequest(format!(
             "side '{}': expected 'white' or 'black'",
-            other.chars().take(20).collect::<String>()
-        ))),
-    }
+            s.trim()
+                .to_ascii_lowercase()
+                .chars()
+                .take(20)
+                .collect::<String>()
+        ))
+    })
 }
 
 /// `POST /api/games/{id}/takeback {"side": "white"}`: takes back that side's last move and

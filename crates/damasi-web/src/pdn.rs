@@ -274,7 +274,7 @@ fn row_of(pdn: PdnGame) -> (GameRow, Vec<MoveRow>) {
         plies: game.ply() as i64,
         turn_started_ms: None,
         paused_ms: None,
-        draw_offers: [0, 0],
+        draw_offers: damasi::ByColor::default(),
         pending_draw: None,
         tags: Value::Object(tags).to_string(),
     };

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::time::Duration;
 
-use damasi::{Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
+use damasi::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
 use damasi_engine::{Limits, SearchRoot};
 use tokio::sync::{watch, Mutex};
 use tokio::task::AbortHandle;
@@ -106,7 +106,7 @@ impl Live {
     }
 
     /// Both sides' time left as of `now`, White's first (timed games).
-    pub fn clocks_now(&self, now: i64) -> Option<[u64; 2]> {
+    pub fn clocks_now(&self, now: i64) -> Option<ByColor<u64>> {
         let clock = self.game.clock()?;
         // The side to move's current move counts, also while its clock is paused (the time
         // it had used when the engine failed), so a retry shows no jump.
@@ -119,7 +119,7 @@ impl Live {
             };
             d.as_millis() as u64
         };
-        Some([left(Color::White), left(Color::Black)])
+        Some(ByColor::from_fn(left))
     }
 
     /// A person's request for `side`: refused when the engine plays it.
@@ -695,10 +695,7 @@ impl Referee {
                 self.commit(&slot, &mut live, ply).await?;
             } else {
                 let side = live.side_to_move();
-                let left = live.clocks_now(now_ms()).map_or(0, |c| match side {
-                    Color::White => c[0],
-                    Color::Black => c[1],
-                });
+                let left = live.clocks_now(now_ms()).map_or(0, |c| c[side]);
                 return Err(ApiError::Conflict {
                     code: "time-not-out",
                     message: format!("{side} still has {:.1} s", left as f64 / 1000.0),
@@ -718,8 +715,7 @@ impl Referee {
             let mut live = slot.live.lock().await;
             live.check_ongoing()?;
             live.check_person(side, "offer a draw")?;
-            let i = side_index(side);
-            if live.row.draw_offers[i] >= MAX_DRAW_OFFERS {
+            if live.row.draw_offers[side] >= MAX_DRAW_OFFERS {
                 return Err(ApiError::Conflict {
                     code: "draw-offers-used",
                     message: format!(
@@ -728,7 +724,7 @@ impl Referee {
                     params: serde_json::json!({ "max": MAX_DRAW_OFFERS }),
                 });
             }
-            live.row.draw_offers[i] += 1;
+            live.row.draw_offers[side] += 1;
             if !live.player(!side).is_engine() {
                 live.row.pending_draw = Some(side.name().to_string());
                 let ply = live.game.ply();
@@ -807,13 +803,6 @@ impl Referee {
             self.commit(&slot, &mut live, ply).await?;
         }
         Ok(slot)
-    }
-}
-
-fn side_index(side: Color) -> usize {
-    match side {
-        Color::White => 0,
-        Color::Black => 1,
     }
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use damasi::{Outcome, Position, RuleSet, TimeControl};
+use damasi::{ByColor, Outcome, Position, RuleSet, TimeControl};
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
@@ -83,7 +83,7 @@ pub struct GameRow {
     /// engine), in ms.
     pub paused_ms: Option<i64>,
     /// Draw offers made so far by White and Black.
-    pub draw_offers: [u8; 2],
+    pub draw_offers: ByColor<u8>,
     /// A draw offer waiting for the other person's answer: the side that made it.
     pub pending_draw: Option<String>,
     /// PDN tags kept from an imported record (JSON object of strings), for export.
@@ -346,7 +346,7 @@ fn row_to_game(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
         plies: r.get(10)?,
         turn_started_ms: r.get(11)?,
         paused_ms: r.get(12)?,
-        draw_offers: [counts.next().unwrap_or(0), counts.next().unwrap_or(0)],
+        draw_offers: ByColor::new(counts.next().unwrap_or(0), counts.next().unwrap_or(0)),
         pending_draw: r.get(14)?,
         tags: r.get(15)?,
     })
@@ -369,7 +369,7 @@ pub fn insert(tx: &Transaction<'_>, g: &GameRow, moves: &[MoveRow]) -> Result<i6
             moves.len() as i64,
             g.turn_started_ms,
             g.paused_ms,
-            format!("{},{}", g.draw_offers[0], g.draw_offers[1]),
+            format!("{},{}", g.draw_offers.white, g.draw_offers.black),
             g.pending_draw,
             g.tags
         ],
@@ -417,7 +417,7 @@ pub fn save(
             g.plies,
             g.turn_started_ms,
             g.paused_ms,
-            format!("{},{}", g.draw_offers[0], g.draw_offers[1]),
+            format!("{},{}", g.draw_offers.white, g.draw_offers.black),
             g.pending_draw
         ],
     )?;

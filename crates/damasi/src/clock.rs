@@ -26,7 +26,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use crate::color::Color;
+use crate::color::{ByColor, Color};
 
 /// How much time a game gives: `initial` for each side, plus `increment` after every timed
 /// move (Fischer).
@@ -153,16 +153,9 @@ impl std::error::Error for Flagged {}
 pub struct Clock {
     control: TimeControl,
     /// Time left, White's first.
-    remaining: [Duration; 2],
+    remaining: ByColor<Duration>,
     /// Moves charged so far (the first is free).
     moves: u32,
-}
-
-fn index(side: Color) -> usize {
-    match side {
-        Color::White => 0,
-        Color::Black => 1,
-    }
 }
 
 impl Clock {
@@ -174,7 +167,7 @@ impl Clock {
         };
         Clock {
             control,
-            remaining: [control.initial; 2],
+            remaining: ByColor::new(control.initial, control.initial),
             moves: 0,
         }
     }
@@ -188,7 +181,7 @@ impl Clock {
         moves: u32,
     ) -> Clock {
         let mut clock = Clock::new(control);
-        clock.remaining = [white, black];
+        clock.remaining = ByColor::new(white, black);
         clock.moves = moves;
         clock
     }
@@ -200,7 +193,7 @@ impl Clock {
 
     /// The time `side` has left, not counting a move in progress.
     pub fn remaining(&self, side: Color) -> Duration {
-        self.remaining[index(side)]
+        self.remaining[side]
     }
 
     /// Whether the clock runs: false before the first move of the game has been played.
@@ -237,7 +230,7 @@ impl Clock {
             self.moves = 1;
             return Ok(());
         }
-        let left = &mut self.remaining[index(side)];
+        let left = &mut self.remaining[side];
         if elapsed >= *left {
             *left = Duration::ZERO;
             return Err(Flagged { side });
@@ -249,6 +242,6 @@ impl Clock {
 
     /// Sets `side`'s time to zero: its flag fell while it was thinking.
     pub fn flag(&mut self, side: Color) {
-        self.remaining[index(side)] = Duration::ZERO;
+        self.remaining[side] = Duration::ZERO;
     }
 }

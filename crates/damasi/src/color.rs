@@ -1,7 +1,7 @@
 //! The two sides and the two kinds of piece.
 
 use std::fmt;
-use std::ops::Not;
+use std::ops::{Index, IndexMut, Not};
 
 use crate::bitboard::{Dir, RANK_1, RANK_8};
 
@@ -60,6 +60,29 @@ impl Color {
             Color::Black => "black",
         }
     }
+
+    /// The side a person or a program names: `white` or `black`, or the letter `w` or `b`
+    /// ([`Color::letter`]), in any case; `None` for anything else.
+    ///
+    /// ```
+    /// use damasi::Color;
+    ///
+    /// assert_eq!(Color::from_name("black"), Some(Color::Black));
+    /// assert_eq!(Color::from_name("W"), Some(Color::White));
+    /// assert_eq!(Color::from_name("random"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Color> {
+        Color::BOTH.into_iter().find(|c| {
+            name.eq_ignore_ascii_case(c.name())
+                || name.eq_ignore_ascii_case(c.letter().encode_utf8(&mut [0; 4]))
+        })
+    }
+
+    /// 0 for White, 1 for Black: the place of this side in a table of two, White first.
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
 }
 
 impl Not for Color {
@@ -80,6 +103,84 @@ impl fmt::Display for Color {
             Color::White => "White",
             Color::Black => "Black",
         })
+    }
+}
+
+/// One value for each side, read and written by colour.
+///
+/// ```
+/// use damasi::{ByColor, Color};
+///
+/// let mut offers = ByColor::new(0, 0);
+/// offers[Color::Black] += 1;
+/// assert_eq!(offers.get(Color::Black), &1);
+/// assert_eq!(offers.map(|n| n * 2), ByColor { white: 0, black: 2 });
+/// ```
+///
+/// With the `serde` feature it is the object `{"white": .., "black": ..}`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ByColor<T> {
+    /// White's value.
+    pub white: T,
+    /// Black's value.
+    pub black: T,
+}
+
+impl<T> ByColor<T> {
+    /// White's value and Black's.
+    pub const fn new(white: T, black: T) -> ByColor<T> {
+        ByColor { white, black }
+    }
+
+    /// Each side's value from its colour.
+    pub fn from_fn(mut f: impl FnMut(Color) -> T) -> ByColor<T> {
+        ByColor {
+            white: f(Color::White),
+            black: f(Color::Black),
+        }
+    }
+
+    /// `color`'s value.
+    #[inline]
+    pub fn get(&self, color: Color) -> &T {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    /// `color`'s value, to change.
+    #[inline]
+    pub fn get_mut(&mut self, color: Color) -> &mut T {
+        match color {
+            Color::White => &mut self.white,
+            Color::Black => &mut self.black,
+        }
+    }
+
+    /// Both values passed through `f`, White's first.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> ByColor<U> {
+        ByColor {
+            white: f(self.white),
+            black: f(self.black),
+        }
+    }
+}
+
+impl<T> Index<Color> for ByColor<T> {
+    type Output = T;
+
+    #[inline]
+    fn index(&self, color: Color) -> &T {
+        self.get(color)
+    }
+}
+
+impl<T> IndexMut<Color> for ByColor<T> {
+    #[inline]
+    fn index_mut(&mut self, color: Color) -> &mut T {
+        self.get_mut(color)
     }
 }
 

@@ -400,19 +400,17 @@ impl std::str::FromStr for Outcome {
                 .find(|r| r.code() == reason)
                 .map(Outcome::Draw)
                 .ok_or_else(err),
-            "white" | "black" => {
-                let winner = if who == "white" {
-                    Color::White
-                } else {
-                    Color::Black
-                };
+            _ => {
+                // The names exactly as `code` writes them.
+                let winner = Color::from_name(who)
+                    .filter(|c| c.name() == who)
+                    .ok_or_else(err)?;
                 WinReason::ALL
                     .into_iter()
                     .find(|r| r.code() == reason)
                     .map(|reason| Outcome::Win { winner, reason })
                     .ok_or_else(err)
             }
-            _ => Err(err()),
         }
     }
 }

@@ -32,7 +32,7 @@ mod wdl;
 pub mod zobrist;
 
 pub use clock::{Clock, TimeControl};
-pub use color::{Color, Piece, Role};
+pub use color::{ByColor, Color, Piece, Role};
 pub use diagram::diagram;
 pub use fen::FenError;
 pub use game::{DrawReason, Game, GameError, Outcome, RuleSet, WinReason};
