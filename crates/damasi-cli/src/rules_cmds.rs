@@ -131,7 +131,7 @@ pub fn show(a: ShowArgs) -> Result<()> {
         ""
     };
     writeln!(out, "{} legal moves{forced}", moves.len())?;
-    match damasi::game::position_outcome(&pos, &damasi::RuleSet::default()) {
+    match damasi::position_outcome(&pos, &damasi::RuleSet::default()) {
         None => writeln!(out, "game state: in progress")?,
         Some(o) => writeln!(out, "game state: over, {}", o.describe())?,
     }

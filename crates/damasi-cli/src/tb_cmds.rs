@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use damasi::{Position, Wdl};
 use damasi_engine::hub::{LoadedTables, TablebaseLoader};
-use damasi_tb::probe::IN_MEMORY_PIECES;
+use damasi_tb::IN_MEMORY_PIECES;
 use damasi_tb::{
     build_all_with, signature_stats, tables_after_quiet_moves, verify_distances, verify_table,
     BuildEvent, BuildOptions, CheckpointEvent, Signature, Stats, Tablebase, TablebaseOracle,

@@ -6,8 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use damasi::Wdl;
-use damasi::{Color, MoveList, Notation, Position, RuleSet};
+use damasi::{Color, MoveList, Notation, Position, RuleSet, Wdl};
 use damasi_engine::oracle::{EndgameOracle, TB_WIN, TB_WIN_BOUND};
 use damasi_engine::{
     Engine, EngineOptions, Limits, Score, SearchControl, SearchRequest, SearchResult, SearchRoot,

@@ -11,8 +11,7 @@
 //! games): an agent restricted to the action space plays a legal game, only without those
 //! alternatives.
 
-use damasi::game::position_outcome;
-use damasi::{Color, DrawReason, Move, MoveList, Outcome, Position, RuleSet};
+use damasi::{position_outcome, Color, DrawReason, Move, MoveList, Outcome, Position, RuleSet};
 use numpy::{PyArray1, PyArray2, PyArray3, PyArray4, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

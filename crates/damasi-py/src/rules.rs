@@ -1,7 +1,9 @@
 //! Positions, moves, outcomes and perft for Python.
 
-use damasi::game::position_outcome;
-use damasi::{Color, Move, MoveList, Notation, Outcome, Piece, Position, Role, RuleSet, Square};
+use damasi::{
+    position_outcome, Color, Move, MoveList, Notation, Outcome, Piece, Position, Role, RuleSet,
+    Square,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;

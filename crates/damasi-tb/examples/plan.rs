@@ -3,8 +3,8 @@
 //! slices solved together) and the builder's memory for it: the pair's tables at 2 bits an
 //! entry, and 2 bytes plus two frontier bits an entry of the largest unit.
 
-use damasi_tb::slice::{SliceIndexer, SliceKey};
 use damasi_tb::{Indexer, Signature};
+use damasi_tb::{SliceIndexer, SliceKey};
 
 fn main() {
     let n: u32 = std::env::args()

@@ -170,23 +170,6 @@ pub struct Step {
     pub wave: Option<u32>,
 }
 
-/// Solves the signatures of `pair` (`[s]` or `[s, s.flip()]`) and returns their tables in the
-/// same order, with distances to conversion if `with_dtc`. `tb` must hold every table a
-/// capture or promotion reaches. `progress` is called after each unit's initialisation,
-/// after each of its waves, and when it is finished.
-pub fn build_pair(
-    tb: &Tablebase,
-    pair: &[Signature],
-    with_dtc: bool,
-    progress: &mut dyn FnMut(Step),
-) -> Result<Vec<Solved>, ProbeError> {
-    let mut build = PairBuild::new(tb, pair, with_dtc);
-    while !build.is_finished() {
-        build.solve_next_unit(progress)?;
-    }
-    Ok(build.finish())
-}
-
 /// A pair being solved one unit at a time. Between units its whole state is the pair's
 /// tables so far, so it can be saved and resumed ([`crate::checkpoint`]): an interrupted
 /// six-piece pair need not start over.

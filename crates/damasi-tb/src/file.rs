@@ -283,11 +283,6 @@ impl Layout {
         })
     }
 
-    /// Number of blocks.
-    pub fn block_count(&self) -> usize {
-        self.blocks.len()
-    }
-
     /// Bytes of block `b` once decompressed.
     fn raw_len(&self, b: usize) -> usize {
         let first = b as u64 * BLOCK_ENTRIES;

@@ -3,8 +3,8 @@
 //! Win/draw/loss for every position with up to six pieces, under the default rules of
 //! `damasi` (no legal move loses; mutual block, one piece each and repetition draw). One table
 //! per material signature, White to move (Black to move by the colour flip), mirror images
-//! stored once; solved by retrograde analysis ([`builder`]); stored as 2-bit values in zstd
-//! blocks ([`mod@file`]). [`TablebaseOracle`] hands them to the engine (`damasi-engine`'s
+//! stored once; solved by retrograde analysis ([`build_all`]); stored as 2-bit values in zstd
+//! blocks (the format: `docs/tablebases.md`). [`TablebaseOracle`] hands them to the engine (`damasi-engine`'s
 //! endgame oracle).
 //!
 //! ```
@@ -20,31 +20,36 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod build;
-pub mod builder;
-pub mod checkpoint;
-pub mod error;
-pub mod file;
-pub mod index;
-pub mod oracle;
-pub mod placement;
-pub mod probe;
-pub mod signature;
-pub mod slice;
-pub mod stats;
-pub mod table;
-pub mod unmove;
-pub mod verify;
+// The modules are the implementation; the library is what is re-exported here.
+mod build;
+mod builder;
+mod checkpoint;
+mod error;
+mod file;
+mod index;
+mod oracle;
+mod placement;
+mod probe;
+mod signature;
+mod slice;
+mod stats;
+mod table;
+mod unmove;
+mod verify;
 mod wdl;
 
-pub use build::{build_all, build_all_with, BuildError, BuildEvent, BuildOptions, CheckpointEvent};
+pub use build::{
+    build_all, build_all_with, BuildError, BuildEvent, BuildOptions, CheckpointEvent, DTC_PIECES,
+};
 pub use builder::Step;
+pub use checkpoint::checkpoint_path;
 pub use error::{ProbeError, TbError};
 pub use index::Indexer;
 pub use oracle::{TablebaseOracle, ORACLE_PIECES};
 pub use placement::Placement;
-pub use probe::Tablebase;
-pub use signature::{Signature, MAX_PIECES};
+pub use probe::{Tablebase, IN_MEMORY_PIECES};
+pub use signature::{ParseSignatureError, Signature, MAX_PIECES};
+pub use slice::{SliceIndexer, SliceKey};
 pub use stats::{signature_stats, Stats};
 pub use table::Table;
-pub use verify::{tables_after_quiet_moves, verify_distances, verify_table};
+pub use verify::{tables_after_quiet_moves, verify_distances, verify_table, Verified};

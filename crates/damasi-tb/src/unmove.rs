@@ -16,7 +16,8 @@ use crate::placement::{flip_vertical, Placement};
 /// White to move and belongs to the signature `p.signature().flip()`. With `sideways_only`,
 /// men's forward steps are not undone: the parents stay in `p`'s slice (every man on the
 /// same rank, see [`crate::slice`]).
-pub fn for_each_parent(p: &Placement, sideways_only: bool, mut f: impl FnMut(Placement)) {
+#[cfg(test)] // the builder uses `for_each_parent_set`; the tests check parents whole
+fn for_each_parent(p: &Placement, sideways_only: bool, mut f: impl FnMut(Placement)) {
     let flipped = p.flip();
     for_each_parent_set(p, sideways_only, |moved, set| {
         f(match moved {
@@ -48,8 +49,8 @@ impl Moved {
     }
 }
 
-/// [`for_each_parent`] told as changes: every parent is `p.flip()` with one set replaced,
-/// and `f` gets which set and its new squares. The builder indexes parents incrementally
+/// The parents of `p` (as the tests' `for_each_parent` lists them) told as changes: every
+/// parent is `p.flip()` with one set replaced, and `f` gets which set and its new squares. The builder indexes parents incrementally
 /// from this (one group ranked per parent, see [`crate::slice::Around`]).
 #[inline]
 pub fn for_each_parent_set(p: &Placement, sideways_only: bool, mut f: impl FnMut(Moved, u64)) {

@@ -114,7 +114,7 @@ pub fn verify_table(tb: &Tablebase, sig: Signature) -> Result<Verified, ProbeErr
     })
 }
 
-pub use damasi_engine::oracle::converts;
+use damasi_engine::oracle::converts;
 
 /// Checks every stored distance to conversion of `sig` against its moves: a won position is
 /// one ply more than the quickest of its winning moves (a move that converts counts one), a

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use damasi_tb::checkpoint::checkpoint_path;
+use damasi_tb::checkpoint_path;
 use damasi_tb::{
     build_all_with, signature_stats, BuildEvent, BuildOptions, CheckpointEvent, Signature,
 };

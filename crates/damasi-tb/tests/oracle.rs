@@ -217,7 +217,7 @@ fn with_distances_every_winning_move_brings_the_conversion_nearer() {
             let r = search(e, SearchRoot::from_game(&game), 1);
             game.play(&r.best.expect("a legal move")).unwrap();
             let after = game.position();
-            if damasi_tb::verify::converts(&before, after) {
+            if damasi_engine::oracle::converts(&before, after) {
                 conversions += 1;
             } else if white_to_move {
                 // The distance left drops by exactly the ply just played.

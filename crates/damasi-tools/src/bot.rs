@@ -13,9 +13,8 @@ use std::io::BufReader;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use damasi::game::RuleSet;
 use damasi::hub::parse_hub_move;
-use damasi::{Color, Move, Notation, Position};
+use damasi::{Color, Move, Notation, Position, RuleSet};
 use damasi_engine::line_reader::{read_line, LineRead, MAX_LINE};
 use serde_json::{json, Value};
 

@@ -6,9 +6,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use damasi::game::RuleSet;
 use damasi::hub::{write_hub_move, write_hub_position};
-use damasi::{Move, Position};
+use damasi::{Move, Position, RuleSet};
 use damasi_engine::line_reader::{read_line, LineRead, MAX_LINE};
 use damasi_engine::protocol::Line;
 

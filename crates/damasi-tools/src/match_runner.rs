@@ -5,7 +5,7 @@
 //! played twice with the colours swapped (a game pair), from the opening's start position
 //! with the whole move list sent on every move, as pydraughts does. The referee is the rules
 //! library: every move an engine sends is checked, and a game ends when
-//! [`damasi::game::Game::outcome`] says so (no pieces, blocked, mutual block, one piece each,
+//! [`damasi::Game::outcome`] says so (no pieces, blocked, mutual block, one piece each,
 //! threefold repetition, the no-capture limit of the rule set), or as a draw at the ply cap.
 //! An illegal or unreadable move, a crash (also an output line over 64 KiB, which is never
 //! held in memory), a silence past the time-out or a flag fall loses the game; a crashed
@@ -29,9 +29,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use damasi::game::{DrawReason, Game, Outcome, RuleSet, WinReason};
 use damasi::pdn::{write_game, PdnGame};
-use damasi::{Color, Move, Notation, Position};
+use damasi::{Color, DrawReason, Game, Move, Notation, Outcome, Position, RuleSet, WinReason};
 
 use crate::hub_client::{Failure, HubProcess};
 use crate::openings::Opening;

@@ -22,8 +22,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use damasi::Wdl;
-use damasi::{Color, Game, Move, Notation, Position, RuleSet};
+use damasi::{Color, Game, Move, Notation, Position, RuleSet, Wdl};
 use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::{
     Engine, EngineOptions, Limits, Score, SearchControl, SearchRequest, SearchRoot,

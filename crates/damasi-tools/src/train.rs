@@ -17,8 +17,7 @@ use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 
-use damasi::Wdl;
-use damasi::{Color, Game, Position, RuleSet};
+use damasi::{Color, Game, Position, RuleSet, Wdl};
 use damasi_engine::eval::{feature, is_threatened, Weights};
 use damasi_engine::oracle::EndgameOracle;
 use damasi_engine::patterns::{self, PatternTables, ENTRIES, LOOKUPS};

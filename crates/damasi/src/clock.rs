@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use damasi::clock::{Clock, TimeControl};
+//! use damasi::{Clock, TimeControl};
 //! use damasi::Color;
 //!
 //! let mut clock = Clock::new(TimeControl::from_secs(60, 2));

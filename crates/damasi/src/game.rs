@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use damasi::game::{Game, GameError, Outcome, DrawReason};
+//! use damasi::{Game, GameError, Outcome, DrawReason};
 //! use damasi::{Color, TimeControl, WinReason};
 //!
 //! let mut game = Game::new().with_time_control(TimeControl::from_secs(300, 2));

@@ -3,7 +3,12 @@
 //! Exact rules of Turkish draughts as played by the Turkish federation: orthogonal men, flying
 //! kings, immediate removal of captured pieces, the maximum-capture rule and no 180-degree
 //! turns; with positions (FEN), move notation (also the Hub protocol's numeric one, [`hub`]),
-//! games with draw rules, PDN records, Zobrist keys and perft.
+//! games with draw rules, PDN records ([`pdn`]), Zobrist keys ([`zobrist`]) and perft.
+//!
+//! Everything is at the crate's root (`damasi::Position`, `damasi::Game`, ...) but for four
+//! namespaces whose names read with their module: the Hub protocol's notation ([`hub`]), PDN
+//! files ([`pdn`]), bit masks and shifts of the board ([`bitboard`]) and the hashing keys
+//! ([`zobrist`]).
 //!
 //! ```
 //! use damasi::{Position, perft};
@@ -14,32 +19,35 @@
 //! ```
 
 pub mod bitboard;
-pub mod clock;
-pub mod color;
-pub mod diagram;
-pub mod fen;
-pub mod game;
+mod clock;
+mod color;
+mod diagram;
+mod fen;
+mod game;
 pub mod hub;
 mod isa;
-pub mod movegen;
-pub mod moves;
-pub mod notation;
+mod movegen;
+mod moves;
+mod notation;
 pub mod pdn;
-pub mod perft;
-pub mod position;
-pub mod square;
+mod perft;
+mod position;
+mod square;
 mod wdl;
 pub mod zobrist;
 
-pub use clock::{Clock, TimeControl};
+pub use clock::{Clock, Flagged, TimeControl, TimeControlError};
 pub use color::{ByColor, Color, Piece, Role};
 pub use diagram::diagram;
 pub use fen::FenError;
-pub use game::{DrawReason, Game, GameError, Outcome, RuleSet, WinReason};
+pub use game::{
+    cannot_win, position_outcome, DrawReason, Game, GameError, Outcome, OutcomeCodeError, RuleSet,
+    RuleSetError, WinReason,
+};
 pub use moves::{Move, MoveList};
-pub use notation::{MoveError, Notation};
+pub use notation::{MoveError, Notation, MAX_MOVE_TEXT};
 pub use pdn::{PdnError, PdnGame};
 pub use perft::{divide, perft, perft_parallel, perft_with, Counting};
-pub use position::{Position, PositionError};
-pub use square::Square;
+pub use position::{Position, PositionError, MAX_PIECES_PER_SIDE};
+pub use square::{ParseSquareError, Square};
 pub use wdl::Wdl;

@@ -4,11 +4,10 @@
 
 use std::time::Duration;
 
-use damasi::game::cannot_win;
 use damasi::pdn::{read_game, read_games, write_game, PdnGame};
 use damasi::{
-    Clock, Color, DrawReason, Game, GameError, Notation, Outcome, Position, RuleSet, TimeControl,
-    WinReason,
+    cannot_win, Clock, Color, DrawReason, Game, GameError, Notation, Outcome, Position, RuleSet,
+    TimeControl, WinReason,
 };
 
 fn play(g: &mut Game, moves: &str) {

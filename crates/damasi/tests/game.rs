@@ -2,8 +2,9 @@
 //! rule-set names. Every expected outcome is worked out by hand from the position in the
 //! comment next to it.
 
-use damasi::game::position_outcome;
-use damasi::{Color, DrawReason, Game, GameError, Outcome, Position, RuleSet, WinReason};
+use damasi::{
+    position_outcome, Color, DrawReason, Game, GameError, Outcome, Position, RuleSet, WinReason,
+};
 
 fn pos(fen: &str) -> Position {
     Position::from_fen(fen).unwrap()
