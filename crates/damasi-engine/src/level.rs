@@ -1,5 +1,7 @@
 //! Playing strength for people.
 
+use std::time::Duration;
+
 /// Playing strength from 1 (a beginner who blunders believably) to 10 (full strength).
 /// Lower levels search shallower, add noise to the root scores and sometimes pick the
 /// second to fourth best move.
@@ -31,6 +33,19 @@ impl Level {
     /// Whether this is full strength (no handicap at all).
     pub const fn is_full(self) -> bool {
         self.0 >= 10
+    }
+
+    /// How long the engine thinks per move at this level against people (the web app's games
+    /// against the engine; a clock may give it less). The lower levels mostly stop earlier, at
+    /// their depth and node limits. The one table of these times: the WebAssembly build gives
+    /// the browser its share of them (`damasi_wasm::browser_move_time`).
+    pub const fn move_time(self) -> Duration {
+        Duration::from_millis(match self.0 {
+            0..=3 => 300,
+            4..=6 => 700,
+            7..=9 => 1500,
+            _ => 3000,
+        })
     }
 
     /// Deepest iteration this level searches.

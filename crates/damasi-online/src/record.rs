@@ -1,104 +1,17 @@
-//! Games as the web app describes and stores them: each move described for the page (notation
-//! in both styles, route, captured squares), how the game stands, and moves as storage tokens.
+//! Games as the web app stores them: moves as storage tokens, and a game rebuilt from them.
+//! (How a move and a game's end are described for the page is the rules crate's
+//! `damasi::MoveInfo` and `damasi::OutcomeInfo`.)
 
 use std::time::Duration;
 
-use damasi::{Game, Move, Notation, Outcome, Position, RuleSet, Square, TimeControl};
-use serde::Serialize;
+use damasi::{Game, Move, Position, RuleSet, Square, TimeControl};
 
 use crate::error::ApiError;
 
-/// A legal move as the page and API clients see it.
-#[derive(Serialize, Clone, Debug)]
-pub struct MoveInfo {
-    /// Landing notation, e.g. `b3xd3xd5`.
-    pub landing: String,
-    /// The federation's captured-square notation, e.g. `b3xc3xd4`.
-    pub captured: String,
-    /// Start square.
-    pub from: String,
-    /// End square.
-    pub to: String,
-    /// The squares the piece lands on, in order, ending with `to` (one square for a quiet move).
-    pub route: Vec<String>,
-    /// The squares of the captured pieces, in the order they are jumped.
-    pub captures: Vec<String>,
-    /// Whether a man is promoted by this move.
-    pub promotion: bool,
-}
-
-impl MoveInfo {
-    /// Describes legal move `m` of `pos`.
-    pub fn new(pos: &Position, m: &Move) -> MoveInfo {
-        MoveInfo {
-            landing: pos.write_move(m, Notation::Landing),
-            captured: pos.write_move(m, Notation::Captured),
-            from: m.from().to_string(),
-            to: m.to().to_string(),
-            route: route(pos, m).iter().map(Square::to_string).collect(),
-            captures: pos.capture_order(m).iter().map(Square::to_string).collect(),
-            promotion: m.is_promotion(),
-        }
-    }
-}
-
-/// The landing squares of a move, ending with its end square.
-fn route(pos: &Position, m: &Move) -> Vec<Square> {
-    pos.route(m).into_iter().skip(1).collect()
-}
-
-/// The legal moves of `pos`, described.
-pub fn legal_infos(pos: &Position) -> Vec<MoveInfo> {
-    pos.legal_moves()
-        .iter()
-        .map(|m| MoveInfo::new(pos, m))
-        .collect()
-}
-
-/// How a game ended, or that it goes on.
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct OutcomeInfo {
-    /// Whether the game is over.
-    pub over: bool,
-    /// PDN result: `1-0`, `0-1`, `1/2-1/2` or `*`.
-    pub result: String,
-    /// `white`, `black`, or none for a draw or a game in progress.
-    pub winner: Option<String>,
-    /// The outcome's machine code ([`Outcome::code`]), e.g. `black:time`; none while the game
-    /// goes on. Pages translate this, not `reason`.
-    pub code: Option<String>,
-    /// Why the game ended, in English, e.g. "draw: one piece each"; empty while it goes on.
-    pub reason: String,
-}
-
-impl OutcomeInfo {
-    /// A game in progress.
-    pub fn ongoing() -> OutcomeInfo {
-        OutcomeInfo {
-            over: false,
-            result: "*".into(),
-            winner: None,
-            code: None,
-            reason: String::new(),
-        }
-    }
-
-    /// The library's outcome, described.
-    pub fn from_outcome(o: &Outcome) -> OutcomeInfo {
-        OutcomeInfo {
-            over: true,
-            result: o.pdn_result().into(),
-            winner: o.winner().map(|c| c.name().to_string()),
-            code: Some(o.code()),
-            reason: o.describe(),
-        }
-    }
-
-    /// The outcome of `game`, or that it goes on.
-    pub fn of(game: &Game) -> OutcomeInfo {
-        game.outcome()
-            .map_or_else(OutcomeInfo::ongoing, |o| OutcomeInfo::from_outcome(&o))
-    }
+/// The legal moves of `pos`, described: `damasi::MoveInfo::legal`, kept for online play's
+/// table until it moves to its own crate.
+pub fn legal_infos(pos: &Position) -> Vec<damasi::MoveInfo> {
+    damasi::MoveInfo::legal(pos)
 }
 
 /// A game rebuilt from stored moves, and the helpers that write moves for storage.

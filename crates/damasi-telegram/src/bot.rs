@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{Color, Notation, Position, RuleSet, Square};
-use damasi_engine::{Limits, SearchRoot};
+use damasi_engine::{Level, Limits, SearchRoot};
 use damasi_online::accounts::Player;
 use damasi_online::brain::Brain;
 use damasi_online::command::Command;
@@ -324,7 +324,7 @@ impl Telegram {
             rules: RuleSet::default(),
             plies_since_capture: 0,
         };
-        let limits = Limits::move_time(engine_move_time(level));
+        let limits = Limits::move_time(Level::new(level).move_time());
         let thought = match self.inner.brain.think(root, level, limits, true).await {
             Ok(t) => t,
             Err(e) => {
@@ -1112,16 +1112,6 @@ fn parse_query(text: &str, default: (u32, u32)) -> Asked {
         asked.level = Some(5);
     }
     asked
-}
-
-/// The engine's thinking time a move at `level`, as in the web app's games.
-fn engine_move_time(level: u8) -> Duration {
-    Duration::from_millis(match level {
-        1..=3 => 300,
-        4..=6 => 700,
-        7..=9 => 1500,
-        _ => 3000,
-    })
 }
 
 #[cfg(test)]

@@ -40,6 +40,13 @@ pub fn perft(fen: &str, depth: u32) -> Result<f64, JsError> {
         .map_err(|e| JsError::new(&e))
 }
 
+/// Milliseconds the engine thinks per move at `level` in the browser
+/// ([`crate::browser_move_time`]).
+#[wasm_bindgen(js_name = moveTimeMs)]
+pub fn move_time_ms(level: u8) -> f64 {
+    crate::browser_move_time(level).as_millis() as f64
+}
+
 /// The engine's bench: `[nodes, seconds]`.
 #[wasm_bindgen]
 pub fn bench(depth: u32) -> Vec<f64> {

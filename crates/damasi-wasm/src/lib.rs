@@ -15,7 +15,8 @@
 //! ```
 //!
 //! The JavaScript side (from `wasm-bindgen --target web`): `new Hub()`, `hub.line(text)`
-//! returning the output lines joined by `\n`, `perft(fen, depth)`, `bench(depth)`, and `Game`
+//! returning the output lines joined by `\n`, `perft(fen, depth)`, `bench(depth)`,
+//! `moveTimeMs(level)` ([`browser_move_time`]), and `Game`
 //! ([`web_game::WebGame`]) for the offline page, whose static files are in [`site`].
 
 pub mod session;
@@ -24,6 +25,15 @@ pub mod web_game;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;
+
+/// How long the in-browser engine thinks per move at `level` (1..=10) against people: two
+/// thirds of the server's time ([`damasi_engine::Level::move_time`]), so level 10 thinks 2 s
+/// where the server thinks 3 s. The browser's engine runs one thread in a Web Worker on the
+/// player's own machine, which the page also needs; the lower levels stop at their depth and
+/// node limits long before either time.
+pub fn browser_move_time(level: u8) -> std::time::Duration {
+    damasi_engine::Level::new(level).move_time() * 2 / 3
+}
 
 /// Leaf count of the legal move tree of `fen` (`startpos` for the start) to `depth`, or the
 /// FEN's error.
@@ -36,4 +46,19 @@ pub fn perft_fen(fen: &str, depth: u32) -> Result<u64, String> {
 pub fn run_bench(depth: u32) -> (u64, f64) {
     let (nodes, time) = damasi_engine::bench::bench(Some(depth.clamp(1, 20)));
     (nodes, time.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_browser_thinks_two_thirds_of_the_servers_time() {
+        // The server: 0.3 s up to level 3, 3 s at level 10 (docs/web-app.md, "The web server is
+        // the referee").
+        assert_eq!(browser_move_time(1), Duration::from_millis(200));
+        assert_eq!(browser_move_time(10), Duration::from_secs(2));
+        assert_eq!(browser_move_time(99), Duration::from_secs(2));
+    }
 }

@@ -1,13 +1,15 @@
 //! A game for the offline page: the page holds no rules, it asks this for the board, the legal
 //! moves, the result and the record. Exported to JavaScript as `Game`; results are plain
-//! strings (JSON where there is structure), errors are messages.
+//! strings (JSON where there is structure, written by serde from the rules crate's views, so
+//! that the page reads the same fields as from the server), errors are messages.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use damasi::hub::{parse_hub_move, write_hub_move, write_hub_position};
 use damasi::pdn::{self, PdnGame};
-use damasi::{Game, Move, Notation, Position};
+use damasi::{Game, MoveInfo, Notation, OutcomeInfo, Position};
+use serde::Serialize;
 
 /// A game: start position, moves, draw rules, PDN.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_name = Game))]
@@ -21,42 +23,43 @@ impl Default for WebGame {
     }
 }
 
-/// `text` as a JSON string literal.
-fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+/// The game as the page's game view sees it: the fields of the web API's game view that a
+/// game without a server has (`GET /api/games/{id}`, docs/web-api.md).
+#[derive(Serialize)]
+struct GameView {
+    start_fen: String,
+    fen: String,
+    side: &'static str,
+    plies: Vec<PlyView>,
+    legal: Vec<MoveInfo>,
+    forced_capture: bool,
+    outcome: OutcomeInfo,
 }
 
-/// A JSON array of strings.
-fn json_strings<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
-    let parts: Vec<String> = items.into_iter().map(|s| json_string(s.as_ref())).collect();
-    format!("[{}]", parts.join(","))
+/// One ply: the move, the position after it; no thinking time and no clock in the browser.
+#[derive(Serialize)]
+struct PlyView {
+    #[serde(rename = "move")]
+    mv: MoveInfo,
+    fen: String,
+    elapsed_ms: u64,
+    clock: Option<()>,
 }
 
-/// A legal move of `pos` as the web API describes it: both notations, the squares, the route
-/// and the captured squares in order, whether it promotes.
-fn move_info(pos: &Position, m: &Move) -> String {
-    let route: Vec<String> = pos.route(m).iter().skip(1).map(|s| s.to_string()).collect();
-    format!(
-        "{{\"landing\":{},\"captured\":{},\"from\":{},\"to\":{},\"route\":{},\"captures\":{},\"promotion\":{}}}",
-        json_string(&pos.write_move(m, Notation::Landing)),
-        json_string(&pos.write_move(m, Notation::Captured)),
-        json_string(&m.from().to_string()),
-        json_string(&m.to().to_string()),
-        json_strings(route),
-        json_strings(pos.capture_order(m).iter().map(|s| s.to_string())),
-        m.is_promotion()
-    )
+/// A legal move as the offline page's board takes it.
+#[derive(Serialize)]
+struct LegalMove {
+    /// Landing notation.
+    text: String,
+    from: String,
+    to: String,
+    /// The captured squares in the order they are jumped.
+    captured: Vec<String>,
+}
+
+/// `value` as JSON: these views are plain data, which always serialise.
+fn json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("plain data serialises")
 }
 
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen(js_class = Game))]
@@ -67,43 +70,36 @@ impl WebGame {
     /// server.
     pub fn view(&self) -> String {
         let g = &self.record.game;
-        let plies: Vec<String> = g
+        let plies = g
             .history()
             .iter()
             .enumerate()
             .map(|(ply, m)| {
                 let before = g.position_at(ply).expect("a position before every move");
                 let after = g.position_at(ply + 1).expect("a position after every move");
-                format!(
-                    "{{\"move\":{},\"fen\":{},\"elapsed_ms\":0,\"clock\":null}}",
-                    move_info(&before, m),
-                    json_string(&after.to_fen())
-                )
+                PlyView {
+                    mv: MoveInfo::new(&before, m),
+                    fen: after.to_fen(),
+                    elapsed_ms: 0,
+                    clock: None,
+                }
             })
             .collect();
         let pos = g.position();
-        let outcome = g.outcome();
-        let legal: Vec<String> = g.legal_moves().iter().map(|m| move_info(pos, m)).collect();
-        let outcome_json = match outcome {
-            None => r#"{"over":false,"result":"*","winner":null,"code":null,"reason":""}"#.into(),
-            Some(o) => format!(
-                "{{\"over\":true,\"result\":{},\"winner\":{},\"code\":{},\"reason\":{}}}",
-                json_string(o.pdn_result()),
-                o.winner().map_or("null".into(), |c| json_string(c.name())),
-                json_string(&o.code()),
-                json_string(&o.describe())
-            ),
-        };
-        format!(
-            "{{\"start_fen\":{},\"fen\":{},\"side\":{},\"plies\":[{}],\"legal\":[{}],\"forced_capture\":{},\"outcome\":{}}}",
-            json_string(&g.initial_position().to_fen()),
-            json_string(&pos.to_fen()),
-            json_string(pos.side_to_move().name()),
-            plies.join(","),
-            legal.join(","),
-            outcome.is_none() && pos.has_capture(),
-            outcome_json
-        )
+        let outcome = OutcomeInfo::of(g);
+        json(&GameView {
+            start_fen: g.initial_position().to_fen(),
+            fen: pos.to_fen(),
+            side: pos.side_to_move().name(),
+            plies,
+            forced_capture: !outcome.over && pos.has_capture(),
+            legal: g
+                .legal_moves()
+                .iter()
+                .map(|m| MoveInfo::new(pos, m))
+                .collect(),
+            outcome,
+        })
     }
 
     /// Both sides agree to a draw (refused, as a no-op, once the game is over).
@@ -176,11 +172,17 @@ impl WebGame {
     /// The moves played in landing notation, as a JSON array.
     pub fn history(&self) -> String {
         let g = &self.record.game;
-        json_strings(g.history().iter().enumerate().map(|(ply, m)| {
-            g.position_at(ply)
-                .expect("a position before every move")
-                .write_move(m, Notation::Landing)
-        }))
+        let moves: Vec<String> = g
+            .history()
+            .iter()
+            .enumerate()
+            .map(|(ply, m)| {
+                g.position_at(ply)
+                    .expect("a position before every move")
+                    .write_move(m, Notation::Landing)
+            })
+            .collect();
+        json(&moves)
     }
 
     /// `white` or `black`.
@@ -202,22 +204,19 @@ impl WebGame {
     /// notation, square names); empty once the game is over.
     pub fn legal(&self) -> String {
         let pos = self.record.game.position();
-        let items: Vec<String> = self
+        let moves: Vec<LegalMove> = self
             .record
             .game
             .legal_moves()
             .iter()
-            .map(|m| {
-                format!(
-                    "{{\"text\":{},\"from\":{},\"to\":{},\"captured\":{}}}",
-                    json_string(&pos.write_move(m, Notation::Landing)),
-                    json_string(&m.from().to_string()),
-                    json_string(&m.to().to_string()),
-                    json_strings(pos.capture_order(m).iter().map(|s| s.to_string()))
-                )
+            .map(|m| LegalMove {
+                text: pos.write_move(m, Notation::Landing),
+                from: m.from().to_string(),
+                to: m.to().to_string(),
+                captured: pos.capture_order(m).iter().map(|s| s.to_string()).collect(),
             })
             .collect();
-        format!("[{}]", items.join(","))
+        json(&moves)
     }
 
     /// Plays a move given in landing or captured-square notation; returns it in landing
@@ -334,7 +333,22 @@ mod tests {
     }
 
     #[test]
-    fn json_strings_escape_quotes() {
-        assert_eq!(json_strings(["a\"b", "c\\"]), r#"["a\"b","c\\"]"#);
+    fn the_view_json_is_pinned_field_for_field() {
+        // The page reads these names; the web API's game view has the same ones.
+        let mut g = WebGame::from_fen("W:Wd4,a3:Bd5").unwrap();
+        let capture = r#"{"landing":"d4xd6","captured":"d4xd5","from":"d4","to":"d6","route":["d6"],"captures":["d5"],"promotion":false}"#;
+        assert_eq!(
+            g.view(),
+            format!(
+                r#"{{"start_fen":"W:Wa3,d4:Bd5","fen":"W:Wa3,d4:Bd5","side":"white","plies":[],"legal":[{capture}],"forced_capture":true,"outcome":{{"over":false,"result":"*","winner":null,"code":null,"reason":""}}}}"#
+            )
+        );
+        g.play("d4xd6").unwrap();
+        assert_eq!(
+            g.view(),
+            format!(
+                r#"{{"start_fen":"W:Wa3,d4:Bd5","fen":"B:Wa3,d6:B","side":"black","plies":[{{"move":{capture},"fen":"B:Wa3,d6:B","elapsed_ms":0,"clock":null}}],"legal":[],"forced_capture":false,"outcome":{{"over":true,"result":"1-0","winner":"white","code":"white:no-pieces","reason":"Black has no pieces left: White wins"}}}}"#
+            )
+        );
     }
 }

@@ -7,13 +7,12 @@ use std::net::{IpAddr, SocketAddr};
 use axum::extract::{ConnectInfo, FromRequestParts, OriginalUri, State};
 use axum::http::request::Parts;
 use axum::Json;
-use damasi::{position_outcome, Color, Game, Move, Position, RuleSet};
+use damasi::{position_outcome, Color, Game, Move, MoveInfo, OutcomeInfo, Position, RuleSet};
 use damasi_engine::{Limits, SearchRoot};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiJson, ApiQuery, HttpError};
-use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
 use crate::{AppState, MAX_MOVE_TIME};
 
 /// Longest FEN accepted (32 pieces with names take about 130 characters).
@@ -65,7 +64,7 @@ impl PositionView {
             moves: if outcome.over {
                 Vec::new()
             } else {
-                legal_infos(pos)
+                MoveInfo::legal(pos)
             },
             outcome,
         }
@@ -84,7 +83,7 @@ impl PositionView {
             moves: if outcome.over {
                 Vec::new()
             } else {
-                legal_infos(pos)
+                MoveInfo::legal(pos)
             },
             outcome,
         }

@@ -8,14 +8,13 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use damasi::{ByColor, Color, Notation, TimeControl};
+use damasi::{ByColor, Color, MoveInfo, Notation, OutcomeInfo, TimeControl};
 use damasi_engine::SearchRoot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::api::{self, parse_fen, parse_rules, Analysis};
 use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError};
-use crate::record::{legal_infos, MoveInfo, OutcomeInfo};
 use crate::referee::{EngineState, Live, Slot};
 use crate::store::{self, GameRow, Player};
 use crate::streams::Client;
@@ -262,7 +261,7 @@ pub fn view_window(live: &Live, window: PlyWindow) -> GameView {
         legal: if outcome.over {
             Vec::new()
         } else {
-            legal_infos(pos)
+            MoveInfo::legal(pos)
         },
         outcome,
         clock,

@@ -17,13 +17,12 @@ use std::sync::OnceLock;
 
 use axum::extract::Path;
 use axum::Json;
-use damasi::{Game, Move, Position};
+use damasi::{Game, Move, MoveInfo, Position};
 use serde::{Deserialize, Serialize};
 use skillratings::glicko2::{glicko2, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
 use crate::error::{ApiError, ApiJson, ApiQuery, HttpError};
-use crate::record::MoveInfo;
 
 /// The course file as built in.
 pub const COURSE_JSON: &str = include_str!("../learn/course.json");

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::time::Duration;
 
 use damasi::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
-use damasi_engine::{Limits, SearchRoot};
+use damasi_engine::{Level, Limits, SearchRoot};
 use tokio::sync::{watch, Mutex};
 use tokio::task::AbortHandle;
 
@@ -440,7 +440,7 @@ impl Referee {
             return;
         };
         let root = SearchRoot::from_game(&live.game);
-        let mut limits = Limits::move_time(engine_move_time(level));
+        let mut limits = Limits::move_time(Level::new(level).move_time());
         if let Some(clock) = live.game.clock() {
             let left =
                 clock.remaining_after(side, Duration::from_millis(live.elapsed_now(now_ms())));
@@ -804,16 +804,6 @@ impl Referee {
         }
         Ok(slot)
     }
-}
-
-/// How long the engine may think per move at `level` (the clock may give it less).
-pub fn engine_move_time(level: u8) -> Duration {
-    Duration::from_millis(match level {
-        1..=3 => 300,
-        4..=6 => 700,
-        7..=9 => 1500,
-        _ => 3000,
-    })
 }
 
 /// A position no side can win with correct play whatever happens: kings only, at most two a

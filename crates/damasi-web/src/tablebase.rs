@@ -8,15 +8,13 @@
 
 use axum::extract::State;
 use axum::Json;
-use damasi::Position;
-use damasi::Wdl;
+use damasi::{MoveInfo, Position, Wdl};
 use damasi_engine::oracle::{converts, EndgameOracle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::api::parse_fen;
 use crate::error::{ApiError, ApiQuery, HttpError};
-use crate::record::MoveInfo;
 use crate::AppState;
 
 /// Query of `GET /api/tablebase`.

@@ -8,7 +8,8 @@
 //! Everything is at the crate's root (`damasi::Position`, `damasi::Game`, ...) but for four
 //! namespaces whose names read with their module: the Hub protocol's notation ([`hub`]), PDN
 //! files ([`pdn`]), bit masks and shifts of the board ([`bitboard`]) and the hashing keys
-//! ([`zobrist`]).
+//! ([`zobrist`]). With the `serde` feature, [`ByColor`] (de)serialises and the views a page
+//! is sent, [`MoveInfo`] and [`OutcomeInfo`], are there.
 //!
 //! ```
 //! use damasi::{Position, perft};
@@ -33,6 +34,8 @@ pub mod pdn;
 mod perft;
 mod position;
 mod square;
+#[cfg(feature = "serde")]
+mod view;
 mod wdl;
 pub mod zobrist;
 
@@ -50,4 +53,6 @@ pub use pdn::{PdnError, PdnGame};
 pub use perft::{divide, perft, perft_parallel, perft_with, Counting};
 pub use position::{Position, PositionError, MAX_PIECES_PER_SIDE};
 pub use square::{ParseSquareError, Square};
+#[cfg(feature = "serde")]
+pub use view::{MoveInfo, OutcomeInfo};
 pub use wdl::Wdl;
