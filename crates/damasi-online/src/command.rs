@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use crate::error::ApiError;
 
 use super::accounts::Player;
-use super::table::{abandonment, side_index, ChatLine, Deadline, Status, TableState};
+use super::table::{abandonment, ChatLine, Deadline, Status, TableState};
 use super::{NewGame, OnlineConfig};
 
 /// What somebody (or the service itself) asks of one game. The page's WebSocket messages are
@@ -266,8 +266,7 @@ pub fn apply(
         }
         Command::Presence { side, open } => Ok(presence(state, *side, *open, now)),
         Command::Lag { side, rtt_ms } => {
-            state.lag[side_index(*side)]
-                .observe_round_trip(std::time::Duration::from_millis(*rtt_ms));
+            state.lag[side.index()].observe_round_trip(std::time::Duration::from_millis(*rtt_ms));
             Ok(Applied::unchanged(Reply::Nothing))
         }
     }
@@ -392,7 +391,7 @@ fn draw(state: &mut TableState, player: &Player, yes: bool, now: Now) -> Result<
     } else if state.draw_offer == Some(!side) {
         // The opponent answered: the proposer may offer again at once.
         state.draw_offer = None;
-        state.draw_offered[side_index(!side)] = None;
+        state.draw_offered[(!side).index()] = None;
     } else if state.draw_offer == Some(side) {
         // Withdrawn: offering again waits (see `table::OFFER_REPEAT`).
         state.draw_offer = None;
@@ -418,7 +417,7 @@ fn takeback(
         match state.takeback_offer {
             Some(proposer) if proposer == !side => {
                 // The opponent answered: the proposer may propose again at once.
-                state.takeback_offered[side_index(proposer)] = None;
+                state.takeback_offered[proposer.index()] = None;
             }
             Some(_) => {}
             None => return Ok(Applied::unchanged(Reply::State)),
@@ -443,7 +442,7 @@ fn takeback(
         }
         state.turn_started = Some(now.at);
         state.takeback_offer = None;
-        state.takeback_offered[side_index(proposer)] = None;
+        state.takeback_offered[proposer.index()] = None;
         state.draw_offer = None;
         events.push(GameEvent::TakenBack {
             ply: state.game.ply(),
@@ -482,7 +481,7 @@ fn claim(
 ) -> Result<Applied, ApiError> {
     state.check_playing()?;
     let side = state.seat_of(player)?;
-    let gone = state.gone_since[side_index(!side)];
+    let gone = state.gone_since[(!side).index()];
     let long_enough =
         gone.is_some_and(|g| now.at.saturating_duration_since(g) >= config.claim_after);
     if !long_enough {
@@ -510,10 +509,10 @@ fn rematch(state: &mut TableState, player: &Player) -> Result<Applied, ApiError>
             "a rematch can be asked for once the game is over",
         ));
     }
-    if state.rematch_id.is_some() || state.rematch[side_index(side)] {
+    if state.rematch_id.is_some() || state.rematch[side.index()] {
         return Ok(Applied::unchanged(Reply::State));
     }
-    state.rematch[side_index(side)] = true;
+    state.rematch[side.index()] = true;
     state.version += 1;
     let mut events = vec![GameEvent::Changed];
     if state.rematch == [true, true] {
@@ -587,7 +586,7 @@ fn deadline(state: &mut TableState, now: Now, config: &OnlineConfig) -> Result<A
 /// A player with no connection left is marked gone (the opponent may claim after a while); a
 /// returning one is marked back.
 fn presence(state: &mut TableState, side: Color, open: bool, now: Now) -> Applied {
-    let i = side_index(side);
+    let i = side.index();
     if open {
         state.connections[i] += 1;
         if state.gone_since[i].take().is_none() {

@@ -206,13 +206,15 @@ pub(crate) fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// The color named `white`/`black` (`random` or nothing: none).
 pub fn parse_color(text: Option<&str>) -> Result<Option<Color>, ApiError> {
-    match text.map(str::to_ascii_lowercase).as_deref() {
-        None | Some("random") | Some("") => Ok(None),
-        Some("white") => Ok(Some(Color::White)),
-        Some("black") => Ok(Some(Color::Black)),
-        Some(other) => Err(ApiError::BadRequest(format!(
-            "color '{other}' is not white, black or random"
-        ))),
+    match text {
+        None | Some("") => Ok(None),
+        Some(t) if t.eq_ignore_ascii_case("random") => Ok(None),
+        Some(t) => Color::from_name(t).map(Some).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "color '{}' is not white, black or random",
+                t.to_ascii_lowercase()
+            ))
+        }),
     }
 }
 

@@ -69,7 +69,7 @@ impl Seek {
             "rated": self.game.rated,
             "clock": { "initial": self.game.initial_ms, "increment": self.game.increment_ms },
             "speed": super::rating::Speed::of(self.game.initial_ms, self.game.increment_ms).name(),
-            "color": match self.color { Some(Color::White) => "white", Some(Color::Black) => "black", None => "random" },
+            "color": self.color.map_or("random", Color::name),
             "ratingRange": self.range.map(|(a, b)| format!("{a}-{b}")),
         })
     }

@@ -8,12 +8,6 @@ use damasi::{Game, Move, Position, RuleSet, Square, TimeControl};
 
 use crate::error::ApiError;
 
-/// The legal moves of `pos`, described: `damasi::MoveInfo::legal`, kept for online play's
-/// table until it moves to its own crate.
-pub fn legal_infos(pos: &Position) -> Vec<damasi::MoveInfo> {
-    damasi::MoveInfo::legal(pos)
-}
-
 /// A game rebuilt from stored moves, and the helpers that write moves for storage.
 #[derive(Clone, Debug)]
 pub struct Record {

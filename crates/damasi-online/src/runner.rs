@@ -17,7 +17,7 @@ use super::accounts::Player;
 use super::cluster::{self, Request};
 use super::command::{apply, Command, GameEvent, Now, Reply};
 use super::db::RatedResult;
-use super::table::{self, side_name, TableState};
+use super::table::TableState;
 use super::{lock, Online, Table};
 
 /// A game that ended, for the service's own listeners (tournaments, the Telegram bot): they
@@ -124,7 +124,7 @@ impl Online {
             Reply::Refused(e) => Err(e),
             _ if !reply => Ok(Value::Null),
             Reply::State => Ok(state.state_json(Instant::now())),
-            Reply::Seated(side) => Ok(json!(side_name(side))),
+            Reply::Seated(side) => Ok(json!(side.name())),
             Reply::Nothing => Ok(Value::Null),
         }
     }
@@ -280,7 +280,7 @@ impl Online {
                     table,
                     json!({
                         "type": "opponentGone",
-                        "side": side_name(*side),
+                        "side": *side.name(),
                         "gone": gone,
                         "claimWinInSeconds": gone.then(|| self.inner.config.claim_after.as_secs()),
                     }),
@@ -294,7 +294,7 @@ impl Online {
     fn tell_players(&self, state: &TableState, kind: &str) {
         for (i, seat) in state.seats.iter().enumerate() {
             if let Some(p) = seat {
-                self.notify(p.id, state.game_event(kind, table::side_of_index(i)));
+                self.notify(p.id, state.game_event(kind, Color::BOTH[i]));
             }
         }
     }

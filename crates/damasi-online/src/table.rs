@@ -174,23 +174,6 @@ pub struct TableState {
     pub version: u64,
 }
 
-/// The index of a side in two-element arrays: White 0, Black 1.
-pub fn side_index(side: Color) -> usize {
-    match side {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
-/// The side at index `i` of two-element arrays (the inverse of [`side_index`]).
-pub fn side_of_index(i: usize) -> Color {
-    if i == 0 {
-        Color::White
-    } else {
-        Color::Black
-    }
-}
-
 /// A clock's start in minutes as lichess shows it (`5`, `½`, `1.5`).
 fn clock_minutes(ms: i64) -> String {
     match ms {
@@ -199,14 +182,6 @@ fn clock_minutes(ms: i64) -> String {
         45_000 => "¾".into(),
         90_000 => "1.5".into(),
         _ => (ms / 60_000).to_string(),
-    }
-}
-
-/// A side as the API writes it: `white` or `black`.
-pub fn side_name(side: Color) -> &'static str {
-    match side {
-        Color::White => "white",
-        Color::Black => "black",
     }
 }
 
@@ -289,7 +264,7 @@ impl TableState {
     /// The side `player` plays here, if seated.
     pub fn side_of(&self, player: i64) -> Option<Color> {
         [Color::White, Color::Black].into_iter().find(|&s| {
-            self.seats[side_index(s)]
+            self.seats[s.index()]
                 .as_ref()
                 .is_some_and(|p| p.id == player)
         })
@@ -315,7 +290,7 @@ impl TableState {
             })
         };
         let from = self.seats.iter().position(Option::is_some);
-        let final_color = from.map(|i| side_name(side_of_index(i)));
+        let final_color = from.map(|i| Color::BOTH[i].name());
         json!({
             "id": self.row.id,
             "url": format!("/online/{}", self.row.id),
@@ -331,7 +306,7 @@ impl TableState {
                 "increment": self.row.increment_ms / 1000,
                 "show": format!("{}+{}", clock_minutes(self.row.initial_ms), self.row.increment_ms / 1000),
             },
-            "color": asked.map_or("random", side_name),
+            "color": asked.map_or("random", Color::name),
             "finalColor": final_color,
             "perf": {"name": self.speed().name()},
         })
@@ -340,8 +315,8 @@ impl TableState {
     /// A player's `gameStart` or `gameFinish` event (`kind`) for `side`, in lichess's shape:
     /// `game.gameId`, the colour, whose turn, the opponent, the position.
     pub fn game_event(&self, kind: &str, side: Color) -> Value {
-        let opponent = &self.seats[side_index(!side)];
-        let rating = self.ratings[side_index(!side)].map(|r| r.rating.round() as i64);
+        let opponent = &self.seats[(!side).index()];
+        let rating = self.ratings[(!side).index()].map(|r| r.rating.round() as i64);
         let outcome = self.game.outcome();
         json!({
             "type": kind,
@@ -349,9 +324,9 @@ impl TableState {
                 "gameId": self.row.id,
                 "fullId": self.row.id,
                 "id": self.row.id,
-                "color": side_name(side),
+                "color": side.name(),
                 "fen": self.game.position().to_fen(),
-                "hasMoved": self.moves.len() > side_index(side),
+                "hasMoved": self.moves.len() > side.index(),
                 "isMyTurn": self.status == Status::Playing
                     && self.game.position().side_to_move() == side,
                 "lastMove": self.moves.last(),
@@ -370,7 +345,7 @@ impl TableState {
                     Status::Over => outcome.map_or("aborted", |o| o.reason_code()),
                 }},
                 "outcome": self.row.outcome,
-                "winner": outcome.and_then(|o| o.winner()).map(side_name),
+                "winner": outcome.and_then(|o| o.winner()).map(Color::name),
                 "variant": {"key": "standard", "name": "Standard"},
                 "compat": {"bot": true, "board": true},
             },
@@ -445,22 +420,22 @@ impl TableState {
         player.check_may_play(self.row.rated)?;
         let free: Vec<Color> = [Color::White, Color::Black]
             .into_iter()
-            .filter(|&s| self.seats[side_index(s)].is_none())
+            .filter(|&s| self.seats[s.index()].is_none())
             .collect();
         let side = match want {
             Some(w) if free.contains(&w) => w,
             Some(w) => {
                 return Err(ApiError::conflict(
                     "seat-taken",
-                    format!("the {} seat is taken", side_name(w)),
+                    format!("the {} seat is taken", w.name()),
                 ))
             }
             None => *free.first().ok_or_else(|| {
                 ApiError::conflict("seats-taken", "both seats of this game are taken")
             })?,
         };
-        self.seats[side_index(side)] = Some(player.clone());
-        self.row.players[side_index(side)] = Some(player.id);
+        self.seats[side.index()] = Some(player.clone());
+        self.row.players[side.index()] = Some(player.id);
         self.version += 1;
         Ok(side)
     }
@@ -496,7 +471,7 @@ impl TableState {
         } else {
             self.elapsed_now(now)
         };
-        let mut lag = self.lag[side_index(side)];
+        let mut lag = self.lag[side.index()];
         let comp = lag.compensate(raw);
         let mut elapsed = raw - comp;
         if self.game.ply() == 1 {
@@ -530,7 +505,7 @@ impl TableState {
             .play_timed(&p.m, Duration::from_millis(p.elapsed_ms))?;
         self.moves.push(landing);
         self.elapsed.push(p.elapsed_ms);
-        self.lag[side_index(p.side)] = p.lag;
+        self.lag[p.side.index()] = p.lag;
         self.turn_started = Some(now);
         self.takeback_offer = None;
         if self.draw_offer == Some(!p.side) {
@@ -549,7 +524,7 @@ impl TableState {
         now: Instant,
         what: &str,
     ) -> Result<(), ApiError> {
-        let last = &mut offered[side_index(side)];
+        let last = &mut offered[side.index()];
         if let Some(at) = *last {
             let since = now.saturating_duration_since(at);
             if since < OFFER_REPEAT {
@@ -616,7 +591,7 @@ impl TableState {
         }
         let side = self.game.position().side_to_move();
         let clock = self.game.clock()?;
-        let grace = self.lag[side_index(side)].grace_ms();
+        let grace = self.lag[side.index()].grace_ms();
         Some((
             started + clock.remaining(side) + Duration::from_millis(grace),
             Deadline::Flag(side),
@@ -658,7 +633,7 @@ impl TableState {
             (_, Some(o)) => o.reason_code().to_string(),
             (_, None) => "started".to_string(),
         };
-        let winner = outcome.and_then(|o| o.winner()).map(side_name);
+        let winner = outcome.and_then(|o| o.winner()).map(Color::name);
         json!({
             "type": "gameState",
             "moves": self.moves.join(" "),
@@ -681,7 +656,7 @@ impl TableState {
             // The legal moves of the side to move, with their routes: one message per ply
             // brings the move, the position, both clocks and what may be played next.
             "legal": (self.status == Status::Playing && !self.game.is_over())
-                .then(|| crate::record::legal_infos(self.game.position())),
+                .then(|| damasi::MoveInfo::legal(self.game.position())),
             // A finished game's positions, one per ply from the start, to replay it.
             "fens": (self.status == Status::Over).then(|| self.positions()),
             "wdraw": self.draw_offer == Some(Color::White),
@@ -694,7 +669,7 @@ impl TableState {
             "ratingDiff": { "white": self.row.diffs[0], "black": self.row.diffs[1] },
             "fen": self.game.position().to_fen(),
             "ply": self.game.ply(),
-            "turn": side_name(self.game.position().side_to_move()),
+            "turn": self.game.position().side_to_move().name(),
             "gone": { "white": self.gone_since[0].is_some(), "black": self.gone_since[1].is_some() },
             "version": self.version,
         })
@@ -734,7 +709,7 @@ impl TableState {
                 None => Vec::new(),
             },
             "state": self.state_json(now),
-            "you": you.map(side_name),
+            "you": you.map(Color::name),
         })
     }
 }
@@ -747,7 +722,7 @@ pub(super) mod side_serde {
     /// Writes `white`, `black` or null.
     pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
         match c {
-            Some(c) => s.serialize_str(super::side_name(*c)),
+            Some(c) => s.serialize_str(c.name()),
             None => s.serialize_none(),
         }
     }
@@ -766,7 +741,7 @@ pub(super) mod side_serde {
 
         /// Writes `white` or `black`.
         pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_str(super::super::side_name(*c))
+            s.serialize_str(c.name())
         }
 
         /// Reads `white` or `black`.

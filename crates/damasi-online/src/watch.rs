@@ -55,11 +55,7 @@ impl Online {
     /// channel of its next events. In a cluster the events come from the owner through this
     /// node's relay, and those older than the `gameFull` are dropped.
     pub async fn watch(&self, id: &str, viewer: Option<&Player>) -> Result<Watch, ApiError> {
-        let side_in = |full: &Value| match full["you"].as_str() {
-            Some("white") => Some(Color::White),
-            Some("black") => Some(Color::Black),
-            _ => None,
-        };
+        let side_in = |full: &Value| full["you"].as_str().and_then(Color::from_name);
         if let Some(cluster) = &self.inner.cluster {
             let mut events = cluster.channel(id).subscribe();
             let request = || Request::Full {

@@ -38,7 +38,7 @@ use super::command::Command;
 use super::db::SecretKind;
 use super::rating::{self, Speed};
 use super::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
-use super::table::{side_name, Status};
+use super::table::Status;
 use super::{parse_color, NewGame, Online};
 
 /// Failed log-ins in a row for one name that are let through at once; after them each
@@ -748,7 +748,7 @@ async fn create(
     let side = table.state.lock().await.side_of(p.id);
     let mut body = game_links(&headers, &table.id);
     body["id"] = json!(table.id);
-    body["color"] = json!(side.map(side_name));
+    body["color"] = json!(side.map(Color::name));
     Ok(Json(body))
 }
 
@@ -805,7 +805,7 @@ async fn join(
     let p = player(&state.online, &headers).await?;
     let want = parse_color(req.color.as_deref())?;
     let side = state.online.join(&id, &p, want).await?;
-    Ok(Json(json!({"id": id, "color": side_name(side)})))
+    Ok(Json(json!({"id": id, "color": side.name()})))
 }
 
 #[derive(Deserialize)]
@@ -1129,9 +1129,7 @@ async fn accept_challenge(
         .online
         .join(&id, &p, parse_color(req.color.as_deref())?)
         .await?;
-    Ok(Json(
-        json!({"ok": true, "id": id, "color": side_name(side)}),
-    ))
+    Ok(Json(json!({"ok": true, "id": id, "color": side.name()})))
 }
 
 /// How often an idle stream sends an empty line, so proxies and clients know it is alive.
