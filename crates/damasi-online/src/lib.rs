@@ -243,6 +243,10 @@ fn new_game_id() -> Result<String, ApiError> {
 impl Online {
     /// The service over `db`.
     pub fn new(db: OnlineDb, config: OnlineConfig) -> Online {
+        Online::with_cluster(db, config, None)
+    }
+
+    fn with_cluster(db: OnlineDb, config: OnlineConfig, cluster: Option<Cluster>) -> Online {
         Online {
             inner: Arc::new(Inner {
                 accounts: Accounts::new(db.clone()),
@@ -253,7 +257,7 @@ impl Online {
                 lobby: StdMutex::new(Lobby::default()),
                 listeners: StdMutex::new(HashMap::new()),
                 finished: broadcast::channel(EVENT_BUFFER).0,
-                cluster: None,
+                cluster,
             }),
         }
     }
@@ -270,19 +274,7 @@ impl Online {
             return Err(ClusterError::NeedsPostgres);
         };
         let (cluster, client, outbox) = Cluster::connect(redis_url, pg.clone(), cluster).await?;
-        let online = Online {
-            inner: Arc::new(Inner {
-                accounts: Accounts::new(db.clone()),
-                db,
-                config,
-                tables: StdMutex::new(HashMap::new()),
-                users: StdMutex::new(HashMap::new()),
-                lobby: StdMutex::new(Lobby::default()),
-                listeners: StdMutex::new(HashMap::new()),
-                finished: broadcast::channel(EVENT_BUFFER).0,
-                cluster: Some(cluster),
-            }),
-        };
+        let online = Online::with_cluster(db, config, Some(cluster));
         cluster::start(Arc::downgrade(&online.inner), client, outbox);
         Ok(online)
     }
