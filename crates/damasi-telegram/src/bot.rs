@@ -4,7 +4,7 @@
 //! stored, rated when both players have linked accounts, watched on its web page, and
 //! resumed after a restart, when the message is redrawn from the stored game.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
@@ -141,6 +141,14 @@ impl Shown {
     }
 }
 
+/// Where the engine sits in a game it plays.
+#[derive(Clone, Debug)]
+struct EngineSeat {
+    player: Player,
+    side: Color,
+    level: u8,
+}
+
 /// The running bot; cheap to clone.
 #[derive(Clone)]
 pub struct Telegram {
@@ -248,27 +256,41 @@ impl Telegram {
     }
 
     /// Follows game `game_id` for message `id`: every event redraws it, and the engine moves
-    /// when it is its turn. Ends when the game is over and drawn so.
+    /// when a `gameState` event says it is its turn. Ends when the game is over and drawn so.
     async fn watch(self, id: String, game_id: String) {
+        use tokio::sync::broadcast::error::RecvError;
         loop {
             let watched = self.inner.online.watch(&game_id, None).await;
             let Ok((full, _, mut events)) = watched else {
                 eprintln!("damasi-telegram: cannot watch game {game_id}");
                 return;
             };
+            // Seats do not change once the game is played: the engine's is read once.
+            let engine = self.engine_seat(&id, &full).await;
             self.redraw(&id);
-            let mut over = self.after_change(&id, &full).await;
+            let mut over = self
+                .after_state(&id, &game_id, &full["state"], engine.as_ref())
+                .await;
             while !over {
-                match events.recv().await {
-                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                let state = match events.recv().await {
+                    Ok(event) if event.value["type"] == "gameState" => event.value.clone(),
+                    Ok(_) => {
                         self.redraw(&id);
-                        match self.inner.online.full(&game_id, None).await {
-                            Ok(full) => over = self.after_change(&id, &full).await,
-                            Err(e) => eprintln!("damasi-telegram: game {game_id}: {}", e.message()),
-                        }
+                        continue;
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                }
+                    Err(RecvError::Lagged(_)) => match self.inner.online.snapshot(&game_id).await {
+                        Ok(state) => state,
+                        Err(e) => {
+                            eprintln!("damasi-telegram: game {game_id}: {}", e.message());
+                            continue;
+                        }
+                    },
+                    Err(RecvError::Closed) => break,
+                };
+                self.redraw(&id);
+                over = self
+                    .after_state(&id, &game_id, &state, engine.as_ref())
+                    .await;
             }
             if over {
                 // Kept a while for last presses (a flip); a later press reads it back.
@@ -281,37 +303,58 @@ impl Telegram {
         }
     }
 
-    /// After a change of the game `full` that message `id` shows: starts the engine's move
-    /// when it is its turn. Answers whether the game is over.
-    async fn after_change(&self, id: &str, full: &serde_json::Value) -> bool {
-        let Ok(view) = GameView::from_full(full) else {
-            return false;
-        };
-        if view.outcome.is_some() {
+    /// The engine's seat in the game `full` that message `id` shows, if it plays there: its
+    /// account, its colour and its level.
+    async fn engine_seat(&self, id: &str, full: &serde_json::Value) -> Option<EngineSeat> {
+        let shown = lock(&self.inner.shown).get(id).cloned()?;
+        let level = shown.lock().await.settings.level;
+        if level == 0 {
+            return None;
+        }
+        let player = self.engine_player(level).await.ok()?;
+        let side = GameView::from_full(full).ok()?.side_of(player.id)?;
+        Some(EngineSeat {
+            player,
+            side,
+            level,
+        })
+    }
+
+    /// After the game's `gameState` `state`: starts the engine's move when it is its turn.
+    /// Answers whether the game is over.
+    async fn after_state(
+        &self,
+        id: &str,
+        game_id: &str,
+        state: &serde_json::Value,
+        engine: Option<&EngineSeat>,
+    ) -> bool {
+        if !state["outcome"].is_null() {
             return true;
         }
+        let Some(engine) = engine else {
+            return false;
+        };
+        if state["status"] != "started" || state["turn"] != engine.side.name() {
+            return false;
+        }
+        let Some(Ok(position)) = state["fen"].as_str().map(Position::from_fen) else {
+            return false;
+        };
         let Some(shown) = lock(&self.inner.shown).get(id).cloned() else {
             return false;
         };
         let mut s = shown.lock().await;
-        let level = s.settings.level;
-        if level == 0 || !view.playing() || s.thinking {
-            return false;
-        }
-        let engine = match self.engine_player(level).await {
-            Ok(p) => p,
-            Err(_) => return false,
-        };
-        if view.side_of(engine.id) != Some(view.turn()) {
+        if s.thinking {
             return false;
         }
         s.thinking = true;
         drop(s);
         let me = self.clone();
-        let position = view.position;
-        let game_id = view.id.clone();
+        let (game_id, engine) = (game_id.to_string(), engine.clone());
         tokio::spawn(async move {
-            me.engine_moves(&game_id, &engine, position, level).await;
+            me.engine_moves(&game_id, &engine.player, position, engine.level)
+                .await;
             shown.lock().await.thinking = false;
         });
         false
@@ -806,7 +849,7 @@ impl Telegram {
     }
 
     /// The text and keyboard of message `id` now.
-    async fn render(&self, id: &str) -> Option<(String, InlineKeyboardMarkup, bool)> {
+    async fn render(&self, id: &str) -> Option<(String, InlineKeyboardMarkup)> {
         let shown = lock(&self.inner.shown).get(id).cloned()?;
         let s = shown.lock().await.clone();
         let full = self.inner.online.full(&s.game_id, None).await.ok()?;
@@ -872,7 +915,7 @@ impl Telegram {
             page,
             lang,
         });
-        Some((lines.join("\n"), markup(&board), s.settings.group))
+        Some((lines.join("\n"), markup(&board)))
     }
 
     /// Edits messages as they change, each as soon as Telegram's limits allow, showing the
@@ -880,13 +923,14 @@ impl Telegram {
     async fn edit_messages(self, mut redraws: mpsc::UnboundedReceiver<String>) {
         let mut throttle = Throttle::new(self.inner.config.limits);
         let mut due: BTreeSet<(Instant, String)> = BTreeSet::new();
-        let mut waiting: HashMap<String, Instant> = HashMap::new();
+        // The messages in `due`, each once however often it changes meanwhile.
+        let mut scheduled: HashSet<String> = HashSet::new();
         loop {
             let next = due.first().map(|(at, _)| *at);
             tokio::select! {
                 got = redraws.recv() => {
                     let Some(id) = got else { return };
-                    if waiting.contains_key(&id) {
+                    if scheduled.contains(&id) {
                         continue;
                     }
                     let group = match lock(&self.inner.shown).get(&id) {
@@ -895,12 +939,12 @@ impl Telegram {
                     };
                     let at = throttle.next_allowed(&id, group, Instant::now());
                     due.insert((at, id.clone()));
-                    waiting.insert(id, at);
+                    scheduled.insert(id);
                 }
                 _ = sleep_until(next) => {
                     let Some((_, id)) = due.pop_first() else { continue };
-                    waiting.remove(&id);
-                    let Some((text, markup, _)) = self.render(&id).await else { continue };
+                    scheduled.remove(&id);
+                    let Some((text, markup)) = self.render(&id).await else { continue };
                     let sent = self
                         .inner
                         .bot
@@ -915,7 +959,7 @@ impl Telegram {
                         Err(RequestError::RetryAfter(wait)) => {
                             let at = now + wait.duration();
                             due.insert((at, id.clone()));
-                            waiting.insert(id, at);
+                            scheduled.insert(id);
                         }
                         Err(e) => eprintln!("damasi-telegram: editing {id}: {e}"),
                     }
