@@ -71,36 +71,8 @@ fn get_json(url: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
 }
 
-async fn press(api: &BotApi, n: &mut u32, from: &Value, msg: &str, sq: &str) -> String {
-    let shown = api.message(msg).unwrap();
-    let (file, rank) = (
-        (sq.as_bytes()[0] - b'a') as usize,
-        (sq.as_bytes()[1] - b'1') as usize,
-    );
-    let data = shown.keyboard[7 - rank][file]["callback_data"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    *n += 1;
-    let id = format!("cb{n}");
-    api.push(bot_api::press(&id, from, msg, &data));
-    let a = api
-        .wait_call("answerCallbackQuery", |b| {
-            b["callback_query_id"] == id.as_str()
-        })
-        .await;
-    a["text"].as_str().unwrap_or("").to_string()
-}
-
 /// The side to move plays its first legal move by pressing its two squares.
-async fn play_first(
-    api: &BotApi,
-    n: &mut u32,
-    site: &str,
-    game: &str,
-    msg: &str,
-    people: &[Value; 2],
-) {
+async fn play_first(api: &BotApi, site: &str, game: &str, msg: &str, people: &[Value; 2]) {
     let full = get_json(&format!("{site}/api/online/games/{game}"));
     let state = &full["state"];
     let m = &state["legal"][0];
@@ -109,8 +81,11 @@ async fn play_first(
     } else {
         &people[1]
     };
-    press(api, n, mover, msg, m["from"].as_str().unwrap()).await;
-    let played = press(api, n, mover, msg, m["to"].as_str().unwrap()).await;
+    api.press_square(mover, msg, m["from"].as_str().unwrap())
+        .await;
+    let played = api
+        .press_square(mover, msg, m["to"].as_str().unwrap())
+        .await;
     assert!(played.contains(m["landing"].as_str().unwrap()), "{played}");
 }
 
@@ -123,7 +98,6 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
         bot_api::user(111, "Ali", "ali", "en"),
         bot_api::user(222, "Bob", "bob", "en"),
     ];
-    let mut n = 0;
     let (server, site) = serve(&dir, &api);
     api.wait_call("getMe", |_| true).await;
     api.push(bot_api::inline_query("q1", &people[0], "", "private"));
@@ -131,7 +105,7 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
         .await;
     let msg = api.choose("q1", "p");
     assert_eq!(
-        press(&api, &mut n, &people[1], &msg, "a1").await,
+        api.press_square(&people[1], &msg, "a1").await,
         "You play Black"
     );
     let shown = api.wait_message(&msg, |s| s.keyboard.len() == 9).await;
@@ -141,15 +115,26 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
         .to_string();
     let game = link.rsplit('/').next().unwrap().to_string();
     for _ in 0..3 {
-        play_first(&api, &mut n, &site, &game, &msg, &people).await;
+        play_first(&api, &site, &game, &msg, &people).await;
     }
     let before = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();
-
-    let edits_before = api
-        .calls("editMessageText")
-        .iter()
-        .filter(|c| c.body["inline_message_id"] == msg.as_str())
-        .count();
+    let last = before["moves"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .to_string();
+    // The old server's last edit has landed: any edit from here on is the new server's.
+    api.wait_message(&msg, |s| s.text.contains(&last)).await;
+    let edits = |api: &BotApi| -> Vec<Value> {
+        api.calls("editMessageText")
+            .into_iter()
+            .filter(|c| c.body["inline_message_id"] == msg.as_str())
+            .map(|c| c.body)
+            .collect()
+    };
+    let edits_before = edits(&api).len();
     // SIGKILL: no shutdown of any kind.
     drop(server);
     let gets = api.calls("getMe").len();
@@ -159,33 +144,24 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
     let after = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();
     assert_eq!(after["moves"], before["moves"], "no move lost");
     assert_eq!(after["fen"], before["fen"]);
-    // The bot redraws the message from the stored game at start (an edit after the restart
-    // showing Black to move with the third move as the last).
-    let last = before["moves"]
-        .as_str()
-        .unwrap()
-        .split_whitespace()
-        .last()
-        .unwrap()
-        .to_string();
+    // The bot redraws the message from the stored game at start: an edit after the restart
+    // with the third move as the last.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while api
-        .calls("editMessageText")
-        .iter()
-        .filter(|c| c.body["inline_message_id"] == msg.as_str())
-        .count()
-        <= edits_before
-    {
+    let redrawn = loop {
+        if let Some(edit) = edits(&api).get(edits_before) {
+            break edit.clone();
+        }
         assert!(
             tokio::time::Instant::now() < deadline,
             "the message was not redrawn"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(api.message(&msg).unwrap().text.contains(&last));
+    };
+    let text = redrawn["text"].as_str().unwrap();
+    assert!(text.contains(&last), "{text} lacks {last}");
     // And the game goes on by pressing.
     for _ in 0..2 {
-        play_first(&api, &mut n, &site, &game, &msg, &people).await;
+        play_first(&api, &site, &game, &msg, &people).await;
     }
     let end = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();
     assert_eq!(end["moves"].as_str().unwrap().split_whitespace().count(), 5);

@@ -86,26 +86,12 @@ impl World {
 
     /// `from` presses the button with `data` on `message`; answers what the bot told them.
     async fn press_data(&self, from: &Value, message: &str, data: &str) -> String {
-        let id = format!("cb{}", self.next());
-        self.api.push(bot_api::press(&id, from, message, data));
-        let answer = self
-            .api
-            .wait_call("answerCallbackQuery", |b| {
-                b["callback_query_id"] == id.as_str()
-            })
-            .await;
-        answer["text"].as_str().unwrap_or("").to_string()
+        self.api.press_button(from, message, data).await
     }
 
-    /// `from` presses square `sq` as the message shows it now: the top row rank 8, files a
-    /// to h from the left (the board seen from White).
+    /// `from` presses square `sq` as the message shows it now (rank 8 on top, seen from White).
     async fn press(&self, from: &Value, message: &str, sq: &str) -> String {
-        let shown = self.api.message(message).expect("the message exists");
-        let file = (sq.as_bytes()[0] - b'a') as usize;
-        let rank = (sq.as_bytes()[1] - b'1') as usize;
-        let button = &shown.keyboard[7 - rank][file];
-        let data = button["callback_data"].as_str().expect("a square's button");
-        self.press_data(from, message, data).await
+        self.api.press_square(from, message, sq).await
     }
 
     /// Waits until the message shows the game's board (its squares and the actions).

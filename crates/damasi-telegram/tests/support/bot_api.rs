@@ -43,6 +43,7 @@ struct Inner {
     next_update: i64,
     messages: HashMap<String, Shown>,
     next_message: i64,
+    next_press: i64,
 }
 
 /// The stand-in server.
@@ -131,6 +132,36 @@ impl BotApi {
     /// Inline message `id` as shown now.
     pub fn message(&self, id: &str) -> Option<Shown> {
         self.lock().messages.get(id).cloned()
+    }
+
+    /// `from` presses the button with `data` on inline message `message`; answers what the
+    /// bot told them (`answerCallbackQuery`'s text).
+    pub async fn press_button(&self, from: &Value, message: &str, data: &str) -> String {
+        let id = {
+            let mut inner = self.lock();
+            inner.next_press += 1;
+            format!("cb{}", inner.next_press)
+        };
+        self.push(press(&id, from, message, data));
+        let answer = self
+            .wait_call("answerCallbackQuery", |b| {
+                b["callback_query_id"] == id.as_str()
+            })
+            .await;
+        answer["text"].as_str().unwrap_or("").to_string()
+    }
+
+    /// `from` presses square `sq` as the message shows it now: the top row rank 8, files a
+    /// to h from the left (the board seen from White).
+    pub async fn press_square(&self, from: &Value, message: &str, sq: &str) -> String {
+        let shown = self.message(message).expect("the message exists");
+        let file = (sq.as_bytes()[0] - b'a') as usize;
+        let rank = (sq.as_bytes()[1] - b'1') as usize;
+        let data = shown.keyboard[7 - rank][file]["callback_data"]
+            .as_str()
+            .expect("a square's button")
+            .to_string();
+        self.press_button(from, message, &data).await
     }
 
     /// A person picks result `result_id` of the bot's answer to inline query `query_id`: the
