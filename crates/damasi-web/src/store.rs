@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
 use crate::record::Record;
-use damasi_online::db::{run_blocking, set_pragmas};
+use damasi_online::db::{open_in, run_blocking, set_pragmas};
 
 /// Who plays one side.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,11 +149,7 @@ const GAME_COLUMNS: &str = "id, created, updated, white, black, start_fen, rules
 impl Store {
     /// Opens (creating if needed) `games.sqlite3` in `dir`, migrating an older database.
     pub fn open(dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
-        let path = dir.join("games.sqlite3");
-        let conn = Connection::open(&path)
-            .map_err(|e| format!("cannot open database {}: {e}", path.display()))?;
+        let (conn, path) = open_in(dir, "games.sqlite3")?;
         Store::init(conn).map_err(|e| format!("cannot set up database {}: {e}", path.display()))
     }
 

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use postgres::PostgresDb;
-pub use sqlite::{run_blocking, set_pragmas, SqliteDb};
+pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
 
 /// An account as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]

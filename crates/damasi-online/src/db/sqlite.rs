@@ -1,7 +1,7 @@
 //! Online play's storage in SQLite: `online.sqlite3` beside the saved games, in WAL mode, every
 //! change one transaction.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -120,11 +120,7 @@ fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
 impl SqliteDb {
     /// Opens (creating if needed) `online.sqlite3` in `dir`.
     pub fn open(dir: &Path) -> Result<SqliteDb, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
-        let path = dir.join("online.sqlite3");
-        let conn = Connection::open(&path)
-            .map_err(|e| format!("cannot open database {}: {e}", path.display()))?;
+        let (conn, path) = open_in(dir, "online.sqlite3")?;
         SqliteDb::init(conn).map_err(|e| format!("cannot set up database {}: {e}", path.display()))
     }
 
@@ -744,6 +740,17 @@ fn shown_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShownGame> {
         game_id: r.get(1)?,
         settings: r.get(2)?,
     })
+}
+
+/// Opens (creating the directory and the file if needed) the SQLite database `name` in
+/// `dir`; answers it and its path, or an error that names the path.
+pub fn open_in(dir: &Path, name: &str) -> Result<(Connection, PathBuf), String> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create data directory {}: {e}", dir.display()))?;
+    let path = dir.join(name);
+    let conn = Connection::open(&path)
+        .map_err(|e| format!("cannot open database {}: {e}", path.display()))?;
+    Ok((conn, path))
 }
 
 /// Runs `f` with the connection behind `conn` on a blocking thread.
