@@ -228,8 +228,9 @@ pub(crate) fn random_color() -> Color {
     }
 }
 
-/// A new game id: 8 random characters from letters and digits (about 47 bits).
-fn new_game_id() -> Result<String, ApiError> {
+/// A new id (of a game, a tournament): 8 random characters from letters and digits (about 47
+/// bits), so that links cannot be guessed.
+pub fn new_game_id() -> Result<String, ApiError> {
     const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes)

@@ -6,6 +6,7 @@
 //! Two stores hold the same data: SQLite (`online.sqlite3` in the data directory, nothing to
 //! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
 
+mod events;
 mod postgres;
 mod sqlite;
 
@@ -13,6 +14,7 @@ use std::path::Path;
 
 use crate::error::ApiError;
 
+pub use events::{TournamentFilter, TournamentRow};
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
 

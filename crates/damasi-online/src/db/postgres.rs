@@ -102,7 +102,7 @@ const REVOKE: &str = "DELETE FROM secrets WHERE user_id = $1 \
     AND ($2::text IS NULL OR left(hash, length($2::text)) = $2::text) \
     AND ($3::text IS NULL OR hash <> $3::text)";
 
-fn db_error(e: tokio_postgres::Error) -> ApiError {
+pub(super) fn db_error(e: tokio_postgres::Error) -> ApiError {
     ApiError::Internal(format!("postgres: {e}"))
 }
 
@@ -265,6 +265,9 @@ impl PostgresDb {
         tx.batch_execute(SCHEMA)
             .await
             .map_err(|e| format!("cannot set up the PostgreSQL tables: {e}"))?;
+        tx.batch_execute(super::events::POSTGRES_SCHEMA)
+            .await
+            .map_err(|e| format!("cannot set up the PostgreSQL tables of tournaments: {e}"))?;
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(PostgresDb {
             url: Arc::new(url.to_string()),
@@ -303,7 +306,7 @@ impl PostgresDb {
     }
 
     /// The connection, opened again if it broke (the server restarted).
-    async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>, ApiError> {
+    pub(super) async fn client(&self) -> Result<tokio::sync::MutexGuard<'_, Client>, ApiError> {
         let mut guard = self.client.lock().await;
         if guard.is_closed() {
             *guard = open(&self.url).await.map_err(ApiError::Internal)?;

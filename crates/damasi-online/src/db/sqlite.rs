@@ -142,6 +142,8 @@ impl SqliteDb {
             ));
         }
         conn.execute_batch(SCHEMA).map_err(e)?;
+        conn.execute_batch(super::events::SQLITE_SCHEMA)
+            .map_err(e)?;
         if version == 1 {
             // Schema 2: the account a direct challenge was sent to.
             conn.execute_batch(
@@ -156,7 +158,7 @@ impl SqliteDb {
         })
     }
 
-    async fn with<T: Send + 'static>(
+    pub(super) async fn with<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {

@@ -1,0 +1,312 @@
+//! Stored tournaments (Swiss events, arenas). The online core does not know what a tournament
+//! is: each one is a row whose `data` is its director's own JSON (`damasi-tournaments`), with
+//! its kind, status and name beside it for listing, and one row per player so that a player's
+//! page can list the events they played.
+
+use rusqlite::{params, OptionalExtension};
+
+use crate::error::ApiError;
+
+use super::postgres::{db_error, PostgresDb};
+use super::sqlite::SqliteDb;
+use super::OnlineDb;
+
+pub(super) const SQLITE_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS tournaments (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    starts_ms INTEGER,
+    data TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tournaments_status ON tournaments(status);
+CREATE TABLE IF NOT EXISTS tournament_players (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    PRIMARY KEY (tournament_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tournament_players_user ON tournament_players(user_id);
+";
+
+pub(super) const POSTGRES_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS tournaments (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    starts_ms BIGINT,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tournaments_status ON tournaments(status);
+CREATE TABLE IF NOT EXISTS tournament_players (
+    tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    PRIMARY KEY (tournament_id, user_id)
+);
+CREATE INDEX IF NOT EXISTS tournament_players_user ON tournament_players(user_id);
+";
+
+/// A tournament as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TournamentRow {
+    /// Its id.
+    pub id: String,
+    /// `swiss` or `arena`.
+    pub kind: String,
+    /// `created`, `started` or `finished`.
+    pub status: String,
+    /// Its name.
+    pub name: String,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// When it starts (or started), if set.
+    pub starts_ms: Option<i64>,
+    /// The director's JSON.
+    pub data: String,
+    /// The accounts taking part (for players' pages).
+    pub players: Vec<i64>,
+}
+
+const COLUMNS: &str = "id, kind, status, name, created_ms, starts_ms, data";
+
+fn sqlite_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TournamentRow> {
+    Ok(TournamentRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        status: r.get(2)?,
+        name: r.get(3)?,
+        created_ms: r.get(4)?,
+        starts_ms: r.get(5)?,
+        data: r.get(6)?,
+        players: Vec::new(),
+    })
+}
+
+fn postgres_row(r: &tokio_postgres::Row) -> TournamentRow {
+    TournamentRow {
+        id: r.get(0),
+        kind: r.get(1),
+        status: r.get(2),
+        name: r.get(3),
+        created_ms: r.get(4),
+        starts_ms: r.get(5),
+        data: r.get(6),
+        players: Vec::new(),
+    }
+}
+
+/// What [`OnlineDb::tournaments`] lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TournamentFilter<'a> {
+    /// Every tournament.
+    All,
+    /// Those with this status.
+    Status(&'a str),
+    /// Those not finished.
+    Unfinished,
+    /// Those this account plays in.
+    Player(i64),
+}
+
+impl SqliteDb {
+    async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError> {
+        self.with(move |c| {
+            let tx = c.transaction()?;
+            tx.execute(
+                "INSERT INTO tournaments (id, kind, status, name, created_ms, starts_ms, data) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET \
+                 status = excluded.status, name = excluded.name, starts_ms = excluded.starts_ms, \
+                 data = excluded.data",
+                params![
+                    t.id,
+                    t.kind,
+                    t.status,
+                    t.name,
+                    t.created_ms,
+                    t.starts_ms,
+                    t.data
+                ],
+            )?;
+            for p in &t.players {
+                tx.execute(
+                    "INSERT INTO tournament_players (tournament_id, user_id) VALUES (?1, ?2) \
+                     ON CONFLICT DO NOTHING",
+                    params![t.id, p],
+                )?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, ApiError> {
+        let id = id.to_string();
+        self.with(move |c| {
+            Ok(c.query_row(
+                &format!("SELECT {COLUMNS} FROM tournaments WHERE id = ?1"),
+                [id],
+                sqlite_row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    async fn tournaments(
+        &self,
+        filter: TournamentFilter<'_>,
+        limit: i64,
+    ) -> Result<Vec<TournamentRow>, ApiError> {
+        let (condition, value): (&str, Option<rusqlite::types::Value>) = match filter {
+            TournamentFilter::All => ("1 = 1", None),
+            TournamentFilter::Status(s) => ("status = ?2", Some(s.to_string().into())),
+            TournamentFilter::Unfinished => ("status != 'finished'", None),
+            TournamentFilter::Player(u) => (
+                "id IN (SELECT tournament_id FROM tournament_players WHERE user_id = ?2)",
+                Some(u.into()),
+            ),
+        };
+        let sql = format!(
+            "SELECT {COLUMNS} FROM tournaments WHERE {condition} \
+             ORDER BY created_ms DESC LIMIT ?1"
+        );
+        self.with(move |c| {
+            let mut stmt = c.prepare(&sql)?;
+            let rows = match value {
+                Some(v) => stmt.query_map(params![limit, v], sqlite_row)?,
+                None => stmt.query_map(params![limit], sqlite_row)?,
+            };
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+}
+
+impl PostgresDb {
+    async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        tx.execute(
+            "INSERT INTO tournaments (id, kind, status, name, created_ms, starts_ms, data) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET \
+             status = excluded.status, name = excluded.name, starts_ms = excluded.starts_ms, \
+             data = excluded.data",
+            &[
+                &t.id,
+                &t.kind,
+                &t.status,
+                &t.name,
+                &t.created_ms,
+                &t.starts_ms,
+                &t.data,
+            ],
+        )
+        .await
+        .map_err(db_error)?;
+        for p in &t.players {
+            tx.execute(
+                "INSERT INTO tournament_players (tournament_id, user_id) VALUES ($1, $2) \
+                 ON CONFLICT DO NOTHING",
+                &[&t.id, p],
+            )
+            .await
+            .map_err(db_error)?;
+        }
+        tx.commit().await.map_err(db_error)
+    }
+
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                &format!("SELECT {COLUMNS} FROM tournaments WHERE id = $1"),
+                &[&id],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.as_ref().map(postgres_row))
+    }
+
+    async fn tournaments(
+        &self,
+        filter: TournamentFilter<'_>,
+        limit: i64,
+    ) -> Result<Vec<TournamentRow>, ApiError> {
+        let c = self.client().await?;
+        let order = "ORDER BY created_ms DESC LIMIT $1";
+        let rows = match filter {
+            TournamentFilter::All => {
+                c.query(
+                    &format!("SELECT {COLUMNS} FROM tournaments {order}"),
+                    &[&limit],
+                )
+                .await
+            }
+            TournamentFilter::Status(s) => {
+                c.query(
+                    &format!("SELECT {COLUMNS} FROM tournaments WHERE status = $2 {order}"),
+                    &[&limit, &s],
+                )
+                .await
+            }
+            TournamentFilter::Unfinished => {
+                c.query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM tournaments WHERE status != 'finished' {order}"
+                    ),
+                    &[&limit],
+                )
+                .await
+            }
+            TournamentFilter::Player(u) => {
+                c.query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM tournaments WHERE id IN \
+                         (SELECT tournament_id FROM tournament_players WHERE user_id = $2) {order}"
+                    ),
+                    &[&limit, &u],
+                )
+                .await
+            }
+        }
+        .map_err(db_error)?;
+        Ok(rows.iter().map(postgres_row).collect())
+    }
+}
+
+/// Calls the same method on whichever store is in use.
+macro_rules! both {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self {
+            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
+            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
+        }
+    };
+}
+
+impl OnlineDb {
+    /// Stores a tournament (replacing what was stored under its id); its players are added to
+    /// those already listed (a player who withdrew still played in it).
+    pub async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError> {
+        both!(self.save_tournament(t))
+    }
+
+    /// Tournament `id`, if it exists (its `players` left empty).
+    pub async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, ApiError> {
+        both!(self.tournament(id))
+    }
+
+    /// The newest tournaments that match `filter`, at most `limit` (their `players` left
+    /// empty).
+    pub async fn tournaments(
+        &self,
+        filter: TournamentFilter<'_>,
+        limit: i64,
+    ) -> Result<Vec<TournamentRow>, ApiError> {
+        both!(self.tournaments(filter, limit))
+    }
+}

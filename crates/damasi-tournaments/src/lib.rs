@@ -1,0 +1,666 @@
+//! damasi's tournaments, beside the online core and with no HTTP in them: Swiss events paired
+//! by the FIDE Dutch system as the federation runs them.
+//!
+//! - [`swiss`]: a Swiss tournament's state and rules (entries, rounds, byes, forfeits), pure.
+//! - [`tiebreak`]: standings with FIDE's tie-breaks.
+//! - [`Tournaments`]: the director. It makes each round's games in the online service,
+//!   listens to games finishing ([`damasi_online::Online::finished_games`]; it never reaches
+//!   into the game code), stores every change before announcing it, pairs the next round when
+//!   one is complete, and picks up where it was after a restart.
+//!
+//! The web app (`damasi-web`) is its edge: the pages, the lichess-shaped API
+//! (`/api/swiss/...`) and the live standings over a WebSocket.
+
+pub mod swiss;
+pub mod tiebreak;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use damasi::{Color, Outcome};
+use damasi_online::accounts::{secret_hash, Player};
+use damasi_online::db::{TournamentFilter, TournamentRow};
+use damasi_online::error::ApiError;
+use damasi_online::rating::Speed;
+use damasi_online::{new_game_id, now_ms, NewGame, Online};
+use damasi_swiss::Colour;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, Mutex};
+
+use swiss::{BoardResult, Entry, Status, Swiss, SwissError, SwissSettings};
+
+/// How often the director looks for a tournament to start or a round to pair.
+const TICK: Duration = Duration::from_millis(500);
+
+/// Updates kept per watcher of a tournament before a slow one misses some (it then gets the
+/// whole state again).
+const UPDATE_BUFFER: usize = 16;
+
+/// [`SwissError`] as the service's error.
+fn api(e: SwissError) -> ApiError {
+    match e {
+        SwissError::Invalid(m) => ApiError::BadRequest(m),
+        SwissError::Refused(code, m) => ApiError::conflict(code, m),
+        SwissError::Pairing(m) => ApiError::conflict("no-pairing", m),
+    }
+}
+
+/// One tournament being run: its state behind a lock, and its watchers.
+struct Event {
+    swiss: Mutex<Swiss>,
+    updates: broadcast::Sender<Arc<Value>>,
+}
+
+struct Inner {
+    online: Online,
+    events: StdMutex<HashMap<String, Arc<Event>>>,
+    /// Which tournament each game in play belongs to.
+    games: StdMutex<HashMap<String, String>>,
+}
+
+/// The tournament director; cheap to clone.
+#[derive(Clone)]
+pub struct Tournaments {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What an organiser asks for (the API's fields, already read).
+#[derive(Clone, Debug)]
+pub struct NewSwiss {
+    /// The settings, with the password in clear (hashed here) if the entry needs one.
+    pub settings: SwissSettings,
+    /// The entry password, if any.
+    pub password: Option<String>,
+}
+
+impl Tournaments {
+    /// The director of `online`'s tournaments. Call [`Tournaments::run`] to start its work.
+    pub fn new(online: Online) -> Tournaments {
+        Tournaments {
+            inner: Arc::new(Inner {
+                online,
+                events: StdMutex::new(HashMap::new()),
+                games: StdMutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// Loads the tournaments not finished, and starts listening to games finishing and
+    /// looking at the clock (starts, rounds to pair). Runs until the service is dropped.
+    pub async fn run(&self) -> Result<(), ApiError> {
+        let mut finished = self.inner.online.finished_games();
+        let rows = self
+            .inner
+            .online
+            .db()
+            .tournaments(TournamentFilter::Unfinished, 10_000)
+            .await?;
+        for row in rows {
+            if let Err(e) = self.load(&row.id).await {
+                eprintln!("damasi: cannot resume tournament {}: {e:?}", row.id);
+            }
+        }
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            loop {
+                let Some(inner) = weak.upgrade() else { return };
+                let t = Tournaments { inner };
+                match finished.recv().await {
+                    Ok(f) => t.game_over(&f.id, f.outcome).await,
+                    Err(broadcast::error::RecvError::Lagged(_)) => t.check_games().await,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(TICK);
+            loop {
+                ticks.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Tournaments { inner }.tick().await;
+            }
+        });
+        Ok(())
+    }
+
+    fn online(&self) -> &Online {
+        &self.inner.online
+    }
+
+    /// The tournament `id` in memory, loaded from the database if needed.
+    async fn event(&self, id: &str) -> Result<Arc<Event>, ApiError> {
+        if let Some(e) = lock(&self.inner.events).get(id) {
+            return Ok(e.clone());
+        }
+        self.load(id).await
+    }
+
+    async fn load(&self, id: &str) -> Result<Arc<Event>, ApiError> {
+        let row = self
+            .online()
+            .db()
+            .tournament(id)
+            .await?
+            .filter(|r| r.kind == "swiss")
+            .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
+        let swiss: Swiss = serde_json::from_str(&row.data)
+            .map_err(|e| ApiError::Internal(format!("tournament {id} is unreadable: {e}")))?;
+        let event = {
+            let mut events = lock(&self.inner.events);
+            if let Some(e) = events.get(id) {
+                return Ok(e.clone());
+            }
+            let mut games = lock(&self.inner.games);
+            if let Some(r) = swiss.in_play() {
+                for b in &r.boards {
+                    if let (Some(g), None) = (&b.game, b.result) {
+                        games.insert(g.clone(), id.to_string());
+                    }
+                }
+            }
+            let e = Arc::new(Event {
+                swiss: Mutex::new(swiss),
+                updates: broadcast::channel(UPDATE_BUFFER).0,
+            });
+            events.insert(id.to_string(), e.clone());
+            e
+        };
+        // Games made before a restart, and results missed while away.
+        let mut s = event.swiss.lock().await;
+        self.make_games(&mut s).await;
+        self.collect_results(&mut s).await;
+        Ok(event.clone())
+    }
+
+    /// Stores `s` and tells its watchers.
+    async fn save(&self, event: &Event, s: &Swiss) -> Result<(), ApiError> {
+        let row = TournamentRow {
+            id: s.id.clone(),
+            kind: "swiss".into(),
+            status: s.status.as_str().into(),
+            name: s.settings.name.clone(),
+            created_ms: s.created_ms,
+            starts_ms: s.settings.starts_ms,
+            data: serde_json::to_string(s)
+                .map_err(|e| ApiError::Internal(format!("cannot write tournament: {e}")))?,
+            players: s.entrants.iter().map(|e| e.user).collect(),
+        };
+        self.online().db().save_tournament(row).await?;
+        let _ = event.updates.send(Arc::new(view(s)));
+        Ok(())
+    }
+
+    /// Creates a Swiss tournament organised by `by`.
+    pub async fn create(&self, by: &Player, new: NewSwiss) -> Result<Value, ApiError> {
+        if by.guest {
+            return Err(ApiError::Forbidden {
+                code: "guests-cannot-organise",
+                message: "sign up to organise a tournament".into(),
+            });
+        }
+        let mut settings = new.settings;
+        NewGame {
+            initial_ms: settings.initial_ms,
+            increment_ms: settings.increment_ms,
+            rated: settings.rated,
+            chat: true,
+        }
+        .check()?;
+        if let Some(p) = new.password.filter(|p| !p.is_empty()) {
+            settings.entry = Entry::Password {
+                hash: secret_hash(&p),
+            };
+        }
+        let first = if new_game_id()?.as_bytes()[0] % 2 == 0 {
+            Colour::White
+        } else {
+            Colour::Black
+        };
+        let swiss = Swiss::new(new_game_id()?, by.id, now_ms(), settings, first).map_err(api)?;
+        let id = swiss.id.clone();
+        let event = Arc::new(Event {
+            swiss: Mutex::new(swiss),
+            updates: broadcast::channel(UPDATE_BUFFER).0,
+        });
+        let s = event.swiss.lock().await;
+        self.save(&event, &s).await?;
+        lock(&self.inner.events).insert(id, event.clone());
+        Ok(view(&s))
+    }
+
+    /// The tournament as the page and the API show it.
+    pub async fn show(&self, id: &str) -> Result<Value, ApiError> {
+        let event = self.event(id).await?;
+        let s = event.swiss.lock().await;
+        Ok(view(&s))
+    }
+
+    /// A copy of the tournament's state.
+    pub async fn get(&self, id: &str) -> Result<Swiss, ApiError> {
+        let event = self.event(id).await?;
+        let s = event.swiss.lock().await;
+        Ok(s.clone())
+    }
+
+    /// The tournament's view now and its next ones (the live page).
+    pub async fn watch(
+        &self,
+        id: &str,
+    ) -> Result<(Value, broadcast::Receiver<Arc<Value>>), ApiError> {
+        let event = self.event(id).await?;
+        let rx = event.updates.subscribe();
+        let s = event.swiss.lock().await;
+        Ok((view(&s), rx))
+    }
+
+    /// The newest tournaments (`filter`), as lists show them.
+    pub async fn list(
+        &self,
+        filter: TournamentFilter<'_>,
+        limit: i64,
+    ) -> Result<Vec<Value>, ApiError> {
+        let rows = self.online().db().tournaments(filter, limit).await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| {
+                let s: Swiss = serde_json::from_str(&r.data).ok()?;
+                Some(summary(&s))
+            })
+            .collect())
+    }
+
+    /// `player` joins tournament `id` (`password` if it needs one).
+    pub async fn join(
+        &self,
+        id: &str,
+        player: &Player,
+        password: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let event = self.event(id).await?;
+        let mut s = event.swiss.lock().await;
+        player.check_may_play(s.settings.rated)?;
+        if let Entry::Password { hash } = &s.settings.entry {
+            if password.map(secret_hash).as_ref() != Some(hash) {
+                return Err(ApiError::Forbidden {
+                    code: "wrong-password",
+                    message: "this tournament needs its password to join".into(),
+                });
+            }
+        }
+        let speed = Speed::of(s.settings.initial_ms, s.settings.increment_ms);
+        let rating = self
+            .online()
+            .db()
+            .rating(player.id, speed.name())
+            .await?
+            .map_or(1500, |r| r.rating.round().max(0.0) as u32);
+        let before = s.clone();
+        s.join(player.id, &player.name, rating).map_err(api)?;
+        if let Err(e) = self.save(&event, &s).await {
+            *s = before;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// `player` leaves tournament `id`.
+    pub async fn withdraw(&self, id: &str, player: &Player) -> Result<(), ApiError> {
+        let event = self.event(id).await?;
+        let mut s = event.swiss.lock().await;
+        let before = s.clone();
+        s.withdraw(player.id).map_err(api)?;
+        if let Err(e) = self.save(&event, &s).await {
+            *s = before;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn check_organiser(s: &Swiss, by: &Player) -> Result<(), ApiError> {
+        if s.created_by == by.id {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden {
+                code: "not-organiser",
+                message: "only the tournament's organiser may do this".into(),
+            })
+        }
+    }
+
+    /// The organiser's button: starts the tournament now, or pairs the next round now (the
+    /// previous one complete).
+    pub async fn next_round_now(&self, id: &str, by: &Player) -> Result<(), ApiError> {
+        let event = self.event(id).await?;
+        let mut s = event.swiss.lock().await;
+        Self::check_organiser(&s, by)?;
+        self.advance(&event, &mut s, true).await
+    }
+
+    /// The organiser ends the tournament now: the round in play is dropped if not complete.
+    pub async fn close(&self, id: &str, by: &Player) -> Result<(), ApiError> {
+        let event = self.event(id).await?;
+        let mut s = event.swiss.lock().await;
+        Self::check_organiser(&s, by)?;
+        s.close();
+        self.save(&event, &s).await
+    }
+
+    /// Starts the tournament or pairs its next round when it is time (or `now_asked`).
+    async fn advance(&self, event: &Event, s: &mut Swiss, now_asked: bool) -> Result<(), ApiError> {
+        let now = now_ms();
+        match s.status {
+            Status::Finished => {
+                return Err(ApiError::conflict(
+                    "tournament-finished",
+                    "the tournament is over",
+                ))
+            }
+            Status::Created => {
+                let due = s.settings.starts_ms.is_some_and(|t| t <= now);
+                if !(now_asked || due) {
+                    return Ok(());
+                }
+                if let Err(e) = s.start() {
+                    if due && !now_asked && s.active() < 2 {
+                        // Nobody to play: the tournament is called off.
+                        s.close();
+                        return self.save(event, s).await;
+                    }
+                    return Err(api(e));
+                }
+            }
+            Status::Started => {
+                let due = s.next_round_ms.is_some_and(|t| t <= now);
+                if !(now_asked || due) {
+                    return Ok(());
+                }
+            }
+        }
+        let before = s.clone();
+        if let Err(e) = s.pair_next(now) {
+            *s = before;
+            return Err(api(e));
+        }
+        // Store the pairing before making its games: after a crash, the games not made yet
+        // are made when the tournament is loaded again.
+        if let Err(e) = self.save(event, s).await {
+            *s = before;
+            return Err(e);
+        }
+        self.make_games(s).await;
+        self.save(event, s).await
+    }
+
+    /// Makes the games of the round in play that have none yet.
+    async fn make_games(&self, s: &mut Swiss) {
+        let Some(round) = s.rounds.last() else { return };
+        if round.boards.iter().all(|b| b.game.is_some()) {
+            return;
+        }
+        let new = NewGame {
+            initial_ms: s.settings.initial_ms,
+            increment_ms: s.settings.increment_ms,
+            rated: s.settings.rated,
+            chat: true,
+        };
+        let count = round.boards.len();
+        for i in 0..count {
+            let board = &s.rounds.last().expect("a round").boards[i];
+            if board.game.is_some() || board.result.is_some() {
+                continue;
+            }
+            let (w, b) = (board.white, board.black);
+            let made = async {
+                let white = self.player(s.entrants[w as usize - 1].user).await?;
+                let black = self.player(s.entrants[b as usize - 1].user).await?;
+                self.online().create_paired(&white, &black, new).await
+            }
+            .await;
+            match made {
+                Ok(table) => {
+                    lock(&self.inner.games).insert(table.id.clone(), s.id.clone());
+                    s.rounds.last_mut().expect("a round").boards[i].game = Some(table.id.clone());
+                }
+                Err(e) => {
+                    // An account gone or a store away: the game is not played; the player
+                    // who could not be seated forfeits (White, when it is unknown).
+                    eprintln!("damasi: tournament {}: cannot make a game: {e:?}", s.id);
+                    s.record_board(i, BoardResult::WhiteForfeits, now_ms());
+                }
+            }
+        }
+    }
+
+    async fn player(&self, user: i64) -> Result<Player, ApiError> {
+        self.online()
+            .db()
+            .user(user)
+            .await?
+            .map(Player::from)
+            .ok_or_else(|| ApiError::NotFound(format!("no account {user}")))
+    }
+
+    /// A game ended: its result counts in its tournament.
+    async fn game_over(&self, game: &str, outcome: Option<Outcome>) {
+        let Some(tid) = lock(&self.inner.games).get(game).cloned() else {
+            return;
+        };
+        let Ok(event) = self.event(&tid).await else {
+            return;
+        };
+        let mut s = event.swiss.lock().await;
+        self.count_result(&event, &mut s, game, outcome).await;
+    }
+
+    async fn count_result(
+        &self,
+        event: &Event,
+        s: &mut Swiss,
+        game: &str,
+        outcome: Option<Outcome>,
+    ) {
+        let result = match outcome {
+            Some(Outcome::Win {
+                winner: Color::White,
+                ..
+            }) => BoardResult::WhiteWins,
+            Some(Outcome::Win {
+                winner: Color::Black,
+                ..
+            }) => BoardResult::BlackWins,
+            Some(Outcome::Draw(_)) => BoardResult::Draw,
+            // Not started in time: the side that had to move forfeits.
+            Some(Outcome::Aborted) | None => match self.online().db().game(game).await {
+                Ok(Some((_, moves))) if moves.len() % 2 == 1 => BoardResult::BlackForfeits,
+                _ => BoardResult::WhiteForfeits,
+            },
+        };
+        let before = s.clone();
+        let completed = s.record(game, result, now_ms());
+        lock(&self.inner.games).remove(game);
+        if let Err(e) = self.save(event, s).await {
+            eprintln!("damasi: tournament {}: cannot store a result: {e:?}", s.id);
+            *s = before;
+            lock(&self.inner.games).insert(game.to_string(), s.id.clone());
+            return;
+        }
+        if completed && s.settings.round_pause_ms == 0 && s.status == Status::Started {
+            if let Err(e) = self.advance(event, s, true).await {
+                eprintln!(
+                    "damasi: tournament {}: cannot pair the next round: {e:?}",
+                    s.id
+                );
+            }
+        }
+    }
+
+    /// Reads from the store the games of the round in play that ended unnoticed.
+    async fn collect_results(&self, s: &mut Swiss) {
+        let Some(event) = lock(&self.inner.events).get(&s.id).cloned() else {
+            return;
+        };
+        let Some(round) = s.in_play() else { return };
+        let games: Vec<String> = round
+            .boards
+            .iter()
+            .filter(|b| b.result.is_none())
+            .filter_map(|b| b.game.clone())
+            .collect();
+        for g in games {
+            if let Ok(Some((row, _))) = self.online().db().game(&g).await {
+                if row.status == "over" {
+                    let outcome = row.outcome.as_deref().and_then(|o| o.parse().ok());
+                    self.count_result(&event, s, &g, outcome).await;
+                }
+            }
+        }
+    }
+
+    /// After missed events: looks at every game in play.
+    async fn check_games(&self) {
+        let events: Vec<Arc<Event>> = lock(&self.inner.events).values().cloned().collect();
+        for e in events {
+            let mut s = e.swiss.lock().await;
+            self.collect_results(&mut s).await;
+        }
+    }
+
+    /// Starts what is due, pairs what is due, and forgets finished tournaments.
+    async fn tick(&self) {
+        let events: Vec<(String, Arc<Event>)> = lock(&self.inner.events)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (id, e) in events {
+            let mut s = e.swiss.lock().await;
+            if s.status == Status::Finished {
+                if e.updates.receiver_count() == 0 {
+                    lock(&self.inner.events).remove(&id);
+                }
+                continue;
+            }
+            if let Err(err) = self.advance(&e, &mut s, false).await {
+                eprintln!("damasi: tournament {id}: {err:?}");
+            }
+        }
+    }
+
+    /// The tournament as FIDE's tournament report file (TRF-16), with the standings' ranks.
+    pub async fn trf(&self, id: &str) -> Result<String, ApiError> {
+        let s = self.get(id).await?;
+        Ok(export_trf(&s))
+    }
+}
+
+/// `s` as a TRF file: the rounds complete, each player's points and place.
+pub fn export_trf(s: &Swiss) -> String {
+    let mut t = s.played.clone();
+    let standings = s.standings();
+    for line in &standings {
+        if let Some(p) = t.players.get_mut(line.number as usize - 1) {
+            p.rank = Some(line.rank);
+        }
+    }
+    t.to_trf()
+}
+
+/// Points in half points as a number (`2.5`).
+fn points(halves: u32) -> f64 {
+    halves as f64 / 2.0
+}
+
+/// A tournament as lists show it (lichess's fields where it has them).
+pub fn summary(s: &Swiss) -> Value {
+    json!({
+        "id": s.id,
+        "name": s.settings.name,
+        "createdBy": s.created_by,
+        "startsAt": s.settings.starts_ms,
+        "status": s.status.as_str(),
+        "round": s.rounds.len(),
+        "nbRounds": s.settings.rounds,
+        "nbPlayers": s.entrants.len(),
+        "nbOngoing": s.in_play().map_or(0, |r| r.boards.iter().filter(|b| b.result.is_none()).count()),
+        "clock": {"limit": s.settings.initial_ms / 1000, "increment": s.settings.increment_ms / 1000},
+        "rated": s.settings.rated,
+        "variant": "turkish",
+        "password": matches!(s.settings.entry, Entry::Password { .. }),
+        "nextRound": s.next_round_ms.map(|at| json!({"at": at, "in": ((at - now_ms()).max(0) / 1000)})),
+    })
+}
+
+/// The standings as the API gives them, one line per player (lichess's `results` lines).
+pub fn results(s: &Swiss) -> Vec<Value> {
+    s.standings()
+        .into_iter()
+        .map(|l| {
+            let e = &s.entrants[l.number as usize - 1];
+            json!({
+                "rank": l.rank,
+                "points": points(l.halves),
+                "tieBreak": l.tiebreaks.first().map(|v| tiebreak_value(s.settings.tiebreaks[0], *v)),
+                "tieBreaks": l.tiebreaks.iter().zip(&s.settings.tiebreaks).map(|(v, t)| tiebreak_value(*t, *v)).collect::<Vec<_>>(),
+                "rating": e.rating,
+                "username": e.name,
+                "number": l.number,
+                "withdrawn": e.withdrawn,
+            })
+        })
+        .collect()
+}
+
+fn tiebreak_value(t: tiebreak::Tiebreak, v: u32) -> f64 {
+    match t {
+        tiebreak::Tiebreak::Wins => v as f64,
+        tiebreak::Tiebreak::SonnebornBerger => v as f64 / 4.0,
+        _ => v as f64 / 2.0,
+    }
+}
+
+/// The whole tournament as its page shows it: the summary, the tie-breaks' names, the
+/// standings and every round's games.
+pub fn view(s: &Swiss) -> Value {
+    let name = |n: u32| {
+        s.entrants
+            .get(n as usize - 1)
+            .map(|e| e.name.clone())
+            .unwrap_or_default()
+    };
+    let mut v = summary(s);
+    v["tieBreaks"] = json!(s
+        .settings
+        .tiebreaks
+        .iter()
+        .map(|t| t.abbreviation())
+        .collect::<Vec<_>>());
+    v["roundPauseSeconds"] = json!(s.settings.round_pause_ms / 1000);
+    v["entry"] = json!(match &s.settings.entry {
+        Entry::Anyone => "anyone",
+        Entry::Password { .. } => "password",
+        Entry::List { .. } => "list",
+    });
+    v["standings"] = json!(results(s));
+    v["rounds"] = s
+        .rounds
+        .iter()
+        .map(|r| {
+            json!({
+                "number": r.number,
+                "bye": r.bye.map(name),
+                "games": r.boards.iter().map(|b| json!({
+                    "id": b.game,
+                    "white": name(b.white),
+                    "black": name(b.black),
+                    "result": b.result.map(|r| r.text()),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    v
+}

@@ -1,0 +1,696 @@
+//! A Swiss tournament as its director keeps it, with no I/O: the settings, the entrants, the
+//! rounds played (as a FIDE [`Tournament`], so that pairing, standings and the TRF export read
+//! the same data) and the round being played. The director ([`crate::Tournaments`]) makes
+//! the games, stores each change and calls these methods.
+//!
+//! - Players join and withdraw until the last round is paired. Pairing numbers follow the
+//!   rating order (then the name); a late joiner is put in its place and the others are
+//!   renumbered, and gets a zero-point bye for each round already paired.
+//! - Each round is paired by the FIDE Dutch system ([`damasi_swiss::pair_next_round`]); the
+//!   pairing-allocated bye gives a point. Withdrawn players are not paired.
+//! - A game not started in time (aborted) is a forfeit: the side that had to move loses. A
+//!   player who forfeits two games is withdrawn.
+
+use damasi_swiss::{Colour, GameResult, Pairing, Player, ResultCode, RoundEntry, Tournament};
+use serde::{Deserialize, Serialize};
+
+use crate::tiebreak::{self, Standing, Tiebreak};
+
+/// Most rounds a tournament may have.
+pub const MAX_ROUNDS: u32 = 30;
+/// Most players a tournament may have.
+pub const MAX_PLAYERS: usize = 2000;
+/// A player who forfeits this many games is withdrawn.
+pub const FORFEITS_TO_WITHDRAW: u32 = 2;
+
+/// Who may join.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Entry {
+    /// Anybody with an account.
+    Anyone,
+    /// Whoever knows the password (stored as its SHA-256).
+    Password {
+        /// The password's hash.
+        hash: String,
+    },
+    /// The accounts named (case-insensitively).
+    List {
+        /// The names.
+        names: Vec<String>,
+    },
+}
+
+/// What the organiser chose.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SwissSettings {
+    /// The name.
+    pub name: String,
+    /// Number of rounds.
+    pub rounds: u32,
+    /// Time each side starts with (ms).
+    pub initial_ms: i64,
+    /// Increment per move (ms).
+    pub increment_ms: i64,
+    /// Whether the games are rated.
+    pub rated: bool,
+    /// When the first round is paired (Unix ms); none: when the organiser starts it.
+    pub starts_ms: Option<i64>,
+    /// Pause between the end of a round and the pairing of the next (ms).
+    pub round_pause_ms: i64,
+    /// Who may join.
+    pub entry: Entry,
+    /// The tie-breaks, in order.
+    pub tiebreaks: Vec<Tiebreak>,
+}
+
+impl SwissSettings {
+    /// Checks the settings; the time control is checked by the online service.
+    pub fn check(&self) -> Result<(), SwissError> {
+        let len = self.name.chars().count();
+        if !(2..=80).contains(&len) || self.name.chars().any(char::is_control) {
+            return Err(SwissError::Invalid(
+                "a tournament's name has 2 to 80 characters".into(),
+            ));
+        }
+        if !(1..=MAX_ROUNDS).contains(&self.rounds) {
+            return Err(SwissError::Invalid(format!(
+                "a tournament has 1 to {MAX_ROUNDS} rounds"
+            )));
+        }
+        if !(0..=7 * 24 * 3_600_000).contains(&self.round_pause_ms) {
+            return Err(SwissError::Invalid(
+                "the pause between rounds is 0 seconds to 7 days".into(),
+            ));
+        }
+        if self.tiebreaks.is_empty() || self.tiebreaks.len() > 4 {
+            return Err(SwissError::Invalid("choose 1 to 4 tie-breaks".into()));
+        }
+        if let Entry::List { names } = &self.entry {
+            if names.is_empty() || names.len() > MAX_PLAYERS {
+                return Err(SwissError::Invalid(format!(
+                    "a list of players has 1 to {MAX_PLAYERS} names"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a tournament is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    /// Taking entries.
+    Created,
+    /// Rounds are being played.
+    Started,
+    /// Over.
+    Finished,
+}
+
+impl Status {
+    /// The stored word (lichess's).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Created => "created",
+            Status::Started => "started",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// A player in the tournament; `entrants[i]` has pairing number `i + 1`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entrant {
+    /// Account id.
+    pub user: i64,
+    /// Account name.
+    pub name: String,
+    /// Rating when joining (for the pairing order).
+    pub rating: u32,
+    /// Withdrawn: not paired any more.
+    pub withdrawn: bool,
+    /// Games forfeited.
+    pub forfeits: u32,
+}
+
+/// A game's result as the tournament counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BoardResult {
+    /// White won.
+    WhiteWins,
+    /// Drawn.
+    Draw,
+    /// Black won.
+    BlackWins,
+    /// White did not play: Black wins by forfeit.
+    WhiteForfeits,
+    /// Black did not play: White wins by forfeit.
+    BlackForfeits,
+}
+
+impl BoardResult {
+    fn fide(self) -> GameResult {
+        match self {
+            BoardResult::WhiteWins => GameResult::WhiteWins,
+            BoardResult::Draw => GameResult::Draw,
+            BoardResult::BlackWins => GameResult::BlackWins,
+            BoardResult::WhiteForfeits => GameResult::BlackWinsByForfeit,
+            BoardResult::BlackForfeits => GameResult::WhiteWinsByForfeit,
+        }
+    }
+
+    /// White's and Black's result codes.
+    fn codes(self) -> (ResultCode, ResultCode) {
+        use ResultCode as R;
+        match self {
+            BoardResult::WhiteWins => (R::Win, R::Loss),
+            BoardResult::Draw => (R::Draw, R::Draw),
+            BoardResult::BlackWins => (R::Loss, R::Win),
+            BoardResult::WhiteForfeits => (R::ForfeitLoss, R::ForfeitWin),
+            BoardResult::BlackForfeits => (R::ForfeitWin, R::ForfeitLoss),
+        }
+    }
+
+    /// The result as written on a pairing sheet (`1-0`, `½-½`, `+/-`).
+    pub fn text(self) -> &'static str {
+        match self {
+            BoardResult::WhiteWins => "1-0",
+            BoardResult::Draw => "½-½",
+            BoardResult::BlackWins => "0-1",
+            BoardResult::WhiteForfeits => "-/+",
+            BoardResult::BlackForfeits => "+/-",
+        }
+    }
+}
+
+/// One game of a round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Board {
+    /// White's pairing number.
+    pub white: u32,
+    /// Black's pairing number.
+    pub black: u32,
+    /// The online game, once made.
+    pub game: Option<String>,
+    /// The result, once over.
+    pub result: Option<BoardResult>,
+}
+
+/// One round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Round {
+    /// Its number, from 1.
+    pub number: u32,
+    /// Its games, in the order of publication.
+    pub boards: Vec<Board>,
+    /// The player given the pairing-allocated bye.
+    pub bye: Option<u32>,
+    /// When it was paired (Unix ms).
+    pub paired_ms: i64,
+}
+
+impl Round {
+    fn complete(&self) -> bool {
+        self.boards.iter().all(|b| b.result.is_some())
+    }
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SwissError {
+    /// The request is malformed.
+    #[error("{0}")]
+    Invalid(String),
+    /// Not possible now (a code and a sentence).
+    #[error("{1}")]
+    Refused(&'static str, String),
+    /// The Dutch system found no pairing.
+    #[error("no pairing is possible: {0}")]
+    Pairing(String),
+}
+
+/// A Swiss tournament.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Swiss {
+    /// Its id.
+    pub id: String,
+    /// The organiser's account.
+    pub created_by: i64,
+    /// When it was created (Unix ms).
+    pub created_ms: i64,
+    /// The settings.
+    pub settings: SwissSettings,
+    /// Where it is.
+    pub status: Status,
+    /// The players, by pairing number.
+    pub entrants: Vec<Entrant>,
+    /// The rounds complete, as FIDE's tournament report (TRF).
+    #[serde(with = "trf_text")]
+    pub played: Tournament,
+    /// Every round paired; the last one may be in play.
+    pub rounds: Vec<Round>,
+    /// When the next round is to be paired (Unix ms), once the last one is complete.
+    pub next_round_ms: Option<i64>,
+}
+
+mod trf_text {
+    use damasi_swiss::Tournament;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &Tournament, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&t.to_trf())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Tournament, D::Error> {
+        let text = String::deserialize(d)?;
+        Tournament::from_trf(&text)
+            .map_err(|e| serde::de::Error::custom(format!("line {}: {}", e.line, e.message)))
+    }
+}
+
+fn trf_player(number: u32, e: &Entrant, rounds: usize) -> Player {
+    Player {
+        number,
+        sex: String::new(),
+        title: String::new(),
+        name: e.name.clone(),
+        rating: e.rating,
+        federation: String::new(),
+        fide_id: String::new(),
+        birth_date: String::new(),
+        points_tenths: 0,
+        rank: None,
+        rounds: vec![
+            RoundEntry {
+                opponent: None,
+                colour: None,
+                result: ResultCode::ZeroPointBye,
+            };
+            rounds
+        ],
+    }
+}
+
+impl Swiss {
+    /// A new tournament taking entries.
+    pub fn new(
+        id: String,
+        created_by: i64,
+        now: i64,
+        settings: SwissSettings,
+        first_colour: Colour,
+    ) -> Result<Swiss, SwissError> {
+        settings.check()?;
+        let played = Tournament {
+            name: Some(settings.name.clone()),
+            players: Vec::new(),
+            total_rounds: Some(settings.rounds),
+            initial_colour: Some(first_colour),
+            other_lines: Vec::new(),
+        };
+        Ok(Swiss {
+            id,
+            created_by,
+            created_ms: now,
+            settings,
+            status: Status::Created,
+            entrants: Vec::new(),
+            played,
+            rounds: Vec::new(),
+            next_round_ms: None,
+        })
+    }
+
+    /// The pairing number of account `user`.
+    pub fn number_of(&self, user: i64) -> Option<u32> {
+        self.entrants
+            .iter()
+            .position(|e| e.user == user)
+            .map(|i| i as u32 + 1)
+    }
+
+    /// The round being played, if one is.
+    pub fn in_play(&self) -> Option<&Round> {
+        self.rounds.last().filter(|r| !r.complete())
+    }
+
+    /// Rounds complete.
+    pub fn rounds_complete(&self) -> usize {
+        self.rounds.iter().filter(|r| r.complete()).count()
+    }
+
+    /// Whether players may still join: before the last round is paired.
+    pub fn open_for_entries(&self) -> bool {
+        self.status != Status::Finished && (self.rounds.len() as u32) < self.settings.rounds
+    }
+
+    /// `user` (named `name`, rated `rating`) joins; `allowed` says whether they passed the
+    /// entry rule (password or list), checked by the caller. A withdrawn player joins again.
+    pub fn join(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError> {
+        if !self.open_for_entries() {
+            return Err(SwissError::Refused(
+                "tournament-closed",
+                "the tournament takes no more entries".into(),
+            ));
+        }
+        if let Entry::List { names } = &self.settings.entry {
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+                return Err(SwissError::Refused(
+                    "not-invited",
+                    "only the players on the organiser's list may join".into(),
+                ));
+            }
+        }
+        if let Some(n) = self.number_of(user) {
+            let e = &mut self.entrants[n as usize - 1];
+            if !e.withdrawn {
+                return Err(SwissError::Refused(
+                    "already-joined",
+                    "you are already in this tournament".into(),
+                ));
+            }
+            e.withdrawn = false;
+            e.forfeits = 0;
+            return Ok(());
+        }
+        if self.entrants.len() >= MAX_PLAYERS {
+            return Err(SwissError::Refused(
+                "tournament-full",
+                format!("the tournament is full ({MAX_PLAYERS} players)"),
+            ));
+        }
+        let entrant = Entrant {
+            user,
+            name: name.to_string(),
+            rating,
+            withdrawn: false,
+            forfeits: 0,
+        };
+        if self.status == Status::Created {
+            self.entrants.push(entrant);
+        } else {
+            // A late entry: its place in the rating order, zero-point byes for the rounds
+            // paired without it.
+            let at = self
+                .entrants
+                .iter()
+                .position(|e| seed_order(&entrant, e).is_lt())
+                .unwrap_or(self.entrants.len());
+            let rounds = self.played.players.first().map_or(0, |p| p.rounds.len());
+            self.played
+                .players
+                .insert(at, trf_player(0, &entrant, rounds));
+            self.entrants.insert(at, entrant);
+            let old: Vec<u32> = (0..self.entrants.len())
+                .map(|i| match i {
+                    i if i < at => i as u32 + 1,
+                    i if i == at => 0,
+                    i => i as u32,
+                })
+                .collect();
+            self.renumber(&old);
+        }
+        Ok(())
+    }
+
+    /// Gives every player the number of their place in `entrants` (and in `played.players`,
+    /// kept in the same order), where `old[i]` was the number of the player now at `i`.
+    fn renumber(&mut self, old: &[u32]) {
+        let mut new_of = vec![0u32; old.len() + 1];
+        for (i, &o) in old.iter().enumerate() {
+            if o > 0 {
+                new_of[o as usize] = i as u32 + 1;
+            }
+        }
+        let map = |n: u32| new_of.get(n as usize).copied().unwrap_or(n);
+        for (i, p) in self.played.players.iter_mut().enumerate() {
+            p.number = i as u32 + 1;
+            for r in &mut p.rounds {
+                r.opponent = r.opponent.map(map);
+            }
+        }
+        for r in &mut self.rounds {
+            for b in &mut r.boards {
+                b.white = map(b.white);
+                b.black = map(b.black);
+            }
+            r.bye = r.bye.map(map);
+        }
+    }
+
+    /// `user` leaves: before the start they are taken off the list; after it they are not
+    /// paired again (their game in play goes on).
+    pub fn withdraw(&mut self, user: i64) -> Result<(), SwissError> {
+        let n = self.number_of(user).ok_or_else(|| {
+            SwissError::Refused("not-joined", "you are not in this tournament".into())
+        })?;
+        match self.status {
+            Status::Created => {
+                self.entrants.remove(n as usize - 1);
+            }
+            Status::Started => self.entrants[n as usize - 1].withdrawn = true,
+            Status::Finished => {
+                return Err(SwissError::Refused(
+                    "tournament-finished",
+                    "the tournament is over".into(),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Players not withdrawn.
+    pub fn active(&self) -> usize {
+        self.entrants.iter().filter(|e| !e.withdrawn).count()
+    }
+
+    /// Starts the tournament: pairing numbers by rating (then name). Needs two players.
+    pub fn start(&mut self) -> Result<(), SwissError> {
+        if self.status != Status::Created {
+            return Err(SwissError::Refused(
+                "already-started",
+                "the tournament has started".into(),
+            ));
+        }
+        if self.active() < 2 {
+            return Err(SwissError::Refused(
+                "too-few-players",
+                "a tournament needs two players to start".into(),
+            ));
+        }
+        self.entrants.sort_by(seed_order);
+        self.played.players = self
+            .entrants
+            .iter()
+            .enumerate()
+            .map(|(i, e)| trf_player(i as u32 + 1, e, 0))
+            .collect();
+        self.status = Status::Started;
+        Ok(())
+    }
+
+    /// Pairs the next round (the previous one complete). Answers the new round; when fewer
+    /// than two players are left, the tournament finishes instead and answers none.
+    pub fn pair_next(&mut self, now: i64) -> Result<Option<&Round>, SwissError> {
+        if self.status != Status::Started {
+            return Err(SwissError::Refused(
+                "not-started",
+                "the tournament is not being played".into(),
+            ));
+        }
+        if self.in_play().is_some() {
+            return Err(SwissError::Refused(
+                "round-in-play",
+                "the round being played is not over".into(),
+            ));
+        }
+        if self.rounds.len() as u32 >= self.settings.rounds || self.active() < 2 {
+            self.finish();
+            return Ok(None);
+        }
+        // Withdrawn players have an entry for the round already, so they are not paired.
+        let mut view = self.played.clone();
+        for (p, e) in view.players.iter_mut().zip(&self.entrants) {
+            if e.withdrawn {
+                p.rounds.push(RoundEntry {
+                    opponent: None,
+                    colour: None,
+                    result: ResultCode::ZeroPointBye,
+                });
+            }
+        }
+        let pairing =
+            damasi_swiss::pair_next_round(&view).map_err(|e| SwissError::Pairing(e.to_string()))?;
+        self.rounds.push(Round {
+            number: self.rounds.len() as u32 + 1,
+            boards: pairing
+                .pairs
+                .iter()
+                .map(|&(white, black)| Board {
+                    white,
+                    black,
+                    game: None,
+                    result: None,
+                })
+                .collect(),
+            bye: pairing.bye,
+            paired_ms: now,
+        });
+        self.next_round_ms = None;
+        let round = self.rounds.last().expect("just pushed");
+        if round.boards.is_empty() {
+            // Only a bye: the round is complete at once.
+            self.complete_round(now);
+            return Ok(self.rounds.last());
+        }
+        Ok(self.rounds.last())
+    }
+
+    /// Records the result of the game `game` of the round in play; answers whether that
+    /// completed the round (which is then added to the rounds played).
+    pub fn record(&mut self, game: &str, result: BoardResult, now: i64) -> bool {
+        let Some(i) = self.in_play().and_then(|r| {
+            r.boards
+                .iter()
+                .position(|b| b.game.as_deref() == Some(game) && b.result.is_none())
+        }) else {
+            return false;
+        };
+        self.record_board(i, result, now)
+    }
+
+    /// Records the result of board `i` of the round in play (a game that could not be made
+    /// is recorded this way, as a forfeit); answers whether that completed the round.
+    pub fn record_board(&mut self, i: usize, result: BoardResult, now: i64) -> bool {
+        let Some(round) = self.rounds.last_mut() else {
+            return false;
+        };
+        let Some(board) = round.boards.get_mut(i).filter(|b| b.result.is_none()) else {
+            return false;
+        };
+        board.result = Some(result);
+        let (w, b) = (board.white, board.black);
+        let loser = match result {
+            BoardResult::WhiteForfeits => Some(w),
+            BoardResult::BlackForfeits => Some(b),
+            _ => None,
+        };
+        let complete = round.complete();
+        if let Some(n) = loser {
+            let e = &mut self.entrants[n as usize - 1];
+            e.forfeits += 1;
+            if e.forfeits >= FORFEITS_TO_WITHDRAW {
+                e.withdrawn = true;
+            }
+        }
+        if complete {
+            self.complete_round(now);
+        }
+        complete
+    }
+
+    fn complete_round(&mut self, now: i64) {
+        let round = self.rounds.last().expect("a round was paired");
+        let pairing = Pairing {
+            pairs: round.boards.iter().map(|b| (b.white, b.black)).collect(),
+            bye: round.bye,
+        };
+        let results: Vec<GameResult> = round
+            .boards
+            .iter()
+            .map(|b| b.result.expect("the round is complete").fide())
+            .collect();
+        self.played
+            .add_round(&pairing, &results)
+            .expect("a round paired from this tournament fits it");
+        if self.rounds.len() as u32 >= self.settings.rounds || self.active() < 2 {
+            self.finish();
+        } else {
+            self.next_round_ms = Some(now + self.settings.round_pause_ms);
+        }
+    }
+
+    fn finish(&mut self) {
+        self.status = Status::Finished;
+        self.next_round_ms = None;
+    }
+
+    /// Ends the tournament now (the organiser): the round in play counts with the results
+    /// in; unfinished games are left out of the standings.
+    pub fn close(&mut self) {
+        if let Some(last) = self.rounds.last() {
+            if !last.complete() {
+                self.rounds.pop();
+            }
+        }
+        self.finish();
+    }
+
+    /// Each player's rounds: those complete, then the games of the round in play that are
+    /// over (and its bye).
+    pub fn entries(&self) -> Vec<Vec<RoundEntry>> {
+        let mut rounds: Vec<Vec<RoundEntry>> = self
+            .played
+            .players
+            .iter()
+            .map(|p| p.rounds.clone())
+            .collect();
+        // Entrants who joined before the start appear once it starts.
+        rounds.resize(self.entrants.len(), Vec::new());
+        if let Some(r) = self.in_play() {
+            let mut put = |n: u32, e: RoundEntry| {
+                if let Some(list) = rounds.get_mut(n as usize - 1) {
+                    list.push(e);
+                }
+            };
+            if let Some(b) = r.bye {
+                put(
+                    b,
+                    RoundEntry {
+                        opponent: None,
+                        colour: None,
+                        result: ResultCode::PairingAllocatedBye,
+                    },
+                );
+            }
+            for b in &r.boards {
+                let Some(result) = b.result else { continue };
+                let (w, bl) = result.codes();
+                let entry = |opponent: u32, colour: Colour, result: ResultCode| RoundEntry {
+                    opponent: Some(opponent),
+                    colour: Some(colour),
+                    result,
+                };
+                let (w, bl) = (
+                    entry(b.black, Colour::White, w),
+                    entry(b.white, Colour::Black, bl),
+                );
+                put(b.white, w);
+                put(b.black, bl);
+            }
+        }
+        rounds
+    }
+
+    /// The standings now.
+    pub fn standings(&self) -> Vec<Standing> {
+        tiebreak::standings(&self.entries(), &self.settings.tiebreaks)
+    }
+}
+
+/// The pairing order: higher rating first, then name.
+fn seed_order(a: &Entrant, b: &Entrant) -> std::cmp::Ordering {
+    b.rating.cmp(&a.rating).then_with(|| {
+        a.name
+            .to_ascii_lowercase()
+            .cmp(&b.name.to_ascii_lowercase())
+    })
+}
