@@ -15,12 +15,13 @@ pub mod swiss;
 pub mod tiebreak;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{Color, Outcome};
 use damasi_online::accounts::{secret_hash, Player};
-use damasi_online::db::{TournamentFilter, TournamentRow};
+use damasi_online::db::{OnlineDb, TournamentFilter, TournamentRow};
 use damasi_online::error::ApiError;
 use damasi_online::rating::Speed;
 use damasi_online::{new_game_id, now_ms, NewGame, Online};
@@ -57,6 +58,8 @@ struct Inner {
     events: StdMutex<HashMap<String, Arc<Event>>>,
     /// Which tournament each game in play belongs to.
     games: StdMutex<HashMap<String, String>>,
+    /// Whether [`Tournaments::run`] has begun.
+    running: AtomicBool,
 }
 
 /// The tournament director; cheap to clone.
@@ -79,21 +82,23 @@ pub struct NewSwiss {
 }
 
 impl Tournaments {
-    /// The director of `online`'s tournaments. Call [`Tournaments::run`] to start its work.
+    /// The director of `online`'s tournaments. Its work begins with [`Tournaments::run`] (or,
+    /// for the tournaments asked for, with the first request).
     pub fn new(online: Online) -> Tournaments {
         Tournaments {
             inner: Arc::new(Inner {
                 online,
                 events: StdMutex::new(HashMap::new()),
                 games: StdMutex::new(HashMap::new()),
+                running: AtomicBool::new(false),
             }),
         }
     }
 
-    /// Loads the tournaments not finished, and starts listening to games finishing and
-    /// looking at the clock (starts, rounds to pair). Runs until the service is dropped.
+    /// Starts listening to games finishing and looking at the clock (starts, rounds to
+    /// pair), until the director is dropped, and loads the tournaments not finished.
     pub async fn run(&self) -> Result<(), ApiError> {
-        let mut finished = self.inner.online.finished_games();
+        self.listen();
         let rows = self
             .inner
             .online
@@ -101,16 +106,26 @@ impl Tournaments {
             .tournaments(TournamentFilter::Unfinished, 10_000)
             .await?;
         for row in rows {
-            if let Err(e) = self.load(&row.id).await {
+            if let Err(e) = self.event(&row.id).await {
                 eprintln!("damasi: cannot resume tournament {}: {e:?}", row.id);
             }
         }
+        Ok(())
+    }
+
+    /// Starts the director's two tasks (once): games finishing, and the clock.
+    fn listen(&self) {
+        if self.inner.running.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let mut finished = self.inner.online.finished_games();
         let weak = Arc::downgrade(&self.inner);
         tokio::spawn(async move {
             loop {
+                let f = finished.recv().await;
                 let Some(inner) = weak.upgrade() else { return };
                 let t = Tournaments { inner };
-                match finished.recv().await {
+                match f {
                     Ok(f) => t.game_over(&f.id, f.outcome).await,
                     Err(broadcast::error::RecvError::Lagged(_)) => t.check_games().await,
                     Err(broadcast::error::RecvError::Closed) => return,
@@ -126,7 +141,6 @@ impl Tournaments {
                 Tournaments { inner }.tick().await;
             }
         });
-        Ok(())
     }
 
     fn online(&self) -> &Online {
@@ -135,6 +149,7 @@ impl Tournaments {
 
     /// The tournament `id` in memory, loaded from the database if needed.
     async fn event(&self, id: &str) -> Result<Arc<Event>, ApiError> {
+        self.listen();
         if let Some(e) = lock(&self.inner.events).get(id) {
             return Ok(e.clone());
         }
@@ -180,18 +195,7 @@ impl Tournaments {
 
     /// Stores `s` and tells its watchers.
     async fn save(&self, event: &Event, s: &Swiss) -> Result<(), ApiError> {
-        let row = TournamentRow {
-            id: s.id.clone(),
-            kind: "swiss".into(),
-            status: s.status.as_str().into(),
-            name: s.settings.name.clone(),
-            created_ms: s.created_ms,
-            starts_ms: s.settings.starts_ms,
-            data: serde_json::to_string(s)
-                .map_err(|e| ApiError::Internal(format!("cannot write tournament: {e}")))?,
-            players: s.entrants.iter().map(|e| e.user).collect(),
-        };
-        self.online().db().save_tournament(row).await?;
+        self.online().db().save_tournament(row_of(s)?).await?;
         let _ = event.updates.send(Arc::new(view(s)));
         Ok(())
     }
@@ -204,6 +208,7 @@ impl Tournaments {
                 message: "sign up to organise a tournament".into(),
             });
         }
+        self.listen();
         let mut settings = new.settings;
         NewGame {
             initial_ms: settings.initial_ms,
@@ -222,7 +227,14 @@ impl Tournaments {
         } else {
             Colour::Black
         };
-        let swiss = Swiss::new(new_game_id()?, by.id, now_ms(), settings, first).map_err(api)?;
+        let swiss = Swiss::new(
+            new_game_id()?,
+            (by.id, by.name.clone()),
+            now_ms(),
+            settings,
+            first,
+        )
+        .map_err(api)?;
         let id = swiss.id.clone();
         let event = Arc::new(Event {
             swiss: Mutex::new(swiss),
@@ -340,6 +352,20 @@ impl Tournaments {
         let mut s = event.swiss.lock().await;
         Self::check_organiser(&s, by)?;
         self.advance(&event, &mut s, true).await
+    }
+
+    /// The organiser sets when the next round (or the first) is paired.
+    pub async fn schedule(&self, id: &str, by: &Player, at: i64) -> Result<(), ApiError> {
+        let event = self.event(id).await?;
+        let mut s = event.swiss.lock().await;
+        Self::check_organiser(&s, by)?;
+        let before = s.clone();
+        s.schedule(at).map_err(api)?;
+        if let Err(e) = self.save(&event, &s).await {
+            *s = before;
+            return Err(e);
+        }
+        Ok(())
     }
 
     /// The organiser ends the tournament now: the round in play is dropped if not complete.
@@ -558,6 +584,80 @@ impl Tournaments {
     }
 }
 
+/// `s` as it is stored.
+fn row_of(s: &Swiss) -> Result<TournamentRow, ApiError> {
+    Ok(TournamentRow {
+        id: s.id.clone(),
+        kind: "swiss".into(),
+        status: s.status.as_str().into(),
+        name: s.settings.name.clone(),
+        created_ms: s.created_ms,
+        starts_ms: s.settings.starts_ms,
+        data: serde_json::to_string(s)
+            .map_err(|e| ApiError::Internal(format!("cannot write tournament: {e}")))?,
+        players: s.entrants.iter().map(|e| e.user).collect(),
+    })
+}
+
+/// The stored Swiss tournament `id` (for tools that read the store without a server).
+pub async fn stored_swiss(db: &OnlineDb, id: &str) -> Result<Swiss, ApiError> {
+    let row = db
+        .tournament(id)
+        .await?
+        .filter(|r| r.kind == "swiss")
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament {id}")))?;
+    serde_json::from_str(&row.data)
+        .map_err(|e| ApiError::Internal(format!("tournament {id} is unreadable: {e}")))
+}
+
+/// Stores a tournament read from a FIDE report file to go on with it (`damasi swiss
+/// import`): each player's name must be an account's; `organiser` is an account's name.
+/// Answers the new tournament's id. A running server picks it up when it is first asked for
+/// it (its page, the API), and pairs the next round after the pause.
+pub async fn import_swiss(
+    db: &OnlineDb,
+    organiser: &str,
+    settings: SwissSettings,
+    played: damasi_swiss::Tournament,
+) -> Result<String, ApiError> {
+    let by = db
+        .user_by_name(organiser)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no account called '{organiser}'")))?;
+    NewGame {
+        initial_ms: settings.initial_ms,
+        increment_ms: settings.increment_ms,
+        rated: settings.rated,
+        chat: true,
+    }
+    .check()?;
+    let mut users = Vec::new();
+    let mut missing = Vec::new();
+    for p in &played.players {
+        match db.user_by_name(p.name.trim()).await? {
+            Some(u) => users.push((u.id, u.name)),
+            None => missing.push(p.name.trim().to_string()),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(ApiError::BadRequest(format!(
+            "these players have no account (create them with `damasi user add`): {}",
+            missing.join(", ")
+        )));
+    }
+    let swiss = Swiss::continue_from(
+        new_game_id()?,
+        (by.id, by.name),
+        now_ms(),
+        settings,
+        played,
+        users,
+    )
+    .map_err(api)?;
+    db.save_tournament(row_of(&swiss)?).await?;
+    Ok(swiss.id)
+}
+
 /// `s` as a TRF file: the rounds complete, each player's points and place.
 pub fn export_trf(s: &Swiss) -> String {
     let mut t = s.played.clone();
@@ -577,11 +677,10 @@ fn points(halves: u32) -> f64 {
 
 /// A tournament as lists show it (lichess's fields where it has them).
 pub fn summary(s: &Swiss) -> Value {
-    json!({
+    let mut v = json!({
         "id": s.id,
         "name": s.settings.name,
-        "createdBy": s.created_by,
-        "startsAt": s.settings.starts_ms,
+        "createdBy": s.organiser,
         "status": s.status.as_str(),
         "round": s.rounds.len(),
         "nbRounds": s.settings.rounds,
@@ -592,7 +691,12 @@ pub fn summary(s: &Swiss) -> Value {
         "variant": "turkish",
         "password": matches!(s.settings.entry, Entry::Password { .. }),
         "nextRound": s.next_round_ms.map(|at| json!({"at": at, "in": ((at - now_ms()).max(0) / 1000)})),
-    })
+    });
+    // lichess always has a start; a tournament started by its organiser has none until then.
+    if let Some(at) = s.settings.starts_ms {
+        v["startsAt"] = json!(at);
+    }
+    v
 }
 
 /// The standings as the API gives them, one line per player (lichess's `results` lines).

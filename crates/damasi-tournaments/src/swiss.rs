@@ -244,6 +244,9 @@ pub struct Swiss {
     pub id: String,
     /// The organiser's account.
     pub created_by: i64,
+    /// The organiser's name.
+    #[serde(default)]
+    pub organiser: String,
     /// When it was created (Unix ms).
     pub created_ms: i64,
     /// The settings.
@@ -300,10 +303,10 @@ fn trf_player(number: u32, e: &Entrant, rounds: usize) -> Player {
 }
 
 impl Swiss {
-    /// A new tournament taking entries.
+    /// A new tournament taking entries, organised by `created_by` (account id and name).
     pub fn new(
         id: String,
-        created_by: i64,
+        created_by: (i64, String),
         now: i64,
         settings: SwissSettings,
         first_colour: Colour,
@@ -318,7 +321,8 @@ impl Swiss {
         };
         Ok(Swiss {
             id,
-            created_by,
+            created_by: created_by.0,
+            organiser: created_by.1,
             created_ms: now,
             settings,
             status: Status::Created,
@@ -326,6 +330,118 @@ impl Swiss {
             played,
             rounds: Vec::new(),
             next_round_ms: None,
+        })
+    }
+
+    /// A tournament to go on with, from a FIDE report file (`damasi swiss import`): `played`
+    /// holds the rounds played, `users` the account (id, name) of each player in pairing
+    /// number order. It is started, its next round due after the pause.
+    pub fn continue_from(
+        id: String,
+        created_by: (i64, String),
+        now: i64,
+        mut settings: SwissSettings,
+        mut played: Tournament,
+        users: Vec<(i64, String)>,
+    ) -> Result<Swiss, SwissError> {
+        if users.len() != played.players.len() {
+            return Err(SwissError::Invalid(format!(
+                "{} accounts for {} players",
+                users.len(),
+                played.players.len()
+            )));
+        }
+        for (i, p) in played.players.iter().enumerate() {
+            if p.number != i as u32 + 1 {
+                return Err(SwissError::Invalid(
+                    "the pairing numbers must run from 1 without a gap".into(),
+                ));
+            }
+        }
+        let rounds_played = played
+            .players
+            .iter()
+            .map(|p| p.rounds.len())
+            .max()
+            .unwrap_or(0);
+        if let Some(total) = played.total_rounds {
+            settings.rounds = total;
+        }
+        if rounds_played as u32 >= settings.rounds {
+            return Err(SwissError::Invalid(format!(
+                "all {} rounds are played already",
+                settings.rounds
+            )));
+        }
+        settings.check()?;
+        if played.players.len() < 2 {
+            return Err(SwissError::Invalid(
+                "a tournament has two players or more".into(),
+            ));
+        }
+        let mut rounds = Vec::new();
+        for r in 0..rounds_played {
+            let mut boards = Vec::new();
+            let mut bye = None;
+            for p in &mut played.players {
+                p.rounds.resize(rounds_played, RoundEntry::absent());
+                let e = p.rounds[r];
+                if e.result == ResultCode::PairingAllocatedBye {
+                    bye = Some(p.number);
+                }
+                let (Some(black), Some(Colour::White)) = (e.opponent, e.colour) else {
+                    continue;
+                };
+                use ResultCode as R;
+                let result = match e.result {
+                    R::Win | R::UnratedWin => BoardResult::WhiteWins,
+                    R::Draw | R::UnratedDraw => BoardResult::Draw,
+                    R::Loss | R::UnratedLoss => BoardResult::BlackWins,
+                    R::ForfeitWin => BoardResult::BlackForfeits,
+                    _ => BoardResult::WhiteForfeits,
+                };
+                boards.push(Board {
+                    white: p.number,
+                    black,
+                    game: None,
+                    result: Some(result),
+                });
+            }
+            rounds.push(Round {
+                number: r as u32 + 1,
+                boards,
+                bye,
+                paired_ms: now,
+            });
+        }
+        for p in &mut played.players {
+            p.points_tenths = p.score_after(rounds_played);
+        }
+        played.name = Some(settings.name.clone());
+        played.total_rounds = Some(settings.rounds);
+        let entrants = played
+            .players
+            .iter()
+            .zip(users)
+            .map(|(p, (user, name))| Entrant {
+                user,
+                name,
+                rating: p.rating,
+                withdrawn: false,
+                forfeits: 0,
+            })
+            .collect();
+        Ok(Swiss {
+            id,
+            created_by: created_by.0,
+            organiser: created_by.1,
+            created_ms: now,
+            next_round_ms: Some(now + settings.round_pause_ms),
+            settings,
+            status: Status::Started,
+            entrants,
+            played,
+            rounds,
         })
     }
 
@@ -498,7 +614,8 @@ impl Swiss {
     }
 
     /// Pairs the next round (the previous one complete). Answers the new round; when fewer
-    /// than two players are left, the tournament finishes instead and answers none.
+    /// than two players are left, or no pairing is possible (everybody left has met), the
+    /// tournament finishes instead and answers none.
     pub fn pair_next(&mut self, now: i64) -> Result<Option<&Round>, SwissError> {
         if self.status != Status::Started {
             return Err(SwissError::Refused(
@@ -527,8 +644,15 @@ impl Swiss {
                 });
             }
         }
-        let pairing =
-            damasi_swiss::pair_next_round(&view).map_err(|e| SwissError::Pairing(e.to_string()))?;
+        let pairing = match damasi_swiss::pair_next_round(&view) {
+            Ok(p) => p,
+            // Everybody has met everybody they may meet: the tournament is over.
+            Err(damasi_swiss::PairError::NoValidPairing) => {
+                self.finish();
+                return Ok(None);
+            }
+            Err(e) => return Err(SwissError::Pairing(e.to_string())),
+        };
         self.rounds.push(Round {
             number: self.rounds.len() as u32 + 1,
             boards: pairing
@@ -621,6 +745,28 @@ impl Swiss {
     fn finish(&mut self) {
         self.status = Status::Finished;
         self.next_round_ms = None;
+    }
+
+    /// Sets when the next round is paired (the first: when the tournament starts), as
+    /// lichess's `schedule-next-round` does.
+    pub fn schedule(&mut self, at: i64) -> Result<(), SwissError> {
+        match self.status {
+            Status::Created => self.settings.starts_ms = Some(at),
+            Status::Started if self.in_play().is_none() => self.next_round_ms = Some(at),
+            Status::Started => {
+                return Err(SwissError::Refused(
+                    "round-in-play",
+                    "the round being played is not over".into(),
+                ))
+            }
+            Status::Finished => {
+                return Err(SwissError::Refused(
+                    "tournament-finished",
+                    "the tournament is over".into(),
+                ))
+            }
+        }
+        Ok(())
     }
 
     /// Ends the tournament now (the organiser): the round in play counts with the results

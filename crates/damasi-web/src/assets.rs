@@ -67,6 +67,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/i18n.js"),
     ),
     (
+        "/js/swiss/page.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/swiss/page.js"),
+    ),
+    (
         "/js/local.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/local.js"),
@@ -312,6 +317,18 @@ pub async fn online_page() -> Response {
             (header::CACHE_CONTROL, "no-cache"),
         ],
         include_str!("../assets/online.html"),
+    )
+        .into_response()
+}
+
+/// The tournaments' page (`/swiss`: the list and the form; `/swiss/{id}`: one tournament).
+pub async fn swiss_page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        include_str!("../assets/swiss.html"),
     )
         .into_response()
 }

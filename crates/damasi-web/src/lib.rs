@@ -70,8 +70,10 @@ pub mod security;
 pub mod store;
 pub mod streams;
 pub mod tablebase;
+pub mod tournaments;
 
 pub use brain::{Brain, MAX_MOVE_TIME};
+pub use damasi_tournaments::Tournaments;
 pub use error::ApiError;
 pub use online::db::OnlineDb;
 pub use online::{Online, OnlineConfig};
@@ -97,6 +99,8 @@ pub struct AppState {
     pub security: Arc<Security>,
     /// Online play: accounts, games between people, the lobby.
     pub online: Online,
+    /// Tournaments played in `online`.
+    pub tournaments: Tournaments,
     /// Rate limits of online play.
     pub limits: Arc<online::http::Limits>,
     /// Endgame tables, if the server has them (`GET /api/tablebase`).
@@ -128,12 +132,14 @@ impl AppState {
 
     /// State from its parts (tests that need an engine of a given capacity).
     pub fn with_parts(store: Store, brain: Brain) -> AppState {
+        let online = Online::in_memory();
         AppState {
             referee: Referee::new(store.clone(), brain.clone()),
             store,
             brain,
             security: Arc::new(Security::local()),
-            online: Online::in_memory(),
+            tournaments: Tournaments::new(online.clone()),
+            online,
             limits: Arc::new(online::http::Limits::default()),
             tablebase: tablebase::Tablebases::default(),
             streams: Arc::new(Streams::default()),
@@ -142,6 +148,7 @@ impl AppState {
 
     /// The same state with another online service (another database or settings).
     pub fn with_online(mut self, online: Online) -> AppState {
+        self.tournaments = Tournaments::new(online.clone());
         self.online = online;
         self
     }
@@ -198,6 +205,7 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/flag", post(games::flag))
         .route("/games/{id}/pdn", get(games::export_pdn))
         .merge(online::http::routes())
+        .merge(tournaments::routes())
         .fallback(api::not_found);
     let security = state.security.clone();
     Router::new()
@@ -207,6 +215,7 @@ pub fn router(state: AppState) -> Router {
         .merge(assets::routes())
         .route("/online", get(assets::online_page))
         .route("/online/{id}", get(assets::online_page))
+        .merge(tournaments::pages())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))
@@ -272,6 +281,7 @@ pub async fn serve_with(
     // Games left running (clocks, the engine to move) are looked after again at once.
     let referee = state.referee.clone();
     let online = state.online.clone();
+    let tournaments = state.tournaments.clone();
     let limits = state.limits.clone();
     tokio::spawn(async move {
         if let Err(e) = referee.resume_all().await {
@@ -279,6 +289,9 @@ pub async fn serve_with(
         }
         if let Err(e) = online.resume_all().await {
             eprintln!("damasi-web: cannot resume online games: {e:?}");
+        }
+        if let Err(e) = tournaments.run().await {
+            eprintln!("damasi-web: cannot resume tournaments: {e:?}");
         }
         // Now and then: forget idle rate-limit entries, games nobody watches or plays, and
         // expired sessions; withdraw open games nobody took in a day.

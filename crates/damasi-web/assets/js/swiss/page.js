@@ -1,0 +1,197 @@
+// The tournaments' page: /swiss lists them and has the form to organise one; /swiss/{id} shows
+// one tournament (join, withdraw, the organiser's buttons, the standings and every round's
+// games), kept live by its WebSocket (/api/swiss/{id}/socket).
+import { $ } from "../util.js";
+import { api, showError } from "../api.js";
+import { t, applyI18n, wireLangs, toast } from "../i18n.js";
+
+/** @type {any} who is signed in ({id, name, guest}) or null */
+let me = null;
+/** @type {any} the tournament shown */
+let view = null;
+const match = location.pathname.match(/^\/swiss\/([A-Za-z0-9]+)\/?$/);
+const id = match ? match[1] : null;
+
+async function loadMe() {
+  try { me = await api("GET", "/api/account"); } catch { me = null; }
+  $("header-who").textContent = me ? me.name : "";
+}
+
+/** "5+3": minutes and seconds a move. @param {any} c */
+const clockText = (c) => `${+(c.limit / 60).toFixed(2)}+${c.increment}`;
+/** @param {string} s */
+const statusText = (s) => t("swStatus:" + s);
+/** A number of points as people write them: 2½. @param {number} p */
+const pointsText = (p) => (Number.isInteger(p) ? String(p) : `${Math.floor(p) || ""}½`);
+
+/** @param {string} tag @param {string} [text] @param {string} [cls] */
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+async function showList() {
+  $("list-view").hidden = false;
+  $("login-hint").hidden = !!(me && !me.guest);
+  $("create-form").hidden = !(me && !me.guest);
+  const body = $("t-list").querySelector("tbody");
+  try {
+    const { tournaments } = await api("GET", "/api/swiss");
+    body.innerHTML = "";
+    if (!tournaments.length) {
+      const row = el("tr");
+      const cell = /** @type {HTMLTableCellElement} */ (el("td", t("swNone")));
+      cell.colSpan = 5;
+      row.append(cell);
+      body.append(row);
+    }
+    for (const s of tournaments) {
+      const row = el("tr");
+      const name = el("td");
+      const a = /** @type {HTMLAnchorElement} */ (el("a", s.name));
+      a.href = "/swiss/" + s.id;
+      name.append(a);
+      row.append(name, el("td", statusText(s.status)), el("td", String(s.nbPlayers)),
+        el("td", `${s.round} / ${s.nbRounds}`), el("td", clockText(s.clock)));
+      body.append(row);
+    }
+  } catch (e) { showError(e); }
+}
+
+async function create(/** @type {Event} */ e) {
+  e.preventDefault();
+  const starts = $("c-starts").value;
+  const body = {
+    name: $("c-name").value,
+    clock: { limit: Math.round(+$("c-minutes").value * 60), increment: +$("c-increment").value },
+    nbRounds: +$("c-rounds").value,
+    roundInterval: +$("c-pause").value,
+    rated: $("c-rated").checked,
+    password: $("c-password").value || null,
+    startsAt: starts ? new Date(starts).getTime() : null,
+    conditions: { allowList: $("c-list").value || null },
+  };
+  try {
+    const s = await api("POST", "/api/swiss/new", body);
+    location.href = "/swiss/" + s.id;
+  } catch (err) { showError(err); }
+}
+
+/** My line in the standings, if I am in the tournament. */
+const myLine = () => (me && view ? view.standings.find((/** @type {any} */ l) => l.username === me.name) : null);
+
+function render() {
+  if (!view) return;
+  const v = view;
+  $("t-view").hidden = false;
+  $("t-name").textContent = v.name;
+  document.title = v.name + " · damasi";
+  const info = [statusText(v.status), t("swRoundOf", { n: v.round, total: v.nbRounds }),
+    t("swPlayerCount", { n: v.nbPlayers }), clockText(v.clock), v.rated ? t("swRated") : t("swCasual"),
+    t("swOrganiser", { name: v.createdBy })];
+  if (v.status === "created" && v.startsAt) info.push(t("swStartsAtTime", { time: new Date(v.startsAt).toLocaleString() }));
+  if (v.nextRound) info.push(t("swNextRoundIn", { s: v.nextRound.in }));
+  $("t-info").textContent = info.join(" · ");
+
+  const mine = myLine();
+  const open = v.status !== "finished" && v.round < v.nbRounds;
+  const canJoin = !!me && (!me.guest || !v.rated);
+  $("btn-join").hidden = !(canJoin && open && (!mine || mine.withdrawn));
+  $("t-password").hidden = $("btn-join").hidden || !v.password;
+  $("btn-withdraw").hidden = !(mine && !mine.withdrawn && v.status !== "finished");
+  const organiser = !!me && me.name === v.createdBy;
+  const last = v.rounds[v.rounds.length - 1];
+  const roundOver = !last || last.games.every((/** @type {any} */ g) => g.result);
+  $("btn-start").hidden = !(organiser && (v.status === "created" || (v.status === "started" && roundOver && v.round < v.nbRounds)));
+  $("btn-start").textContent = v.status === "created" ? t("swStartNow") : t("swNextRoundNow");
+  $("btn-end").hidden = !(organiser && v.status !== "finished");
+
+  // My game of the round in play.
+  const game = me && last && last.games.find((/** @type {any} */ g) => !g.result && (g.white === me.name || g.black === me.name));
+  $("my-game").hidden = !game;
+  $("my-game").innerHTML = "";
+  if (game) {
+    const a = /** @type {HTMLAnchorElement} */ (el("a", t("swYourGame", { white: game.white, black: game.black })));
+    a.href = "/online/" + game.id;
+    a.dataset.testid = "my-game-link";
+    $("my-game").append(a);
+  }
+
+  const head = $("standings-head");
+  head.innerHTML = "";
+  for (const h of ["#", t("swName"), t("swPoints"), ...v.tieBreaks]) head.append(el("th", h));
+  const body = $("standings").querySelector("tbody");
+  body.innerHTML = "";
+  for (const l of v.standings) {
+    const row = el("tr", undefined, l.withdrawn ? "withdrawn" : "");
+    row.append(el("td", String(l.rank)), el("td", l.username + (l.withdrawn ? " " + t("swWithdrawnMark") : "")),
+      el("td", pointsText(l.points)));
+    for (const tb of l.tieBreaks) row.append(el("td", String(tb)));
+    body.append(row);
+  }
+
+  const rounds = $("rounds");
+  rounds.innerHTML = "";
+  for (const r of [...v.rounds].reverse()) {
+    const box = el("section", undefined, "round");
+    box.dataset.round = String(r.number);
+    box.append(el("h3", t("swRoundN", { n: r.number })));
+    const list = el("ol");
+    for (const g of r.games) {
+      const item = el("li");
+      const a = /** @type {HTMLAnchorElement} */ (el("a", `${g.white} – ${g.black}`));
+      a.href = "/online/" + g.id;
+      item.append(a, el("span", " " + (g.result || t("swPlaying")), "result"));
+      list.append(item);
+    }
+    box.append(list);
+    if (r.bye) box.append(el("p", t("swBye", { name: r.bye }), "hint"));
+    rounds.append(box);
+  }
+  $("link-trf").href = `/swiss/${v.id}.trf`;
+  $("link-pdn").href = `/api/swiss/${v.id}/games`;
+}
+
+/** The tournament's live view: every change comes over the socket. */
+function connect() {
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/swiss/${id}/socket`);
+  ws.onmessage = (m) => {
+    view = JSON.parse(m.data);
+    render();
+    document.body.dataset.ready = "1";
+  };
+  ws.onclose = () => {
+    if (!view || view.status !== "finished") setTimeout(connect, 2000);
+  };
+}
+
+/** @param {string} path @param {any} [body] @returns {Promise<boolean>} whether it was done */
+async function post(path, body) {
+  try {
+    await api("POST", path, body);
+    return true;
+  } catch (e) { showError(e); return false; }
+}
+
+async function boot() {
+  applyI18n();
+  wireLangs(() => { if (id) render(); else showList(); });
+  await loadMe();
+  if (!id) {
+    $("create-form").addEventListener("submit", create);
+    await showList();
+    document.body.dataset.ready = "1";
+    return;
+  }
+  $("btn-join").addEventListener("click", async () => {
+    if (await post(`/api/swiss/${id}/join`, { password: $("t-password").value || null })) toast(t("swJoined"));
+  });
+  $("btn-withdraw").addEventListener("click", () => post(`/api/swiss/${id}/withdraw`));
+  $("btn-start").addEventListener("click", () => post(`/api/swiss/${id}/start`));
+  $("btn-end").addEventListener("click", () => { if (confirm(t("swEndSure"))) post(`/api/swiss/${id}/terminate`); });
+  connect();
+}
+
+boot();

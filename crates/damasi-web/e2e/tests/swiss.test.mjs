@@ -1,0 +1,117 @@
+// A Swiss tournament in two browsers: the organiser signs up, creates it with the form at
+// /swiss, and joins; a second player joins from the tournament's page, which the organiser
+// sees at once (live, over the tournament's socket); the organiser starts it, both pages show
+// the round's pairing and a link to the player's game; the game ends and both pages show the
+// standings updated and the tournament finished. In Turkish for the second player.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./browser.mjs";
+import { URL_BASE, waitUntilUp } from "./server.mjs";
+
+const tag = Date.now().toString(36).slice(-5);
+const ALICE = "sw_alice_" + tag;
+const BOB = "sw_bob_" + tag;
+const PASSWORD = "correct-horse-1";
+const opened = [];
+
+before(async () => { await waitUntilUp(); });
+after(async () => { for (const b of opened) await b.close(); });
+
+async function open(path) {
+  const browser = await launch();
+  opened.push(browser);
+  const page = browser.context.pages()[0] || (await browser.context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.on("dialog", (d) => d.accept());
+  page.setDefaultTimeout(15000);
+  await page.goto(URL_BASE + path);
+  await page.waitForSelector("body[data-ready='1']");
+  return { page, errors };
+}
+
+async function signUp(page, name) {
+  await page.fill("#acct-name", name);
+  await page.fill("#acct-password", PASSWORD);
+  await page.click("#btn-signup");
+  await page.waitForFunction((n) => document.getElementById("acct-me").textContent === n, name);
+}
+
+const standings = (page) => page.$$eval("#standings tbody tr", (rows) =>
+  rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent.trim())));
+
+test("a Swiss tournament: created, joined, paired, played and ranked, live on both pages", async () => {
+  const alice = await open("/online");
+  await signUp(alice.page, ALICE);
+  await alice.page.goto(URL_BASE + "/swiss");
+  await alice.page.waitForSelector("body[data-ready='1']");
+  assert.ok(await alice.page.isVisible("#create-form"));
+  await alice.page.fill("#c-name", "Kulüp kupası " + tag);
+  await alice.page.fill("#c-minutes", "5");
+  await alice.page.fill("#c-increment", "3");
+  await alice.page.fill("#c-rounds", "1");
+  await alice.page.fill("#c-pause", "0");
+  await alice.page.click("#btn-create");
+  await alice.page.waitForURL(/\/swiss\/[A-Za-z0-9]+$/);
+  await alice.page.waitForSelector("body[data-ready='1']");
+  assert.equal((await alice.page.textContent("#t-name")).trim(), "Kulüp kupası " + tag);
+  const url = alice.page.url();
+  await alice.page.click("#btn-join");
+  await alice.page.waitForFunction(() => document.querySelectorAll("#standings tbody tr").length === 1);
+
+  // Bob signs up, in Turkish, and joins from the tournament's page.
+  const bob = await open("/online");
+  await bob.page.click("#lang-tr");
+  await signUp(bob.page, BOB);
+  await bob.page.goto(url);
+  await bob.page.waitForSelector("body[data-ready='1']");
+  assert.equal((await bob.page.textContent("#btn-join")).trim(), "Katıl");
+  await bob.page.click("#btn-join");
+  // Alice's page hears it without a reload.
+  await alice.page.waitForFunction(() => document.querySelectorAll("#standings tbody tr").length === 2);
+  assert.ok(await bob.page.isVisible("#btn-withdraw"));
+  assert.ok(await bob.page.isHidden("#btn-start"), "only the organiser starts it");
+
+  // Alice starts it: both pages show the pairing and each player's game.
+  await alice.page.click("#btn-start");
+  for (const p of [alice.page, bob.page]) {
+    await p.waitForSelector("#rounds .round[data-round='1'] li a");
+    await p.waitForSelector("[data-testid='my-game-link']");
+  }
+  const pairing = (await alice.page.textContent("#rounds .round li a")).trim();
+  assert.ok(pairing.includes(ALICE) && pairing.includes(BOB), pairing);
+  assert.match(await bob.page.textContent("#rounds h3"), /1\. tur/);
+  const gameUrl = await bob.page.getAttribute("[data-testid='my-game-link']", "href");
+
+  // Bob opens his game and resigns it.
+  await bob.page.click("[data-testid='my-game-link']");
+  await bob.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  await bob.page.waitForSelector("body[data-ready='1']");
+  const gameId = gameUrl.split("/").pop();
+  const status = await bob.page.evaluate(async (id) => {
+    const r = await fetch(`/api/online/games/${id}/resign`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    return r.status;
+  }, gameId);
+  assert.equal(status, 200);
+
+  // Alice's page: the result, the standings with Alice first on a point, finished.
+  await alice.page.waitForFunction(() => /1-0|0-1/.test(document.querySelector("#rounds .round .result")?.textContent || ""));
+  await alice.page.waitForFunction(() => document.getElementById("t-info").textContent.startsWith("Finished"));
+  const lines = await standings(alice.page);
+  assert.equal(lines[0][1], ALICE);
+  assert.equal(lines[0][2], "1");
+  assert.equal(lines[1][1], BOB);
+  assert.equal(lines[1][2], "0");
+  assert.ok(await alice.page.isHidden("#btn-join"));
+  // The report file is FIDE's TRF.
+  const trf = await alice.page.evaluate(async (href) => (await fetch(href)).text(), await alice.page.getAttribute("#link-trf", "href"));
+  assert.match(trf, /^012 Kulüp kupası/m);
+  assert.equal((trf.match(/^001 /gm) || []).length, 2);
+
+  // The list shows it.
+  await alice.page.goto(URL_BASE + "/swiss");
+  await alice.page.waitForSelector("body[data-ready='1']");
+  assert.ok((await alice.page.textContent("#t-list")).includes("Kulüp kupası " + tag));
+  assert.deepEqual(alice.errors, []);
+  assert.deepEqual(bob.errors, []);
+});

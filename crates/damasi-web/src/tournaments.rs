@@ -1,0 +1,440 @@
+//! The HTTP side of tournaments (`damasi-tournaments`): lichess's Swiss API where it has one,
+//! the tournament pages, and the live standings over a WebSocket.
+//!
+//! - `GET /api/swiss` lists tournaments (`?status=created|started|finished`).
+//! - `POST /api/swiss/new` (also `/api/swiss/new/{team}`, lichess's path) creates one; the
+//!   body is JSON or a form with lichess's fields: `name`, `clock.limit`, `clock.increment`
+//!   (seconds), `nbRounds`, `startsAt` (Unix ms), `roundInterval` (seconds), `rated`,
+//!   `password`, `conditions.allowList` (names, by commas or lines), and damasi's
+//!   `tiebreaks` (`buchholzCut1,buchholz,sonnebornBerger,wins`, the default).
+//! - `GET /api/swiss/{id}`: the tournament with its standings and every round's games.
+//! - `POST /api/swiss/{id}/join` (`password`), `POST /api/swiss/{id}/withdraw`.
+//! - `POST /api/swiss/{id}/start` (the organiser: start now, or pair the next round now),
+//!   `POST /api/swiss/{id}/schedule-next-round` (`date`, Unix ms) and
+//!   `POST /api/swiss/{id}/terminate` (end it).
+//! - `GET /api/swiss/{id}/results`: the standings as NDJSON, one player a line.
+//! - `GET /swiss/{id}.trf` (and `/api/swiss/{id}.trf`): FIDE's tournament report file.
+//! - `GET /api/swiss/{id}/games`: every game as PDN.
+//! - `GET /api/swiss/{id}/socket`: the tournament's view, then each change.
+
+use std::time::Duration;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::http::header::{self, HeaderMap};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use damasi_online::db::TournamentFilter;
+use damasi_online::error::ApiError;
+use damasi_tournaments::swiss::{Entry, SwissSettings};
+use damasi_tournaments::tiebreak::Tiebreak;
+use damasi_tournaments::NewSwiss;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
+use crate::online::http::player;
+use crate::streams::{Client, StreamPermit};
+use crate::AppState;
+
+/// The API routes (under `/api`).
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/swiss", get(list))
+        .route("/swiss/new", post(create))
+        .route("/swiss/new/{team}", post(create_for_team))
+        .route("/swiss/{id}", get(show))
+        .route("/swiss/{id}/join", post(join))
+        .route("/swiss/{id}/withdraw", post(withdraw))
+        .route("/swiss/{id}/start", post(start))
+        .route("/swiss/{id}/terminate", post(terminate))
+        .route("/swiss/{id}/schedule-next-round", post(schedule))
+        .route("/swiss/{id}/results", get(results))
+        .route("/swiss/{id}/games", get(games))
+        .route("/swiss/{id}/socket", get(socket))
+}
+
+/// The page routes: `/swiss` (the list and the form to create one) and `/swiss/{id}` (one
+/// tournament; `/swiss/{id}.trf` is its report file).
+pub fn pages() -> Router<AppState> {
+    Router::new()
+        .route("/swiss", get(crate::assets::swiss_page))
+        .route("/swiss/{id}", get(page_or_trf))
+}
+
+#[derive(Deserialize, Default)]
+struct ListQuery {
+    #[serde(default)]
+    status: Option<String>,
+}
+
+async fn list(
+    State(state): State<AppState>,
+    ApiQuery(q): ApiQuery<ListQuery>,
+) -> Result<Json<Value>, HttpError> {
+    let filter = match q.status.as_deref() {
+        None | Some("") => TournamentFilter::All,
+        Some(s @ ("created" | "started" | "finished")) => TournamentFilter::Status(s),
+        Some(s) => {
+            return Err(ApiError::BadRequest(format!(
+                "status '{s}' is not created, started or finished"
+            ))
+            .into())
+        }
+    };
+    Ok(Json(
+        json!({"tournaments": state.tournaments.list(filter, 100).await?}),
+    ))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct SwissRequest {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    clock: Option<ClockRequest>,
+    #[serde(default)]
+    nb_rounds: Option<u32>,
+    #[serde(default)]
+    starts_at: Option<i64>,
+    #[serde(default)]
+    round_interval: Option<i64>,
+    #[serde(default)]
+    rated: Option<bool>,
+    #[serde(default)]
+    password: Option<String>,
+    #[serde(default)]
+    conditions: Option<Conditions>,
+    #[serde(default)]
+    tiebreaks: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct ClockRequest {
+    limit: i64,
+    #[serde(default)]
+    increment: i64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Conditions {
+    #[serde(default)]
+    allow_list: Option<String>,
+}
+
+/// Default pause between rounds (lichess's default interval is a few seconds too).
+const DEFAULT_PAUSE_S: i64 = 10;
+
+impl SwissRequest {
+    fn settings(self) -> Result<NewSwiss, ApiError> {
+        let clock = self.clock.ok_or_else(|| {
+            ApiError::BadRequest(
+                "give the clock: clock.limit and clock.increment in seconds".into(),
+            )
+        })?;
+        let tiebreaks = match self.tiebreaks.as_deref().filter(|t| !t.trim().is_empty()) {
+            None => Tiebreak::FEDERATION.to_vec(),
+            Some(list) => list
+                .split(',')
+                .map(|w| {
+                    serde_json::from_value::<Tiebreak>(json!(w.trim())).map_err(|_| {
+                        ApiError::BadRequest(format!(
+                            "tie-break '{}' is not buchholzCut1, buchholz, sonnebornBerger or wins",
+                            w.trim()
+                        ))
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let entry = match self
+            .conditions
+            .and_then(|c| c.allow_list)
+            .filter(|l| !l.trim().is_empty())
+        {
+            Some(list) => Entry::List {
+                names: list
+                    .split([',', '\n', ' '])
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(String::from)
+                    .collect(),
+            },
+            None => Entry::Anyone,
+        };
+        Ok(NewSwiss {
+            settings: SwissSettings {
+                // lichess names a tournament left without one.
+                name: match self.name.as_deref().map(str::trim) {
+                    Some(n) if !n.is_empty() => n.to_string(),
+                    _ => format!("Swiss {}+{}", clock.limit as f64 / 60.0, clock.increment),
+                },
+                rounds: self.nb_rounds.unwrap_or(7),
+                initial_ms: clock.limit.saturating_mul(1000),
+                increment_ms: clock.increment.saturating_mul(1000),
+                rated: self.rated.unwrap_or(true),
+                starts_ms: self.starts_at,
+                round_pause_ms: self
+                    .round_interval
+                    .unwrap_or(DEFAULT_PAUSE_S)
+                    .saturating_mul(1000),
+                entry,
+                tiebreaks,
+            },
+            password: self.password,
+        })
+    }
+}
+
+async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<SwissRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    Ok(Json(state.tournaments.create(&p, req.settings()?).await?))
+}
+
+async fn create_for_team(
+    state: State<AppState>,
+    headers: HeaderMap,
+    _team: ApiPath<String>,
+    req: ApiJson<SwissRequest>,
+) -> Result<Json<Value>, HttpError> {
+    create(state, headers, req).await
+}
+
+/// `/api/swiss/{id}`, or its report file when the id ends in `.trf`.
+async fn show(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, HttpError> {
+    if let Some(id) = id.strip_suffix(".trf") {
+        return trf(&state, id).await;
+    }
+    Ok(Json(state.tournaments.show(&id).await?).into_response())
+}
+
+async fn trf(state: &AppState, id: &str) -> Result<Response, HttpError> {
+    let text = state.tournaments.trf(id).await?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"damasi-swiss-{id}.trf\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+async fn page_or_trf(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, HttpError> {
+    match id.strip_suffix(".trf") {
+        Some(id) => trf(&state, id).await,
+        None => Ok(crate::assets::swiss_page().await),
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct JoinRequest {
+    #[serde(default)]
+    password: Option<String>,
+}
+
+async fn join(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    OptionalJson(req): OptionalJson<JoinRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state
+        .tournaments
+        .join(&id, &p, req.password.as_deref())
+        .await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn withdraw(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.tournaments.withdraw(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn start(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.tournaments.next_round_now(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn terminate(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.tournaments.close(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+#[derive(Deserialize, Default)]
+struct ScheduleRequest {
+    #[serde(default)]
+    date: Option<i64>,
+}
+
+async fn schedule(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(req): ApiJson<ScheduleRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    let at = req
+        .date
+        .ok_or_else(|| ApiError::BadRequest("give the date: Unix time in ms".into()))?;
+    state.tournaments.schedule(&id, &p, at).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+#[derive(Deserialize, Default)]
+struct ResultsQuery {
+    #[serde(default)]
+    nb: Option<usize>,
+}
+
+async fn results(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<ResultsQuery>,
+) -> Result<Response, HttpError> {
+    let s = state.tournaments.get(&id).await?;
+    let mut body = String::new();
+    for line in damasi_tournaments::results(&s)
+        .iter()
+        .take(q.nb.unwrap_or(usize::MAX))
+    {
+        body.push_str(&line.to_string());
+        body.push('\n');
+    }
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
+}
+
+async fn games(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, HttpError> {
+    let s = state.tournaments.get(&id).await?;
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost")
+        .to_string();
+    let mut text = String::new();
+    for round in &s.rounds {
+        for board in &round.boards {
+            let Some(game) = &board.game else { continue };
+            let site = format!("http://{host}/online/{game}");
+            let pdn = state
+                .online
+                .pdn(game, damasi::Notation::Landing, &site)
+                .await?;
+            text.push_str(&pdn);
+            if !text.ends_with("\n\n") {
+                text.push('\n');
+            }
+        }
+    }
+    Ok(crate::games::pdn_file(
+        &format!("damasi-swiss-{id}.pdn"),
+        text,
+    ))
+}
+
+/// How often the socket pings (and drops a client that stopped answering).
+const PING_EVERY: Duration = Duration::from_secs(10);
+
+async fn socket(
+    State(state): State<AppState>,
+    client: Client,
+    ApiPath(id): ApiPath<String>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, HttpError> {
+    let permit = state.streams.open(client.address, None)?;
+    let (first, updates) = state.tournaments.watch(&id).await?;
+    let tournaments = state.tournaments.clone();
+    Ok(ws
+        .max_message_size(1024)
+        .on_upgrade(move |socket| async move {
+            live(socket, tournaments, id, first, updates, permit).await;
+        }))
+}
+
+async fn live(
+    mut socket: WebSocket,
+    tournaments: damasi_tournaments::Tournaments,
+    id: String,
+    first: Value,
+    mut updates: tokio::sync::broadcast::Receiver<std::sync::Arc<Value>>,
+    _permit: StreamPermit,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    let send = |v: &Value| Message::Text(v.to_string().into());
+    if socket.send(send(&first)).await.is_err() {
+        return;
+    }
+    let mut ping = tokio::time::interval(PING_EVERY);
+    let mut waiting_pong = false;
+    loop {
+        tokio::select! {
+            update = updates.recv() => {
+                let v = match update {
+                    Ok(v) => v,
+                    // Too slow: the whole view again.
+                    Err(RecvError::Lagged(_)) => match tournaments.show(&id).await {
+                        Ok(v) => std::sync::Arc::new(v),
+                        Err(_) => return,
+                    },
+                    Err(RecvError::Closed) => return,
+                };
+                let sent = tokio::time::timeout(PING_EVERY, socket.send(send(&v))).await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    return;
+                }
+            }
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Pong(_))) => waiting_pong = false,
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            },
+            _ = ping.tick() => {
+                if waiting_pong {
+                    return;
+                }
+                waiting_pong = true;
+                if socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
