@@ -168,6 +168,10 @@ pub struct BotArgs {
     /// Take a seat in this open challenge (a game id) at start; may be repeated.
     #[arg(long)]
     accept: Vec<String>,
+    /// Join this Swiss tournament (its id, as in /swiss/ID) at start and play its games; may
+    /// be repeated.
+    #[arg(long = "swiss", value_name = "ID")]
+    tournaments: Vec<String>,
     /// Stop after this many games.
     #[arg(long)]
     games: Option<u64>,
@@ -215,6 +219,7 @@ pub fn bot(a: BotArgs) -> Result<()> {
         seeking,
         rated: a.rated,
         accept: a.accept,
+        tournaments: a.tournaments,
         games: a.games,
         move_time,
     };

@@ -144,3 +144,129 @@ fn two_bots_meet_in_a_pool_and_play_a_rated_game() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One HTTP/1.1 request with a bearer token and a JSON body; answers the body.
+fn http(method: &str, url: &str, path: &str, token: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let host = url.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.contains(" 200 "), "{method} {path}: {head}\n{body}");
+    body.to_string()
+}
+
+/// Two `damasi bot`s join a Swiss tournament (`--swiss ID`), the organiser starts it, and they
+/// play its game, announced on their event streams like any other; the tournament finishes.
+#[test]
+fn two_bots_play_a_swiss_tournament() {
+    let dir = std::env::temp_dir().join(format!("damasi-bot-swiss-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = damasi()
+        .args(["serve", "--port", "0", "--data-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start damasi serve");
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut reader = BufReader::new(stdout);
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the server prints its address")
+        .trim_end_matches('/')
+        .to_string();
+    let add = |name: &str| {
+        last_line(
+            &damasi()
+                .args(["user", "add", name, "--data-dir"])
+                .arg(&dir)
+                .output()
+                .unwrap(),
+        )
+    };
+    let (org, t1, t2) = (add("organiser"), add("gamma"), add("delta"));
+    let created = http(
+        "POST",
+        &url,
+        "/api/swiss/new",
+        &org,
+        r#"{"name":"Bot cup","clock":{"limit":60,"increment":1},"nbRounds":1,"roundInterval":0,"rated":false}"#,
+    );
+    let id = created
+        .split("\"id\":\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("the tournament's id")
+        .to_string();
+    let bot = |token: &str| {
+        damasi()
+            .args([
+                "bot",
+                "--engine",
+                "damasi hub --level 3 --hash 4",
+                "--server",
+                &url,
+                "--token",
+                token,
+                "--swiss",
+                &id,
+                "--games",
+                "1",
+                "--move-time",
+                "0.02",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (b1, b2) = (bot(&t1), bot(&t2));
+    // Both have joined once the tournament lists two players.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !http("GET", &url, &format!("/api/swiss/{id}"), &org, "").contains("\"nbPlayers\":2") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the bots did not join"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Their event streams are open a moment after joining.
+    std::thread::sleep(Duration::from_millis(500));
+    http("POST", &url, &format!("/api/swiss/{id}/start"), &org, "{}");
+    for b in [b1, b2] {
+        let out = b.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains(&format!("joined tournament {id}")), "{text}");
+        assert!(text.contains("is over: "), "{text}");
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = http("GET", &url, &format!("/api/swiss/{id}"), &org, "");
+        if t.contains("\"status\":\"finished\"") {
+            assert!(t.contains("\"result\":\""), "{t}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not finished: {t}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,6 +54,8 @@ pub struct BotConfig {
     pub rated: bool,
     /// Open challenges (game ids) to take a seat in at start.
     pub accept: Vec<String>,
+    /// Swiss tournaments (ids) to join at start; their games come as any game does.
+    pub tournaments: Vec<String>,
     /// Stop after this many finished games.
     pub games: Option<u64>,
     /// Think this long per move instead of following the clock.
@@ -368,6 +370,12 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
         client
             .post(&format!("/api/challenge/{id}/accept"), json!({}))
             .map_err(|e| BotError(format!("cannot accept challenge {id}: {e}")))?;
+    }
+    for id in &config.tournaments {
+        client
+            .post(&format!("/api/swiss/{id}/join"), json!({}))
+            .map_err(|e| BotError(format!("cannot join tournament {id}: {e}")))?;
+        log(&format!("joined tournament {id}"));
     }
     look_for_game(&client, config).map_err(|e| BotError(format!("cannot look for a game: {e}")))?;
     // Shared with the game threads, which the scope joins before these go.
