@@ -11,8 +11,12 @@
 //! The web app (`damasi-web`) is its edge: the pages, the lichess-shaped API
 //! (`/api/swiss/...`) and the live standings over a WebSocket.
 
+pub mod arena;
+mod arenas;
 pub mod swiss;
 pub mod tiebreak;
+
+pub use arenas::{arena_results, arena_view, NewArena};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,11 +55,30 @@ fn api(e: SwissError) -> ApiError {
 struct Event {
     swiss: Mutex<Swiss>,
     updates: broadcast::Sender<Arc<Value>>,
+    /// The view as last stored: pages and the API read it without waiting for the
+    /// tournament's lock (held while a large round is paired).
+    view: StdMutex<Arc<Value>>,
+}
+
+impl Event {
+    fn new(swiss: Swiss) -> Arc<Event> {
+        Arc::new(Event {
+            view: StdMutex::new(Arc::new(view(&swiss))),
+            swiss: Mutex::new(swiss),
+            updates: broadcast::channel(UPDATE_BUFFER).0,
+        })
+    }
+
+    fn view(&self) -> Arc<Value> {
+        lock(&self.view).clone()
+    }
 }
 
 struct Inner {
     online: Online,
     events: StdMutex<HashMap<String, Arc<Event>>>,
+    /// The arenas in memory.
+    arenas: StdMutex<HashMap<String, Arc<arenas::ArenaEvent>>>,
     /// Which tournament each game in play belongs to.
     games: StdMutex<HashMap<String, String>>,
     /// Whether [`Tournaments::run`] has begun.
@@ -89,6 +112,7 @@ impl Tournaments {
             inner: Arc::new(Inner {
                 online,
                 events: StdMutex::new(HashMap::new()),
+                arenas: StdMutex::new(HashMap::new()),
                 games: StdMutex::new(HashMap::new()),
                 running: AtomicBool::new(false),
             }),
@@ -106,7 +130,12 @@ impl Tournaments {
             .tournaments(TournamentFilter::Unfinished, 10_000)
             .await?;
         for row in rows {
-            if let Err(e) = self.event(&row.id).await {
+            let resumed = if row.kind == "arena" {
+                self.arena_event(&row.id).await.map(|_| ())
+            } else {
+                self.event(&row.id).await.map(|_| ())
+            };
+            if let Err(e) = resumed {
                 eprintln!("damasi: cannot resume tournament {}: {e:?}", row.id);
             }
         }
@@ -179,10 +208,7 @@ impl Tournaments {
                     }
                 }
             }
-            let e = Arc::new(Event {
-                swiss: Mutex::new(swiss),
-                updates: broadcast::channel(UPDATE_BUFFER).0,
-            });
+            let e = Event::new(swiss);
             events.insert(id.to_string(), e.clone());
             e
         };
@@ -196,7 +222,9 @@ impl Tournaments {
     /// Stores `s` and tells its watchers.
     async fn save(&self, event: &Event, s: &Swiss) -> Result<(), ApiError> {
         self.online().db().save_tournament(row_of(s)?).await?;
-        let _ = event.updates.send(Arc::new(view(s)));
+        let v = Arc::new(view(s));
+        *lock(&event.view) = v.clone();
+        let _ = event.updates.send(v);
         Ok(())
     }
 
@@ -236,10 +264,7 @@ impl Tournaments {
         )
         .map_err(api)?;
         let id = swiss.id.clone();
-        let event = Arc::new(Event {
-            swiss: Mutex::new(swiss),
-            updates: broadcast::channel(UPDATE_BUFFER).0,
-        });
+        let event = Event::new(swiss);
         let s = event.swiss.lock().await;
         self.save(&event, &s).await?;
         lock(&self.inner.events).insert(id, event.clone());
@@ -248,9 +273,7 @@ impl Tournaments {
 
     /// The tournament as the page and the API show it.
     pub async fn show(&self, id: &str) -> Result<Value, ApiError> {
-        let event = self.event(id).await?;
-        let s = event.swiss.lock().await;
-        Ok(view(&s))
+        Ok((*self.event(id).await?.view()).clone())
     }
 
     /// A copy of the tournament's state.
@@ -267,8 +290,7 @@ impl Tournaments {
     ) -> Result<(Value, broadcast::Receiver<Arc<Value>>), ApiError> {
         let event = self.event(id).await?;
         let rx = event.updates.subscribe();
-        let s = event.swiss.lock().await;
-        Ok((view(&s), rx))
+        Ok(((*event.view()).clone(), rx))
     }
 
     /// The newest tournaments (`filter`), as lists show them.
@@ -409,9 +431,22 @@ impl Tournaments {
             }
         }
         let before = s.clone();
-        if let Err(e) = s.pair_next(now) {
-            *s = before;
-            return Err(api(e));
+        let view = match s.to_pair() {
+            Ok(v) => v,
+            Err(e) => {
+                *s = before;
+                return Err(api(e));
+            }
+        };
+        if let Some(view) = view {
+            // Pairing a large tournament takes seconds: not on the server's threads.
+            let pairing = tokio::task::spawn_blocking(move || damasi_swiss::pair_next_round(&view))
+                .await
+                .map_err(|e| ApiError::Internal(format!("the pairing stopped: {e}")))?;
+            if let Err(e) = s.paired(pairing, now) {
+                *s = before;
+                return Err(api(e));
+            }
         }
         // Store the pairing before making its games: after a crash, the games not made yet
         // are made when the tournament is loaded again.
@@ -477,11 +512,28 @@ impl Tournaments {
         let Some(tid) = lock(&self.inner.games).get(game).cloned() else {
             return;
         };
+        if lock(&self.inner.arenas).contains_key(&tid) {
+            let plies = self.plies(game, outcome).await;
+            self.arena_game_over(&tid, game, board_result(outcome, plies))
+                .await;
+            return;
+        }
         let Ok(event) = self.event(&tid).await else {
             return;
         };
         let mut s = event.swiss.lock().await;
         self.count_result(&event, &mut s, game, outcome).await;
+    }
+
+    /// Plies played in `game` when that decides its result (an aborted game), else 0.
+    async fn plies(&self, game: &str, outcome: Option<Outcome>) -> usize {
+        match outcome {
+            Some(Outcome::Aborted) | None => match self.online().db().game(game).await {
+                Ok(Some((_, moves))) => moves.len(),
+                _ => 0,
+            },
+            _ => 0,
+        }
     }
 
     async fn count_result(
@@ -491,22 +543,7 @@ impl Tournaments {
         game: &str,
         outcome: Option<Outcome>,
     ) {
-        let result = match outcome {
-            Some(Outcome::Win {
-                winner: Color::White,
-                ..
-            }) => BoardResult::WhiteWins,
-            Some(Outcome::Win {
-                winner: Color::Black,
-                ..
-            }) => BoardResult::BlackWins,
-            Some(Outcome::Draw(_)) => BoardResult::Draw,
-            // Not started in time: the side that had to move forfeits.
-            Some(Outcome::Aborted) | None => match self.online().db().game(game).await {
-                Ok(Some((_, moves))) if moves.len() % 2 == 1 => BoardResult::BlackForfeits,
-                _ => BoardResult::WhiteForfeits,
-            },
-        };
+        let result = board_result(outcome, self.plies(game, outcome).await);
         let before = s.clone();
         let completed = s.record(game, result, now_ms());
         lock(&self.inner.games).remove(game);
@@ -559,6 +596,7 @@ impl Tournaments {
 
     /// Starts what is due, pairs what is due, and forgets finished tournaments.
     async fn tick(&self) {
+        self.arenas_tick().await;
         let events: Vec<(String, Arc<Event>)> = lock(&self.inner.events)
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -581,6 +619,24 @@ impl Tournaments {
     pub async fn trf(&self, id: &str) -> Result<String, ApiError> {
         let s = self.get(id).await?;
         Ok(export_trf(&s))
+    }
+}
+
+/// A game's result as a tournament counts it: an aborted game (not started in time) is a
+/// forfeit of the side that had to move after `plies` plies.
+fn board_result(outcome: Option<Outcome>, plies: usize) -> BoardResult {
+    match outcome {
+        Some(Outcome::Win {
+            winner: Color::White,
+            ..
+        }) => BoardResult::WhiteWins,
+        Some(Outcome::Win {
+            winner: Color::Black,
+            ..
+        }) => BoardResult::BlackWins,
+        Some(Outcome::Draw(_)) => BoardResult::Draw,
+        Some(Outcome::Aborted) | None if plies % 2 == 1 => BoardResult::BlackForfeits,
+        Some(Outcome::Aborted) | None => BoardResult::WhiteForfeits,
     }
 }
 

@@ -617,6 +617,17 @@ impl Swiss {
     /// than two players are left, or no pairing is possible (everybody left has met), the
     /// tournament finishes instead and answers none.
     pub fn pair_next(&mut self, now: i64) -> Result<Option<&Round>, SwissError> {
+        match self.to_pair()? {
+            Some(view) => self.paired(damasi_swiss::pair_next_round(&view), now),
+            None => Ok(None),
+        }
+    }
+
+    /// The first half of [`Swiss::pair_next`]: the tournament as the pairing program must
+    /// see it (withdrawn players have an entry for the round already, so they are not paired),
+    /// or none when the tournament is over instead. The pairing of a large tournament takes
+    /// a while: the director runs it on a thread of its own.
+    pub fn to_pair(&mut self) -> Result<Option<Tournament>, SwissError> {
         if self.status != Status::Started {
             return Err(SwissError::Refused(
                 "not-started",
@@ -633,7 +644,6 @@ impl Swiss {
             self.finish();
             return Ok(None);
         }
-        // Withdrawn players have an entry for the round already, so they are not paired.
         let mut view = self.played.clone();
         for (p, e) in view.players.iter_mut().zip(&self.entrants) {
             if e.withdrawn {
@@ -644,7 +654,17 @@ impl Swiss {
                 });
             }
         }
-        let pairing = match damasi_swiss::pair_next_round(&view) {
+        Ok(Some(view))
+    }
+
+    /// The second half of [`Swiss::pair_next`]: the round the pairing program made of
+    /// [`Swiss::to_pair`]'s view.
+    pub fn paired(
+        &mut self,
+        pairing: Result<Pairing, damasi_swiss::PairError>,
+        now: i64,
+    ) -> Result<Option<&Round>, SwissError> {
+        let pairing = match pairing {
             Ok(p) => p,
             // Everybody has met everybody they may meet: the tournament is over.
             Err(damasi_swiss::PairError::NoValidPairing) => {

@@ -92,7 +92,7 @@ function render() {
     t("swPlayerCount", { n: v.nbPlayers }), clockText(v.clock), v.rated ? t("swRated") : t("swCasual"),
     t("swOrganiser", { name: v.createdBy })];
   if (v.status === "created" && v.startsAt) info.push(t("swStartsAtTime", { time: new Date(v.startsAt).toLocaleString() }));
-  if (v.nextRound) info.push(t("swNextRoundIn", { s: v.nextRound.in }));
+  if (v.nextRound) info.push(t("swNextRoundIn", { s: Math.max(0, Math.round((v.nextRound.at - Date.now()) / 1000)) }));
   $("t-info").textContent = info.join(" · ");
 
   const mine = myLine();

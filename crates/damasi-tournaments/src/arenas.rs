@@ -1,0 +1,381 @@
+//! The director's side of arenas: stored like Swiss tournaments (kind `arena`), paired on
+//! the director's clock (every tick, the free players), scored as their games end.
+
+use std::sync::Arc;
+
+use damasi_online::accounts::{secret_hash, Player};
+use damasi_online::error::ApiError;
+use damasi_online::rating::Speed;
+use damasi_online::{new_game_id, now_ms, NewGame};
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, Mutex};
+
+use crate::arena::{Arena, ArenaSettings};
+use crate::swiss::{BoardResult, Entry, Status};
+use crate::{api, lock, Tournaments, UPDATE_BUFFER};
+
+/// One arena being run: its state behind a lock, its watchers, its last view.
+pub(crate) struct ArenaEvent {
+    pub(crate) arena: Mutex<Arena>,
+    updates: broadcast::Sender<Arc<Value>>,
+    view: std::sync::Mutex<Arc<Value>>,
+}
+
+impl ArenaEvent {
+    fn new(arena: Arena) -> Arc<ArenaEvent> {
+        Arc::new(ArenaEvent {
+            view: std::sync::Mutex::new(Arc::new(arena_view(&arena))),
+            arena: Mutex::new(arena),
+            updates: broadcast::channel(UPDATE_BUFFER).0,
+        })
+    }
+}
+
+/// What an organiser asks for.
+#[derive(Clone, Debug)]
+pub struct NewArena {
+    /// The settings.
+    pub settings: ArenaSettings,
+    /// The entry password, if any.
+    pub password: Option<String>,
+}
+
+fn row_of(a: &Arena) -> Result<damasi_online::db::TournamentRow, ApiError> {
+    Ok(damasi_online::db::TournamentRow {
+        id: a.id.clone(),
+        kind: "arena".into(),
+        status: a.status.as_str().into(),
+        name: a.settings.name.clone(),
+        created_ms: a.created_ms,
+        starts_ms: a.settings.starts_ms,
+        data: serde_json::to_string(a)
+            .map_err(|e| ApiError::Internal(format!("cannot write tournament: {e}")))?,
+        players: a.players.iter().map(|p| p.user).collect(),
+    })
+}
+
+impl Tournaments {
+    pub(crate) async fn arena_event(&self, id: &str) -> Result<Arc<ArenaEvent>, ApiError> {
+        self.listen();
+        if let Some(e) = lock(&self.inner.arenas).get(id) {
+            return Ok(e.clone());
+        }
+        let row = self
+            .online()
+            .db()
+            .tournament(id)
+            .await?
+            .filter(|r| r.kind == "arena")
+            .ok_or_else(|| ApiError::NotFound(format!("no arena {id}")))?;
+        let arena: Arena = serde_json::from_str(&row.data)
+            .map_err(|e| ApiError::Internal(format!("arena {id} is unreadable: {e}")))?;
+        let event = {
+            let mut arenas = lock(&self.inner.arenas);
+            if let Some(e) = arenas.get(id) {
+                return Ok(e.clone());
+            }
+            let mut games = lock(&self.inner.games);
+            for g in &arena.games {
+                games.insert(g.id.clone(), id.to_string());
+            }
+            let e = ArenaEvent::new(arena);
+            arenas.insert(id.to_string(), e.clone());
+            e
+        };
+        // Results of games that ended while nobody was looking.
+        let mut a = event.arena.lock().await;
+        let ids: Vec<String> = a.games.iter().map(|g| g.id.clone()).collect();
+        for g in ids {
+            if let Ok(Some((row, moves))) = self.online().db().game(&g).await {
+                if row.status == "over" {
+                    let outcome = row.outcome.as_deref().and_then(|o| o.parse().ok());
+                    let result = crate::board_result(outcome, moves.len());
+                    a.record(&g, result);
+                    lock(&self.inner.games).remove(&g);
+                }
+            }
+        }
+        self.save_arena(&event, &a).await?;
+        drop(a);
+        Ok(event)
+    }
+
+    async fn save_arena(&self, event: &ArenaEvent, a: &Arena) -> Result<(), ApiError> {
+        self.online().db().save_tournament(row_of(a)?).await?;
+        let v = Arc::new(arena_view(a));
+        *lock(&event.view) = v.clone();
+        let _ = event.updates.send(v);
+        Ok(())
+    }
+
+    /// Creates an arena organised by `by`.
+    pub async fn create_arena(&self, by: &Player, new: NewArena) -> Result<Value, ApiError> {
+        self.listen();
+        if by.guest {
+            return Err(ApiError::Forbidden {
+                code: "guests-cannot-organise",
+                message: "sign up to organise a tournament".into(),
+            });
+        }
+        let mut settings = new.settings;
+        NewGame {
+            initial_ms: settings.initial_ms,
+            increment_ms: settings.increment_ms,
+            rated: settings.rated,
+            chat: true,
+        }
+        .check()?;
+        if let Some(p) = new.password.filter(|p| !p.is_empty()) {
+            settings.entry = Entry::Password {
+                hash: secret_hash(&p),
+            };
+        }
+        let arena = Arena::new(new_game_id()?, (by.id, by.name.clone()), now_ms(), settings)
+            .map_err(api)?;
+        let id = arena.id.clone();
+        let event = ArenaEvent::new(arena);
+        let a = event.arena.lock().await;
+        self.save_arena(&event, &a).await?;
+        lock(&self.inner.arenas).insert(id, event.clone());
+        Ok(arena_view(&a))
+    }
+
+    /// The arena as the page and the API show it.
+    pub async fn show_arena(&self, id: &str) -> Result<Value, ApiError> {
+        let e = self.arena_event(id).await?;
+        let v = lock(&e.view).clone();
+        Ok((*v).clone())
+    }
+
+    /// A copy of the arena's state.
+    pub async fn get_arena(&self, id: &str) -> Result<Arena, ApiError> {
+        let e = self.arena_event(id).await?;
+        let a = e.arena.lock().await;
+        Ok(a.clone())
+    }
+
+    /// The arena's view now and its next ones (the live page).
+    pub async fn watch_arena(
+        &self,
+        id: &str,
+    ) -> Result<(Value, broadcast::Receiver<Arc<Value>>), ApiError> {
+        let e = self.arena_event(id).await?;
+        let rx = e.updates.subscribe();
+        let v = lock(&e.view).clone();
+        Ok(((*v).clone(), rx))
+    }
+
+    /// `player` joins arena `id` (or comes back from a pause).
+    pub async fn join_arena(
+        &self,
+        id: &str,
+        player: &Player,
+        password: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let e = self.arena_event(id).await?;
+        let mut a = e.arena.lock().await;
+        player.check_may_play(a.settings.rated)?;
+        if let Entry::Password { hash } = &a.settings.entry {
+            let known = a.players.iter().any(|p| p.user == player.id);
+            if !known && password.map(secret_hash).as_ref() != Some(hash) {
+                return Err(ApiError::Forbidden {
+                    code: "wrong-password",
+                    message: "this tournament needs its password to join".into(),
+                });
+            }
+        }
+        let speed = Speed::of(a.settings.initial_ms, a.settings.increment_ms);
+        let rating = self
+            .online()
+            .db()
+            .rating(player.id, speed.name())
+            .await?
+            .map_or(1500, |r| r.rating.round().max(0.0) as u32);
+        let before = a.clone();
+        a.join(player.id, &player.name, rating).map_err(api)?;
+        if let Err(err) = self.save_arena(&e, &a).await {
+            *a = before;
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// `player` pauses in arena `id` (before the start: leaves it).
+    pub async fn pause_arena(&self, id: &str, player: &Player) -> Result<(), ApiError> {
+        let e = self.arena_event(id).await?;
+        let mut a = e.arena.lock().await;
+        let before = a.clone();
+        a.pause(player.id).map_err(api)?;
+        if let Err(err) = self.save_arena(&e, &a).await {
+            *a = before;
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    fn check_arena_organiser(a: &Arena, by: &Player) -> Result<(), ApiError> {
+        if a.created_by == by.id {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden {
+                code: "not-organiser",
+                message: "only the tournament's organiser may do this".into(),
+            })
+        }
+    }
+
+    /// The organiser starts arena `id` now.
+    pub async fn start_arena(&self, id: &str, by: &Player) -> Result<(), ApiError> {
+        let e = self.arena_event(id).await?;
+        let mut a = e.arena.lock().await;
+        Self::check_arena_organiser(&a, by)?;
+        a.start(now_ms()).map_err(api)?;
+        self.save_arena(&e, &a).await?;
+        drop(a);
+        self.arena_tick(&e).await;
+        Ok(())
+    }
+
+    /// The organiser ends arena `id` now (games in play still count when they end).
+    pub async fn close_arena(&self, id: &str, by: &Player) -> Result<(), ApiError> {
+        let e = self.arena_event(id).await?;
+        let mut a = e.arena.lock().await;
+        Self::check_arena_organiser(&a, by)?;
+        a.close();
+        self.save_arena(&e, &a).await
+    }
+
+    /// A game of an arena ended.
+    pub(crate) async fn arena_game_over(&self, tid: &str, game: &str, result: BoardResult) {
+        let Ok(e) = self.arena_event(tid).await else {
+            return;
+        };
+        let mut a = e.arena.lock().await;
+        let before = a.clone();
+        if a.record(game, result) {
+            lock(&self.inner.games).remove(game);
+            if let Err(err) = self.save_arena(&e, &a).await {
+                eprintln!("damasi: arena {tid}: cannot store a result: {err:?}");
+                *a = before;
+                lock(&self.inner.games).insert(game.to_string(), tid.to_string());
+            }
+        }
+    }
+
+    /// Starts what is due, ends what is over, pairs the free players.
+    pub(crate) async fn arena_tick(&self, e: &ArenaEvent) {
+        let mut a = e.arena.lock().await;
+        let now = now_ms();
+        let mut changed = false;
+        if a.status == Status::Created && a.settings.starts_ms.is_some_and(|t| t <= now) {
+            changed |= a.start(now).is_ok();
+        }
+        changed |= a.finish_if_due(now);
+        let new = NewGame {
+            initial_ms: a.settings.initial_ms,
+            increment_ms: a.settings.increment_ms,
+            rated: a.settings.rated,
+            chat: true,
+        };
+        for (w, b) in a.pairs() {
+            let made = async {
+                let white = self.player(a.players[w].user).await?;
+                let black = self.player(a.players[b].user).await?;
+                self.online().create_paired(&white, &black, new).await
+            }
+            .await;
+            match made {
+                Ok(table) => {
+                    lock(&self.inner.games).insert(table.id.clone(), a.id.clone());
+                    a.started(table.id.clone(), w, b);
+                    changed = true;
+                }
+                Err(err) => {
+                    eprintln!("damasi: arena {}: cannot make a game: {err:?}", a.id);
+                    // Not paired again until they come back.
+                    a.players[w].paused = true;
+                    a.players[b].paused = true;
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            if let Err(err) = self.save_arena(e, &a).await {
+                eprintln!("damasi: arena {}: cannot store: {err:?}", a.id);
+            }
+        }
+    }
+
+    /// Every arena in memory: ticked, and forgotten once over, with no game and no watcher.
+    pub(crate) async fn arenas_tick(&self) {
+        let arenas: Vec<(String, Arc<ArenaEvent>)> = lock(&self.inner.arenas)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (id, e) in arenas {
+            self.arena_tick(&e).await;
+            let done = {
+                let a = e.arena.lock().await;
+                a.status == Status::Finished && a.games.is_empty()
+            };
+            if done && e.updates.receiver_count() == 0 {
+                lock(&self.inner.arenas).remove(&id);
+            }
+        }
+    }
+}
+
+/// The arena's standings as the API gives them (lichess's `results` lines).
+pub fn arena_results(a: &Arena) -> Vec<Value> {
+    a.ranking()
+        .into_iter()
+        .enumerate()
+        .map(|(rank, i)| {
+            let p = &a.players[i];
+            json!({
+                "rank": rank + 1,
+                "score": p.score,
+                "rating": p.rating,
+                "username": p.name,
+                "games": p.sheet.len(),
+                "fire": p.on_fire(),
+                "paused": p.paused,
+                "sheet": {"scores": p.sheet.iter().map(|s| s.points.to_string()).collect::<String>()},
+            })
+        })
+        .collect()
+}
+
+/// The arena as its page shows it (lichess's fields where it has them).
+pub fn arena_view(a: &Arena) -> Value {
+    let now = now_ms();
+    let name = |i: usize| a.players.get(i).map(|p| p.name.clone()).unwrap_or_default();
+    let results = arena_results(a);
+    let mut v = json!({
+        "id": a.id,
+        "kind": "arena",
+        "fullName": a.settings.name,
+        "name": a.settings.name,
+        "createdBy": a.organiser,
+        "status": a.status.as_str(),
+        "isStarted": a.status == Status::Started,
+        "isFinished": a.status == Status::Finished,
+        "minutes": a.settings.minutes,
+        "clock": {"limit": a.settings.initial_ms / 1000, "increment": a.settings.increment_ms / 1000},
+        "rated": a.settings.rated,
+        "variant": "turkish",
+        "nbPlayers": a.players.len(),
+        "password": matches!(a.settings.entry, Entry::Password { .. }),
+        "finishesAt": a.ends_ms,
+        "secondsToFinish": a.ends_ms.map(|e| ((e - now).max(0)) / 1000),
+        "standing": {"players": results},
+        "ongoing": a.games.iter().map(|g| json!({"id": g.id, "white": name(g.white), "black": name(g.black)})).collect::<Vec<_>>(),
+    });
+    if let Some(at) = a.settings.starts_ms {
+        v["startsAt"] = json!(at);
+    }
+    if a.status == Status::Finished {
+        v["podium"] = json!(results.iter().take(3).collect::<Vec<_>>());
+    }
+    v
+}
