@@ -16,6 +16,14 @@
 //! - `GET /swiss/{id}.trf` (and `/api/swiss/{id}.trf`): FIDE's tournament report file.
 //! - `GET /api/swiss/{id}/games`: every game as PDN.
 //! - `GET /api/swiss/{id}/socket`: the tournament's view, then each change.
+//!
+//! Arenas, as lichess's arena API: `GET /api/tournament` (`created`, `started`, `finished`),
+//! `POST /api/tournament` (`name`, `clockTime` minutes, `clockIncrement` seconds, `minutes`
+//! the duration, `startDate` Unix ms or `waitMinutes`, none: the organiser starts it, `rated`,
+//! `password`, `conditions.allowList`), `GET /api/tournament/{id}`, `POST
+//! /api/tournament/{id}/join` (`password`), `.../withdraw` (a pause), `.../start` and
+//! `.../terminate` (the organiser), `GET .../results` (NDJSON) and `GET .../socket`; the page
+//! is `/tournament/{id}`.
 
 use std::time::Duration;
 
@@ -53,6 +61,14 @@ pub fn routes() -> Router<AppState> {
         .route("/swiss/{id}/results", get(results))
         .route("/swiss/{id}/games", get(games))
         .route("/swiss/{id}/socket", get(socket))
+        .route("/tournament", get(arena_list).post(arena_create))
+        .route("/tournament/{id}", get(arena_show))
+        .route("/tournament/{id}/join", post(arena_join))
+        .route("/tournament/{id}/withdraw", post(arena_withdraw))
+        .route("/tournament/{id}/start", post(arena_start))
+        .route("/tournament/{id}/terminate", post(arena_terminate))
+        .route("/tournament/{id}/results", get(arena_results))
+        .route("/tournament/{id}/socket", get(arena_socket))
 }
 
 /// The page routes: `/swiss` (the list and the form to create one) and `/swiss/{id}` (one
@@ -61,6 +77,7 @@ pub fn pages() -> Router<AppState> {
     Router::new()
         .route("/swiss", get(crate::assets::swiss_page))
         .route("/swiss/{id}", get(page_or_trf))
+        .route("/tournament/{id}", get(crate::assets::swiss_page))
 }
 
 #[derive(Deserialize, Default)]
@@ -370,6 +387,188 @@ async fn games(
     ))
 }
 
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ArenaRequest {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    clock_time: Option<f64>,
+    #[serde(default)]
+    clock_increment: Option<i64>,
+    #[serde(default)]
+    minutes: Option<u32>,
+    #[serde(default)]
+    start_date: Option<i64>,
+    #[serde(default)]
+    wait_minutes: Option<i64>,
+    #[serde(default)]
+    rated: Option<bool>,
+    #[serde(default)]
+    password: Option<String>,
+    #[serde(default)]
+    conditions: Option<Conditions>,
+}
+
+async fn arena_create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<ArenaRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    let clock_time = req
+        .clock_time
+        .filter(|c| c.is_finite() && *c >= 0.0)
+        .ok_or_else(|| ApiError::BadRequest("give clockTime (minutes) and clockIncrement (seconds)".into()))?;
+    let increment = req.clock_increment.unwrap_or(0);
+    let minutes = req
+        .minutes
+        .ok_or_else(|| ApiError::BadRequest("give minutes: how long the arena lasts".into()))?;
+    let starts_ms = req.start_date.or_else(|| {
+        req.wait_minutes
+            .map(|w| damasi_online::now_ms() + w.clamp(0, 24 * 60) * 60_000)
+    });
+    let entry = match req
+        .conditions
+        .and_then(|c| c.allow_list)
+        .filter(|l| !l.trim().is_empty())
+    {
+        Some(list) => Entry::List {
+            names: list
+                .split([',', '\n', ' '])
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect(),
+        },
+        None => Entry::Anyone,
+    };
+    let settings = damasi_tournaments::arena::ArenaSettings {
+        name: match req.name.as_deref().map(str::trim) {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => format!("Arena {clock_time}+{increment}"),
+        },
+        minutes,
+        initial_ms: (clock_time * 60_000.0).round() as i64,
+        increment_ms: increment.saturating_mul(1000),
+        rated: req.rated.unwrap_or(true),
+        starts_ms,
+        entry,
+    };
+    let new = damasi_tournaments::NewArena {
+        settings,
+        password: req.password,
+    };
+    Ok(Json(state.tournaments.create_arena(&p, new).await?))
+}
+
+async fn arena_list(State(state): State<AppState>) -> Result<Json<Value>, HttpError> {
+    let rows = state
+        .online
+        .db()
+        .tournaments(TournamentFilter::All, 100)
+        .await?;
+    let mut lists = json!({"created": [], "started": [], "finished": []});
+    for r in rows.into_iter().filter(|r| r.kind == "arena") {
+        let Ok(a) = serde_json::from_str::<damasi_tournaments::arena::Arena>(&r.data) else {
+            continue;
+        };
+        let mut v = damasi_tournaments::arena_view(&a);
+        if let Some(o) = v.as_object_mut() {
+            o.remove("standing");
+            o.remove("ongoing");
+        }
+        if let Some(list) = lists[r.status.as_str()].as_array_mut() {
+            list.push(v);
+        }
+    }
+    Ok(Json(lists))
+}
+
+async fn arena_show(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    Ok(Json(state.tournaments.show_arena(&id).await?))
+}
+
+async fn arena_join(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+    OptionalJson(req): OptionalJson<JoinRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state
+        .tournaments
+        .join_arena(&id, &p, req.password.as_deref())
+        .await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn arena_withdraw(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.tournaments.pause_arena(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn arena_start(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.tournaments.start_arena(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn arena_terminate(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.tournaments.close_arena(&id, &p).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+async fn arena_results(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(q): ApiQuery<ResultsQuery>,
+) -> Result<Response, HttpError> {
+    let a = state.tournaments.get_arena(&id).await?;
+    let mut body = String::new();
+    for line in damasi_tournaments::arena_results(&a)
+        .iter()
+        .take(q.nb.unwrap_or(usize::MAX))
+    {
+        body.push_str(&line.to_string());
+        body.push('\n');
+    }
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
+}
+
+async fn arena_socket(
+    State(state): State<AppState>,
+    client: Client,
+    ApiPath(id): ApiPath<String>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, HttpError> {
+    let permit = state.streams.open(client.address, None)?;
+    let (first, updates) = state.tournaments.watch_arena(&id).await?;
+    let tournaments = state.tournaments.clone();
+    Ok(ws
+        .max_message_size(1024)
+        .on_upgrade(move |socket| async move {
+            live(socket, tournaments, id, first, updates, permit, true).await;
+        }))
+}
+
 /// How often the socket pings (and drops a client that stopped answering).
 const PING_EVERY: Duration = Duration::from_secs(10);
 
@@ -385,7 +584,7 @@ async fn socket(
     Ok(ws
         .max_message_size(1024)
         .on_upgrade(move |socket| async move {
-            live(socket, tournaments, id, first, updates, permit).await;
+            live(socket, tournaments, id, first, updates, permit, false).await;
         }))
 }
 
@@ -396,6 +595,7 @@ async fn live(
     first: Value,
     mut updates: tokio::sync::broadcast::Receiver<std::sync::Arc<Value>>,
     _permit: StreamPermit,
+    arena: bool,
 ) {
     use tokio::sync::broadcast::error::RecvError;
     let send = |v: &Value| Message::Text(v.to_string().into());
@@ -410,7 +610,11 @@ async fn live(
                 let v = match update {
                     Ok(v) => v,
                     // Too slow: the whole view again.
-                    Err(RecvError::Lagged(_)) => match tournaments.show(&id).await {
+                    Err(RecvError::Lagged(_)) => match if arena {
+                        tournaments.show_arena(&id).await
+                    } else {
+                        tournaments.show(&id).await
+                    } {
                         Ok(v) => std::sync::Arc::new(v),
                         Err(_) => return,
                     },

@@ -115,3 +115,46 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   assert.deepEqual(alice.errors, []);
   assert.deepEqual(bob.errors, []);
 });
+
+test("an arena: created with the form, joined, played, scored live, ended with a podium", async () => {
+  const carol = await open("/online");
+  await signUp(carol.page, "ar_carol_" + tag);
+  await carol.page.goto(URL_BASE + "/swiss");
+  await carol.page.waitForSelector("body[data-ready='1']");
+  await carol.page.selectOption("#c-kind", "arena");
+  assert.ok(await carol.page.isHidden("#c-rounds"));
+  await carol.page.fill("#c-name", "Akşam arenası " + tag);
+  await carol.page.fill("#c-minutes", "3");
+  await carol.page.fill("#c-increment", "2");
+  await carol.page.fill("#c-duration", "30");
+  await carol.page.click("#btn-create");
+  await carol.page.waitForURL(/\/tournament\/[A-Za-z0-9]+$/);
+  await carol.page.waitForSelector("body[data-ready='1']");
+  const url = carol.page.url();
+  await carol.page.click("#btn-join");
+  const dave = await open("/online");
+  await signUp(dave.page, "ar_dave_" + tag);
+  await dave.page.goto(url);
+  await dave.page.waitForSelector("body[data-ready='1']");
+  await dave.page.click("#btn-join");
+  await carol.page.waitForFunction(() => document.querySelectorAll("#standings tbody tr").length === 2);
+  await carol.page.click("#btn-start");
+  // Paired at once: both see their game.
+  for (const p of [carol.page, dave.page]) await p.waitForSelector("[data-testid='my-game-link']");
+  const gameId = (await dave.page.getAttribute("[data-testid='my-game-link']", "href")).split("/").pop();
+  const status = await dave.page.evaluate(async (id) => (await fetch(`/api/online/games/${id}/resign`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status, gameId);
+  assert.equal(status, 200);
+  // Carol's page: 2 points for the win, on top.
+  await carol.page.waitForFunction(() => {
+    const first = document.querySelector("#standings tbody tr");
+    return !!first && first.querySelectorAll("td")[2].textContent === "2";
+  });
+  assert.match(await carol.page.textContent("#standings tbody tr"), /ar_carol_/);
+  // The two just met: no new game between them. Carol ends it: the podium.
+  await carol.page.click("#btn-end");
+  await carol.page.waitForSelector("#podium li");
+  assert.match(await carol.page.textContent("#podium li"), /ar_carol_.* · 2/);
+  await dave.page.waitForSelector("#podium li");
+  assert.deepEqual(carol.errors, []);
+  assert.deepEqual(dave.errors, []);
+});

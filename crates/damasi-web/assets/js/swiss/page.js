@@ -9,8 +9,11 @@ import { t, applyI18n, wireLangs, toast } from "../i18n.js";
 let me = null;
 /** @type {any} the tournament shown */
 let view = null;
-const match = location.pathname.match(/^\/swiss\/([A-Za-z0-9]+)\/?$/);
-const id = match ? match[1] : null;
+const match = location.pathname.match(/^\/(swiss|tournament)\/([A-Za-z0-9]+)\/?$/);
+const id = match ? match[2] : null;
+/** An arena (/tournament/{id}) rather than a Swiss (/swiss/{id}). */
+const isArena = !!match && match[1] === "tournament";
+const base = isArena ? "/api/tournament/" : "/api/swiss/";
 
 async function loadMe() {
   try { me = await api("GET", "/api/account"); } catch { me = null; }
@@ -39,6 +42,10 @@ async function showList() {
   const body = $("t-list").querySelector("tbody");
   try {
     const { tournaments } = await api("GET", "/api/swiss");
+    const arenas = await api("GET", "/api/tournament");
+    for (const a of [...arenas.created, ...arenas.started, ...arenas.finished]) {
+      tournaments.push({ ...a, arena: true, round: null });
+    }
     body.innerHTML = "";
     if (!tournaments.length) {
       const row = el("tr");
@@ -51,10 +58,10 @@ async function showList() {
       const row = el("tr");
       const name = el("td");
       const a = /** @type {HTMLAnchorElement} */ (el("a", s.name));
-      a.href = "/swiss/" + s.id;
+      a.href = (s.arena ? "/tournament/" : "/swiss/") + s.id;
       name.append(a);
       row.append(name, el("td", statusText(s.status)), el("td", String(s.nbPlayers)),
-        el("td", `${s.round} / ${s.nbRounds}`), el("td", clockText(s.clock)));
+        el("td", s.arena ? t("swArenaMinutes", { n: s.minutes }) : `${s.round} / ${s.nbRounds}`), el("td", clockText(s.clock)));
       body.append(row);
     }
   } catch (e) { showError(e); }
@@ -63,6 +70,22 @@ async function showList() {
 async function create(/** @type {Event} */ e) {
   e.preventDefault();
   const starts = $("c-starts").value;
+  if ($("c-kind").value === "arena") {
+    try {
+      const a = await api("POST", "/api/tournament", {
+        name: $("c-name").value,
+        clockTime: +$("c-minutes").value,
+        clockIncrement: +$("c-increment").value,
+        minutes: +$("c-duration").value,
+        rated: $("c-rated").checked,
+        password: $("c-password").value || null,
+        startDate: starts ? new Date(starts).getTime() : null,
+        conditions: { allowList: $("c-list").value || null },
+      });
+      location.href = "/tournament/" + a.id;
+    } catch (err) { showError(err); }
+    return;
+  }
   const body = {
     name: $("c-name").value,
     clock: { limit: Math.round(+$("c-minutes").value * 60), increment: +$("c-increment").value },
@@ -82,8 +105,68 @@ async function create(/** @type {Event} */ e) {
 /** My line in the standings, if I am in the tournament. */
 const myLine = () => (me && view ? view.standings.find((/** @type {any} */ l) => l.username === me.name) : null);
 
+/** An arena: its clock, the standings with each player's sheet, the games being played. */
+function renderArena() {
+  const v = view;
+  $("t-view").hidden = false;
+  $("t-name").textContent = v.name;
+  document.title = v.name + " · damasi";
+  const info = [statusText(v.status), t("swArenaMinutes", { n: v.minutes }), t("swPlayerCount", { n: v.nbPlayers }),
+    clockText(v.clock), v.rated ? t("swRated") : t("swCasual"), t("swOrganiser", { name: v.createdBy })];
+  if (v.status === "started" && v.finishesAt) info.push(t("swTimeLeft", { m: Math.max(0, Math.ceil((v.finishesAt - Date.now()) / 60000)) }));
+  $("t-info").textContent = info.join(" · ");
+  const players = v.standing.players;
+  const mine = me ? players.find((/** @type {any} */ p) => p.username === me.name) : null;
+  const open = v.status !== "finished";
+  $("btn-join").hidden = !(me && (!me.guest || !v.rated) && open && (!mine || mine.paused));
+  $("btn-join").textContent = mine && mine.paused ? t("swComeBack") : t("swJoin");
+  $("t-password").hidden = $("btn-join").hidden || !v.password || !!mine;
+  $("btn-withdraw").hidden = !(mine && !mine.paused && open);
+  $("btn-withdraw").textContent = v.status === "started" ? t("swPause2") : t("swWithdraw");
+  const organiser = !!me && me.name === v.createdBy;
+  $("btn-start").hidden = !(organiser && v.status === "created");
+  $("btn-start").textContent = t("swStartNow");
+  $("btn-end").hidden = !(organiser && open);
+  const game = me && v.ongoing.find((/** @type {any} */ g) => g.white === me.name || g.black === me.name);
+  $("my-game").hidden = !game;
+  $("my-game").innerHTML = "";
+  if (game) {
+    const a = /** @type {HTMLAnchorElement} */ (el("a", t("swYourGame", { white: game.white, black: game.black })));
+    a.href = "/online/" + game.id;
+    a.dataset.testid = "my-game-link";
+    $("my-game").append(a);
+  }
+  $("podium").hidden = !v.podium;
+  $("podium").innerHTML = "";
+  for (const p of v.podium || []) $("podium").append(el("li", `${p.username} · ${p.score}`));
+  const head = $("standings-head");
+  head.innerHTML = "";
+  for (const h of ["#", t("swName"), t("swScore"), t("swSheet")]) head.append(el("th", h));
+  const body = $("standings").querySelector("tbody");
+  body.innerHTML = "";
+  for (const p of players) {
+    const row = el("tr", undefined, p.paused ? "withdrawn" : "");
+    row.append(el("td", String(p.rank)), el("td", p.username + (p.fire ? " 🔥" : "") + (p.paused ? " " + t("swPausedMark") : "")),
+      el("td", String(p.score)), el("td", p.sheet.scores, "sheet"));
+    body.append(row);
+  }
+  $("ongoing").hidden = !v.ongoing.length;
+  const list = $("ongoing").querySelector("ol");
+  list.innerHTML = "";
+  for (const g of v.ongoing) {
+    const item = el("li");
+    const a = /** @type {HTMLAnchorElement} */ (el("a", `${g.white} – ${g.black}`));
+    a.href = "/online/" + g.id;
+    item.append(a);
+    list.append(item);
+  }
+  $("rounds").innerHTML = "";
+  $("swiss-links").hidden = true;
+}
+
 function render() {
   if (!view) return;
+  if (isArena) { renderArena(); return; }
   const v = view;
   $("t-view").hidden = false;
   $("t-name").textContent = v.name;
@@ -156,7 +239,7 @@ function render() {
 
 /** The tournament's live view: every change comes over the socket. */
 function connect() {
-  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/swiss/${id}/socket`);
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${base}${id}/socket`);
   ws.onmessage = (m) => {
     view = JSON.parse(m.data);
     render();
@@ -181,17 +264,24 @@ async function boot() {
   await loadMe();
   if (!id) {
     $("create-form").addEventListener("submit", create);
+    $("c-kind").addEventListener("change", () => {
+      const arena = $("c-kind").value === "arena";
+      for (const e of document.querySelectorAll(".swiss-only")) /** @type {HTMLElement} */ (e).hidden = arena;
+      for (const e of document.querySelectorAll(".arena-only")) /** @type {HTMLElement} */ (e).hidden = !arena;
+    });
     await showList();
     document.body.dataset.ready = "1";
     return;
   }
   $("btn-join").addEventListener("click", async () => {
-    if (await post(`/api/swiss/${id}/join`, { password: $("t-password").value || null })) toast(t("swJoined"));
+    if (await post(`${base}${id}/join`, { password: $("t-password").value || null })) toast(t("swJoined"));
   });
-  $("btn-withdraw").addEventListener("click", () => post(`/api/swiss/${id}/withdraw`));
-  $("btn-start").addEventListener("click", () => post(`/api/swiss/${id}/start`));
-  $("btn-end").addEventListener("click", () => { if (confirm(t("swEndSure"))) post(`/api/swiss/${id}/terminate`); });
+  $("btn-withdraw").addEventListener("click", () => post(`${base}${id}/withdraw`));
+  $("btn-start").addEventListener("click", () => post(`${base}${id}/start`));
+  $("btn-end").addEventListener("click", () => { if (confirm(t("swEndSure"))) post(`${base}${id}/terminate`); });
   connect();
+  // The arena's minutes left move on between updates.
+  if (isArena) setInterval(() => { if (view && view.status === "started") render(); }, 15000);
 }
 
 boot();
