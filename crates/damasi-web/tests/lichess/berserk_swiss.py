@@ -88,4 +88,34 @@ except berserk.exceptions.ResponseError as e:
     check(e.status_code == 403, "only the organiser may terminate")
 a.tournaments.terminate_swiss(t2["id"])
 check(a.tournaments.get_swiss(t2["id"])["status"] == "finished", "terminate_swiss")
-print("berserk: a Swiss tournament run, no call failed")
+
+# An arena, as lichess's arena API: created, joined, started by its organiser, its first game
+# played, the results, ended.
+arena = a.tournaments.create_arena(3, 2, 20, name="Berserk Arena", rated=False)
+aid = arena["id"]
+check(arena["status"] == "created" and arena["minutes"] == 20, "create_arena")
+a.tournaments.join_arena(aid)
+b.tournaments.join_arena(aid)
+check(a.tournaments.get_tournament(aid)["nbPlayers"] == 2, "get_tournament: two players")
+import urllib.request
+req = urllib.request.Request(f"{url}/api/tournament/{aid}/start", data=b"{}", method="POST",
+                             headers={"Authorization": f"Bearer {token_a}", "Content-Type": "application/json"})
+urllib.request.urlopen(req).read()
+start_a = next_event(events_a, "gameStart")["game"]
+start_b = next_event(events_b, "gameStart")["game"]
+check(start_a["gameId"] == start_b["gameId"], "the arena pairs them at once")
+loser = b if start_b["color"] == "black" else a
+winner_name = name_a if loser is b else name_b
+loser.board.resign_game(start_a["gameId"])
+deadline = time.time() + 10
+while True:
+    lines = list(a.tournaments.stream_results(aid))
+    if lines and lines[0]["score"] == 2:
+        break
+    if time.time() > deadline:
+        raise SystemExit(f"FAILED: no score: {lines}")
+    time.sleep(0.2)
+check(lines[0]["username"] == winner_name, "stream_results: the winner first with 2 points")
+a.tournaments.terminate_arena(aid)
+check(a.tournaments.get_tournament(aid)["isFinished"], "terminate_arena")
+print("berserk: a Swiss tournament and an arena run, no call failed")
