@@ -1,8 +1,9 @@
 //! damasi's tournaments, beside the online core and with no HTTP in them: Swiss events paired
-//! by the FIDE Dutch system as the federation runs them.
+//! by the FIDE Dutch system as the federation runs them, and arenas.
 //!
 //! - [`swiss`]: a Swiss tournament's state and rules (entries, rounds, byes, forfeits), pure.
 //! - [`tiebreak`]: standings with FIDE's tie-breaks.
+//! - [`arena`]: an arena's state and rules (lichess's scoring, pairing the free players), pure.
 //! - [`Tournaments`]: the director. It makes each round's games in the online service,
 //!   listens to games finishing ([`damasi_online::Online::finished_games`]; it never reaches
 //!   into the game code), stores every change before announcing it, pairs the next round when
