@@ -251,6 +251,9 @@ impl Tournaments {
             return;
         };
         let mut a = e.arena.lock().await;
+        if self.inner.stopped.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
         let before = a.clone();
         if a.record(game, result) {
             lock(&self.inner.games).remove(game);

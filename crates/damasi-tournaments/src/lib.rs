@@ -84,6 +84,8 @@ struct Inner {
     games: StdMutex<HashMap<String, String>>,
     /// Whether [`Tournaments::run`] has begun.
     running: AtomicBool,
+    /// Set by [`Tournaments::stop`]: nothing more is done.
+    stopped: AtomicBool,
 }
 
 /// The tournament director; cheap to clone.
@@ -116,6 +118,7 @@ impl Tournaments {
                 arenas: StdMutex::new(HashMap::new()),
                 games: StdMutex::new(HashMap::new()),
                 running: AtomicBool::new(false),
+                stopped: AtomicBool::new(false),
             }),
         }
     }
@@ -154,6 +157,9 @@ impl Tournaments {
             loop {
                 let f = finished.recv().await;
                 let Some(inner) = weak.upgrade() else { return };
+                if inner.stopped.load(Ordering::SeqCst) {
+                    return;
+                }
                 let t = Tournaments { inner };
                 match f {
                     Ok(f) => t.game_over(&f.id, f.outcome).await,
@@ -168,6 +174,9 @@ impl Tournaments {
             loop {
                 ticks.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
+                if inner.stopped.load(Ordering::SeqCst) {
+                    return;
+                }
                 Tournaments { inner }.tick().await;
             }
         });
@@ -523,7 +532,25 @@ impl Tournaments {
             return;
         };
         let mut s = event.swiss.lock().await;
+        if self.inner.stopped.load(Ordering::SeqCst) {
+            return;
+        }
         self.count_result(&event, &mut s, game, outcome).await;
+    }
+
+    /// Stops the director (as a server that shuts down): it handles nothing more, and this
+    /// waits for what it was doing. Another director over the same store picks up from there.
+    pub async fn stop(&self) {
+        self.inner.stopped.store(true, Ordering::SeqCst);
+        let swiss: Vec<Arc<Event>> = lock(&self.inner.events).values().cloned().collect();
+        for e in swiss {
+            drop(e.swiss.lock().await);
+        }
+        let arenas: Vec<Arc<arenas::ArenaEvent>> =
+            lock(&self.inner.arenas).values().cloned().collect();
+        for e in arenas {
+            drop(e.arena.lock().await);
+        }
     }
 
     /// Plies played in `game` when that decides its result (an aborted game), else 0.

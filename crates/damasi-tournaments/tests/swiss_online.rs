@@ -157,8 +157,9 @@ async fn forty_programs_play_nine_rounds() {
             late_joined = true;
         }
         if round == 4 && !restarted {
-            // The director stops (its tasks end with it) and a new one picks up the
+            // The director stops (as a server shutting down) and a new one picks up the
             // tournament from the store.
+            director.stop().await;
             drop(director);
             director = Tournaments::new(online.clone());
             director.run().await.unwrap();

@@ -419,7 +419,9 @@ async fn arena_create(
     let clock_time = req
         .clock_time
         .filter(|c| c.is_finite() && *c >= 0.0)
-        .ok_or_else(|| ApiError::BadRequest("give clockTime (minutes) and clockIncrement (seconds)".into()))?;
+        .ok_or_else(|| {
+            ApiError::BadRequest("give clockTime (minutes) and clockIncrement (seconds)".into())
+        })?;
     let increment = req.clock_increment.unwrap_or(0);
     let minutes = req
         .minutes
