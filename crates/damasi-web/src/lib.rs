@@ -207,6 +207,9 @@ pub fn router(state: AppState) -> Router {
         .merge(assets::routes())
         .route("/online", get(assets::online_page))
         .route("/online/{id}", get(assets::online_page))
+        // A player's profile (lichess's path) and the leaderboards: the online page's views.
+        .route("/@/{name}", get(assets::online_page))
+        .route("/player", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))
