@@ -328,4 +328,15 @@ async fn profiles_histories_games_and_leaderboards_over_http() {
     assert_eq!(body["users"].as_array().unwrap().len(), 1);
     let (_, body) = get(&app, "/api/player/top/10/bullet", None).await;
     assert_eq!(body, json!({"users": []}));
+    // The pages.
+    for path in ["/@/Strong", "/player"] {
+        let res = app
+            .clone()
+            .oneshot(request(Method::GET, path, None, None))
+            .await
+            .unwrap();
+        assert_eq!(res.status(), StatusCode::OK, "{path}");
+        let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+        assert!(String::from_utf8_lossy(&bytes).contains("profile-view"));
+    }
 }

@@ -52,7 +52,10 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
     assert_eq!(online.db().relation(b.id, a.id).await.unwrap(), None);
     online.unfollow(&a, &c.name).await.unwrap();
     online.unfollow(&a, &c.name).await.unwrap(); // twice: nothing to undo
-    assert_eq!(names(online.following(&a).await.unwrap()), [b.name.as_str()]);
+    assert_eq!(
+        names(online.following(&a).await.unwrap()),
+        [b.name.as_str()]
+    );
 
     // Blocking replaces the follow; unfollowing leaves the block.
     online.block(&a, &b.name).await.unwrap();
