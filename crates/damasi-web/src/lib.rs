@@ -27,6 +27,7 @@
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
 //! | `/api/account/...`, `/api/online/...`, `/api/lobby`, `/api/pool/...` | online play between people ([`online`], `docs/online.md`) |
 //! | `/api/challenge/...`, `/api/stream/event`, `/api/board/...` | the Board API for programs, in lichess's shape |
+//! | `/api/user/{name}/...`, `/api/rel/...`, `/api/player/top/{nb}/{perfType}` | profiles, follows and blocks, leaderboards (lichess's shape) |
 //!
 //! The stateless endpoints also take `moves`, the moves played from `fen` before, so that
 //! repetitions count and the engine knows the game.
