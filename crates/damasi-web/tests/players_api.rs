@@ -103,6 +103,24 @@ async fn histories_records_and_leaderboards_on_the_service_with_sqlite() {
 }
 
 #[tokio::test]
+async fn a_game_socket_or_an_event_stream_counts_as_online() {
+    let online = Online::in_memory();
+    let p = online.accounts().add_bot("Sockets", 0).await.unwrap();
+    assert!(!online.is_online(p.id));
+    let first = online.present(p.id);
+    let second = online.present(p.id);
+    assert!(online.is_online(p.id));
+    drop(first);
+    assert!(online.is_online(p.id), "one socket is still open");
+    drop(second);
+    assert!(!online.is_online(p.id));
+    let stream = online.listen(p.id);
+    assert!(online.is_online(p.id));
+    drop(stream);
+    assert!(!online.is_online(p.id));
+}
+
+#[tokio::test]
 async fn follow_unfollow_block_and_unblock_over_http() {
     let (app, online) = app();
     let (ca, _) = sign_up(&app, &online, "Ayse").await;
