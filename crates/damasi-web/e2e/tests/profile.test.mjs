@@ -136,6 +136,8 @@ test("a player's page: rating graph, games with filters, follow, block and chall
   await page.click(tid("btn-ch-send"));
   await page.waitForURL(/\/online\/[A-Za-z0-9]{8}$/);
   const id = page.url().split("/").pop();
+  // On the game's page, the players' names open their pages.
+  await page.waitForSelector(`a.who[href="/@/${BEN}"]`);
   const pending = await call(ada, "GET", `/api/online/games/${id}`);
   assert.equal(pending.status, 200);
 
