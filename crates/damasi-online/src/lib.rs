@@ -13,6 +13,7 @@
 //! - [`watch`]: what watchers get (`gameFull`, `gameState`, the event channel).
 //! - [`rating`]: Glicko-2 per speed class.
 //! - [`lobby`]: open seeks and quick-pairing pools.
+//! - [`players`]: follows and blocks, who is online, leaderboards.
 //! - [`db`]: storage (SQLite or PostgreSQL).
 //! - [`cluster`]: several server processes sharing one PostgreSQL database and one Redis
 //!   server (game ownership by lease, requests forwarded to a game's owner, events relayed).
@@ -32,6 +33,7 @@ pub mod command;
 pub mod db;
 pub mod error;
 pub mod lobby;
+pub mod players;
 pub mod rating;
 pub mod record;
 pub mod runner;
@@ -114,7 +116,17 @@ pub struct GameMessage {
 impl GameMessage {
     /// The message of `value`.
     pub fn new(value: Value) -> Arc<GameMessage> {
-        let text = value.to_string();
+        let text = match value.get(table::HIDDEN_FROM) {
+            // Whom a chat line is hidden from is the server's to know, not the writer's.
+            Some(_) => {
+                let mut shown = value.clone();
+                if let Some(o) = shown.as_object_mut() {
+                    o.remove(table::HIDDEN_FROM);
+                }
+                shown.to_string()
+            }
+            None => value.to_string(),
+        };
         Arc::new(GameMessage { value, text })
     }
 }
@@ -188,6 +200,8 @@ struct Inner {
     lobby: StdMutex<Lobby>,
     /// Open event streams per player on this process (see [`lobby::Listening`]).
     listeners: StdMutex<HashMap<i64, lobby::Listener>>,
+    /// Open game WebSockets per player on this process (see [`players::Presence`]).
+    present: StdMutex<HashMap<i64, usize>>,
     /// Every game that ends on this process, for the service's own listeners.
     finished: broadcast::Sender<GameFinished>,
     /// Set when this process is one of several (`--pubsub`).
@@ -257,6 +271,7 @@ impl Online {
                 users: StdMutex::new(HashMap::new()),
                 lobby: StdMutex::new(Lobby::default()),
                 listeners: StdMutex::new(HashMap::new()),
+                present: StdMutex::new(HashMap::new()),
                 finished: broadcast::channel(EVENT_BUFFER).0,
                 cluster,
             }),

@@ -105,6 +105,17 @@ impl Online {
     ) -> Result<Value, ApiError> {
         let table = self.table(id).await?;
         let mut state = table.state.lock().await;
+        if let (Command::Chat { .. }, Some(_)) = (cmd, by) {
+            // Blocks are read at each line: one made mid-game counts from the next line on.
+            let mut blocking = [false; 2];
+            if let [Some(white), Some(black)] = &state.seats {
+                blocking = [
+                    self.blocks(white.id, black.id).await?,
+                    self.blocks(black.id, white.id).await?,
+                ];
+            }
+            state.blocking = blocking;
+        }
         let before = state.clone();
         let now = Now::current();
         let applied = match apply(&mut state, by, cmd, now, &self.inner.config) {
@@ -213,6 +224,7 @@ impl Online {
                 black,
                 speed: state.speed().name().to_string(),
                 outcome,
+                at_ms: super::now_ms(),
             }),
             _ => None,
         };
@@ -272,10 +284,13 @@ impl Online {
                         rated: state.row.rated,
                     });
                 }
-                GameEvent::Said(line) => self.emit(
-                    table,
-                    json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text}),
-                ),
+                GameEvent::Said(line) => {
+                    let mut event = json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text});
+                    if let Some(side) = line.hidden_from {
+                        event[super::table::HIDDEN_FROM] = json!(side.name());
+                    }
+                    self.emit(table, event)
+                }
                 GameEvent::Presence { side, gone } => self.emit(
                     table,
                     json!({

@@ -116,6 +116,8 @@ pub struct ChatLine {
     pub name: String,
     /// What they wrote.
     pub text: String,
+    /// The player who does not see it: the writer's opponent, when they block the writer.
+    pub hidden_from: Option<Color>,
 }
 
 /// A side may make a draw offer (or a takeback proposal) again only once the opponent has
@@ -157,6 +159,9 @@ pub struct TableState {
     pub rematch_id: Option<String>,
     /// The last chat lines.
     pub chat: VecDeque<ChatLine>,
+    /// Whether each side blocks the other (their chat lines are hidden from it); read again
+    /// before every chat line.
+    pub blocking: [bool; 2],
     /// Each player's lag and compensation quota.
     pub lag: [Lag; 2],
     /// Open connections (sockets, streams) of each player.
@@ -210,6 +215,7 @@ impl TableState {
             rematch: [false; 2],
             rematch_id: None,
             chat: VecDeque::new(),
+            blocking: [false; 2],
             lag: [Lag::default(); 2],
             connections: [0; 2],
             gone_since: [None; 2],
@@ -606,16 +612,18 @@ impl TableState {
                 message: "chat is turned off in this game".into(),
             });
         }
-        self.seat_of(player)?;
+        let side = self.seat_of(player)?;
         let text = clean_chat(text);
         if text.is_empty() || text.chars().count() > CHAT_MAX {
             return Err(ApiError::BadRequest(format!(
                 "a chat line has 1 to {CHAT_MAX} characters"
             )));
         }
+        let opponent = !side;
         let line = ChatLine {
             name: player.name.clone(),
             text,
+            hidden_from: self.blocking[opponent.index()].then_some(opponent),
         };
         self.chat.push_back(line.clone());
         while self.chat.len() > CHAT_KEPT {
@@ -705,7 +713,12 @@ impl TableState {
             "white": seat(0),
             "black": seat(1),
             "chat": match you {
-                Some(_) => self.chat.iter().map(|l| json!({"username": l.name, "text": l.text})).collect::<Vec<_>>(),
+                Some(side) => self
+                    .chat
+                    .iter()
+                    .filter(|l| l.hidden_from != Some(side))
+                    .map(|l| json!({"username": l.name, "text": l.text}))
+                    .collect::<Vec<_>>(),
                 None => Vec::new(),
             },
             "state": self.state_json(now),
@@ -787,10 +800,18 @@ pub fn clean_chat(text: &str) -> String {
 }
 
 /// Whether an event of the table may go to a viewer seated at `side` (None: a spectator): the
-/// players' chat lines go to the players only.
+/// players' chat lines go to the players only, and not to a player who blocks the writer
+/// (the line's [`HIDDEN_FROM`], which the text sent leaves out).
 pub fn visible_to(event: &Value, side: Option<Color>) -> bool {
-    side.is_some() || event["type"] != "chatLine"
+    match side {
+        None => event["type"] != "chatLine",
+        Some(side) => event[HIDDEN_FROM] != side.name(),
+    }
 }
+
+/// The key of a `chatLine` event naming the side that does not see it (it blocks the
+/// writer); kept in the event's value for [`visible_to`], left out of the text sent.
+pub const HIDDEN_FROM: &str = "_hiddenFrom";
 
 /// A checked move, ready to be saved and played.
 #[derive(Clone, Debug)]

@@ -45,6 +45,12 @@ impl Online {
             return Err(ApiError::BadRequest("you cannot challenge yourself".into()));
         }
         to.check_may_play(new.rated)?;
+        if self.blocks(to.id, from.id).await? {
+            return Err(ApiError::Forbidden {
+                code: "blocked",
+                message: format!("{} does not accept challenges from you", to.name),
+            });
+        }
         let table = self.create_for(Some(from), new, color, Some(to.id)).await?;
         let event = {
             let s = table.state.lock().await;

@@ -303,7 +303,7 @@ impl Tournaments {
         Ok(((*event.view()).clone(), rx))
     }
 
-    /// The newest tournaments (`filter`), as lists show them.
+    /// The newest tournaments (`filter`), Swiss and arenas (`kind`), as lists show them.
     pub async fn list(
         &self,
         filter: TournamentFilter<'_>,
@@ -313,8 +313,18 @@ impl Tournaments {
         Ok(rows
             .into_iter()
             .filter_map(|r| {
+                if r.kind == "arena" {
+                    let a: arena::Arena = serde_json::from_str(&r.data).ok()?;
+                    let mut v = arena_view(&a);
+                    let o = v.as_object_mut()?;
+                    o.remove("standing");
+                    o.remove("ongoing");
+                    return Some(v);
+                }
                 let s: Swiss = serde_json::from_str(&r.data).ok()?;
-                Some(summary(&s))
+                let mut v = summary(&s);
+                v["kind"] = json!("swiss");
+                Some(v)
             })
             .collect())
     }

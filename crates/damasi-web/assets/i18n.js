@@ -422,6 +422,38 @@ Object.assign(window.I18N.tr, {
   onOffline: "Çevrimdışı: ağ bekleniyor…", onConnLost: "Bağlantı koptu: yeniden bağlanılıyor…",
 });
 
+// A player's profile (/@/{name}), follows and blocks, the leaderboards (/player).
+Object.assign(window.I18N.en, {
+  onLeaders: "Leaderboards", onMyProfile: "Your profile", onFollowingOnline: "Followed players online",
+  onOnlineTag: "online", onFollow: "Follow", onUnfollow: "Unfollow", onBlock: "Block", onUnblock: "Unblock",
+  onChallenge: "Challenge", onSendChallenge: "Send the challenge", onRatingHistory: "Rating history",
+  onPlayerGames: "Games", onFilters: "Filters", onAll: "All", onSpeedLabel: "Speed", onResult: "Result",
+  onWins: "Wins", onDraws: "Draws", onLosses: "Losses", onPlayers: "Players", onDate: "Date",
+  onPrevPage: "Newer", onNextPage: "Older", onPageOf: "Page {page} of {pages} ({total} games)",
+  onTitleProfile: "damasi online: {name}", onNoRatedThem: "No rated games yet.",
+  onRecord: "{all} games: {win} won, {draw} drawn, {loss} lost", onNoHistory: "No rated games yet: no rating history.",
+  onNoGames: "No games.", onWinShort: "won", onLossShort: "lost", onDrawShort: "draw",
+  onNoPlayer: "There is no player called {name}.", onNoLeaders: "Nobody yet.",
+  onLeadersNote: "Players with a settled rating and a rated game in the last 30 days.",
+  "err:blocked": "Refused: {detail}", "err:guest": "Guests cannot follow or block players: sign up first.",
+  "err:too-many-relations": "You follow or block too many players.",
+});
+Object.assign(window.I18N.tr, {
+  onLeaders: "Sıralamalar", onMyProfile: "Profiliniz", onFollowingOnline: "Takip ettiğiniz çevrimiçi oyuncular",
+  onOnlineTag: "çevrimiçi", onFollow: "Takip et", onUnfollow: "Takibi bırak", onBlock: "Engelle", onUnblock: "Engeli kaldır",
+  onChallenge: "Meydan oku", onSendChallenge: "Davet gönder", onRatingHistory: "Puan geçmişi",
+  onPlayerGames: "Oyunlar", onFilters: "Süzgeçler", onAll: "Tümü", onSpeedLabel: "Hız", onResult: "Sonuç",
+  onWins: "Galibiyetler", onDraws: "Beraberlikler", onLosses: "Yenilgiler", onPlayers: "Oyuncular", onDate: "Tarih",
+  onPrevPage: "Daha yeni", onNextPage: "Daha eski", onPageOf: "Sayfa {page} / {pages} ({total} oyun)",
+  onTitleProfile: "damasi çevrimiçi: {name}", onNoRatedThem: "Henüz puanlı oyun yok.",
+  onRecord: "{all} oyun: {win} galibiyet, {draw} beraberlik, {loss} yenilgi", onNoHistory: "Henüz puanlı oyun yok: puan geçmişi boş.",
+  onNoGames: "Oyun yok.", onWinShort: "kazandı", onLossShort: "kaybetti", onDrawShort: "berabere",
+  onNoPlayer: "{name} adında bir oyuncu yok.", onNoLeaders: "Henüz kimse yok.",
+  onLeadersNote: "Puanı kesinleşmiş ve son 30 günde puanlı oyun oynamış oyuncular.",
+  "err:blocked": "Reddedildi: bu oyuncu sizden davet kabul etmiyor.", "err:guest": "Misafirler oyuncu takip edemez ya da engelleyemez: önce kaydolun.",
+  "err:too-many-relations": "Çok fazla oyuncuyu takip ediyor ya da engelliyorsunuz.",
+});
+
 // Without a server (the exported page) and with the engine in this browser.
 Object.assign(window.I18N.en, {
   noServerNote: "This page runs without a server: puzzles and online play need the damasi server (damasi serve), and games have no clock.",
@@ -448,7 +480,7 @@ Object.assign(window.I18N.en, {
   swRoundOf: "round {n} of {total}", swPlayerCount: "{n} players", swOrganiser: "organised by {name}",
   swStartsAtTime: "starts {time}", swNextRoundIn: "next round in {s} s", swYourGame: "Your game: {white} – {black}. Play it",
   swPoints: "Points", swWithdrawnMark: "(withdrawn)", swRoundN: "Round {n}", swPlaying: "playing", swBye: "Bye: {name}",
-  swJoined: "You are in the tournament",
+  swJoined: "You are in the tournament", onTournamentsPlayed: "Tournaments played", onNoTournaments: "None yet",
   swKind: "Kind", swKindSwiss: "Swiss (rounds paired by the FIDE Dutch system)", swKindArena: "Arena (play as many games as you can in the time)",
   swDuration: "Duration (minutes)", swOngoing: "Games being played", swArenaMinutes: "arena of {n} min", swTimeLeft: "{m} min left",
   swComeBack: "Come back", swPause2: "Pause", swScore: "Score", swSheet: "Games", swPausedMark: "(paused)",
@@ -474,7 +506,7 @@ Object.assign(window.I18N.tr, {
   swRoundOf: "tur {n} / {total}", swPlayerCount: "{n} oyuncu", swOrganiser: "düzenleyen: {name}",
   swStartsAtTime: "başlangıç {time}", swNextRoundIn: "sonraki tur {s} sn sonra", swYourGame: "Oyununuz: {white} – {black}. Oyna",
   swPoints: "Puan", swWithdrawnMark: "(çekildi)", swRoundN: "{n}. tur", swPlaying: "oynanıyor", swBye: "Bay: {name}",
-  swJoined: "Turnuvaya katıldınız",
+  swJoined: "Turnuvaya katıldınız", onTournamentsPlayed: "Oynadığı turnuvalar", onNoTournaments: "Henüz yok",
   swKind: "Tür", swKindSwiss: "İsviçre sistemi (turlar FIDE Hollanda sistemiyle eşlenir)", swKindArena: "Arena (süre içinde olabildiğince çok oyun)",
   swDuration: "Süre (dakika)", swOngoing: "Oynanan oyunlar", swArenaMinutes: "{n} dakikalık arena", swTimeLeft: "{m} dk kaldı",
   swComeBack: "Geri dön", swPause2: "Ara ver", swScore: "Puan", swSheet: "Oyunlar", swPausedMark: "(ara verdi)",

@@ -117,6 +117,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/online/panels.js"),
     ),
     (
+        "/js/online/profile.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/profile.js"),
+    ),
+    (
         "/js/online/socket.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/online/socket.js"),

@@ -27,6 +27,7 @@
 //! | `GET /api/games/{id}/pdn`, `POST /api/pdn/import` | PDN export and import |
 //! | `/api/account/...`, `/api/online/...`, `/api/lobby`, `/api/pool/...` | online play between people ([`online`], `docs/online.md`) |
 //! | `/api/challenge/...`, `/api/stream/event`, `/api/board/...` | the Board API for programs, in lichess's shape |
+//! | `/api/user/{name}/...`, `/api/rel/...`, `/api/player/top/{nb}/{perfType}` | profiles, follows and blocks, leaderboards (lichess's shape) |
 //!
 //! The stateless endpoints also take `moves`, the moves played from `fen` before, so that
 //! repetitions count and the engine knows the game.
@@ -216,6 +217,9 @@ pub fn router(state: AppState) -> Router {
         .route("/online", get(assets::online_page))
         .route("/online/{id}", get(assets::online_page))
         .merge(tournaments::pages())
+        // A player's profile (lichess's path) and the leaderboards: the online page's views.
+        .route("/@/{name}", get(assets::online_page))
+        .route("/player", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))

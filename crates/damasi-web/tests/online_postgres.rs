@@ -2,13 +2,16 @@
 //! accounts and secrets, a rated game with its moves and ratings, a name taken in another case,
 //! and a game that comes back in a second service over the same database (a restart, or
 //! another server process); sessions and tokens listed, revoked and expired, a password
-//! change, and open games withdrawn after a day.
+//! change, and open games withdrawn after a day; follows and blocks, rating histories, records,
+//! filtered game lists and leaderboards.
 //!
 //! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
 //! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
 
 #[path = "support/commands.rs"]
 mod commands;
+#[path = "support/players.rs"]
+mod players;
 #[path = "support/ratings.rs"]
 mod ratings;
 
@@ -451,4 +454,13 @@ async fn outside_accounts_and_shown_games_in_both_stores() {
         online.run(&game.id, &a, Command::Abort).await.unwrap();
         assert!(!db.shown_unfinished("tg:").await.unwrap().contains(&shown));
     }
+}
+
+#[tokio::test]
+async fn follows_blocks_histories_and_leaderboards_in_postgres() {
+    let Some(url) = url() else { return };
+    let db = OnlineDb::connect(&url).await.expect("connect");
+    let online = Online::new(db, OnlineConfig::default());
+    players::follows_and_blocks(&online, &name("rf")).await;
+    players::history_records_and_leaderboard(&online, &name("lb")).await;
 }

@@ -92,6 +92,8 @@ pub struct RatedResult {
     pub speed: String,
     /// How the game ended.
     pub outcome: damasi::Outcome,
+    /// When it ended (Unix ms): the time of the rating history's new points.
+    pub at_ms: i64,
 }
 
 impl RatedResult {
@@ -184,6 +186,178 @@ pub struct ShownGame {
     pub game_id: String,
     /// The service's settings for the message (chat kind, an engine's level), as JSON.
     pub settings: String,
+}
+
+/// What one player is to another: followed or blocked (one at most, as on lichess: blocking
+/// a followed player stops following them, following a blocked one unblocks them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// Followed: their presence is shown, they are challenged from their page.
+    Follow,
+    /// Blocked: their challenges are refused and their chat lines are not shown.
+    Block,
+}
+
+impl Relation {
+    /// The stored word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Follow => "follow",
+            Relation::Block => "block",
+        }
+    }
+
+    /// The relation stored as `word`.
+    pub fn parse(word: &str) -> Option<Relation> {
+        match word {
+            "follow" => Some(Relation::Follow),
+            "block" => Some(Relation::Block),
+            _ => None,
+        }
+    }
+}
+
+/// A game's result for one of its players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// The player won.
+    Win,
+    /// A draw.
+    Draw,
+    /// The player lost.
+    Loss,
+}
+
+/// Which of a player's games to list; `None` fields do not filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Rated games only (`true`) or casual ones only (`false`).
+    pub rated: Option<bool>,
+    /// Games of this speed class only.
+    pub speed: Option<crate::rating::Speed>,
+    /// Finished games with this result for the player only.
+    pub result: Option<GameResult>,
+}
+
+impl GameFilter {
+    /// The filter as SQL conditions on the game `g`, the player being parameter `$1`; made of
+    /// fixed text only (no value of the request is pasted in).
+    fn sql(&self) -> String {
+        let mut out = String::new();
+        match self.rated {
+            Some(true) => out.push_str(" AND g.rated"),
+            Some(false) => out.push_str(" AND NOT g.rated"),
+            None => {}
+        }
+        if let Some(speed) = self.speed {
+            // The speed class from the estimate initial + 40 increments (`Speed::of`), in ms.
+            let (lo, hi) = match speed {
+                crate::rating::Speed::Bullet => (i64::MIN, 180_000),
+                crate::rating::Speed::Blitz => (180_000, 480_000),
+                crate::rating::Speed::Rapid => (480_000, 1_500_000),
+                crate::rating::Speed::Classical => (1_500_000, i64::MAX),
+            };
+            out.push_str(&format!(
+                " AND g.initial_ms + 40 * g.increment_ms >= {lo} AND g.initial_ms + 40 * g.increment_ms < {hi}"
+            ));
+        }
+        if let Some(result) = self.result {
+            out.push_str(" AND g.status = 'over' AND ");
+            out.push_str(match result {
+                GameResult::Win => WON,
+                GameResult::Draw => "g.outcome LIKE 'draw:%'",
+                GameResult::Loss => LOST,
+            });
+        }
+        out
+    }
+}
+
+/// SQL: the player `$1` won game `g`.
+const WON: &str = "((g.white_id = $1 AND g.outcome LIKE 'white:%') OR (g.black_id = $1 AND g.outcome LIKE 'black:%'))";
+/// SQL: the player `$1` lost game `g`.
+const LOST: &str = "((g.white_id = $1 AND g.outcome LIKE 'black:%') OR (g.black_id = $1 AND g.outcome LIKE 'white:%'))";
+
+/// SQL: a player's finished games counted (`$1`: the player): all, won, drawn, lost, rated
+/// (aborted games are not counted).
+const RECORD_SQL: &str = "SELECT COUNT(*), \
+    COALESCE(SUM(CASE WHEN ((g.white_id = $1 AND g.outcome LIKE 'white:%') OR (g.black_id = $1 AND g.outcome LIKE 'black:%')) THEN 1 ELSE 0 END), 0), \
+    COALESCE(SUM(CASE WHEN g.outcome LIKE 'draw:%' THEN 1 ELSE 0 END), 0), \
+    COALESCE(SUM(CASE WHEN ((g.white_id = $1 AND g.outcome LIKE 'black:%') OR (g.black_id = $1 AND g.outcome LIKE 'white:%')) THEN 1 ELSE 0 END), 0), \
+    COALESCE(SUM(CASE WHEN g.rated THEN 1 ELSE 0 END), 0) \
+    FROM online_games g WHERE (g.white_id = $1 OR g.black_id = $1) \
+    AND g.status = 'over' AND g.outcome IS NOT NULL AND g.outcome <> 'aborted'";
+
+/// SQL: the leaderboard of speed `$1`: accounts (not guests) whose deviation is at most `$2`
+/// and who played a rated game of that speed at `$3` or later, best first, at most `$4`; each
+/// with its rating before its last [`PROGRESS_GAMES`] games (the start, 1500, when it has
+/// played fewer).
+const LEADERBOARD_SQL: &str = "SELECT u.id, u.name, u.password, u.guest, \
+    r.rating, r.deviation, r.volatility, r.games, \
+    COALESCE((SELECT h.rating FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed \
+      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0) \
+    FROM ratings r JOIN users u ON u.id = r.user_id \
+    WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest \
+    AND EXISTS (SELECT 1 FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed AND h.at_ms >= $3) \
+    ORDER BY r.rating DESC, u.id LIMIT $4";
+
+/// SQL: one page of the games of player `$1` that pass `filter`, newest first (`$2` rows
+/// from `$3`), with the players' names and the plies played (the columns of `games_of`); and
+/// the count of those games.
+fn games_page_sql(filter: &GameFilter) -> (String, String) {
+    let cond = format!("(g.white_id = $1 OR g.black_id = $1){}", filter.sql());
+    (
+        format!(
+            "SELECT g.id, g.created_ms, g.white_id, g.black_id, g.initial_ms, g.increment_ms, \
+             g.rated, g.chat, g.status, g.outcome, g.turn_started_ms, g.white_diff, g.black_diff, \
+             g.invited_id, w.name, b.name, \
+             (SELECT COUNT(*) FROM online_moves m WHERE m.game_id = g.id) \
+             FROM online_games g LEFT JOIN users w ON w.id = g.white_id \
+             LEFT JOIN users b ON b.id = g.black_id \
+             WHERE {cond} ORDER BY g.created_ms DESC, g.id LIMIT $2 OFFSET $3"
+        ),
+        format!("SELECT COUNT(*) FROM online_games g WHERE {cond}"),
+    )
+}
+
+/// How many of a player's last games the leaderboard's `progress` covers (as lichess's).
+pub const PROGRESS_GAMES: usize = 12;
+
+/// A player's finished games counted (aborted ones are not).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Finished games.
+    pub all: i64,
+    /// Won.
+    pub wins: i64,
+    /// Drawn.
+    pub draws: i64,
+    /// Lost.
+    pub losses: i64,
+    /// Rated among them.
+    pub rated: i64,
+}
+
+/// One point of a player's rating history: the rating after a rated game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingPoint {
+    /// The speed class's name.
+    pub speed: String,
+    /// When the game ended (Unix ms).
+    pub at_ms: i64,
+    /// The rating after it.
+    pub rating: f64,
+}
+
+/// One line of a leaderboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeaderRow {
+    /// The player.
+    pub user: UserRow,
+    /// Their rating in the speed class.
+    pub rating: RatingRow,
+    /// Their rating before their last [`PROGRESS_GAMES`] games there.
+    pub before: f64,
 }
 
 /// Online play's database, SQLite or PostgreSQL; cheap to clone.
@@ -428,5 +602,76 @@ impl OnlineDb {
     /// after a restart).
     pub async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError> {
         both!(self.shown_unfinished(prefix))
+    }
+
+    /// Sets what `from` is to `to` (replacing a follow by a block or the other way round).
+    pub async fn set_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        both!(self.set_relation(from, to, relation, now_ms))
+    }
+
+    /// Undoes `from`'s `relation` to `to` if that is what it is (unfollowing a blocked
+    /// player leaves the block).
+    pub async fn clear_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+    ) -> Result<(), ApiError> {
+        both!(self.clear_relation(from, to, relation))
+    }
+
+    /// What `from` is to `to`, if anything.
+    pub async fn relation(&self, from: i64, to: i64) -> Result<Option<Relation>, ApiError> {
+        both!(self.relation(from, to))
+    }
+
+    /// The accounts `from` follows (or blocks), by name, at most `limit`.
+    pub async fn related(
+        &self,
+        from: i64,
+        relation: Relation,
+        limit: i64,
+    ) -> Result<Vec<UserRow>, ApiError> {
+        both!(self.related(from, relation, limit))
+    }
+
+    /// `user`'s rating history, oldest first: one point per rated game since it was kept.
+    pub async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
+        both!(self.rating_history(user))
+    }
+
+    /// The leaderboard of `speed`: accounts with a deviation at most `max_deviation` and a
+    /// rated game there at `active_since_ms` or later, best first, at most `limit`.
+    pub async fn leaderboard(
+        &self,
+        speed: &str,
+        max_deviation: f64,
+        active_since_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<LeaderRow>, ApiError> {
+        both!(self.leaderboard(speed, max_deviation, active_since_ms, limit))
+    }
+
+    /// `user`'s finished games counted: won, drawn, lost, rated.
+    pub async fn record(&self, user: i64) -> Result<GameRecord, ApiError> {
+        both!(self.record(user))
+    }
+
+    /// One page of `user`'s games that pass `filter`, newest first (`offset`, at most
+    /// `limit`), and how many pass it in all.
+    pub async fn games_page(
+        &self,
+        user: i64,
+        filter: GameFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<GameSummary>, i64), ApiError> {
+        both!(self.games_page(user, filter, offset, limit))
     }
 }

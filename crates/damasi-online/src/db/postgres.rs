@@ -12,8 +12,9 @@ use tokio_postgres::{Client, NoTls, Row};
 use crate::error::ApiError;
 
 use super::{
-    GameSummary, OnlineGameRow, OutsideAccount, RatedResult, RatingRow, SecretKind, SecretRow,
-    ShownGame, UserRow,
+    games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
+    RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownGame, UserRow,
+    LEADERBOARD_SQL, RECORD_SQL,
 };
 use crate::rating;
 
@@ -92,6 +93,22 @@ CREATE TABLE IF NOT EXISTS shown_games (
     game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
     settings TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS rating_history (
+    id BIGSERIAL PRIMARY KEY,
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    speed TEXT NOT NULL,
+    at_ms BIGINT NOT NULL,
+    rating DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rating_history_user ON rating_history(user_id, speed, at_ms);
+CREATE TABLE IF NOT EXISTS relations (
+    from_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    to_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    PRIMARY KEY (from_id, to_id)
+);
+CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
 ";
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
@@ -215,6 +232,160 @@ impl PostgresDb {
             .await
             .map_err(db_error)?;
         Ok(rows.iter().map(shown_row).collect())
+    }
+}
+
+impl PostgresDb {
+    pub(super) async fn set_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "INSERT INTO relations (from_id, to_id, kind, created_ms) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (from_id, to_id) DO UPDATE SET kind = EXCLUDED.kind, \
+             created_ms = EXCLUDED.created_ms",
+            &[&from, &to, &relation.as_str(), &now_ms],
+        )
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn clear_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+    ) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "DELETE FROM relations WHERE from_id = $1 AND to_id = $2 AND kind = $3",
+            &[&from, &to, &relation.as_str()],
+        )
+        .await
+        .map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn relation(&self, from: i64, to: i64) -> Result<Option<Relation>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT kind FROM relations WHERE from_id = $1 AND to_id = $2",
+                &[&from, &to],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.and_then(|r| Relation::parse(r.get::<_, &str>(0))))
+    }
+
+    pub(super) async fn related(
+        &self,
+        from: i64,
+        relation: Relation,
+        limit: i64,
+    ) -> Result<Vec<UserRow>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT u.id, u.name, u.password, u.guest FROM relations r \
+                 JOIN users u ON u.id = r.to_id WHERE r.from_id = $1 AND r.kind = $2 \
+                 ORDER BY lower(u.name) LIMIT $3",
+                &[&from, &relation.as_str(), &limit],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(user_row).collect())
+    }
+
+    pub(super) async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT speed, at_ms, rating FROM rating_history WHERE user_id = $1 ORDER BY id",
+                &[&user],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows
+            .iter()
+            .map(|r| RatingPoint {
+                speed: r.get(0),
+                at_ms: r.get(1),
+                rating: r.get(2),
+            })
+            .collect())
+    }
+
+    pub(super) async fn leaderboard(
+        &self,
+        speed: &str,
+        max_deviation: f64,
+        active_since_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<LeaderRow>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                LEADERBOARD_SQL,
+                &[&speed, &max_deviation, &active_since_ms, &limit],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows
+            .iter()
+            .map(|r| LeaderRow {
+                user: user_row(r),
+                rating: rating_row(r, 4),
+                before: r.get(8),
+            })
+            .collect())
+    }
+
+    pub(super) async fn record(&self, user: i64) -> Result<GameRecord, ApiError> {
+        let c = self.client().await?;
+        let r = c.query_one(RECORD_SQL, &[&user]).await.map_err(db_error)?;
+        Ok(GameRecord {
+            all: r.get(0),
+            wins: r.get(1),
+            draws: r.get(2),
+            losses: r.get(3),
+            rated: r.get(4),
+        })
+    }
+
+    pub(super) async fn games_page(
+        &self,
+        user: i64,
+        filter: GameFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<GameSummary>, i64), ApiError> {
+        let c = self.client().await?;
+        let (page, count) = games_page_sql(&filter);
+        let rows = c
+            .query(&page, &[&user, &limit, &offset])
+            .await
+            .map_err(db_error)?;
+        let total: i64 = c
+            .query_one(&count, &[&user])
+            .await
+            .map_err(db_error)?
+            .get(0);
+        Ok((
+            rows.iter()
+                .map(|r| GameSummary {
+                    row: game_row(r),
+                    names: [r.get(14), r.get(15)],
+                    plies: r.get(16),
+                })
+                .collect(),
+            total,
+        ))
     }
 }
 
@@ -689,6 +860,12 @@ impl PostgresDb {
                         "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = $6 \
                          WHERE user_id = $1 AND speed = $2",
                         &[&user, &rated.speed, &r.rating, &r.deviation, &r.volatility, &r.games],
+                    )
+                    .await
+                    .map_err(db_error)?;
+                    tx.execute(
+                        "INSERT INTO rating_history (user_id, speed, at_ms, rating) VALUES ($1, $2, $3, $4)",
+                        &[&user, &rated.speed, &rated.at_ms, &r.rating],
                     )
                     .await
                     .map_err(db_error)?;

@@ -10,13 +10,14 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use crate::error::ApiError;
 
 use super::{
-    GameSummary, OnlineGameRow, OutsideAccount, RatedResult, RatingRow, SecretKind, SecretRow,
-    ShownGame, UserRow,
+    games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
+    RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownGame, UserRow,
+    LEADERBOARD_SQL, RECORD_SQL,
 };
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -80,6 +81,22 @@ CREATE TABLE IF NOT EXISTS shown_games (
     game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
     settings TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS rating_history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    speed TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    rating REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS rating_history_user ON rating_history(user_id, speed, at_ms);
+CREATE TABLE IF NOT EXISTS relations (
+    from_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    to_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    PRIMARY KEY (from_id, to_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
 ";
 
 /// The SQLite store; cheap to clone.
@@ -527,6 +544,10 @@ impl SqliteDb {
                              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                             params![user, rated.speed, r.rating, r.deviation, r.volatility, r.games],
                         )?;
+                        tx.execute(
+                            "INSERT INTO rating_history (user_id, speed, at_ms, rating) VALUES (?1, ?2, ?3, ?4)",
+                            params![user, rated.speed, rated.at_ms, r.rating],
+                        )?;
                     }
                     tx.execute(
                         "UPDATE online_games SET white_diff = ?2, black_diff = ?3 WHERE id = ?1",
@@ -731,6 +752,170 @@ impl SqliteDb {
                 .query_map([pattern], shown_row)?
                 .collect::<Result<_, _>>()?;
             Ok(rows)
+        })
+        .await
+    }
+}
+
+/// `sql` written for PostgreSQL's numbered parameters (`$1`) in SQLite's (`?1`).
+fn numbered(sql: &str) -> String {
+    sql.replace('$', "?")
+}
+
+impl SqliteDb {
+    pub(super) async fn set_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        self.with(move |c| {
+            c.execute(
+                "INSERT INTO relations (from_id, to_id, kind, created_ms) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (from_id, to_id) DO UPDATE SET kind = excluded.kind, \
+                 created_ms = excluded.created_ms",
+                params![from, to, relation.as_str(), now_ms],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn clear_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+    ) -> Result<(), ApiError> {
+        self.with(move |c| {
+            c.execute(
+                "DELETE FROM relations WHERE from_id = ?1 AND to_id = ?2 AND kind = ?3",
+                params![from, to, relation.as_str()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn relation(&self, from: i64, to: i64) -> Result<Option<Relation>, ApiError> {
+        self.with(move |c| {
+            let kind: Option<String> = c
+                .query_row(
+                    "SELECT kind FROM relations WHERE from_id = ?1 AND to_id = ?2",
+                    params![from, to],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            Ok(kind.as_deref().and_then(Relation::parse))
+        })
+        .await
+    }
+
+    pub(super) async fn related(
+        &self,
+        from: i64,
+        relation: Relation,
+        limit: i64,
+    ) -> Result<Vec<UserRow>, ApiError> {
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT u.id, u.name, u.password, u.guest FROM relations r \
+                 JOIN users u ON u.id = r.to_id WHERE r.from_id = ?1 AND r.kind = ?2 \
+                 ORDER BY lower(u.name) LIMIT ?3",
+            )?;
+            let rows = stmt
+                .query_map(params![from, relation.as_str(), limit], user_row)?
+                .collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    pub(super) async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT speed, at_ms, rating FROM rating_history WHERE user_id = ?1 ORDER BY id",
+            )?;
+            let rows = stmt
+                .query_map([user], |r| {
+                    Ok(RatingPoint {
+                        speed: r.get(0)?,
+                        at_ms: r.get(1)?,
+                        rating: r.get(2)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    pub(super) async fn leaderboard(
+        &self,
+        speed: &str,
+        max_deviation: f64,
+        active_since_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<LeaderRow>, ApiError> {
+        let speed = speed.to_string();
+        self.with(move |c| {
+            let mut stmt = c.prepare(&numbered(LEADERBOARD_SQL))?;
+            let rows = stmt
+                .query_map(params![speed, max_deviation, active_since_ms, limit], |r| {
+                    Ok(LeaderRow {
+                        user: user_row(r)?,
+                        rating: RatingRow {
+                            rating: r.get(4)?,
+                            deviation: r.get(5)?,
+                            volatility: r.get(6)?,
+                            games: r.get(7)?,
+                        },
+                        before: r.get(8)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    pub(super) async fn record(&self, user: i64) -> Result<GameRecord, ApiError> {
+        self.with(move |c| {
+            Ok(c.query_row(&numbered(RECORD_SQL), [user], |r| {
+                Ok(GameRecord {
+                    all: r.get(0)?,
+                    wins: r.get(1)?,
+                    draws: r.get(2)?,
+                    losses: r.get(3)?,
+                    rated: r.get(4)?,
+                })
+            })?)
+        })
+        .await
+    }
+
+    pub(super) async fn games_page(
+        &self,
+        user: i64,
+        filter: GameFilter,
+        offset: i64,
+        limit: i64,
+    ) -> Result<(Vec<GameSummary>, i64), ApiError> {
+        self.with(move |c| {
+            let (page, count) = games_page_sql(&filter);
+            let mut stmt = c.prepare(&numbered(&page))?;
+            let games = stmt
+                .query_map(params![user, limit, offset], |r| {
+                    Ok(GameSummary {
+                        row: game_row(r)?,
+                        names: [r.get(14)?, r.get(15)?],
+                        plies: r.get(16)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            let total = c.query_row(&numbered(&count), [user], |r| r.get(0))?;
+            Ok((games, total))
         })
         .await
     }

@@ -231,7 +231,6 @@ pub fn routes() -> Router<AppState> {
         .route("/account/sessions/{handle}", delete(revoke_session))
         .route("/account/logout-everywhere", post(log_out_everywhere))
         .route("/token", delete(revoke_token))
-        .route("/user/{name}", get(profile))
         .route("/online/games", get(live).post(create))
         .route("/online/games/{id}", get(show))
         .route("/online/games/{id}/pdn", get(export_pdn))
@@ -266,14 +265,19 @@ pub fn routes() -> Router<AppState> {
         .route("/online/games/{id}/abort", post(abort))
         .route("/online/games/{id}/draw/{answer}", post(draw))
         .route("/online/games/{id}/takeback/{answer}", post(takeback))
+        .merge(super::profiles::routes())
 }
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
 /// token) and so need no server-wide access token.
-pub const PLAYER_AUTHENTICATED: [&str; 9] = [
+pub const PLAYER_AUTHENTICATED: [&str; 13] = [
     "/api/account",
+    "/api/swiss",
+    "/api/tournament",
     "/api/token",
     "/api/user/",
+    "/api/rel/",
+    "/api/player/",
     "/api/online/",
     "/api/lobby",
     "/api/pool",
@@ -329,7 +333,8 @@ fn with_cookie(body: Value, cookie: &str) -> Response {
     res
 }
 
-async fn account_json(online: &Online, p: &Player) -> Result<Value, ApiError> {
+/// The account as `GET /api/account` answers it: id, name, guest, and ratings per speed.
+pub(super) async fn account_json(online: &Online, p: &Player) -> Result<Value, ApiError> {
     let ratings = online.db().ratings(p.id).await?;
     let perfs: serde_json::Map<String, Value> = ratings
         .into_iter()
@@ -613,39 +618,6 @@ async fn link_code(
     Ok(Json(
         json!({"code": code, "name": p.name, "expiresIn": 600}),
     ))
-}
-
-async fn profile(
-    State(state): State<AppState>,
-    ApiPath(name): ApiPath<String>,
-) -> Result<Json<Value>, HttpError> {
-    let user = state
-        .online
-        .db()
-        .user_by_name(&name)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no player called '{name}'")))?;
-    let p = Player::from(user);
-    let mut body = account_json(&state.online, &p).await?;
-    let games = state.online.db().games_of(p.id, 50).await?;
-    body["games"] = games
-        .into_iter()
-        .map(|g| {
-            json!({
-                "id": g.row.id,
-                "createdAt": g.row.created_ms,
-                "white": g.names[0],
-                "black": g.names[1],
-                "rated": g.row.rated,
-                "clock": {"initial": g.row.initial_ms, "increment": g.row.increment_ms},
-                "status": g.row.status,
-                "outcome": g.row.outcome,
-                "plies": g.plies,
-                "ratingDiff": {"white": g.row.diffs[0], "black": g.row.diffs[1]},
-            })
-        })
-        .collect();
-    Ok(Json(body))
 }
 
 /// A time control as clients send it: lichess's `clock.limit` / `clock.increment` in seconds,
@@ -1135,7 +1107,8 @@ async fn accept_challenge(
 /// How often an idle stream sends an empty line, so proxies and clients know it is alive.
 const KEEP_ALIVE: Duration = Duration::from_secs(7);
 
-fn ndjson(rx: mpsc::Receiver<Result<Bytes, Infallible>>) -> Response {
+/// An NDJSON answer that streams what `rx` gets.
+pub(super) fn ndjson(rx: mpsc::Receiver<Result<Bytes, Infallible>>) -> Response {
     let mut res = Body::from_stream(ReceiverStream::new(rx)).into_response();
     res.headers_mut().insert(
         header::CONTENT_TYPE,

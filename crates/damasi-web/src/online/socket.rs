@@ -101,6 +101,8 @@ async fn run(
     _permit: StreamPermit,
 ) {
     let (full, side, mut events) = watch;
+    // The player counts as online while the socket is open (followers see it).
+    let _presence = who.as_ref().map(|(p, _)| online.present(p.id));
     let mut revocation = who
         .clone()
         .map(|(p, cred)| RevocationWatch::start(online.accounts(), p, cred));

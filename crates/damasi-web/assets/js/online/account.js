@@ -34,6 +34,9 @@ export function renderAccount() {
   $("acct-guest").hidden = !me.guest;
   $("btn-token").hidden = me.guest;
   $("btn-link-tg").hidden = me.guest;
+  $("acct-profile").hidden = me.guest;
+  $("acct-profile").href = "/@/" + encodeURIComponent(me.name);
+  loadFollowingOnline();
   const list = $("acct-ratings");
   list.innerHTML = "";
   const perfs = Object.entries(me.perfs || {});
@@ -56,6 +59,28 @@ export function renderAccount() {
     list.appendChild(li);
   }
   session.drawn();
+}
+
+let followingTimer = 0;
+// The followed players who are online now (GET /api/rel/following/online), with links to
+// their pages; looked at again every 15 s.
+async function loadFollowingOnline() {
+  const me = session.me;
+  if (!me || me.guest) { $("following-box").hidden = true; return; }
+  if (!followingTimer) followingTimer = window.setInterval(() => { if (!document.hidden) loadFollowingOnline(); }, 15000);
+  let data;
+  try { data = await api("GET", "/api/rel/following/online"); } catch (_) { return; }
+  const ul = $("following-online");
+  ul.innerHTML = "";
+  $("following-box").hidden = !data.users.length;
+  for (const u of data.users) {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/@/" + encodeURIComponent(u.username);
+    a.textContent = u.username;
+    li.appendChild(a);
+    ul.appendChild(li);
+  }
 }
 
 // The person's last games (GET /api/user/{name}), on the lobby.

@@ -76,6 +76,11 @@ function renderSeeks(seeks) {
     const cells = [s.username, s.rating == null ? "–" : String(s.rating), clockText(s.clock) + " " + speedName(s.speed),
       s.rated ? t("onRatedWord") + (s.ratingRange ? " " + s.ratingRange : "") : t("onCasualWord"), sideWord(s.color)];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
+    // The seeker's name opens their page.
+    const link = document.createElement("a");
+    link.href = "/@/" + encodeURIComponent(s.username);
+    link.textContent = s.username;
+    tr.cells[0].replaceChildren(link);
     const td = document.createElement("td");
     const b = document.createElement("button");
     b.type = "button";

@@ -1,12 +1,14 @@
-// The online page's entry: the account box, then the lobby at /online or one game at
-// /online/{id}. The language, the look (board style, theme, coordinates, animation, sound)
-// and the settings dialog are the main page's (i18n.js, settings.js): one choice for both.
+// The online page's entry: the account box, then the lobby at /online, one game at
+// /online/{id}, a player's profile at /@/{name} or the leaderboards at /player. The language,
+// the look (board style, theme, coordinates, animation, sound) and the settings dialog are
+// the main page's (i18n.js, settings.js): one choice for both.
 import { $ } from "../util.js";
 import { applyI18n, wireLangs } from "../i18n.js";
 import { onSettings, settings, wireSettings } from "../settings.js";
 import { loadAccount, renderAccount, wireAccount } from "./account.js";
 import { redrawLobby, startLobby } from "./lobby.js";
 import { flipBoard, redrawGame, startGame } from "./game.js";
+import { redrawLeaders, redrawProfile, startLeaders, startProfile } from "./profile.js";
 
 // The header's ? (keyboard shortcuts) and ⚙ (settings), and their keys, as on the main page.
 function wireHeader(/** @type {boolean} */ inGame) {
@@ -28,14 +30,22 @@ function wireHeader(/** @type {boolean} */ inGame) {
 async function boot() {
   applyI18n();
   const m = location.pathname.match(/^\/online\/([A-Za-z0-9]+)\/?$/);
+  // A player's profile (/@/{name}) and the leaderboards (/player).
+  const profile = location.pathname.match(/^\/@\/([^/]+)\/?$/);
+  const leaders = /^\/player\/?$/.test(location.pathname);
   wireHeader(!!m);
   wireLangs(() => {
     renderAccount();
-    if (m) redrawGame(); else redrawLobby();
+    if (m) redrawGame();
+    else if (profile) redrawProfile();
+    else if (leaders) redrawLeaders();
+    else redrawLobby();
   });
   wireAccount();
   await loadAccount();
   if (m) await startGame(m[1]);
+  else if (profile) await startProfile(decodeURIComponent(profile[1]));
+  else if (leaders) await startLeaders();
   else startLobby();
   document.body.dataset.ready = "1";
 }

@@ -54,8 +54,14 @@ export function renderPlayers() {
     dot.setAttribute("aria-hidden", "true");
     el.appendChild(dot);
     const p = f && f[side];
-    const name = document.createElement("span");
+    // A player's name opens their page (in another tab: the game goes on here).
+    const name = document.createElement(p ? "a" : "span");
     name.className = "who";
+    if (p) {
+      name.setAttribute("href", "/@/" + encodeURIComponent(p.name));
+      name.setAttribute("target", "_blank");
+      name.setAttribute("rel", "noopener");
+    }
     name.textContent = p ? p.name : t("onWaitingPlayer");
     el.appendChild(name);
     if (p && p.rating != null) {
