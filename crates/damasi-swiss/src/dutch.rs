@@ -47,7 +47,7 @@
 //! the last round the two players had different colours, else the higher ranked player's
 //! preference, else the initial colour by pairing number parity.
 
-use crate::matching::max_weight_matching;
+use crate::matching::Dynamic;
 use crate::trf::{Colour, RoundEntry, Tournament};
 use crate::wide::Wide;
 use crate::{PairError, Pairing};
@@ -135,8 +135,8 @@ struct Ctx<const N: usize> {
     last_round: bool,
     top_threshold: u32,
     bye_score: u32,
-    /// Current edge weights between sorted players.
-    wt: Vec<Vec<Wide<N>>>,
+    /// The matching over the sorted players, kept up to date as edge weights change.
+    matching: Dynamic<N>,
     /// Finalised partner of each sorted player.
     fin: Vec<Option<usize>>,
 }
@@ -275,32 +275,21 @@ impl<const N: usize> Ctx<N> {
         w
     }
 
+    /// Sets the weight between `a` and `b`; `a` is the player whose decision it is (the one
+    /// the matching re-examines when the change disturbs it).
     fn set(&mut self, a: usize, b: usize, w: Wide<N>) {
-        self.wt[a][b] = w;
-        self.wt[b][a] = w;
+        // A finalised pair has left the graph.
+        if self.fin[a].is_none() && self.fin[b].is_none() {
+            self.matching.set(a, b, w);
+        }
     }
 
     /// Maximum-weight matching of the players not finalised yet; `m[v] == v` when unmatched.
-    fn compute(&self) -> Vec<usize> {
-        let n = self.ps.len();
-        let free: Vec<usize> = (0..n).filter(|&v| self.fin[v].is_none()).collect();
-        let mut edges = Vec::new();
-        for (i, &a) in free.iter().enumerate() {
-            for (j, &b) in free.iter().enumerate().skip(i + 1) {
-                let w = self.wt[a][b];
-                if !w.is_zero() {
-                    edges.push((i, j, w));
-                }
-            }
-        }
-        let mate = max_weight_matching(free.len(), &edges);
-        let mut m: Vec<usize> = (0..n).map(|v| self.fin[v].unwrap_or(v)).collect();
-        for (i, &a) in free.iter().enumerate() {
-            if let Some(j) = mate[i] {
-                m[a] = free[j];
-            }
-        }
-        m
+    fn compute(&mut self) -> Vec<usize> {
+        let mate = self.matching.solve();
+        (0..self.ps.len())
+            .map(|v| self.fin[v].or(mate[v]).unwrap_or(v))
+            .collect()
     }
 
     fn finalize(&mut self, a: usize, b: usize) -> Result<(), PairError> {
@@ -309,6 +298,7 @@ impl<const N: usize> Ctx<N> {
         }
         self.fin[a] = Some(b);
         self.fin[b] = Some(a);
+        self.matching.fix(a, b);
         Ok(())
     }
 }
@@ -597,7 +587,7 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
         last_round,
         top_threshold: (played as u32 * 10) / 2,
         bye_score: 0,
-        wt: vec![vec![Wide::<N>::ZERO; n]; n],
+        matching: Dynamic::new(n),
         fin: vec![None; n],
     };
 
@@ -626,6 +616,7 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
             return Err(PairError::NoValidPairing);
         }
         cx.bye_score = cx.ps[unmatched[0]].score;
+        cx.matching = Dynamic::new(n);
     }
     for a in 0..n {
         for b in a + 1..n {

@@ -4,6 +4,11 @@
 //!
 //! Weights are [`Wide`] integers; they are doubled internally so that every dual variable
 //! stays integral.
+//!
+//! The Dutch code uses [`Dynamic`]: one matching kept up to date over a round's hundreds of
+//! decisions, each of which changes a few edges, instead of a new matching per decision
+//! (that made a round of 1,000 players take hours). [`max_weight_matching`], the plain
+//! algorithm, stays for the tests.
 
 use crate::wide::Wide;
 
@@ -13,6 +18,7 @@ const NONE: usize = usize::MAX;
 /// `(u, v, weight)` (weights positive, no self loops, at most one edge per pair).
 ///
 /// Returns `mate[v]`, the vertex matched to `v`, or `None`.
+#[cfg(test)]
 pub(crate) fn max_weight_matching<const N: usize>(
     n: usize,
     edges: &[(usize, usize, Wide<N>)],
@@ -26,6 +32,238 @@ pub(crate) fn max_weight_matching<const N: usize>(
         .iter()
         .map(|&p| if p == NONE { None } else { Some(m.endpoint[p]) })
         .collect()
+}
+
+/// A maximum-weight matching of `players` vertices kept up to date while edge weights
+/// change, for the Dutch system's long series of decisions where each one changes the
+/// edges of one or two players.
+///
+/// The dual solution is kept between solves. Changing an edge only disturbs the solution
+/// where it must: the endpoint is taken out of its blossoms (their duals move to its
+/// vertices, so every other edge stays feasible), unmatched, and its dual raised until
+/// its edges are feasible again; the next [`Dynamic::solve`] then only re-augments the
+/// few vertices left exposed. Every pair is an edge, switched on by a non-zero weight; an
+/// odd number of players gets a dummy vertex joined to all by weight-0 edges, so the
+/// matching is perfect and the search runs in perfect mode (see [`Matcher::perfect`]).
+/// Callers must keep a matching of all players (less one when odd) possible, which the
+/// Dutch code's completion criterion does.
+pub(crate) struct Dynamic<const N: usize> {
+    m: Matcher<N>,
+    players: usize,
+    /// Nothing solved yet: the first solve starts from uniform duals.
+    fresh: bool,
+    /// Vertices whose duals must be raised to make their edges feasible before a solve.
+    dirty: Vec<usize>,
+    is_dirty: Vec<bool>,
+}
+
+impl<const N: usize> Dynamic<N> {
+    /// `players` vertices and no edges.
+    pub(crate) fn new(players: usize) -> Dynamic<N> {
+        let nv = players + players % 2;
+        let mut edges = Vec::with_capacity(nv * nv.saturating_sub(1) / 2);
+        for a in 0..nv {
+            for b in a + 1..nv {
+                edges.push((a, b, Wide::ZERO));
+            }
+        }
+        let mut m = Matcher::new(nv, &edges);
+        m.perfect = true;
+        m.present = vec![false; edges.len()];
+        let mut d = Dynamic {
+            m,
+            players,
+            fresh: true,
+            dirty: Vec::new(),
+            is_dirty: vec![false; nv],
+        };
+        if nv > players {
+            for a in 0..players {
+                let k = d.edge(a, players);
+                d.m.present[k] = true;
+            }
+        }
+        d
+    }
+
+    /// Index of the edge between `a` and `b`.
+    fn edge(&self, a: usize, b: usize) -> usize {
+        let (a, b) = if a < b { (a, b) } else { (b, a) };
+        let n = self.m.nv;
+        a * n - a * (a + 1) / 2 + (b - a - 1)
+    }
+
+    /// The vertex matched to `v`, if any.
+    fn mate_of(&self, v: usize) -> Option<usize> {
+        let p = self.m.mate[v];
+        (p != NONE).then(|| self.m.endpoint[p])
+    }
+
+    /// Sets the weight between `a` and `b` (zero: no edge). When the current solution must
+    /// change, `a` is the endpoint taken out of it.
+    pub(crate) fn set(&mut self, a: usize, b: usize, w: Wide<N>) {
+        let k = self.edge(a, b);
+        let w2 = w.shl(1);
+        let present = !w.is_zero();
+        if self.m.present[k] == present && (!present || self.m.ew[k] == w2) {
+            return;
+        }
+        if !self.fresh {
+            let m = &self.m;
+            let disturbs = m.inblossom[a] == m.inblossom[b]
+                || self.mate_of(a) == Some(b)
+                || (present
+                    && m.dualvar[a]
+                        .add(&m.dualvar[b])
+                        .sub(&w2.shl(1))
+                        .is_negative());
+            if disturbs {
+                self.touch(a);
+            }
+        }
+        self.m.ew[k] = w2;
+        self.m.present[k] = present;
+    }
+
+    /// Takes `v` out of the solution: out of every blossom, unmatched, its dual to be
+    /// raised before the next solve.
+    fn touch(&mut self, v: usize) {
+        self.make_trivial(v);
+        self.unmatch(v);
+        if !self.is_dirty[v] {
+            self.is_dirty[v] = true;
+            self.dirty.push(v);
+        }
+    }
+
+    fn unmatch(&mut self, v: usize) {
+        if let Some(q) = self.mate_of(v) {
+            self.m.mate[v] = NONE;
+            self.m.mate[q] = NONE;
+        }
+    }
+
+    /// Dissolves the blossoms around `v`, from the outermost in.
+    fn make_trivial(&mut self, v: usize) {
+        while self.m.inblossom[v] != v {
+            let b = self.m.inblossom[v];
+            self.dissolve(b);
+        }
+    }
+
+    /// Dissolves the top-level blossom `b`: its dual moves to its vertices, which keeps
+    /// every edge inside it as tight as it was and loosens the edges leaving it, so the
+    /// base's matched edge (if the dual was not zero) is unmatched.
+    fn dissolve(&mut self, b: usize) {
+        let m = &mut self.m;
+        let z = m.dualvar[b];
+        let leaves = m.leaves_of(b);
+        if !z.is_zero() {
+            for &l in &leaves {
+                m.dualvar[l] = m.dualvar[l].add(&z);
+            }
+        }
+        let base = m.blossombase[b];
+        let children = std::mem::take(&mut m.blossomchilds[b]);
+        for &s in &children {
+            m.blossomparent[s] = NONE;
+            if s < m.nv {
+                m.inblossom[s] = s;
+            } else {
+                for l in m.leaves_of(s) {
+                    m.inblossom[l] = s;
+                }
+            }
+        }
+        m.label[b] = 0;
+        m.labelend[b] = NONE;
+        m.blossomendps[b] = Vec::new();
+        m.blossombase[b] = NONE;
+        m.blossombestedges[b] = None;
+        m.bestedge[b] = NONE;
+        m.dualvar[b] = Wide::ZERO;
+        m.unusedblossoms.push(b);
+        if !z.is_zero() {
+            self.unmatch(base);
+        }
+    }
+
+    /// Fixes the pair `a`-`b`, matched by the last solve: they stay matched to each other
+    /// and leave the rest of the graph.
+    pub(crate) fn fix(&mut self, a: usize, b: usize) {
+        self.make_trivial(a);
+        self.make_trivial(b);
+        let k = self.edge(a, b);
+        for v in [a, b] {
+            self.is_dirty[v] = false;
+            for i in 0..self.m.neighbend[v].len() {
+                let p = self.m.neighbend[v][i];
+                if p / 2 != k {
+                    self.m.present[p / 2] = false;
+                }
+            }
+        }
+        self.m.present[k] = true;
+        if self.mate_of(a) != Some(b) {
+            self.unmatch(a);
+            self.unmatch(b);
+            // Only this edge is left at `a`: making it tight keeps every dual feasible.
+            self.m.dualvar[a] = self.m.ew[k].shl(1).sub(&self.m.dualvar[b]);
+            let (u, _) = (self.m.eu[k], self.m.ev[k]);
+            let (pa, pb) = if u == a {
+                (2 * k + 1, 2 * k)
+            } else {
+                (2 * k, 2 * k + 1)
+            };
+            self.m.mate[a] = pa;
+            self.m.mate[b] = pb;
+        }
+    }
+
+    /// Brings the matching back to a maximum-weight one and returns each player's mate.
+    pub(crate) fn solve(&mut self) -> Vec<Option<usize>> {
+        let m = &mut self.m;
+        if self.fresh {
+            self.fresh = false;
+            let mut maxweight = Wide::ZERO;
+            for k in 0..m.ew.len() {
+                if m.present[k] && m.ew[k] > maxweight {
+                    maxweight = m.ew[k];
+                }
+            }
+            for v in 0..m.nv {
+                m.dualvar[v] = maxweight;
+            }
+        }
+        for v in std::mem::take(&mut self.dirty) {
+            if !self.is_dirty[v] {
+                continue;
+            }
+            self.is_dirty[v] = false;
+            if m.mate[v] != NONE {
+                continue;
+            }
+            let mut need: Option<Wide<N>> = None;
+            for &p in &m.neighbend[v] {
+                let k = p / 2;
+                if m.present[k] {
+                    let r = m.ew[k].shl(1).sub(&m.dualvar[m.endpoint[p]]);
+                    if need.is_none_or(|n| r > n) {
+                        need = Some(r);
+                    }
+                }
+            }
+            if let Some(r) = need {
+                if r > m.dualvar[v] {
+                    m.dualvar[v] = r;
+                }
+            }
+        }
+        m.solve();
+        (0..self.players)
+            .map(|v| self.mate_of(v).filter(|&u| u < self.players))
+            .collect()
+    }
 }
 
 struct Matcher<const N: usize> {
@@ -54,6 +292,13 @@ struct Matcher<const N: usize> {
     dualvar: Vec<Wide<N>>,
     allowedge: Vec<bool>,
     queue: Vec<usize>,
+    /// Whether each edge exists (a [`Dynamic`] matching keeps every pair as an edge and
+    /// switches them on and off).
+    present: Vec<bool>,
+    /// Perfect-matching mode: vertex duals may go negative and the search only stops when
+    /// no augmenting path is left (no `delta1`), so a warm start with exposed vertices of
+    /// unequal duals is still solved to optimality.
+    perfect: bool,
 }
 
 impl<const N: usize> Matcher<N> {
@@ -101,6 +346,8 @@ impl<const N: usize> Matcher<N> {
             dualvar,
             allowedge: vec![false; ne],
             queue: Vec::new(),
+            present: vec![true; ne],
+            perfect: false,
         }
     }
 
@@ -224,6 +471,9 @@ impl<const N: usize> Matcher<N> {
             };
             for nblist in nblists {
                 for k in nblist {
+                    if !self.present[k] {
+                        continue;
+                    }
                     let (mut i, mut j) = (self.eu[k], self.ev[k]);
                     if self.inblossom[j] == b {
                         std::mem::swap(&mut i, &mut j);
@@ -425,7 +675,7 @@ impl<const N: usize> Matcher<N> {
                         let p = self.neighbend[v][pi];
                         let k = p / 2;
                         let w = self.endpoint[p];
-                        if self.inblossom[v] == self.inblossom[w] {
+                        if !self.present[k] || self.inblossom[v] == self.inblossom[w] {
                             continue;
                         }
                         let mut kslack = Wide::ZERO;
@@ -467,18 +717,23 @@ impl<const N: usize> Matcher<N> {
                     break;
                 }
                 // Dual adjustment.
-                let mut deltatype = 1;
-                let mut delta = self.dualvar[..n]
-                    .iter()
-                    .min()
-                    .copied()
-                    .unwrap_or(Wide::ZERO);
+                // Type 0: none found yet (only in perfect mode, where there is no type 1).
+                let mut deltatype = 0;
+                let mut delta = Wide::ZERO;
+                if !self.perfect {
+                    deltatype = 1;
+                    delta = self.dualvar[..n]
+                        .iter()
+                        .min()
+                        .copied()
+                        .unwrap_or(Wide::ZERO);
+                }
                 let mut deltaedge = NONE;
                 let mut deltablossom = NONE;
                 for v in 0..n {
                     if self.label[self.inblossom[v]] == 0 && self.bestedge[v] != NONE {
                         let d = self.slack(self.bestedge[v]);
-                        if d < delta {
+                        if deltatype == 0 || d < delta {
                             delta = d;
                             deltatype = 2;
                             deltaedge = self.bestedge[v];
@@ -491,7 +746,7 @@ impl<const N: usize> Matcher<N> {
                         && self.bestedge[b] != NONE
                     {
                         let d = self.slack(self.bestedge[b]).shr1();
-                        if d < delta {
+                        if deltatype == 0 || d < delta {
                             delta = d;
                             deltatype = 3;
                             deltaedge = self.bestedge[b];
@@ -502,12 +757,17 @@ impl<const N: usize> Matcher<N> {
                     if self.blossombase[b] != NONE
                         && self.blossomparent[b] == NONE
                         && self.label[b] == 2
-                        && self.dualvar[b] < delta
+                        && (deltatype == 0 || self.dualvar[b] < delta)
                     {
                         delta = self.dualvar[b];
                         deltatype = 4;
                         deltablossom = b;
                     }
+                }
+                if deltatype == 0 {
+                    // Perfect mode, and no augmenting path is left: the matching has the
+                    // largest cardinality possible.
+                    break;
                 }
                 for v in 0..n {
                     match self.label[self.inblossom[v]] {
@@ -610,5 +870,135 @@ mod tests {
             }
             assert_eq!(total, brute(&edges), "n={n} edges={edges:?}");
         }
+    }
+
+    /// Best `(pairs, weight)` over the matchings of `free` vertices by brute force.
+    fn brute_card(n: usize, wt: &[Vec<u64>], free: &[bool]) -> (u32, u64) {
+        fn rec(v: usize, n: usize, wt: &[Vec<u64>], used: &mut Vec<bool>) -> (u32, u64) {
+            let Some(v) = (v..n).find(|&v| !used[v]) else {
+                return (0, 0);
+            };
+            used[v] = true;
+            let mut best = rec(v + 1, n, wt, used);
+            for u in v + 1..n {
+                if !used[u] && wt[v][u] > 0 {
+                    used[u] = true;
+                    let (c, x) = rec(v + 1, n, wt, used);
+                    best = best.max((c + 1, x + wt[v][u]));
+                    used[u] = false;
+                }
+            }
+            used[v] = false;
+            best
+        }
+        let mut used: Vec<bool> = free.iter().map(|f| !f).collect();
+        rec(0, n, wt, &mut used)
+    }
+
+    /// A [`Dynamic`] matching, changed one vertex or a few edges at a time and with pairs
+    /// fixed on the way, gives after each solve the largest number of pairs and, among
+    /// those, the largest weight (checked by brute force).
+    #[test]
+    #[allow(clippy::needless_range_loop)] // indices are vertices of a matrix
+    fn dynamic_matching_against_brute_force() {
+        let mut seed: u64 = 777;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for _ in 0..300 {
+            let n = 2 + (rnd() % 10) as usize;
+            let mut wt = vec![vec![0u64; n]; n];
+            let mut free = vec![true; n];
+            let mut d = Dynamic::<2>::new(n);
+            for a in 0..n {
+                for b in a + 1..n {
+                    if rnd() % 4 != 0 {
+                        let x = 1 + rnd() % 30;
+                        wt[a][b] = x;
+                        wt[b][a] = x;
+                        d.set(a, b, w(x));
+                    }
+                }
+            }
+            for _step in 0..12 {
+                let (pairs, best) = brute_card(n, &wt, &free);
+                let live = free.iter().filter(|&&f| f).count();
+                if (pairs as usize) < live / 2 {
+                    break; // no near-perfect matching: outside what Dynamic promises
+                }
+                let mate = d.solve();
+                let mut total = 0;
+                let mut count = 0;
+                for v in 0..n {
+                    if let Some(u) = mate[v] {
+                        assert_eq!(mate[u], Some(v));
+                        if free[v] && v < u {
+                            assert!(wt[v][u] > 0, "matched along a missing edge");
+                            total += wt[v][u];
+                            count += 1;
+                        }
+                    }
+                }
+                assert_eq!(
+                    (count, total),
+                    (pairs, best),
+                    "n={n} wt={wt:?} free={free:?}"
+                );
+                checked += 1;
+                match rnd() % 3 {
+                    // Fix a matched pair.
+                    0 => {
+                        if let Some(v) = (0..n).find(|&v| free[v] && mate[v].is_some()) {
+                            let u = mate[v].unwrap();
+                            d.fix(v, u);
+                            free[v] = false;
+                            free[u] = false;
+                            for x in 0..n {
+                                if x != u {
+                                    wt[v][x] = 0;
+                                    wt[x][v] = 0;
+                                }
+                                if x != v {
+                                    wt[u][x] = 0;
+                                    wt[x][u] = 0;
+                                }
+                            }
+                        }
+                    }
+                    // New weights on the edges of one vertex.
+                    1 => {
+                        let v = (rnd() % n as u64) as usize;
+                        if free[v] {
+                            for x in 0..n {
+                                if x != v && free[x] {
+                                    let y = if rnd() % 5 == 0 { 0 } else { 1 + rnd() % 30 };
+                                    wt[v][x] = y;
+                                    wt[x][v] = y;
+                                    d.set(v, x, w(y));
+                                }
+                            }
+                        }
+                    }
+                    // A few edges anywhere.
+                    _ => {
+                        for _ in 0..3 {
+                            let a = (rnd() % n as u64) as usize;
+                            let b = (rnd() % n as u64) as usize;
+                            if a != b && free[a] && free[b] {
+                                let y = if rnd() % 5 == 0 { 0 } else { 1 + rnd() % 30 };
+                                wt[a][b] = y;
+                                wt[b][a] = y;
+                                d.set(a, b, w(y));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} solves checked");
     }
 }
