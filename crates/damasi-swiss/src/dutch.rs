@@ -536,13 +536,21 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
         last_round: expected > 0 && played + 1 >= expected,
         initial,
     };
-    // The weights' width, with room for sums over all pairs and the matching's doubling.
-    let needed = setup.weight_bits() + bits(setup.ps.len()) + 4;
-    match needed {
-        0..=511 => pair_with::<8>(setup),
-        512..=1023 => pair_with::<16>(setup),
-        1024..=2047 => pair_with::<32>(setup),
-        2048..=4095 => pair_with::<64>(setup),
+    // The weights' width, with room for sums over all pairs, the matching's factor of 4 and
+    // the duals of its perfect mode (which may go below zero).
+    let needed = setup.weight_bits() + bits(setup.ps.len()) + 6;
+    // Every limb costs time in the matching's inner loop: the narrowest that fits.
+    match needed.div_ceil(64) {
+        0..=2 => pair_with::<2>(setup),
+        3 => pair_with::<3>(setup),
+        4 => pair_with::<4>(setup),
+        5..=6 => pair_with::<6>(setup),
+        7..=8 => pair_with::<8>(setup),
+        9..=12 => pair_with::<12>(setup),
+        13..=16 => pair_with::<16>(setup),
+        17..=24 => pair_with::<24>(setup),
+        25..=32 => pair_with::<32>(setup),
+        33..=64 => pair_with::<64>(setup),
         _ => Err(PairError::TooLarge),
     }
 }
@@ -624,12 +632,9 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
             cx.set(a, b, w);
         }
     }
-    if n % 2 == 0 {
-        let m = cx.compute();
-        if (0..n).any(|v| m[v] == v) {
-            return Err(PairError::NoValidPairing);
-        }
-    }
+    // With an even number of players, the first bracket's matching (the first solve: the
+    // completion criterion outweighs the rest) tells whether everybody can be paired.
+    let mut check_complete = n % 2 == 0;
 
     let mut matched = vec![false; n];
     let mut next_start = 0;
@@ -673,6 +678,12 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
         }
         let in_res = |u: usize| u >= sgbv && u < nsgbv;
         let mut m = cx.compute();
+        if check_complete {
+            check_complete = false;
+            if (0..n).any(|v| m[v] == v) {
+                return Err(PairError::NoValidPairing);
+            }
+        }
 
         // Which moved-down players are paired in this bracket.
         let mut cur_score = 0;

@@ -103,25 +103,21 @@ impl<const N: usize> Dynamic<N> {
     /// change, `a` is the endpoint taken out of it.
     pub(crate) fn set(&mut self, a: usize, b: usize, w: Wide<N>) {
         let k = self.edge(a, b);
-        let w2 = w.shl(1);
+        let w4 = w.shl(2);
         let present = !w.is_zero();
-        if self.m.present[k] == present && (!present || self.m.ew[k] == w2) {
+        if self.m.present[k] == present && (!present || self.m.ew[k] == w4) {
             return;
         }
         if !self.fresh {
             let m = &self.m;
             let disturbs = m.inblossom[a] == m.inblossom[b]
                 || self.mate_of(a) == Some(b)
-                || (present
-                    && m.dualvar[a]
-                        .add(&m.dualvar[b])
-                        .sub(&w2.shl(1))
-                        .is_negative());
+                || (present && m.dualvar[a].add(&m.dualvar[b]).sub(&w4).is_negative());
             if disturbs {
                 self.touch(a);
             }
         }
-        self.m.ew[k] = w2;
+        self.m.ew[k] = w4;
         self.m.present[k] = present;
     }
 
@@ -208,7 +204,7 @@ impl<const N: usize> Dynamic<N> {
             self.unmatch(a);
             self.unmatch(b);
             // Only this edge is left at `a`: making it tight keeps every dual feasible.
-            self.m.dualvar[a] = self.m.ew[k].shl(1).sub(&self.m.dualvar[b]);
+            self.m.dualvar[a] = self.m.ew[k].sub(&self.m.dualvar[b]);
             let (u, _) = (self.m.eu[k], self.m.ev[k]);
             let (pa, pb) = if u == a {
                 (2 * k + 1, 2 * k)
@@ -231,6 +227,7 @@ impl<const N: usize> Dynamic<N> {
                     maxweight = m.ew[k];
                 }
             }
+            let maxweight = maxweight.shr1();
             for v in 0..m.nv {
                 m.dualvar[v] = maxweight;
             }
@@ -247,7 +244,7 @@ impl<const N: usize> Dynamic<N> {
             for &p in &m.neighbend[v] {
                 let k = p / 2;
                 if m.present[k] {
-                    let r = m.ew[k].shl(1).sub(&m.dualvar[m.endpoint[p]]);
+                    let r = m.ew[k].sub(&m.dualvar[m.endpoint[p]]);
                     if need.is_none_or(|n| r > n) {
                         need = Some(r);
                     }
@@ -268,9 +265,11 @@ impl<const N: usize> Dynamic<N> {
 
 struct Matcher<const N: usize> {
     nv: usize,
-    /// Edge endpoints and doubled weights.
+    /// Edge endpoints.
     eu: Vec<usize>,
     ev: Vec<usize>,
+    /// Four times each edge's weight: the doubled weight the duals are measured against,
+    /// doubled once more so that the slack needs no shift.
     ew: Vec<Wide<N>>,
     /// `endpoint[2k] = eu[k]`, `endpoint[2k+1] = ev[k]`.
     endpoint: Vec<usize>,
@@ -317,7 +316,7 @@ impl<const N: usize> Matcher<N> {
             }
             eu.push(u);
             ev.push(v);
-            ew.push(w2);
+            ew.push(w2.shl(1));
             endpoint.push(u);
             endpoint.push(v);
             neighbend[u].push(2 * k + 1);
@@ -354,7 +353,7 @@ impl<const N: usize> Matcher<N> {
     fn slack(&self, k: usize) -> Wide<N> {
         self.dualvar[self.eu[k]]
             .add(&self.dualvar[self.ev[k]])
-            .sub(&self.ew[k].shl(1))
+            .sub(&self.ew[k])
     }
 
     fn leaves(&self, b: usize, out: &mut Vec<usize>) {
