@@ -3,12 +3,11 @@
 
 use std::sync::Arc;
 
-use damasi_online::accounts::{secret_hash, Player};
+use damasi_online::accounts::Player;
 use damasi_online::error::ApiError;
-use damasi_online::rating::Speed;
 use damasi_online::{new_game_id, now_ms, NewGame};
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, Mutex};
+use tokio::sync::broadcast;
 
 use crate::arena::{Arena, ArenaSettings};
 use crate::swiss::{BoardResult, Entry, Status};

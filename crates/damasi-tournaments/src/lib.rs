@@ -26,10 +26,9 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{Color, Outcome};
-use damasi_online::accounts::{secret_hash, Player};
+use damasi_online::accounts::Player;
 use damasi_online::db::{OnlineDb, TournamentFilter, TournamentRow};
 use damasi_online::error::ApiError;
-use damasi_online::rating::Speed;
 use damasi_online::{new_game_id, now_ms, NewGame, Online};
 use damasi_swiss::Colour;
 use serde_json::{json, Value};
@@ -547,7 +546,7 @@ impl Tournaments {
         let arenas: Vec<Arc<Event<arena::Arena>>> =
             lock(&self.inner.arenas).values().cloned().collect();
         for e in arenas {
-            drop(e.arena.lock().await);
+            drop(e.state.lock().await);
         }
     }
 
