@@ -35,12 +35,7 @@ pub struct ArenaSettings {
 impl ArenaSettings {
     /// Checks the settings; the time control is checked by the online service.
     pub fn check(&self) -> Result<(), SwissError> {
-        let len = self.name.chars().count();
-        if !(2..=80).contains(&len) || self.name.chars().any(char::is_control) {
-            return Err(SwissError::Invalid(
-                "a tournament's name has 2 to 80 characters".into(),
-            ));
-        }
+        crate::swiss::check_name(&self.name)?;
         if !(1..=MAX_MINUTES).contains(&self.minutes) {
             return Err(SwissError::Invalid(format!(
                 "an arena lasts 1 to {MAX_MINUTES} minutes"

@@ -3,33 +3,15 @@
 
 use std::sync::Arc;
 
-use damasi_online::accounts::{secret_hash, Player};
+use damasi_online::accounts::Player;
 use damasi_online::error::ApiError;
-use damasi_online::rating::Speed;
 use damasi_online::{new_game_id, now_ms, NewGame};
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, Mutex};
+use tokio::sync::broadcast;
 
 use crate::arena::{Arena, ArenaSettings};
 use crate::swiss::{BoardResult, Entry, Status};
-use crate::{api, lock, Tournaments, UPDATE_BUFFER};
-
-/// One arena being run: its state behind a lock, its watchers, its last view.
-pub(crate) struct ArenaEvent {
-    pub(crate) arena: Mutex<Arena>,
-    updates: broadcast::Sender<Arc<Value>>,
-    view: std::sync::Mutex<Arc<Value>>,
-}
-
-impl ArenaEvent {
-    fn new(arena: Arena) -> Arc<ArenaEvent> {
-        Arc::new(ArenaEvent {
-            view: std::sync::Mutex::new(Arc::new(arena_view(&arena))),
-            arena: Mutex::new(arena),
-            updates: broadcast::channel(UPDATE_BUFFER).0,
-        })
-    }
-}
+use crate::{api, entry, lock, Event, Tournaments};
 
 /// What an organiser asks for.
 #[derive(Clone, Debug)]
@@ -55,7 +37,7 @@ fn row_of(a: &Arena) -> Result<damasi_online::db::TournamentRow, ApiError> {
 }
 
 impl Tournaments {
-    pub(crate) async fn arena_event(&self, id: &str) -> Result<Arc<ArenaEvent>, ApiError> {
+    pub(crate) async fn arena_event(&self, id: &str) -> Result<Arc<Event<Arena>>, ApiError> {
         self.listen();
         if let Some(e) = lock(&self.inner.arenas).get(id) {
             return Ok(e.clone());
@@ -78,12 +60,15 @@ impl Tournaments {
             for g in &arena.games {
                 games.insert(g.id.clone(), id.to_string());
             }
-            let e = ArenaEvent::new(arena);
+            let e = {
+                let v = arena_view(&arena);
+                Event::new(arena, v)
+            };
             arenas.insert(id.to_string(), e.clone());
             e
         };
         // Results of games that ended while nobody was looking.
-        let mut a = event.arena.lock().await;
+        let mut a = event.state.lock().await;
         let ids: Vec<String> = a.games.iter().map(|g| g.id.clone()).collect();
         for g in ids {
             if let Ok(Some((row, moves))) = self.online().db().game(&g).await {
@@ -100,41 +85,32 @@ impl Tournaments {
         Ok(event)
     }
 
-    async fn save_arena(&self, event: &ArenaEvent, a: &Arena) -> Result<(), ApiError> {
+    async fn save_arena(&self, event: &Event<Arena>, a: &Arena) -> Result<(), ApiError> {
         self.online().db().save_tournament(row_of(a)?).await?;
-        let v = Arc::new(arena_view(a));
-        *lock(&event.view) = v.clone();
-        let _ = event.updates.send(v);
+        event.publish(arena_view(a));
         Ok(())
     }
 
     /// Creates an arena organised by `by`.
     pub async fn create_arena(&self, by: &Player, new: NewArena) -> Result<Value, ApiError> {
-        self.listen();
-        if by.guest {
-            return Err(ApiError::Forbidden {
-                code: "guests-cannot-organise",
-                message: "sign up to organise a tournament".into(),
-            });
-        }
         let mut settings = new.settings;
-        NewGame {
-            initial_ms: settings.initial_ms,
-            increment_ms: settings.increment_ms,
-            rated: settings.rated,
-            chat: true,
-        }
-        .check()?;
-        if let Some(p) = new.password.filter(|p| !p.is_empty()) {
-            settings.entry = Entry::Password {
-                hash: secret_hash(&p),
-            };
-        }
+        entry::check_new(
+            by,
+            settings.initial_ms,
+            settings.increment_ms,
+            settings.rated,
+            new.password,
+            &mut settings.entry,
+        )?;
+        self.listen();
         let arena = Arena::new(new_game_id()?, (by.id, by.name.clone()), now_ms(), settings)
             .map_err(api)?;
         let id = arena.id.clone();
-        let event = ArenaEvent::new(arena);
-        let a = event.arena.lock().await;
+        let event = {
+            let v = arena_view(&arena);
+            Event::new(arena, v)
+        };
+        let a = event.state.lock().await;
         self.save_arena(&event, &a).await?;
         lock(&self.inner.arenas).insert(id, event.clone());
         Ok(arena_view(&a))
@@ -143,14 +119,14 @@ impl Tournaments {
     /// The arena as the page and the API show it.
     pub async fn show_arena(&self, id: &str) -> Result<Value, ApiError> {
         let e = self.arena_event(id).await?;
-        let v = lock(&e.view).clone();
+        let v = e.view();
         Ok((*v).clone())
     }
 
     /// A copy of the arena's state.
     pub async fn get_arena(&self, id: &str) -> Result<Arena, ApiError> {
         let e = self.arena_event(id).await?;
-        let a = e.arena.lock().await;
+        let a = e.state.lock().await;
         Ok(a.clone())
     }
 
@@ -161,7 +137,7 @@ impl Tournaments {
     ) -> Result<(Value, broadcast::Receiver<Arc<Value>>), ApiError> {
         let e = self.arena_event(id).await?;
         let rx = e.updates.subscribe();
-        let v = lock(&e.view).clone();
+        let v = e.view();
         Ok(((*v).clone(), rx))
     }
 
@@ -173,24 +149,16 @@ impl Tournaments {
         password: Option<&str>,
     ) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
-        let mut a = e.arena.lock().await;
-        player.check_may_play(a.settings.rated)?;
-        if let Entry::Password { hash } = &a.settings.entry {
-            let known = a.players.iter().any(|p| p.user == player.id);
-            if !known && password.map(secret_hash).as_ref() != Some(hash) {
-                return Err(ApiError::Forbidden {
-                    code: "wrong-password",
-                    message: "this tournament needs its password to join".into(),
-                });
-            }
-        }
-        let speed = Speed::of(a.settings.initial_ms, a.settings.increment_ms);
-        let rating = self
-            .online()
-            .db()
-            .rating(player.id, speed.name())
-            .await?
-            .map_or(1500, |r| r.rating.round().max(0.0) as u32);
+        let mut a = e.state.lock().await;
+        let known = a.players.iter().any(|p| p.user == player.id);
+        entry::check_join(player, a.settings.rated, &a.settings.entry, known, password)?;
+        let rating = entry::entry_rating(
+            self.online(),
+            player,
+            a.settings.initial_ms,
+            a.settings.increment_ms,
+        )
+        .await?;
         let before = a.clone();
         a.join(player.id, &player.name, rating).map_err(api)?;
         if let Err(err) = self.save_arena(&e, &a).await {
@@ -203,7 +171,7 @@ impl Tournaments {
     /// `player` pauses in arena `id` (before the start: leaves it).
     pub async fn pause_arena(&self, id: &str, player: &Player) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
-        let mut a = e.arena.lock().await;
+        let mut a = e.state.lock().await;
         let before = a.clone();
         a.pause(player.id).map_err(api)?;
         if let Err(err) = self.save_arena(&e, &a).await {
@@ -213,22 +181,11 @@ impl Tournaments {
         Ok(())
     }
 
-    fn check_arena_organiser(a: &Arena, by: &Player) -> Result<(), ApiError> {
-        if a.created_by == by.id {
-            Ok(())
-        } else {
-            Err(ApiError::Forbidden {
-                code: "not-organiser",
-                message: "only the tournament's organiser may do this".into(),
-            })
-        }
-    }
-
     /// The organiser starts arena `id` now.
     pub async fn start_arena(&self, id: &str, by: &Player) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
-        let mut a = e.arena.lock().await;
-        Self::check_arena_organiser(&a, by)?;
+        let mut a = e.state.lock().await;
+        entry::check_organiser(a.created_by, by)?;
         a.start(now_ms()).map_err(api)?;
         self.save_arena(&e, &a).await?;
         drop(a);
@@ -239,8 +196,8 @@ impl Tournaments {
     /// The organiser ends arena `id` now (games in play still count when they end).
     pub async fn close_arena(&self, id: &str, by: &Player) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
-        let mut a = e.arena.lock().await;
-        Self::check_arena_organiser(&a, by)?;
+        let mut a = e.state.lock().await;
+        entry::check_organiser(a.created_by, by)?;
         a.close();
         self.save_arena(&e, &a).await
     }
@@ -250,7 +207,7 @@ impl Tournaments {
         let Ok(e) = self.arena_event(tid).await else {
             return;
         };
-        let mut a = e.arena.lock().await;
+        let mut a = e.state.lock().await;
         if self.inner.stopped.load(std::sync::atomic::Ordering::SeqCst) {
             return;
         }
@@ -266,8 +223,8 @@ impl Tournaments {
     }
 
     /// Starts what is due, ends what is over, pairs the free players.
-    pub(crate) async fn arena_tick(&self, e: &ArenaEvent) {
-        let mut a = e.arena.lock().await;
+    pub(crate) async fn arena_tick(&self, e: &Event<Arena>) {
+        let mut a = e.state.lock().await;
         let now = now_ms();
         let mut changed = false;
         if a.status == Status::Created && a.settings.starts_ms.is_some_and(|t| t <= now) {
@@ -311,14 +268,14 @@ impl Tournaments {
 
     /// Every arena in memory: ticked, and forgotten once over, with no game and no watcher.
     pub(crate) async fn arenas_tick(&self) {
-        let arenas: Vec<(String, Arc<ArenaEvent>)> = lock(&self.inner.arenas)
+        let arenas: Vec<(String, Arc<Event<Arena>>)> = lock(&self.inner.arenas)
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (id, e) in arenas {
             self.arena_tick(&e).await;
             let done = {
-                let a = e.arena.lock().await;
+                let a = e.state.lock().await;
                 a.status == Status::Finished && a.games.is_empty()
             };
             if done && e.updates.receiver_count() == 0 {

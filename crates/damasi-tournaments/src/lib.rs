@@ -14,6 +14,7 @@
 
 pub mod arena;
 mod arenas;
+mod entry;
 pub mod swiss;
 pub mod tiebreak;
 
@@ -25,10 +26,9 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{Color, Outcome};
-use damasi_online::accounts::{secret_hash, Player};
+use damasi_online::accounts::Player;
 use damasi_online::db::{OnlineDb, TournamentFilter, TournamentRow};
 use damasi_online::error::ApiError;
-use damasi_online::rating::Speed;
 use damasi_online::{new_game_id, now_ms, NewGame, Online};
 use damasi_swiss::Colour;
 use serde_json::{json, Value};
@@ -52,20 +52,20 @@ fn api(e: SwissError) -> ApiError {
     }
 }
 
-/// One tournament being run: its state behind a lock, and its watchers.
-struct Event {
-    swiss: Mutex<Swiss>,
+/// One tournament being run (a [`Swiss`] or an [`arena::Arena`]): its state behind a lock,
+/// its watchers, and its view as last stored, which pages and the API read without waiting
+/// for the lock (held while a large round is paired).
+struct Event<T> {
+    state: Mutex<T>,
     updates: broadcast::Sender<Arc<Value>>,
-    /// The view as last stored: pages and the API read it without waiting for the
-    /// tournament's lock (held while a large round is paired).
     view: StdMutex<Arc<Value>>,
 }
 
-impl Event {
-    fn new(swiss: Swiss) -> Arc<Event> {
+impl<T> Event<T> {
+    fn new(state: T, view: Value) -> Arc<Event<T>> {
         Arc::new(Event {
-            view: StdMutex::new(Arc::new(view(&swiss))),
-            swiss: Mutex::new(swiss),
+            view: StdMutex::new(Arc::new(view)),
+            state: Mutex::new(state),
             updates: broadcast::channel(UPDATE_BUFFER).0,
         })
     }
@@ -73,13 +73,20 @@ impl Event {
     fn view(&self) -> Arc<Value> {
         lock(&self.view).clone()
     }
+
+    /// Keeps `view` as the last one and sends it to the watchers.
+    fn publish(&self, view: Value) {
+        let v = Arc::new(view);
+        *lock(&self.view) = v.clone();
+        let _ = self.updates.send(v);
+    }
 }
 
 struct Inner {
     online: Online,
-    events: StdMutex<HashMap<String, Arc<Event>>>,
+    events: StdMutex<HashMap<String, Arc<Event<Swiss>>>>,
     /// The arenas in memory.
-    arenas: StdMutex<HashMap<String, Arc<arenas::ArenaEvent>>>,
+    arenas: StdMutex<HashMap<String, Arc<Event<arena::Arena>>>>,
     /// Which tournament each game in play belongs to.
     games: StdMutex<HashMap<String, String>>,
     /// Whether [`Tournaments::run`] has begun.
@@ -187,7 +194,7 @@ impl Tournaments {
     }
 
     /// The tournament `id` in memory, loaded from the database if needed.
-    async fn event(&self, id: &str) -> Result<Arc<Event>, ApiError> {
+    async fn event(&self, id: &str) -> Result<Arc<Event<Swiss>>, ApiError> {
         self.listen();
         if let Some(e) = lock(&self.inner.events).get(id) {
             return Ok(e.clone());
@@ -195,7 +202,7 @@ impl Tournaments {
         self.load(id).await
     }
 
-    async fn load(&self, id: &str) -> Result<Arc<Event>, ApiError> {
+    async fn load(&self, id: &str) -> Result<Arc<Event<Swiss>>, ApiError> {
         let row = self
             .online()
             .db()
@@ -218,48 +225,39 @@ impl Tournaments {
                     }
                 }
             }
-            let e = Event::new(swiss);
+            let e = {
+                let v = view(&swiss);
+                Event::new(swiss, v)
+            };
             events.insert(id.to_string(), e.clone());
             e
         };
         // Games made before a restart, and results missed while away.
-        let mut s = event.swiss.lock().await;
+        let mut s = event.state.lock().await;
         self.make_games(&mut s).await;
         self.collect_results(&mut s).await;
         Ok(event.clone())
     }
 
     /// Stores `s` and tells its watchers.
-    async fn save(&self, event: &Event, s: &Swiss) -> Result<(), ApiError> {
+    async fn save(&self, event: &Event<Swiss>, s: &Swiss) -> Result<(), ApiError> {
         self.online().db().save_tournament(row_of(s)?).await?;
-        let v = Arc::new(view(s));
-        *lock(&event.view) = v.clone();
-        let _ = event.updates.send(v);
+        event.publish(view(s));
         Ok(())
     }
 
     /// Creates a Swiss tournament organised by `by`.
     pub async fn create(&self, by: &Player, new: NewSwiss) -> Result<Value, ApiError> {
-        if by.guest {
-            return Err(ApiError::Forbidden {
-                code: "guests-cannot-organise",
-                message: "sign up to organise a tournament".into(),
-            });
-        }
-        self.listen();
         let mut settings = new.settings;
-        NewGame {
-            initial_ms: settings.initial_ms,
-            increment_ms: settings.increment_ms,
-            rated: settings.rated,
-            chat: true,
-        }
-        .check()?;
-        if let Some(p) = new.password.filter(|p| !p.is_empty()) {
-            settings.entry = Entry::Password {
-                hash: secret_hash(&p),
-            };
-        }
+        entry::check_new(
+            by,
+            settings.initial_ms,
+            settings.increment_ms,
+            settings.rated,
+            new.password,
+            &mut settings.entry,
+        )?;
+        self.listen();
         let first = if new_game_id()?.as_bytes()[0] % 2 == 0 {
             Colour::White
         } else {
@@ -274,8 +272,11 @@ impl Tournaments {
         )
         .map_err(api)?;
         let id = swiss.id.clone();
-        let event = Event::new(swiss);
-        let s = event.swiss.lock().await;
+        let event = {
+            let v = view(&swiss);
+            Event::new(swiss, v)
+        };
+        let s = event.state.lock().await;
         self.save(&event, &s).await?;
         lock(&self.inner.events).insert(id, event.clone());
         Ok(view(&s))
@@ -289,7 +290,7 @@ impl Tournaments {
     /// A copy of the tournament's state.
     pub async fn get(&self, id: &str) -> Result<Swiss, ApiError> {
         let event = self.event(id).await?;
-        let s = event.swiss.lock().await;
+        let s = event.state.lock().await;
         Ok(s.clone())
     }
 
@@ -337,23 +338,15 @@ impl Tournaments {
         password: Option<&str>,
     ) -> Result<(), ApiError> {
         let event = self.event(id).await?;
-        let mut s = event.swiss.lock().await;
-        player.check_may_play(s.settings.rated)?;
-        if let Entry::Password { hash } = &s.settings.entry {
-            if password.map(secret_hash).as_ref() != Some(hash) {
-                return Err(ApiError::Forbidden {
-                    code: "wrong-password",
-                    message: "this tournament needs its password to join".into(),
-                });
-            }
-        }
-        let speed = Speed::of(s.settings.initial_ms, s.settings.increment_ms);
-        let rating = self
-            .online()
-            .db()
-            .rating(player.id, speed.name())
-            .await?
-            .map_or(1500, |r| r.rating.round().max(0.0) as u32);
+        let mut s = event.state.lock().await;
+        entry::check_join(player, s.settings.rated, &s.settings.entry, false, password)?;
+        let rating = entry::entry_rating(
+            self.online(),
+            player,
+            s.settings.initial_ms,
+            s.settings.increment_ms,
+        )
+        .await?;
         let before = s.clone();
         s.join(player.id, &player.name, rating).map_err(api)?;
         if let Err(e) = self.save(&event, &s).await {
@@ -366,7 +359,7 @@ impl Tournaments {
     /// `player` leaves tournament `id`.
     pub async fn withdraw(&self, id: &str, player: &Player) -> Result<(), ApiError> {
         let event = self.event(id).await?;
-        let mut s = event.swiss.lock().await;
+        let mut s = event.state.lock().await;
         let before = s.clone();
         s.withdraw(player.id).map_err(api)?;
         if let Err(e) = self.save(&event, &s).await {
@@ -376,31 +369,20 @@ impl Tournaments {
         Ok(())
     }
 
-    fn check_organiser(s: &Swiss, by: &Player) -> Result<(), ApiError> {
-        if s.created_by == by.id {
-            Ok(())
-        } else {
-            Err(ApiError::Forbidden {
-                code: "not-organiser",
-                message: "only the tournament's organiser may do this".into(),
-            })
-        }
-    }
-
     /// The organiser's button: starts the tournament now, or pairs the next round now (the
     /// previous one complete).
     pub async fn next_round_now(&self, id: &str, by: &Player) -> Result<(), ApiError> {
         let event = self.event(id).await?;
-        let mut s = event.swiss.lock().await;
-        Self::check_organiser(&s, by)?;
+        let mut s = event.state.lock().await;
+        entry::check_organiser(s.created_by, by)?;
         self.advance(&event, &mut s, true).await
     }
 
     /// The organiser sets when the next round (or the first) is paired.
     pub async fn schedule(&self, id: &str, by: &Player, at: i64) -> Result<(), ApiError> {
         let event = self.event(id).await?;
-        let mut s = event.swiss.lock().await;
-        Self::check_organiser(&s, by)?;
+        let mut s = event.state.lock().await;
+        entry::check_organiser(s.created_by, by)?;
         let before = s.clone();
         s.schedule(at).map_err(api)?;
         if let Err(e) = self.save(&event, &s).await {
@@ -413,14 +395,19 @@ impl Tournaments {
     /// The organiser ends the tournament now: the round in play is dropped if not complete.
     pub async fn close(&self, id: &str, by: &Player) -> Result<(), ApiError> {
         let event = self.event(id).await?;
-        let mut s = event.swiss.lock().await;
-        Self::check_organiser(&s, by)?;
+        let mut s = event.state.lock().await;
+        entry::check_organiser(s.created_by, by)?;
         s.close();
         self.save(&event, &s).await
     }
 
     /// Starts the tournament or pairs its next round when it is time (or `now_asked`).
-    async fn advance(&self, event: &Event, s: &mut Swiss, now_asked: bool) -> Result<(), ApiError> {
+    async fn advance(
+        &self,
+        event: &Event<Swiss>,
+        s: &mut Swiss,
+        now_asked: bool,
+    ) -> Result<(), ApiError> {
         let now = now_ms();
         match s.status {
             Status::Finished => {
@@ -541,7 +528,7 @@ impl Tournaments {
         let Ok(event) = self.event(&tid).await else {
             return;
         };
-        let mut s = event.swiss.lock().await;
+        let mut s = event.state.lock().await;
         if self.inner.stopped.load(Ordering::SeqCst) {
             return;
         }
@@ -552,14 +539,14 @@ impl Tournaments {
     /// waits for what it was doing. Another director over the same store picks up from there.
     pub async fn stop(&self) {
         self.inner.stopped.store(true, Ordering::SeqCst);
-        let swiss: Vec<Arc<Event>> = lock(&self.inner.events).values().cloned().collect();
+        let swiss: Vec<Arc<Event<Swiss>>> = lock(&self.inner.events).values().cloned().collect();
         for e in swiss {
-            drop(e.swiss.lock().await);
+            drop(e.state.lock().await);
         }
-        let arenas: Vec<Arc<arenas::ArenaEvent>> =
+        let arenas: Vec<Arc<Event<arena::Arena>>> =
             lock(&self.inner.arenas).values().cloned().collect();
         for e in arenas {
-            drop(e.arena.lock().await);
+            drop(e.state.lock().await);
         }
     }
 
@@ -576,7 +563,7 @@ impl Tournaments {
 
     async fn count_result(
         &self,
-        event: &Event,
+        event: &Event<Swiss>,
         s: &mut Swiss,
         game: &str,
         outcome: Option<Outcome>,
@@ -625,9 +612,9 @@ impl Tournaments {
 
     /// After missed events: looks at every game in play.
     async fn check_games(&self) {
-        let events: Vec<Arc<Event>> = lock(&self.inner.events).values().cloned().collect();
+        let events: Vec<Arc<Event<Swiss>>> = lock(&self.inner.events).values().cloned().collect();
         for e in events {
-            let mut s = e.swiss.lock().await;
+            let mut s = e.state.lock().await;
             self.collect_results(&mut s).await;
         }
     }
@@ -635,12 +622,12 @@ impl Tournaments {
     /// Starts what is due, pairs what is due, and forgets finished tournaments.
     async fn tick(&self) {
         self.arenas_tick().await;
-        let events: Vec<(String, Arc<Event>)> = lock(&self.inner.events)
+        let events: Vec<(String, Arc<Event<Swiss>>)> = lock(&self.inner.events)
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (id, e) in events {
-            let mut s = e.swiss.lock().await;
+            let mut s = e.state.lock().await;
             if s.status == Status::Finished {
                 if e.updates.receiver_count() == 0 {
                     lock(&self.inner.events).remove(&id);

@@ -68,12 +68,7 @@ pub struct SwissSettings {
 impl SwissSettings {
     /// Checks the settings; the time control is checked by the online service.
     pub fn check(&self) -> Result<(), SwissError> {
-        let len = self.name.chars().count();
-        if !(2..=80).contains(&len) || self.name.chars().any(char::is_control) {
-            return Err(SwissError::Invalid(
-                "a tournament's name has 2 to 80 characters".into(),
-            ));
-        }
+        check_name(&self.name)?;
         if !(1..=MAX_ROUNDS).contains(&self.rounds) {
             return Err(SwissError::Invalid(format!(
                 "a tournament has 1 to {MAX_ROUNDS} rounds"
@@ -96,6 +91,17 @@ impl SwissSettings {
         }
         Ok(())
     }
+}
+
+/// Checks a tournament's name: 2 to 80 characters, none a control character.
+pub(crate) fn check_name(name: &str) -> Result<(), SwissError> {
+    let len = name.chars().count();
+    if !(2..=80).contains(&len) || name.chars().any(char::is_control) {
+        return Err(SwissError::Invalid(
+            "a tournament's name has 2 to 80 characters".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a tournament is.

@@ -53,23 +53,28 @@ pub fn routes() -> Router<AppState> {
         .route("/swiss/new", post(create))
         .route("/swiss/new/{team}", post(create_for_team))
         .route("/swiss/{id}", get(show))
-        .route("/swiss/{id}/join", post(join))
-        .route("/swiss/{id}/withdraw", post(withdraw))
-        .route("/swiss/{id}/start", post(start))
-        .route("/swiss/{id}/terminate", post(terminate))
+        .route("/swiss/{id}/join", post(join::<SWISS>))
+        .route("/swiss/{id}/withdraw", post(withdraw::<SWISS>))
+        .route("/swiss/{id}/start", post(start::<SWISS>))
+        .route("/swiss/{id}/terminate", post(terminate::<SWISS>))
         .route("/swiss/{id}/schedule-next-round", post(schedule))
-        .route("/swiss/{id}/results", get(results))
+        .route("/swiss/{id}/results", get(results::<SWISS>))
         .route("/swiss/{id}/games", get(games))
-        .route("/swiss/{id}/socket", get(socket))
+        .route("/swiss/{id}/socket", get(socket::<SWISS>))
         .route("/tournament", get(arena_list).post(arena_create))
         .route("/tournament/{id}", get(arena_show))
-        .route("/tournament/{id}/join", post(arena_join))
-        .route("/tournament/{id}/withdraw", post(arena_withdraw))
-        .route("/tournament/{id}/start", post(arena_start))
-        .route("/tournament/{id}/terminate", post(arena_terminate))
-        .route("/tournament/{id}/results", get(arena_results))
-        .route("/tournament/{id}/socket", get(arena_socket))
+        .route("/tournament/{id}/join", post(join::<ARENA>))
+        .route("/tournament/{id}/withdraw", post(withdraw::<ARENA>))
+        .route("/tournament/{id}/start", post(start::<ARENA>))
+        .route("/tournament/{id}/terminate", post(terminate::<ARENA>))
+        .route("/tournament/{id}/results", get(results::<ARENA>))
+        .route("/tournament/{id}/socket", get(socket::<ARENA>))
 }
+
+/// The handlers below serve both kinds: `ARENA` for `/api/tournament/...`, `SWISS` for
+/// `/api/swiss/...`.
+const ARENA: bool = true;
+const SWISS: bool = false;
 
 /// The page routes: `/swiss` (the list and the form to create one) and `/swiss/{id}` (one
 /// tournament; `/swiss/{id}.trf` is its report file).
@@ -142,6 +147,24 @@ struct Conditions {
     allow_list: Option<String>,
 }
 
+/// Who may join: the names of `conditions.allowList` (by commas, spaces or lines), or anyone.
+fn entry_of(conditions: Option<Conditions>) -> Entry {
+    match conditions
+        .and_then(|c| c.allow_list)
+        .filter(|l| !l.trim().is_empty())
+    {
+        Some(list) => Entry::List {
+            names: list
+                .split([',', '\n', ' '])
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(String::from)
+                .collect(),
+        },
+        None => Entry::Anyone,
+    }
+}
+
 /// Default pause between rounds (lichess's default interval is a few seconds too).
 const DEFAULT_PAUSE_S: i64 = 10;
 
@@ -166,21 +189,7 @@ impl SwissRequest {
                 })
                 .collect::<Result<_, _>>()?,
         };
-        let entry = match self
-            .conditions
-            .and_then(|c| c.allow_list)
-            .filter(|l| !l.trim().is_empty())
-        {
-            Some(list) => Entry::List {
-                names: list
-                    .split([',', '\n', ' '])
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(String::from)
-                    .collect(),
-            },
-            None => Entry::Anyone,
-        };
+        let entry = entry_of(self.conditions);
         Ok(NewSwiss {
             settings: SwissSettings {
                 // lichess names a tournament left without one.
@@ -268,50 +277,6 @@ struct JoinRequest {
     password: Option<String>,
 }
 
-async fn join(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    ApiPath(id): ApiPath<String>,
-    OptionalJson(req): OptionalJson<JoinRequest>,
-) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
-    state
-        .tournaments
-        .join(&id, &p, req.password.as_deref())
-        .await?;
-    Ok(Json(json!({"ok": true})))
-}
-
-async fn withdraw(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
-    state.tournaments.withdraw(&id, &p).await?;
-    Ok(Json(json!({"ok": true})))
-}
-
-async fn start(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
-    state.tournaments.next_round_now(&id, &p).await?;
-    Ok(Json(json!({"ok": true})))
-}
-
-async fn terminate(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
-    state.tournaments.close(&id, &p).await?;
-    Ok(Json(json!({"ok": true})))
-}
-
 #[derive(Deserialize, Default)]
 struct ScheduleRequest {
     #[serde(default)]
@@ -336,23 +301,6 @@ async fn schedule(
 struct ResultsQuery {
     #[serde(default)]
     nb: Option<usize>,
-}
-
-async fn results(
-    State(state): State<AppState>,
-    ApiPath(id): ApiPath<String>,
-    ApiQuery(q): ApiQuery<ResultsQuery>,
-) -> Result<Response, HttpError> {
-    let s = state.tournaments.get(&id).await?;
-    let mut body = String::new();
-    for line in damasi_tournaments::results(&s)
-        .iter()
-        .take(q.nb.unwrap_or(usize::MAX))
-    {
-        body.push_str(&line.to_string());
-        body.push('\n');
-    }
-    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
 }
 
 async fn games(
@@ -430,21 +378,7 @@ async fn arena_create(
         req.wait_minutes
             .map(|w| damasi_online::now_ms() + w.clamp(0, 24 * 60) * 60_000)
     });
-    let entry = match req
-        .conditions
-        .and_then(|c| c.allow_list)
-        .filter(|l| !l.trim().is_empty())
-    {
-        Some(list) => Entry::List {
-            names: list
-                .split([',', '\n', ' '])
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
-                .map(String::from)
-                .collect(),
-        },
-        None => Entry::Anyone,
-    };
+    let entry = entry_of(req.conditions);
     let settings = damasi_tournaments::arena::ArenaSettings {
         name: match req.name.as_deref().map(str::trim) {
             Some(n) if !n.is_empty() => n.to_string(),
@@ -494,101 +428,107 @@ async fn arena_show(
     Ok(Json(state.tournaments.show_arena(&id).await?))
 }
 
-async fn arena_join(
+async fn join<const IS_ARENA: bool>(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<JoinRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    state
-        .tournaments
-        .join_arena(&id, &p, req.password.as_deref())
-        .await?;
+    let (t, password) = (&state.tournaments, req.password.as_deref());
+    if IS_ARENA {
+        t.join_arena(&id, &p, password).await?;
+    } else {
+        t.join(&id, &p, password).await?;
+    }
     Ok(Json(json!({"ok": true})))
 }
 
-async fn arena_withdraw(
+/// Withdraws from a Swiss; pauses in an arena (before its start: leaves it).
+async fn withdraw<const IS_ARENA: bool>(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    state.tournaments.pause_arena(&id, &p).await?;
+    if IS_ARENA {
+        state.tournaments.pause_arena(&id, &p).await?;
+    } else {
+        state.tournaments.withdraw(&id, &p).await?;
+    }
     Ok(Json(json!({"ok": true})))
 }
 
-async fn arena_start(
+/// The organiser: starts an arena; starts a Swiss or pairs its next round now.
+async fn start<const IS_ARENA: bool>(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    state.tournaments.start_arena(&id, &p).await?;
+    if IS_ARENA {
+        state.tournaments.start_arena(&id, &p).await?;
+    } else {
+        state.tournaments.next_round_now(&id, &p).await?;
+    }
     Ok(Json(json!({"ok": true})))
 }
 
-async fn arena_terminate(
+async fn terminate<const IS_ARENA: bool>(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    state.tournaments.close_arena(&id, &p).await?;
+    if IS_ARENA {
+        state.tournaments.close_arena(&id, &p).await?;
+    } else {
+        state.tournaments.close(&id, &p).await?;
+    }
     Ok(Json(json!({"ok": true})))
 }
 
-async fn arena_results(
+/// The standings as NDJSON, one player a line (`?nb=` the first N).
+async fn results<const IS_ARENA: bool>(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<ResultsQuery>,
 ) -> Result<Response, HttpError> {
-    let a = state.tournaments.get_arena(&id).await?;
+    let lines = if IS_ARENA {
+        damasi_tournaments::arena_results(&state.tournaments.get_arena(&id).await?)
+    } else {
+        damasi_tournaments::results(&state.tournaments.get(&id).await?)
+    };
     let mut body = String::new();
-    for line in damasi_tournaments::arena_results(&a)
-        .iter()
-        .take(q.nb.unwrap_or(usize::MAX))
-    {
+    for line in lines.iter().take(q.nb.unwrap_or(usize::MAX)) {
         body.push_str(&line.to_string());
         body.push('\n');
     }
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], body).into_response())
 }
 
-async fn arena_socket(
+async fn socket<const IS_ARENA: bool>(
     State(state): State<AppState>,
     client: Client,
     ApiPath(id): ApiPath<String>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, HttpError> {
     let permit = state.streams.open(client.address, None)?;
-    let (first, updates) = state.tournaments.watch_arena(&id).await?;
+    let (first, updates) = if IS_ARENA {
+        state.tournaments.watch_arena(&id).await?
+    } else {
+        state.tournaments.watch(&id).await?
+    };
     let tournaments = state.tournaments.clone();
     Ok(ws
         .max_message_size(1024)
         .on_upgrade(move |socket| async move {
-            live(socket, tournaments, id, first, updates, permit, true).await;
+            live(socket, tournaments, id, first, updates, permit, IS_ARENA).await;
         }))
 }
 
 /// How often the socket pings (and drops a client that stopped answering).
 const PING_EVERY: Duration = Duration::from_secs(10);
-
-async fn socket(
-    State(state): State<AppState>,
-    client: Client,
-    ApiPath(id): ApiPath<String>,
-    ws: WebSocketUpgrade,
-) -> Result<Response, HttpError> {
-    let permit = state.streams.open(client.address, None)?;
-    let (first, updates) = state.tournaments.watch(&id).await?;
-    let tournaments = state.tournaments.clone();
-    Ok(ws
-        .max_message_size(1024)
-        .on_upgrade(move |socket| async move {
-            live(socket, tournaments, id, first, updates, permit, false).await;
-        }))
-}
 
 async fn live(
     mut socket: WebSocket,
