@@ -546,10 +546,9 @@ fn init_entry(
         }
         let child = pos.play(m);
         let q = Placement::of(&child);
-        debug_assert_eq!(
-            forward,
-            SliceKey::of(&q) != succ.indexer.key() && !m.is_promotion()
-        );
+        // A promotion leaves the table (probed below); any other move leaves the slice
+        // exactly when it is a man's forward step.
+        debug_assert!(m.is_promotion() || forward == (SliceKey::of(&q) != succ.indexer.key()));
         let leaves = if m.is_promotion() {
             Some(ctx.tb.probe(&child)?)
         } else if forward {
