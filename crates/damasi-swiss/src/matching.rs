@@ -69,7 +69,9 @@ impl<const N: usize> Dynamic<N> {
         }
         let mut m = Matcher::new(nv, &edges);
         m.perfect = true;
-        m.present = vec![false; edges.len()];
+        for k in 0..edges.len() {
+            m.set_edge(k, Wide::ZERO, false);
+        }
         let mut d = Dynamic {
             m,
             players,
@@ -80,7 +82,7 @@ impl<const N: usize> Dynamic<N> {
         if nv > players {
             for a in 0..players {
                 let k = d.edge(a, players);
-                d.m.present[k] = true;
+                d.m.set_edge(k, Wide::ZERO, true);
             }
         }
         d
@@ -117,8 +119,7 @@ impl<const N: usize> Dynamic<N> {
                 self.touch(a);
             }
         }
-        self.m.ew[k] = w4;
-        self.m.present[k] = present;
+        self.m.set_edge(k, w4, present);
     }
 
     /// Takes `v` out of the solution: out of every blossom, unmatched, its dual to be
@@ -195,11 +196,10 @@ impl<const N: usize> Dynamic<N> {
             for i in 0..self.m.neighbend[v].len() {
                 let p = self.m.neighbend[v][i];
                 if p / 2 != k {
-                    self.m.present[p / 2] = false;
+                    self.m.set_edge(p / 2, Wide::ZERO, false);
                 }
             }
         }
-        self.m.present[k] = true;
         if self.mate_of(a) != Some(b) {
             self.unmatch(a);
             self.unmatch(b);
@@ -241,10 +241,9 @@ impl<const N: usize> Dynamic<N> {
                 continue;
             }
             let mut need: Option<Wide<N>> = None;
-            for &p in &m.neighbend[v] {
-                let k = p / 2;
-                if m.present[k] {
-                    let r = m.ew[k].sub(&m.dualvar[m.endpoint[p]]);
+            for (i, &p) in m.neighbend[v].iter().enumerate() {
+                if m.nbon[v][i] {
+                    let r = m.nbw[v][i].sub(&m.dualvar[m.endpoint[p]]);
                     if need.is_none_or(|n| r > n) {
                         need = Some(r);
                     }
@@ -275,6 +274,12 @@ struct Matcher<const N: usize> {
     endpoint: Vec<usize>,
     /// For each vertex, the remote endpoints of its edges.
     neighbend: Vec<Vec<usize>>,
+    /// For each vertex, `ew` and `present` of its edges in the order of `neighbend`: the scan
+    /// of a vertex's edges, the inner loop, then reads memory in order.
+    nbw: Vec<Vec<Wide<N>>>,
+    nbon: Vec<Vec<bool>>,
+    /// Where edge `k` is in `neighbend[eu[k]]` and `neighbend[ev[k]]`.
+    nbpos: Vec<[usize; 2]>,
     /// For each vertex, the remote endpoint of its matched edge, or NONE.
     mate: Vec<usize>,
     /// Label of each vertex / blossom: 0 free, 1 S, 2 T (bit 4 is a scan mark).
@@ -308,6 +313,8 @@ impl<const N: usize> Matcher<N> {
         let mut ew = Vec::with_capacity(ne);
         let mut endpoint = Vec::with_capacity(2 * ne);
         let mut neighbend = vec![Vec::new(); n];
+        let mut nbw = vec![Vec::new(); n];
+        let mut nbpos = Vec::with_capacity(ne);
         let mut maxweight = Wide::ZERO;
         for (k, &(u, v, w)) in edges.iter().enumerate() {
             let w2 = w.shl(1);
@@ -319,9 +326,13 @@ impl<const N: usize> Matcher<N> {
             ew.push(w2.shl(1));
             endpoint.push(u);
             endpoint.push(v);
+            nbpos.push([neighbend[u].len(), neighbend[v].len()]);
             neighbend[u].push(2 * k + 1);
             neighbend[v].push(2 * k);
+            nbw[u].push(w2.shl(1));
+            nbw[v].push(w2.shl(1));
         }
+        let nbon = neighbend.iter().map(|l| vec![true; l.len()]).collect();
         let mut dualvar = vec![maxweight; n];
         dualvar.extend(std::iter::repeat_n(Wide::ZERO, n));
         Matcher {
@@ -331,6 +342,9 @@ impl<const N: usize> Matcher<N> {
             ew,
             endpoint,
             neighbend,
+            nbw,
+            nbon,
+            nbpos,
             mate: vec![NONE; n],
             label: vec![0; 2 * n],
             labelend: vec![NONE; 2 * n],
@@ -347,6 +361,16 @@ impl<const N: usize> Matcher<N> {
             queue: Vec::new(),
             present: vec![true; ne],
             perfect: false,
+        }
+    }
+
+    /// Sets edge `k`'s weight (four times the weight) and whether it exists.
+    fn set_edge(&mut self, k: usize, w4: Wide<N>, on: bool) {
+        self.ew[k] = w4;
+        self.present[k] = on;
+        for (v, pos) in [self.eu[k], self.ev[k]].into_iter().zip(self.nbpos[k]) {
+            self.nbw[v][pos] = w4;
+            self.nbon[v][pos] = on;
         }
     }
 
@@ -671,15 +695,18 @@ impl<const N: usize> Matcher<N> {
                         break;
                     }
                     for pi in 0..self.neighbend[v].len() {
+                        if !self.nbon[v][pi] {
+                            continue;
+                        }
                         let p = self.neighbend[v][pi];
                         let k = p / 2;
                         let w = self.endpoint[p];
-                        if !self.present[k] || self.inblossom[v] == self.inblossom[w] {
+                        if self.inblossom[v] == self.inblossom[w] {
                             continue;
                         }
                         let mut kslack = Wide::ZERO;
                         if !self.allowedge[k] {
-                            kslack = self.slack(k);
+                            kslack = self.dualvar[v].add(&self.dualvar[w]).sub(&self.nbw[v][pi]);
                             if kslack <= Wide::ZERO {
                                 self.allowedge[k] = true;
                             }
