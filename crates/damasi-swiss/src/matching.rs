@@ -88,6 +88,18 @@ impl<const N: usize> Dynamic<N> {
         d
     }
 
+    /// The same graph with nothing solved: its next solve starts from scratch. The tests
+    /// use it to check that the kept solution decides as a new one would.
+    #[cfg(test)]
+    pub(crate) fn rebuilt(&self) -> Dynamic<N> {
+        let mut d = Dynamic::new(self.players);
+        d.m.ew.clone_from(&self.m.ew);
+        d.m.present.clone_from(&self.m.present);
+        d.m.nbw.clone_from(&self.m.nbw);
+        d.m.nbon.clone_from(&self.m.nbon);
+        d
+    }
+
     /// Index of the edge between `a` and `b`.
     fn edge(&self, a: usize, b: usize) -> usize {
         let (a, b) = if a < b { (a, b) } else { (b, a) };
