@@ -54,6 +54,12 @@ pub struct ServeArgs {
     /// forwarded requests, events and the lobby.
     #[arg(long, value_name = "URL", requires = "database")]
     pubsub: Option<String>,
+    /// With `--pubsub`: this process directs the tournaments (Swiss and arenas). Give it to
+    /// exactly one process of the cluster and send `/swiss`, `/tournament`, `/api/swiss` and
+    /// `/api/tournament` to that one; the others answer them 503 `not-here`. A single
+    /// process always directs its tournaments.
+    #[arg(long, requires = "pubsub")]
+    tournaments: bool,
     /// Endgame table directory for the Study view's tablebase panel, or `none` (default:
     /// `tablebases/` in the data directory, used if tables are there).
     #[arg(long, value_name = "DIR")]
@@ -189,6 +195,15 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             println!("damasi: online play shared with other processes (this one is {node})");
         }
         state = state.with_online(online);
+        if a.tournaments {
+            println!("damasi: this process directs the tournaments");
+        } else {
+            println!(
+                "damasi: tournaments are left to the process started with --tournaments \
+                 (their routes answer 503 here)"
+            );
+            state = state.with_tournaments_elsewhere();
+        }
     }
     let defaults = damasi_web::StreamLimits::default();
     let limits = damasi_web::StreamLimits {

@@ -134,6 +134,7 @@ fn error_to_wire(e: &ApiError) -> Value {
         ApiError::TooMany(_) | ApiError::Limited { .. } => "too-many",
         ApiError::Busy(_) => "busy",
         ApiError::Overloaded(_) => "overloaded",
+        ApiError::NotHere(_) => "not-here",
         ApiError::Internal(_) => "internal",
     };
     let mut v = json!({"kind": kind, "code": e.code(), "message": e.message()});
@@ -187,6 +188,7 @@ fn error_from_wire(v: &Value) -> ApiError {
         "too-many" => ApiError::TooMany(message),
         "busy" => ApiError::Busy(message),
         "overloaded" => ApiError::Overloaded(message),
+        "not-here" => ApiError::NotHere(message),
         _ => ApiError::Internal(format!("from the game's owner: {message}")),
     }
 }

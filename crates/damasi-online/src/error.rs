@@ -58,6 +58,9 @@ pub enum ApiError {
     /// The server has too much of one kind of work at once (password hashing): try again in
     /// a moment (503 `server-busy`).
     Overloaded(String),
+    /// Work this server process does not do: another process of the same site does (503
+    /// `not-here`), e.g. directing tournaments in a cluster.
+    NotHere(String),
     /// A fault of the server; the detail is logged, the client gets a generic message (500).
     Internal(String),
 }
@@ -97,6 +100,7 @@ impl ApiError {
             ApiError::TooMany(_) => "rate-limited",
             ApiError::Busy(_) => "engine-busy",
             ApiError::Overloaded(_) => "server-busy",
+            ApiError::NotHere(_) => "not-here",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -110,7 +114,8 @@ impl ApiError {
             | ApiError::Unauthorized(m)
             | ApiError::TooMany(m)
             | ApiError::Busy(m)
-            | ApiError::Overloaded(m) => m,
+            | ApiError::Overloaded(m)
+            | ApiError::NotHere(m) => m,
             ApiError::BadMove { message, .. }
             | ApiError::Forbidden { message, .. }
             | ApiError::Conflict { message, .. }

@@ -1093,9 +1093,10 @@ async fn sleep_until(at: Option<Instant>) {
 /// The service's refusal, for the presser: its sentence (English: the codes are the API's).
 fn refused(lang: Lang, e: &ApiError) -> String {
     match e {
-        ApiError::Busy(_) | ApiError::Overloaded(_) | ApiError::Internal(_) => {
-            lang.text(Text::Busy).to_string()
-        }
+        ApiError::Busy(_)
+        | ApiError::Overloaded(_)
+        | ApiError::NotHere(_)
+        | ApiError::Internal(_) => lang.text(Text::Busy).to_string(),
         e => lang.say(Text::Refused, &[e.message()]),
     }
 }

@@ -38,7 +38,7 @@ fn row_of(a: &Arena) -> Result<damasi_online::db::TournamentRow, ApiError> {
 
 impl Tournaments {
     pub(crate) async fn arena_event(&self, id: &str) -> Result<Arc<Event<Arena>>, ApiError> {
-        self.listen();
+        self.listen()?;
         if let Some(e) = lock(&self.inner.arenas).get(id) {
             return Ok(e.clone());
         }
@@ -102,7 +102,7 @@ impl Tournaments {
             new.password,
             &mut settings.entry,
         )?;
-        self.listen();
+        self.listen()?;
         let arena = Arena::new(new_game_id()?, (by.id, by.name.clone()), now_ms(), settings)
             .map_err(api)?;
         let id = arena.id.clone();

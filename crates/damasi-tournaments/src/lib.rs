@@ -93,6 +93,8 @@ struct Inner {
     running: AtomicBool,
     /// Set by [`Tournaments::stop`]: nothing more is done.
     stopped: AtomicBool,
+    /// Whether this process directs tournaments (see [`Tournaments::elsewhere`]).
+    here: bool,
 }
 
 /// The tournament director; cheap to clone.
@@ -118,6 +120,18 @@ impl Tournaments {
     /// The director of `online`'s tournaments. Its work begins with [`Tournaments::run`] (or,
     /// for the tournaments asked for, with the first request).
     pub fn new(online: Online) -> Tournaments {
+        Tournaments::with_here(online, true)
+    }
+
+    /// For a process of a cluster whose tournaments another process directs: every request
+    /// is refused (503 `not-here`) and nothing is resumed, so two directors never pair the
+    /// same round. The site's proxy sends the tournament routes to the one process that
+    /// runs them (`damasi serve --tournaments`; see `docs/tournaments.md`).
+    pub fn elsewhere(online: Online) -> Tournaments {
+        Tournaments::with_here(online, false)
+    }
+
+    fn with_here(online: Online, here: bool) -> Tournaments {
         Tournaments {
             inner: Arc::new(Inner {
                 online,
@@ -126,6 +140,7 @@ impl Tournaments {
                 games: StdMutex::new(HashMap::new()),
                 running: AtomicBool::new(false),
                 stopped: AtomicBool::new(false),
+                here,
             }),
         }
     }
@@ -133,7 +148,10 @@ impl Tournaments {
     /// Starts listening to games finishing and looking at the clock (starts, rounds to
     /// pair), until the director is dropped, and loads the tournaments not finished.
     pub async fn run(&self) -> Result<(), ApiError> {
-        self.listen();
+        if !self.inner.here {
+            return Ok(());
+        }
+        self.listen()?;
         let rows = self
             .inner
             .online
@@ -153,10 +171,16 @@ impl Tournaments {
         Ok(())
     }
 
-    /// Starts the director's two tasks (once): games finishing, and the clock.
-    fn listen(&self) {
+    /// Starts the director's two tasks (once): games finishing, and the clock. Every way into
+    /// a tournament passes here, so a process that does not direct them refuses here.
+    fn listen(&self) -> Result<(), ApiError> {
+        if !self.inner.here {
+            return Err(ApiError::NotHere(
+                "tournaments are run by another process of this server".into(),
+            ));
+        }
         if self.inner.running.swap(true, Ordering::SeqCst) {
-            return;
+            return Ok(());
         }
         let mut finished = self.inner.online.finished_games();
         let weak = Arc::downgrade(&self.inner);
@@ -187,6 +211,7 @@ impl Tournaments {
                 Tournaments { inner }.tick().await;
             }
         });
+        Ok(())
     }
 
     fn online(&self) -> &Online {
@@ -195,7 +220,7 @@ impl Tournaments {
 
     /// The tournament `id` in memory, loaded from the database if needed.
     async fn event(&self, id: &str) -> Result<Arc<Event<Swiss>>, ApiError> {
-        self.listen();
+        self.listen()?;
         if let Some(e) = lock(&self.inner.events).get(id) {
             return Ok(e.clone());
         }
@@ -257,7 +282,7 @@ impl Tournaments {
             new.password,
             &mut settings.entry,
         )?;
-        self.listen();
+        self.listen()?;
         let first = if new_game_id()?.as_bytes()[0] % 2 == 0 {
             Colour::White
         } else {

@@ -49,7 +49,9 @@ pub fn status(e: &ApiError) -> StatusCode {
         ApiError::Conflict { .. } => StatusCode::CONFLICT,
         ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
         ApiError::TooMany(_) | ApiError::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
-        ApiError::Busy(_) | ApiError::Overloaded(_) => StatusCode::SERVICE_UNAVAILABLE,
+        ApiError::Busy(_) | ApiError::Overloaded(_) | ApiError::NotHere(_) => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

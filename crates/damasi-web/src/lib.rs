@@ -154,6 +154,13 @@ impl AppState {
         self
     }
 
+    /// The same state for a process of a cluster that leaves tournaments to another process:
+    /// their routes answer 503 `not-here` (see [`Tournaments::elsewhere`]).
+    pub fn with_tournaments_elsewhere(mut self) -> AppState {
+        self.tournaments = Tournaments::elsewhere(self.online.clone());
+        self
+    }
+
     /// The same state with endgame tables for `GET /api/tablebase` (`None`: without).
     pub fn with_tablebase(self, oracle: Option<Arc<dyn EndgameOracle>>) -> AppState {
         self.with_tablebases(tablebase::Tablebases::fixed(oracle))
