@@ -81,6 +81,11 @@ pub struct ServeArgs {
     /// (the Telegram messages' "open on the web" button).
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
+    /// The short name of the bot's Mini App (made with BotFather's `/newapp`, with the site's
+    /// `/online` page as its address): a game message's web button then opens the game inside
+    /// Telegram, logged in as the person who pressed it.
+    #[arg(long, value_name = "NAME", requires = "telegram_token")]
+    telegram_app: Option<String>,
 }
 
 /// A random token: 128 bits from the standard library's per-process random hash keys.
@@ -218,11 +223,12 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             limits.per_address
         );
     }
-    let state = state.with_stream_limits(limits);
+    let mut state = state.with_stream_limits(limits);
     if let Some(token) = &a.telegram_token {
         let mut config = damasi_telegram::TelegramConfig::new(token.clone());
         config.api_url = a.telegram_api_url.clone();
         config.public_url = a.public_url.clone();
+        config.mini_app = a.telegram_app.clone();
         let bot = runtime
             .block_on(damasi_telegram::Telegram::start(
                 state.online.clone(),
@@ -231,6 +237,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             ))
             .context("--telegram-token")?;
         println!("damasi: the Telegram bot @{} is running", bot.username());
+        state = state.with_telegram_login(token);
     }
     let state = state.with_security(security).with_tablebases(tables);
     let options = damasi_web::ServeOptions {

@@ -4,6 +4,7 @@
 //! messages.
 //!
 //! - [`accounts`]: sign-up, log-in, guests, API tokens.
+//! - [`init_data`]: a Telegram Mini App's signed `initData`, for a log-in through Telegram.
 //! - [`command`]: the only way into a game: a typed [`command::Command`] and the pure
 //!   [`command::apply`] that says what it does.
 //! - [`runner`]: the one runner every command goes through (forward or run here, lock, store,
@@ -32,6 +33,7 @@ pub mod cluster;
 pub mod command;
 pub mod db;
 pub mod error;
+pub mod init_data;
 pub mod lobby;
 pub mod players;
 pub mod rating;

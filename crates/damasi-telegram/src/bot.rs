@@ -37,7 +37,7 @@ use crate::game::{clock_text, GameView};
 use crate::texts::{Lang, Text};
 
 /// The service name of Telegram accounts and the prefix of its messages in the database.
-const SERVICE: &str = "telegram";
+const SERVICE: &str = damasi_online::init_data::TELEGRAM;
 const MESSAGE_PREFIX: &str = "tg:";
 
 /// How to run the bot.
@@ -51,6 +51,10 @@ pub struct TelegramConfig {
     /// The site's public address (`https://dama.example`), for the button that opens a
     /// game's page; no such button without it.
     pub public_url: Option<String>,
+    /// The short name of the bot's Mini App (BotFather's `/newapp`, its address the site's
+    /// `/online`): the button then opens the game's page inside Telegram, logged in as the
+    /// presser (`t.me/BOT/APP?startapp=GAME`), instead of in a browser.
+    pub mini_app: Option<String>,
     /// How long one `getUpdates` waits for news.
     pub poll_timeout: Duration,
     /// Telegram's limits on edits.
@@ -66,6 +70,7 @@ impl TelegramConfig {
             token: token.into(),
             api_url: None,
             public_url: None,
+            mini_app: None,
             poll_timeout: Duration::from_secs(25),
             limits: EditLimits::default(),
             default_control: (10, 5),
@@ -168,6 +173,16 @@ struct Inner {
     redraw: mpsc::UnboundedSender<String>,
     /// Engine accounts by level.
     engines: Mutex<HashMap<u8, Player>>,
+}
+
+/// Where a game message's web button goes: the Mini App `app` of bot `bot` on the game (the
+/// page inside Telegram, logged in), or the game's page on the site, or nowhere.
+fn page_link(config: &TelegramConfig, bot: &str, game: &str) -> Option<String> {
+    match (&config.mini_app, &config.public_url) {
+        (Some(app), _) => Some(format!("https://t.me/{bot}/{app}?startapp={game}")),
+        (None, Some(u)) => Some(format!("{}/online/{game}", u.trim_end_matches('/'))),
+        (None, None) => None,
+    }
 }
 
 fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -897,12 +912,7 @@ impl Telegram {
                 .collect();
             (sq, to)
         });
-        let page = self
-            .inner
-            .config
-            .public_url
-            .as_ref()
-            .map(|u| format!("{}/online/{}", u.trim_end_matches('/'), view.id));
+        let page = page_link(&self.inner.config, &self.inner.username, &view.id);
         let board = keyboard(&BoardView {
             position: &view.position,
             flipped: s.flipped,
@@ -1189,5 +1199,22 @@ mod tests {
         assert!(parse_query("Puanlı 5+0", d).rated);
         // Out of range controls keep the default.
         assert_eq!(parse_query("500+3", d).minutes, 10);
+    }
+
+    #[test]
+    fn the_web_button_opens_the_mini_app_when_there_is_one() {
+        let mut config = TelegramConfig::new("1:T");
+        assert_eq!(page_link(&config, "damabot", "Ab12"), None);
+        config.public_url = Some("https://dama.example/".into());
+        assert_eq!(
+            page_link(&config, "damabot", "Ab12").as_deref(),
+            Some("https://dama.example/online/Ab12")
+        );
+        // Telegram's direct link to a Mini App, its start parameter the game.
+        config.mini_app = Some("play".into());
+        assert_eq!(
+            page_link(&config, "damabot", "Ab12").as_deref(),
+            Some("https://t.me/damabot/play?startapp=Ab12")
+        );
     }
 }

@@ -9,13 +9,14 @@
 //! - [`game`]: a game as the bot reads it from the service.
 //! - [`edits`]: Telegram's limits on editing a message.
 //! - [`texts`]: what the bot says, in Turkish, English, Azerbaijani and Russian.
-//! - [`init_data`]: the Mini App's signed `initData`.
+//! - [`init_data`]: the Mini App's signed `initData` (kept in the online core, where the web
+//!   page's log-in through Telegram checks it too).
 
 pub mod board;
 pub mod bot;
 pub mod edits;
 pub mod game;
-pub mod init_data;
 pub mod texts;
 
 pub use bot::{Telegram, TelegramConfig};
+pub use damasi_online::init_data;

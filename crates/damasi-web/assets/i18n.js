@@ -494,6 +494,7 @@ Object.assign(window.I18N.en, {
   "err:round-in-play": "The round being played is not over", "err:already-started": "The tournament has started",
   "err:not-started": "The tournament is not being played", "err:no-pairing": "No pairing is possible: {detail}",
   "err:guests-cannot-organise": "Sign up to organise a tournament",
+  "err:telegram-unknown": "Play a game with the bot in Telegram first",
 });
 Object.assign(window.I18N.tr, {
   swTournaments: "Turnuvalar", swLogInFirst: "Bir turnuvaya katılmak ya da turnuva düzenlemek için çevrimiçi lobide giriş yapın veya kaydolun.",
@@ -520,4 +521,5 @@ Object.assign(window.I18N.tr, {
   "err:round-in-play": "Oynanan tur bitmedi", "err:already-started": "Turnuva başladı",
   "err:not-started": "Turnuva oynanmıyor", "err:no-pairing": "Eşleştirme yapılamıyor: {detail}",
   "err:guests-cannot-organise": "Turnuva düzenlemek için kaydolun",
+  "err:telegram-unknown": "Önce Telegram'da bot ile bir oyun oynayın",
 });

@@ -108,6 +108,10 @@ pub struct AppState {
     pub tablebase: tablebase::Tablebases,
     /// The long-lived requests (streams, WebSockets, long-polls) being served, and their caps.
     pub streams: Arc<Streams>,
+    /// The Telegram bot's token, when the server runs the bot: the web page opened from the
+    /// bot's Mini App button logs in with Telegram's signed `initData`
+    /// (`POST /api/account/telegram`).
+    pub telegram_token: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -144,6 +148,7 @@ impl AppState {
             limits: Arc::new(online::http::Limits::default()),
             tablebase: tablebase::Tablebases::default(),
             streams: Arc::new(Streams::default()),
+            telegram_token: None,
         }
     }
 
@@ -151,6 +156,12 @@ impl AppState {
     pub fn with_online(mut self, online: Online) -> AppState {
         self.tournaments = Tournaments::new(online.clone());
         self.online = online;
+        self
+    }
+
+    /// The same state with the Telegram bot's token, for the log-in of its Mini App.
+    pub fn with_telegram_login(mut self, bot_token: &str) -> AppState {
+        self.telegram_token = Some(bot_token.into());
         self
     }
 

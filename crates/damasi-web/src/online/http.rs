@@ -226,6 +226,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/logout", post(log_out))
         .route("/account/token", post(new_token))
         .route("/account/link-code", post(link_code))
+        .route("/account/telegram", post(telegram_log_in))
         .route("/account/password", post(change_password))
         .route("/account/sessions", get(list_sessions))
         .route("/account/sessions/{handle}", delete(revoke_session))
@@ -618,6 +619,35 @@ async fn link_code(
     Ok(Json(
         json!({"code": code, "name": p.name, "expiresIn": 600}),
     ))
+}
+
+#[derive(Deserialize)]
+struct TelegramLogIn {
+    #[serde(rename = "initData")]
+    init_data: String,
+}
+
+/// `POST /api/account/telegram {initData}`: the log-in of the page the bot's Mini App button
+/// opened, with the `initData` Telegram signed for it: a session for the account the bot plays
+/// that Telegram user with (404 when the server runs no bot).
+async fn telegram_log_in(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<TelegramLogIn>,
+) -> Result<Response, HttpError> {
+    let Some(token) = state.telegram_token.clone() else {
+        return Err(ApiError::NotFound("this server runs no Telegram bot".into()).into());
+    };
+    limited(
+        &state.limits.log_ins,
+        &client_ip(conn.as_ref()),
+        "log-in attempts",
+    )?;
+    let now_s = now_ms() / 1000;
+    let p = damasi_online::init_data::player_of(state.online.db(), &req.init_data, &token, now_s)
+        .await?;
+    start_session(&state, &headers, p).await.map_err(HttpError)
 }
 
 /// A time control as clients send it: lichess's `clock.limit` / `clock.increment` in seconds,

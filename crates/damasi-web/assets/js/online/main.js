@@ -3,6 +3,7 @@
 // the look (board style, theme, coordinates, animation, sound) and the settings dialog are
 // the main page's (i18n.js, settings.js): one choice for both.
 import { $ } from "../util.js";
+import { api, showError } from "../api.js";
 import { applyI18n, wireLangs } from "../i18n.js";
 import { onSettings, settings, wireSettings } from "../settings.js";
 import { loadAccount, renderAccount, wireAccount } from "./account.js";
@@ -27,8 +28,26 @@ function wireHeader(/** @type {boolean} */ inGame) {
   });
 }
 
+// Opened from the Telegram bot's Mini App button: Telegram puts its signed `initData` in the
+// address's fragment (`#tgWebAppData=...`) and the game in `tgWebAppStartParam`. The server
+// checks the signature and logs the player in as the bot knows them; then the game is shown.
+async function telegramLogIn() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const initData = hash.get("tgWebAppData");
+  if (!initData) return;
+  const start = new URLSearchParams(location.search).get("tgWebAppStartParam") || hash.get("tgWebAppStartParam");
+  try {
+    await api("POST", "/api/account/telegram", { initData });
+  } catch (e) {
+    showError(e);
+  }
+  const game = start && /^[A-Za-z0-9]+$/.test(start) ? "/online/" + start : location.pathname;
+  history.replaceState(null, "", game);
+}
+
 async function boot() {
   applyI18n();
+  await telegramLogIn();
   const m = location.pathname.match(/^\/online\/([A-Za-z0-9]+)\/?$/);
   // A player's profile (/@/{name}) and the leaderboards (/player).
   const profile = location.pathname.match(/^\/@\/([^/]+)\/?$/);

@@ -8,6 +8,16 @@ use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
 
+use crate::accounts::Player;
+use crate::db::OnlineDb;
+use crate::error::ApiError;
+
+/// The service name of Telegram accounts (`outside_accounts.service`).
+pub const TELEGRAM: &str = "telegram";
+
+/// How long after Telegram signed an `initData` a log-in accepts it.
+pub const MAX_AGE_S: i64 = 24 * 60 * 60;
+
 /// The Telegram user a checked `initData` names.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct WebAppUser {
@@ -80,6 +90,28 @@ pub fn check_init_data(
     }
     let user = field("user").ok_or(InitDataError::Missing("user"))?;
     serde_json::from_str(user).map_err(|_| InitDataError::Missing("user"))
+}
+
+/// The account of the Telegram user a Mini App's `initData` names, for a log-in on the web
+/// page the bot's button opened: the account the bot plays them with (linked with `/link`,
+/// or the `tg-` guest it made at their first press). A Telegram user the bot has never met has
+/// none (403 `telegram-unknown`); a string not signed for `bot_token`, or older than
+/// [`MAX_AGE_S`], is refused (401).
+pub async fn player_of(
+    db: &OnlineDb,
+    init_data: &str,
+    bot_token: &str,
+    now_s: i64,
+) -> Result<Player, ApiError> {
+    let user = check_init_data(init_data, bot_token, now_s, MAX_AGE_S)
+        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    match db.outside_account(TELEGRAM, &user.id.to_string()).await? {
+        Some(a) => Ok(a.user.into()),
+        None => Err(ApiError::Forbidden {
+            code: "telegram-unknown",
+            message: "play a game with the bot in Telegram first".into(),
+        }),
+    }
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

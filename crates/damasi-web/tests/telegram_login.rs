@@ -1,0 +1,170 @@
+//! The log-in of the page the Telegram bot's Mini App button opens (`POST
+//! /api/account/telegram`): Telegram's signed `initData` gives a session for the account the
+//! bot plays that person with; a changed or foreign string, a person the bot never met, and a
+//! server without a bot are refused.
+//!
+//! The strings are signed here as Telegram's documentation says ("Validating data received
+//! via the Mini App"), and the signer is first checked against a string signed with Python's
+//! `hmac` module, so the server's check is compared with an outside reading of the scheme.
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, Method, Request, StatusCode};
+use axum::Router;
+use damasi_web::online::now_ms;
+use damasi_web::{router, AppState};
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+use tower::ServiceExt;
+
+const TOKEN: &str = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+
+/// `initData` for `fields` (in any order), signed for `token`.
+fn sign(fields: &[(&str, String)], token: &str) -> String {
+    let mut sorted: Vec<_> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    sorted.sort();
+    let mut secret = Hmac::<Sha256>::new_from_slice(b"WebAppData").unwrap();
+    secret.update(token.as_bytes());
+    let secret = secret.finalize().into_bytes();
+    let mut mac = Hmac::<Sha256>::new_from_slice(&secret).unwrap();
+    mac.update(sorted.join("\n").as_bytes());
+    let hash: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in fields {
+        query.append_pair(k, v);
+    }
+    query.append_pair("hash", &hash);
+    query.finish()
+}
+
+/// A Mini App's `initData` for Telegram user `id`, signed now.
+fn init_data(id: i64, token: &str) -> String {
+    let user = json!({"id": id, "first_name": "Ayşe", "username": "ayse", "language_code": "tr"});
+    sign(
+        &[
+            ("auth_date", (now_ms() / 1000).to_string()),
+            ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".into()),
+            ("user", user.to_string()),
+        ],
+        token,
+    )
+}
+
+async fn send(
+    app: &Router,
+    uri: &str,
+    cookie: Option<&str>,
+    body: Option<Value>,
+) -> (StatusCode, Value, Option<String>) {
+    let method = if body.is_some() {
+        Method::POST
+    } else {
+        Method::GET
+    };
+    let mut req = Request::builder().method(method).uri(uri);
+    if let Some(c) = cookie {
+        req = req.header(header::COOKIE, c);
+    }
+    if body.is_some() {
+        req = req.header(header::CONTENT_TYPE, "application/json");
+    }
+    let req = req
+        .body(Body::from(body.map(|b| b.to_string()).unwrap_or_default()))
+        .unwrap();
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let cookie = res
+        .headers()
+        .get(header::SET_COOKIE)
+        .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_string());
+    let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        cookie,
+    )
+}
+
+#[test]
+fn the_signer_agrees_with_pythons_hmac() {
+    // The string of damasi-online's own init_data tests, signed with Python's `hmac`.
+    let user = r#"{"id":279058397,"first_name":"Ayşe","username":"ayse","language_code":"tr"}"#;
+    let ours = sign(
+        &[
+            ("auth_date", "1764150000".into()),
+            ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".into()),
+            ("user", user.into()),
+        ],
+        TOKEN,
+    );
+    assert!(
+        ours.ends_with("hash=0410d13dac50c8169a62a02412c78e2f30ec2f9cc873c292374d6d5831e36e14"),
+        "{ours}"
+    );
+}
+
+#[tokio::test]
+async fn the_mini_app_logs_in_as_the_bots_player() {
+    let state = AppState::in_memory().with_telegram_login(TOKEN);
+    let db = state.online.db().clone();
+    let app = router(state);
+    // The bot met Ayşe (Telegram user 279058397) as the guest `tg-ayse`.
+    let row = db
+        .create_user("tg-ayse", None, true, now_ms())
+        .await
+        .unwrap();
+    db.set_outside_account("telegram", "279058397", row.id, "{}")
+        .await
+        .unwrap();
+
+    let body = json!({"initData": init_data(279_058_397, TOKEN)});
+    let (status, me, cookie) = send(&app, "/api/account/telegram", None, Some(body)).await;
+    assert_eq!(
+        (status, me["name"].as_str()),
+        (StatusCode::OK, Some("tg-ayse")),
+        "{me}"
+    );
+    let (status, me, _) = send(&app, "/api/account", cookie.as_deref(), None).await;
+    assert_eq!(
+        (status, me["name"].as_str()),
+        (StatusCode::OK, Some("tg-ayse"))
+    );
+
+    // Another person's id written into a signed string, or a string signed for another bot.
+    let changed = init_data(279_058_397, TOKEN).replace("279058397", "279058398");
+    let foreign = init_data(279_058_397, "987654321:other");
+    for forged in [changed, foreign, "user=1".to_string()] {
+        let (status, answer, cookie) = send(
+            &app,
+            "/api/account/telegram",
+            None,
+            Some(json!({"initData": forged})),
+        )
+        .await;
+        assert_eq!(
+            (status, cookie),
+            (StatusCode::UNAUTHORIZED, None),
+            "{answer}"
+        );
+    }
+    // Correctly signed, but the bot never met this person.
+    let stranger = json!({"initData": init_data(42, TOKEN)});
+    let (status, answer, _) = send(&app, "/api/account/telegram", None, Some(stranger)).await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("telegram-unknown"))
+    );
+}
+
+#[tokio::test]
+async fn a_server_without_a_bot_has_no_telegram_log_in() {
+    let app = router(AppState::in_memory());
+    let body = json!({"initData": init_data(279_058_397, TOKEN)});
+    let (status, _, cookie) = send(&app, "/api/account/telegram", None, Some(body)).await;
+    assert_eq!((status, cookie), (StatusCode::NOT_FOUND, None));
+}
