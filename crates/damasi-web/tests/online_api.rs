@@ -1472,7 +1472,10 @@ async fn a_correspondence_challenge_is_listed_among_the_games_waiting_for_a_move
     let form = Request::builder()
         .method(Method::POST)
         .uri("/api/challenge/corrb")
-        .header(header::AUTHORIZATION, format!("Bearer {}", a.token.as_ref().unwrap()))
+        .header(
+            header::AUTHORIZATION,
+            format!("Bearer {}", a.token.as_ref().unwrap()),
+        )
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
         .body(Body::from("days=3&rated=true&color=white"))
         .unwrap();
@@ -1513,7 +1516,13 @@ async fn a_correspondence_challenge_is_listed_among_the_games_waiting_for_a_move
     let theirs = get(&app, "/api/account/playing", &b).await.body;
     assert_eq!(theirs["nowPlaying"][0]["isMyTurn"], false);
     // After White's move it is Black's.
-    let r = post(&app, &format!("/api/board/game/{id}/move/c3-c4"), &a, json!({})).await;
+    let r = post(
+        &app,
+        &format!("/api/board/game/{id}/move/c3-c4"),
+        &a,
+        json!({}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let theirs = get(&app, "/api/account/playing", &b).await.body;
     assert_eq!(theirs["nowPlaying"][0]["isMyTurn"], true);

@@ -636,7 +636,9 @@ async fn now_playing(
             .parse::<i64>()
             .ok()
             .filter(|n| (1..=50).contains(n))
-            .ok_or_else(|| ApiError::BadRequest(format!("nb '{n}' is not a number from 1 to 50")))?,
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!("nb '{n}' is not a number from 1 to 50"))
+            })?,
     };
     Ok(Json(
         json!({"nowPlaying": state.online.now_playing(&p, nb).await?}),
