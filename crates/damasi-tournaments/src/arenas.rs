@@ -118,13 +118,19 @@ impl Tournaments {
             });
         }
         let mut settings = new.settings;
-        NewGame {
+        let game = NewGame {
             initial_ms: settings.initial_ms,
             increment_ms: settings.increment_ms,
             rated: settings.rated,
             chat: true,
+        };
+        game.check()?;
+        if game.days_per_turn().is_some() {
+            // An arena lasts minutes: its games are live.
+            return Err(ApiError::BadRequest(
+                "an arena's games have a clock, not days a move".into(),
+            ));
         }
-        .check()?;
         if let Some(p) = new.password.filter(|p| !p.is_empty()) {
             settings.entry = Entry::Password {
                 hash: secret_hash(&p),
