@@ -99,6 +99,20 @@ impl Default for OnlineConfig {
 /// challenge) is withdrawn this long after it was created if nobody has taken the seat.
 pub const OPEN_GAME_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// An open correspondence game (a challenge to a friend who looks in every few days) waits
+/// this long instead.
+pub const CORRESPONDENCE_OPEN_LIFETIME: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+/// Whether an open game created at `created_ms` with the control (`initial_ms`,
+/// `increment_ms`) has waited too long for its free seat at `now_ms`.
+pub fn open_expired(created_ms: i64, initial_ms: i64, increment_ms: i64, now_ms: i64) -> bool {
+    let lifetime = match days_per_turn(initial_ms, increment_ms) {
+        Some(_) => CORRESPONDENCE_OPEN_LIFETIME,
+        None => OPEN_GAME_LIFETIME,
+    };
+    now_ms - created_ms >= lifetime.as_millis() as i64
+}
+
 /// Events waiting per watcher before a slow one starts missing some (it then gets the whole
 /// state again).
 const EVENT_BUFFER: usize = 64;

@@ -853,3 +853,35 @@ async fn a_correspondence_game_that_ran_out_while_the_server_was_down_ends_at_st
     assert!(left <= two_days && left > two_days - 60_000, "{left}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A correspondence challenge waits a week for its seat to be taken, not a day.
+#[tokio::test]
+async fn an_open_correspondence_game_waits_a_week() {
+    let db = OnlineDb::in_memory();
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let (a, b) = two_players(&online).await;
+    let new = NewGame::correspondence(3, false, true).unwrap();
+    let waiting = online
+        .challenge(&a, &b, new, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let old = online
+        .challenge(&a, &b, new, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let now = damasi_web::online::now_ms();
+    for (id, hours) in [(&waiting, 25), (&old, 8 * 24)] {
+        let (mut row, _) = db.game(id).await.unwrap().unwrap();
+        row.created_ms = now - hours * 60 * 60 * 1000;
+        db.save_game(row).await.unwrap();
+    }
+    let restarted = Online::new(db.clone(), OnlineConfig::default());
+    restarted.resume_all().await.unwrap();
+    assert_eq!(db.game(&waiting).await.unwrap().unwrap().0.status, "open");
+    let (row, _) = db.game(&old).await.unwrap().unwrap();
+    assert_eq!(row.outcome.as_deref(), Some("aborted"));
+}
