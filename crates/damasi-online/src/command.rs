@@ -337,6 +337,7 @@ fn play(
         elapsed_ms: prepared.elapsed_ms,
     };
     state.apply_move(&prepared, now.at)?;
+    state.row.turn_started_ms = Some(now.wall_ms);
     let mut events = vec![moved];
     if state.game.is_over() {
         // The board's own ending (no move left, a draw by the rules): stored after the move.
@@ -441,6 +442,7 @@ fn takeback(
             state.elapsed.pop();
         }
         state.turn_started = Some(now.at);
+        state.row.turn_started_ms = Some(now.wall_ms);
         state.takeback_offer = None;
         state.takeback_offered[proposer.index()] = None;
         state.draw_offer = None;
@@ -481,6 +483,13 @@ fn claim(
 ) -> Result<Applied, ApiError> {
     state.check_playing()?;
     let side = state.seat_of(player)?;
+    if state.days_per_turn().is_some() {
+        // Nobody is expected to stay connected for days: the turn's days are the limit.
+        return Err(ApiError::conflict(
+            "no-claim-correspondence",
+            "a correspondence game cannot be claimed: the opponent has the turn's days to move",
+        ));
+    }
     let gone = state.gone_since[(!side).index()];
     let long_enough =
         gone.is_some_and(|g| now.at.saturating_duration_since(g) >= config.claim_after);

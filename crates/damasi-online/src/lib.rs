@@ -101,6 +101,20 @@ impl Default for OnlineConfig {
 /// challenge) is withdrawn this long after it was created if nobody has taken the seat.
 pub const OPEN_GAME_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// An open correspondence game (a challenge to a friend who looks in every few days) waits
+/// this long instead.
+pub const CORRESPONDENCE_OPEN_LIFETIME: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+/// Whether an open game created at `created_ms` with the control (`initial_ms`,
+/// `increment_ms`) has waited too long for its free seat at `now_ms`.
+pub fn open_expired(created_ms: i64, initial_ms: i64, increment_ms: i64, now_ms: i64) -> bool {
+    let lifetime = match days_per_turn(initial_ms, increment_ms) {
+        Some(_) => CORRESPONDENCE_OPEN_LIFETIME,
+        None => OPEN_GAME_LIFETIME,
+    };
+    now_ms - created_ms >= lifetime.as_millis() as i64
+}
+
 /// Events waiting per watcher before a slow one starts missing some (it then gets the whole
 /// state again).
 const EVENT_BUFFER: usize = 64;
@@ -156,10 +170,25 @@ impl Drop for Table {
 /// it, and the channel of its next events.
 pub type Watch = (Value, Option<Color>, broadcast::Receiver<Arc<GameMessage>>);
 
+/// A day, in ms: a correspondence game's time a move is a whole number of them.
+pub const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The correspondence controls players can choose: days a move (lichess's set, but 10).
+pub const CORRESPONDENCE_DAYS: [i64; 6] = [1, 2, 3, 5, 7, 14];
+
+/// The days a move of the control (`initial_ms`, `increment_ms`) when it is a correspondence
+/// one. A correspondence control is kept as its time a move in `initial_ms` (whole days) with
+/// no increment: a live control is at most 180 minutes, so the two never meet.
+pub fn days_per_turn(initial_ms: i64, increment_ms: i64) -> Option<i64> {
+    (increment_ms == 0 && initial_ms >= DAY_MS && initial_ms % DAY_MS == 0)
+        .then_some(initial_ms / DAY_MS)
+}
+
 /// What a new game is to be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NewGame {
-    /// Time each side starts with (ms).
+    /// Time each side starts with (ms); for a correspondence game, its time a move (whole
+    /// days, see [`days_per_turn`]).
     pub initial_ms: i64,
     /// Increment per move (ms).
     pub increment_ms: i64,
@@ -170,10 +199,35 @@ pub struct NewGame {
 }
 
 impl NewGame {
+    /// A correspondence game of `days` a move (one of [`CORRESPONDENCE_DAYS`]; anything else
+    /// is refused with a 400).
+    pub fn correspondence(days: i64, rated: bool, chat: bool) -> Result<NewGame, ApiError> {
+        if !CORRESPONDENCE_DAYS.contains(&days) {
+            return Err(ApiError::BadRequest(format!(
+                "a correspondence game has 1, 2, 3, 5, 7 or 14 days a move, not {days}"
+            )));
+        }
+        Ok(NewGame {
+            initial_ms: days * DAY_MS,
+            increment_ms: 0,
+            rated,
+            chat,
+        })
+    }
+
+    /// Its days a move, when it is a correspondence game.
+    pub fn days_per_turn(&self) -> Option<i64> {
+        days_per_turn(self.initial_ms, self.increment_ms)
+    }
+
     /// Checks the control against the ones players can choose (lichess's set): a start of 0,
     /// 15, 30, 45 or 90 seconds or whole minutes up to 180, and an increment of whole seconds
-    /// up to 60, not both zero. Anything else (a rated game of a few milliseconds) is refused.
+    /// up to 60, not both zero; or a correspondence control of [`CORRESPONDENCE_DAYS`]. Anything
+    /// else (a rated game of a few milliseconds) is refused.
     pub fn check(&self) -> Result<(), ApiError> {
+        if let Some(days) = self.days_per_turn() {
+            return NewGame::correspondence(days, self.rated, self.chat).map(|_| ());
+        }
         const SECONDS: [i64; 5] = [0, 15_000, 30_000, 45_000, 90_000];
         let initial_ok = SECONDS.contains(&self.initial_ms)
             || (self.initial_ms % 60_000 == 0 && (0..=180 * 60_000).contains(&self.initial_ms));
@@ -206,6 +260,9 @@ struct Inner {
     present: StdMutex<HashMap<i64, usize>>,
     /// Every game that ends on this process, for the service's own listeners.
     finished: broadcast::Sender<GameFinished>,
+    /// Every turn of a correspondence game that begins on this process (see
+    /// [`runner::YourTurn`]).
+    turns: broadcast::Sender<runner::YourTurn>,
     /// Set when this process is one of several (`--pubsub`).
     cluster: Option<Cluster>,
 }
@@ -275,6 +332,7 @@ impl Online {
                 listeners: StdMutex::new(HashMap::new()),
                 present: StdMutex::new(HashMap::new()),
                 finished: broadcast::channel(EVENT_BUFFER).0,
+                turns: broadcast::channel(EVENT_BUFFER).0,
                 cluster,
             }),
         }

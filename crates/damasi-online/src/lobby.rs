@@ -68,6 +68,8 @@ impl Seek {
             "rating": self.rating,
             "rated": self.game.rated,
             "clock": { "initial": self.game.initial_ms, "increment": self.game.increment_ms },
+            // A correspondence seek's days a move (lichess's `days`), null for a live one.
+            "days": self.game.days_per_turn(),
             "speed": super::rating::Speed::of(self.game.initial_ms, self.game.increment_ms).name(),
             "color": self.color.map_or("random", Color::name),
             "ratingRange": self.range.map(|(a, b)| format!("{a}-{b}")),

@@ -41,14 +41,15 @@ impl Drop for Presence {
     }
 }
 
-/// The speed class called `name` (`bullet`, `blitz`, `rapid`, `classical`).
+/// The speed class called `name` (`bullet`, `blitz`, `rapid`, `classical`,
+/// `correspondence`).
 pub fn parse_speed(name: &str) -> Result<Speed, ApiError> {
-    [Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical]
+    Speed::ALL
         .into_iter()
         .find(|s| s.name().eq_ignore_ascii_case(name))
         .ok_or_else(|| {
             ApiError::NotFound(format!(
-                "no speed class '{name}': bullet, blitz, rapid or classical"
+                "no speed class '{name}': bullet, blitz, rapid, classical or correspondence"
             ))
         })
 }

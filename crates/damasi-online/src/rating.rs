@@ -22,11 +22,25 @@ pub enum Speed {
     Rapid,
     /// 25 minutes or more (the federation's 45+0).
     Classical,
+    /// Days a move (see [`crate::days_per_turn`]): its own rating, as on lichess.
+    Correspondence,
 }
 
 impl Speed {
+    /// Every class, fastest first.
+    pub const ALL: [Speed; 5] = [
+        Speed::Bullet,
+        Speed::Blitz,
+        Speed::Rapid,
+        Speed::Classical,
+        Speed::Correspondence,
+    ];
+
     /// The class of a control of `initial_ms` and `increment_ms`.
     pub fn of(initial_ms: i64, increment_ms: i64) -> Speed {
+        if crate::days_per_turn(initial_ms, increment_ms).is_some() {
+            return Speed::Correspondence;
+        }
         let estimate_s = (initial_ms + 40 * increment_ms) / 1000;
         match estimate_s {
             s if s < 180 => Speed::Bullet,
@@ -43,6 +57,7 @@ impl Speed {
             Speed::Blitz => "blitz",
             Speed::Rapid => "rapid",
             Speed::Classical => "classical",
+            Speed::Correspondence => "correspondence",
         }
     }
 }
@@ -112,6 +127,8 @@ mod tests {
         assert_eq!(Speed::of(300_000, 3_000), Speed::Blitz); // 300 + 120 = 420 s
         assert_eq!(Speed::of(600_000, 5_000), Speed::Rapid); // 600 + 200 = 800 s
         assert_eq!(Speed::of(2_700_000, 0), Speed::Classical);
+        assert_eq!(Speed::of(180 * 60_000, 60_000), Speed::Classical);
+        assert_eq!(Speed::of(3 * crate::DAY_MS, 0), Speed::Correspondence);
     }
 
     #[test]

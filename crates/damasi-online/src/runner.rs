@@ -34,6 +34,27 @@ pub struct GameFinished {
     pub rated: bool,
 }
 
+/// A correspondence game's turn began (its start, or the opponent's move): `player` is to
+/// move, for the service's own listeners that tell players (the Telegram bot); they subscribe
+/// with [`Online::your_turns`]. Live games send none (a message a move would be spam).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YourTurn {
+    /// The game's id.
+    pub id: String,
+    /// The account to move.
+    pub player: i64,
+    /// Its side.
+    pub side: Color,
+    /// The opponent's name.
+    pub opponent: Option<String>,
+    /// The opponent's move that began the turn (landing notation), none at the start.
+    pub last_move: Option<String>,
+    /// The game's days a move.
+    pub days_per_turn: i64,
+    /// When the turn's time runs out (Unix ms).
+    pub deadline_ms: i64,
+}
+
 /// How long a failed attempt to store a finished game waits before the next.
 const FINISH_RETRY: Duration = Duration::from_secs(1);
 
@@ -129,7 +150,7 @@ impl Online {
             *state = before;
             return Err(e);
         }
-        self.announce(&table, &state, &applied.events, now.at);
+        self.announce(&table, &state, &applied.events, now);
         self.arm_timer(&table, &state);
         match applied.reply {
             Reply::Refused(e) => Err(e),
@@ -256,7 +277,8 @@ impl Online {
     }
 
     /// Tells watchers, players and the service's listeners what `events` did.
-    fn announce(&self, table: &Table, state: &TableState, events: &[GameEvent], now: Instant) {
+    fn announce(&self, table: &Table, state: &TableState, events: &[GameEvent], at: Now) {
+        let now = at.at;
         let mut published = false;
         let mut publish = |online: &Online| {
             if !std::mem::replace(&mut published, true) {
@@ -269,11 +291,15 @@ impl Online {
                 GameEvent::Started => {
                     self.emit(table, state.full_json(now, None));
                     self.tell_players(state, "gameStart");
+                    self.your_turn(state, at.wall_ms);
                 }
-                GameEvent::Moved { .. }
-                | GameEvent::TakenBack { .. }
-                | GameEvent::Changed
-                | GameEvent::RematchAgreed(_) => publish(self),
+                GameEvent::Moved { .. } => {
+                    publish(self);
+                    self.your_turn(state, at.wall_ms);
+                }
+                GameEvent::TakenBack { .. } | GameEvent::Changed | GameEvent::RematchAgreed(_) => {
+                    publish(self)
+                }
                 GameEvent::Finished => {
                     publish(self);
                     self.tell_players(state, "gameFinish");
@@ -297,7 +323,9 @@ impl Online {
                         "type": "opponentGone",
                         "side": *side.name(),
                         "gone": gone,
-                        "claimWinInSeconds": gone.then(|| self.inner.config.claim_after.as_secs()),
+                        // No claims in correspondence games: the turn's days are the limit.
+                        "claimWinInSeconds": (*gone && state.days_per_turn().is_none())
+                            .then(|| self.inner.config.claim_after.as_secs()),
                     }),
                 ),
                 GameEvent::Notify { user, event } => self.notify(*user, event.clone()),
@@ -312,6 +340,37 @@ impl Online {
                 self.notify(p.id, state.game_event(kind, Color::BOTH[i]));
             }
         }
+    }
+
+    /// Tells the service's listeners that the side to move of a correspondence game being
+    /// played has its turn (see [`YourTurn`]); nothing for a live game.
+    fn your_turn(&self, state: &TableState, wall_ms: i64) {
+        let (Some(days), Some(limit)) = (state.days_per_turn(), state.turn_limit()) else {
+            return;
+        };
+        if state.status != super::table::Status::Playing || state.game.is_over() {
+            return;
+        }
+        let side = state.game.position().side_to_move();
+        let Some(player) = &state.seats[side.index()] else {
+            return;
+        };
+        let _ = self.inner.turns.send(YourTurn {
+            id: state.row.id.clone(),
+            player: player.id,
+            side,
+            opponent: state.seats[(!side).index()]
+                .as_ref()
+                .map(|p| p.name.clone()),
+            last_move: state.moves.last().cloned(),
+            days_per_turn: days,
+            deadline_ms: wall_ms + limit.as_millis() as i64,
+        });
+    }
+
+    /// The turns of correspondence games that begin from now on (see [`YourTurn`]).
+    pub fn your_turns(&self) -> broadcast::Receiver<YourTurn> {
+        self.inner.turns.subscribe()
     }
 
     /// The games that end from now on (see [`GameFinished`]).

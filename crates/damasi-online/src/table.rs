@@ -18,6 +18,7 @@ use tokio::time::Instant;
 
 use crate::error::ApiError;
 use crate::record::Record;
+use crate::{days_per_turn, DAY_MS};
 
 use super::accounts::Player;
 use super::db::{OnlineGameRow, RatingRow};
@@ -194,16 +195,20 @@ impl TableState {
     /// A new game waiting for its players.
     pub fn new(row: OnlineGameRow) -> TableState {
         let row_version = row.created_ms.max(0) as u64;
-        let control = TimeControl {
-            initial: Duration::from_millis(row.initial_ms.max(0) as u64),
-            increment: Duration::from_millis(row.increment_ms.max(0) as u64),
-        };
+        let mut game = Game::from_position(Position::start(), RuleSet::default());
+        if days_per_turn(row.initial_ms, row.increment_ms).is_none() {
+            // A correspondence game has no chess clock: each turn has its days (see
+            // `TableState::turn_limit`).
+            game = game.with_time_control(TimeControl {
+                initial: Duration::from_millis(row.initial_ms.max(0) as u64),
+                increment: Duration::from_millis(row.increment_ms.max(0) as u64),
+            });
+        }
         TableState {
             row,
             seats: [None, None],
             ratings: [None, None],
-            game: Game::from_position(Position::start(), RuleSet::default())
-                .with_time_control(control),
+            game,
             moves: Vec::new(),
             elapsed: Vec::new(),
             turn_started: None,
@@ -306,12 +311,7 @@ impl TableState {
             "variant": {"key": "standard", "name": "Standard"},
             "rated": self.row.rated,
             "speed": self.speed().name(),
-            "timeControl": {
-                "type": "clock",
-                "limit": self.row.initial_ms / 1000,
-                "increment": self.row.increment_ms / 1000,
-                "show": format!("{}+{}", clock_minutes(self.row.initial_ms), self.row.increment_ms / 1000),
-            },
+            "timeControl": self.time_control_json(),
             "color": asked.map_or("random", Color::name),
             "finalColor": final_color,
             "perf": {"name": self.speed().name()},
@@ -336,6 +336,8 @@ impl TableState {
                 "isMyTurn": self.status == Status::Playing
                     && self.game.position().side_to_move() == side,
                 "lastMove": self.moves.last(),
+                // The side's time: its clock, or what is left of a correspondence turn.
+                "secondsLeft": self.clocks_now(Instant::now())[side.index()] / 1000,
                 "opponent": {
                     "id": opponent.as_ref().map(|p| p.name.to_ascii_lowercase()),
                     "username": opponent.as_ref().map(|p| p.name.clone()),
@@ -363,6 +365,44 @@ impl TableState {
         Speed::of(self.row.initial_ms, self.row.increment_ms)
     }
 
+    /// The days a move of a correspondence game (none for a live one).
+    pub fn days_per_turn(&self) -> Option<i64> {
+        days_per_turn(self.row.initial_ms, self.row.increment_ms)
+    }
+
+    /// How long each turn of a correspondence game may last: its days. Every move gives the
+    /// side to move the whole of it again, and the side's first move has it too (instead of
+    /// the live games' 30 s), so a friend has time to see the game at all.
+    pub fn turn_limit(&self) -> Option<Duration> {
+        self.days_per_turn()
+            .map(|d| Duration::from_millis((d * DAY_MS) as u64))
+    }
+
+    /// The control as lichess's challenges write it: `{type: "clock", limit, increment,
+    /// show}` (seconds) or `{type: "correspondence", daysPerTurn}`.
+    pub fn time_control_json(&self) -> Value {
+        match self.days_per_turn() {
+            Some(days) => json!({"type": "correspondence", "daysPerTurn": days}),
+            None => json!({
+                "type": "clock",
+                "limit": self.row.initial_ms / 1000,
+                "increment": self.row.increment_ms / 1000,
+                "show": format!("{}+{}", clock_minutes(self.row.initial_ms), self.row.increment_ms / 1000),
+            }),
+        }
+    }
+
+    /// Time left as of `now` to the side to move of a correspondence game being played, for
+    /// its turn (ms).
+    pub fn turn_left(&self, now: Instant) -> Option<u64> {
+        let limit = self.turn_limit()?;
+        if self.status != Status::Playing || self.game.is_over() {
+            return None;
+        }
+        let spent = Duration::from_millis(self.elapsed_now(now));
+        Some(limit.saturating_sub(spent).as_millis() as u64)
+    }
+
     /// Checks the game is being played.
     pub fn check_playing(&self) -> Result<(), ApiError> {
         match self.status {
@@ -386,6 +426,23 @@ impl TableState {
 
     /// Both sides' time left as of `now` (ms), White's first.
     pub fn clocks_now(&self, now: Instant) -> [u64; 2] {
+        if let Some(limit) = self.turn_limit() {
+            // Correspondence: the side to move has what is left of its turn, the other a
+            // whole turn (its next one).
+            let full = limit.as_millis() as u64;
+            let to_move = self.game.position().side_to_move();
+            // A turn that ran out shows nothing left.
+            let flagged = self
+                .game
+                .outcome()
+                .is_some_and(|o| matches!(o.reason_code(), "time" | "timeout-cannot-win"));
+            let left = |side: Color| match self.turn_left(now) {
+                Some(left) if side == to_move => left,
+                _ if flagged && side == to_move => 0,
+                _ => full,
+            };
+            return [left(Color::White), left(Color::Black)];
+        }
         let Some(clock) = self.game.clock() else {
             return [0, 0];
         };
@@ -490,10 +547,16 @@ impl TableState {
                 }
             }
         }
-        let flagged = self
-            .game
-            .clock()
-            .is_some_and(|c| c.is_flagged(side, Duration::from_millis(elapsed)));
+        let flagged = match self.turn_limit() {
+            // Correspondence: the turn's days are over (a first move late is the abort's).
+            Some(limit) => {
+                self.game.ply() >= 2 && Duration::from_millis(self.elapsed_now(now)) > limit
+            }
+            None => self
+                .game
+                .clock()
+                .is_some_and(|c| c.is_flagged(side, Duration::from_millis(elapsed))),
+        };
         Ok(PreparedMove {
             side,
             m,
@@ -581,17 +644,31 @@ impl TableState {
         if self.status != Status::Playing || self.game.is_over() || self.game.ply() >= 2 {
             return None;
         }
+        if self.turn_limit().is_some() {
+            // Correspondence: the first move has the turn's days, which the clock shows.
+            return None;
+        }
         let spent = Duration::from_millis(self.elapsed_now(now));
         Some(self.first_move_time.saturating_sub(spent).as_millis() as u64)
     }
 
     /// When the running timer should fire: the abort deadline before both sides have moved,
-    /// else the flag of the side to move (plus the lag it may still be owed).
+    /// else the flag of the side to move (plus the lag it may still be owed). In a
+    /// correspondence game both are the end of the turn's days ([`TableState::turn_limit`]),
+    /// counted from the turn's start, which is stored (so a restart finds the same deadline).
     pub fn deadline(&self, abort_after: Duration) -> Option<(Instant, Deadline)> {
         if self.status != Status::Playing || self.game.is_over() {
             return None;
         }
         let started = self.turn_started?;
+        if let Some(limit) = self.turn_limit() {
+            let what = if self.game.ply() < 2 {
+                Deadline::Abort
+            } else {
+                Deadline::Flag(self.game.position().side_to_move())
+            };
+            return Some((started + limit, what));
+        }
         if self.game.ply() < 2 {
             return Some((started + abort_after, Deadline::Abort));
         }
@@ -654,13 +731,19 @@ impl TableState {
             "outcome": outcome.map(|o| o.code()),
             "description": match (self.missed_first_move, outcome) {
                 (Some(side), Some(Outcome::Aborted)) => Some(format!(
-                    "Aborted: {} did not move within {} s.",
+                    "Aborted: {} did not move within {}.",
                     if side == Color::White { "White" } else { "Black" },
-                    self.first_move_time.as_secs()
+                    match self.days_per_turn() {
+                        Some(1) => "1 day".to_string(),
+                        Some(days) => format!("{days} days"),
+                        None => format!("{} s", self.first_move_time.as_secs()),
+                    }
                 )),
                 (_, o) => o.map(|o| o.describe()),
             },
             "firstMoveMs": self.first_move_left(now),
+            // A correspondence game's days a move (null for a live game).
+            "daysPerTurn": self.days_per_turn(),
             // The legal moves of the side to move, with their routes: one message per ply
             // brings the move, the position, both clocks and what may be played next.
             "legal": (self.status == Status::Playing && !self.game.is_over())
@@ -707,7 +790,12 @@ impl TableState {
             "rated": self.row.rated,
             "chatEnabled": self.row.chat,
             "speed": self.speed().name(),
-            "clock": { "initial": self.row.initial_ms, "increment": self.row.increment_ms },
+            // lichess's: a correspondence game has no clock, and its days a move.
+            "clock": match self.days_per_turn() {
+                Some(_) => Value::Null,
+                None => json!({ "initial": self.row.initial_ms, "increment": self.row.increment_ms }),
+            },
+            "daysPerTurn": self.days_per_turn(),
             "initialFen": "startpos",
             "createdAt": self.row.created_ms,
             "white": seat(0),

@@ -170,20 +170,25 @@ impl Online {
     }
 
     /// Withdraws (aborts) the open games, whose seat nobody took, created more than
-    /// [`OPEN_GAME_LIFETIME`] ago; the one a direct challenge was sent to hears of it
+    /// [`OPEN_GAME_LIFETIME`] ago ([`super::CORRESPONDENCE_OPEN_LIFETIME`] for a correspondence
+    /// game); the one a direct challenge was sent to hears of it
     /// (`challengeCanceled`). Done at start and now and then; returns how many.
     pub async fn expire_open(&self) -> Result<usize, ApiError> {
         let before = now_ms().saturating_sub(OPEN_GAME_LIFETIME.as_millis() as i64);
         let ids = self.inner.db.open_before(before).await?;
         let mut n = 0;
         for id in ids {
+            let Some((row, _)) = self.inner.db.game(&id).await? else {
+                continue;
+            };
+            if !super::open_expired(row.created_ms, row.initial_ms, row.increment_ms, now_ms()) {
+                // A correspondence game waits longer.
+                continue;
+            }
             let in_memory = lock(&self.inner.tables).contains_key(&id);
             if !in_memory && self.inner.cluster.is_none() {
                 // Not in memory: ended in the database, without loading it, unless its seat
                 // was taken meanwhile.
-                let Some((row, _)) = self.inner.db.game(&id).await? else {
-                    continue;
-                };
                 if !self
                     .inner
                     .db

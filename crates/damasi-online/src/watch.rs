@@ -3,7 +3,7 @@
 
 use damasi::pdn::{pdn_date, write_game, PdnGame};
 use damasi::{Color, Notation};
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
@@ -79,6 +79,40 @@ impl Online {
         Ok((full, side, table.events.subscribe()))
     }
 
+    /// The games `player` is playing now, at most `limit`, as lichess's `GET
+    /// /api/account/playing` lists them (`nowPlaying`): each game's `gameId`, `color`, `fen`,
+    /// `isMyTurn`, `secondsLeft` (of the player's clock, or of a correspondence game's turn),
+    /// `lastMove`, `opponent`, `speed`, `rated`, and damasi's `daysPerTurn`. The games where it
+    /// is the player's move come first, the least time left first; then the others, newest
+    /// first. Each game is read where it is kept, so any process answers.
+    pub async fn now_playing(&self, player: &Player, limit: i64) -> Result<Vec<Value>, ApiError> {
+        let mut out = Vec::new();
+        for id in self.inner.db.playing_of(player.id, limit).await? {
+            let full = match self.full(&id, Some(player)).await {
+                Ok(full) => full,
+                // Ended or gone meanwhile: not being played any more.
+                Err(ApiError::NotFound(_)) => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(game) = now_playing_entry(&full) {
+                out.push(game);
+            }
+        }
+        // Stable: within each group the newest stay first.
+        out.sort_by_key(|g| {
+            let mine = g["isMyTurn"].as_bool() == Some(true);
+            (
+                !mine,
+                if mine {
+                    g["secondsLeft"].as_i64()
+                } else {
+                    None
+                },
+            )
+        });
+        Ok(out)
+    }
+
     /// Game `id` as a PDN file in `notation` (lichess: `GET /game/export/{id}`), `site` its
     /// address. Read from the database, so any process answers, for a finished game too.
     pub async fn pdn(&self, id: &str, notation: Notation, site: &str) -> Result<String, ApiError> {
@@ -103,4 +137,48 @@ impl Online {
         pdn.set_tag("Black", &names[1]);
         Ok(write_game(&pdn, notation))
     }
+}
+
+/// One `nowPlaying` entry from a player's `gameFull` (none when the game is not being played
+/// or the viewer does not play it).
+fn now_playing_entry(full: &Value) -> Option<Value> {
+    let state = &full["state"];
+    if state["status"] != "started" {
+        return None;
+    }
+    let you = full["you"].as_str().and_then(Color::from_name)?;
+    let them = match you {
+        Color::White => &full["black"],
+        Color::Black => &full["white"],
+    };
+    let left_ms = match you {
+        Color::White => state["wtime"].as_i64(),
+        Color::Black => state["btime"].as_i64(),
+    }
+    .unwrap_or(0);
+    let moves = state["moves"].as_str().unwrap_or_default();
+    let plies = moves.split_whitespace().count();
+    let id = full["id"].clone();
+    let opponent = them["name"].as_str();
+    Some(json!({
+        "gameId": id,
+        "fullId": id,
+        "color": you.name(),
+        "fen": state["fen"],
+        "hasMoved": plies > you.index(),
+        "isMyTurn": state["turn"] == you.name(),
+        "lastMove": moves.split_whitespace().last().unwrap_or_default(),
+        "opponent": {
+            "id": opponent.map(str::to_ascii_lowercase),
+            "username": opponent,
+            "rating": them["rating"],
+        },
+        "perf": full["speed"],
+        "speed": full["speed"],
+        "rated": full["rated"],
+        "secondsLeft": left_ms / 1000,
+        "source": "friend",
+        "variant": {"key": "standard", "name": "Standard"},
+        "daysPerTurn": full["daysPerTurn"],
+    }))
 }

@@ -15,6 +15,7 @@ use damasi_online::brain::Brain;
 use damasi_online::command::Command;
 use damasi_online::db::{SecretKind, ShownGame};
 use damasi_online::error::ApiError;
+use damasi_online::runner::YourTurn;
 use damasi_online::{now_ms, NewGame, Online};
 use serde::{Deserialize, Serialize};
 use teloxide_core::payloads::{
@@ -23,12 +24,12 @@ use teloxide_core::payloads::{
 };
 use teloxide_core::requests::Requester;
 use teloxide_core::types::{
-    AllowedUpdate, CallbackQuery, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
+    AllowedUpdate, CallbackQuery, ChatId, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
     InlineQuery, InlineQueryResult, InlineQueryResultArticle, InputMessageContent,
     InputMessageContentText, Message, UpdateKind, User,
 };
 use teloxide_core::{ApiError as TgApiError, Bot, RequestError};
-use tokio::sync::{mpsc, Mutex};
+use tokio::sync::{broadcast, mpsc, Mutex};
 use tokio::time::Instant;
 
 use crate::board::{keyboard, Action, BoardView, Button, ButtonKind, Press, Skin, Start};
@@ -241,6 +242,8 @@ impl Telegram {
             let id = row.message[MESSAGE_PREFIX.len()..].to_string();
             telegram.keep(&id, row.game_id, settings);
         }
+        let turns = telegram.inner.online.your_turns();
+        tokio::spawn(telegram.clone().tell_turns(turns));
         tokio::spawn(telegram.clone().edit_messages(redraws));
         tokio::spawn(telegram.clone().poll());
         Ok(telegram)
@@ -542,7 +545,10 @@ impl Telegram {
             lang,
             skin: Skin::from_code(&skin).unwrap_or(Skin::Turkish),
         };
-        let control = format!("{}+{}", asked.minutes, asked.increment);
+        let control = match asked.days() {
+            Some(days) => lang.say(Text::DaysAMove, &[&days.to_string()]),
+            None => format!("{}+{}", asked.minutes, asked.increment),
+        };
         let mut results = Vec::new();
         let name = settings.name.as_str();
         let waiting = |start: &Start| {
@@ -880,11 +886,20 @@ impl Telegram {
             name(Color::Black),
             if view.rated { " · ★" } else { "" }
         )];
-        lines.push(format!(
-            "⏱ {} · {}",
-            clock_text(view.clocks[0]),
-            clock_text(view.clocks[1])
-        ));
+        lines.push(match view.days_per_turn {
+            // Correspondence: the turn's time in days and hours, and the control.
+            Some(days) => format!(
+                "⏱ {} · {} ({})",
+                lang.days_hours(view.clocks[0]),
+                lang.days_hours(view.clocks[1]),
+                lang.say(Text::DaysAMove, &[&days.to_string()])
+            ),
+            None => format!(
+                "⏱ {} · {}",
+                clock_text(view.clocks[0]),
+                clock_text(view.clocks[1])
+            ),
+        });
         match &view.outcome {
             Some(o) => lines.push(format!("🏁 {}", lang.outcome(o))),
             None => {
@@ -974,6 +989,74 @@ impl Telegram {
                         Err(e) => eprintln!("damasi-telegram: editing {id}: {e}"),
                     }
                 }
+            }
+        }
+    }
+
+    /// Tells the Telegram users tied to an account (by `/link`, or the bot's own `tg-`
+    /// accounts) that a correspondence game waits for their move: a message in their private
+    /// chat with the bot, with the opponent's move, the time left and the game's page. Live
+    /// games send none (see [`YourTurn`]).
+    async fn tell_turns(self, mut turns: broadcast::Receiver<YourTurn>) {
+        loop {
+            match turns.recv().await {
+                Ok(turn) => {
+                    let me = self.clone();
+                    tokio::spawn(async move { me.tell_turn(turn).await });
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!("damasi-telegram: {n} turn notices missed (too many at once)");
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+
+    async fn tell_turn(&self, turn: YourTurn) {
+        let db = self.inner.online.db();
+        let ids = match db.outside_ids_of(SERVICE, turn.player).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                eprintln!(
+                    "damasi-telegram: who to tell of {}: {}",
+                    turn.id,
+                    e.message()
+                );
+                return;
+            }
+        };
+        for outside_id in ids {
+            let Ok(chat) = outside_id.parse::<i64>() else {
+                continue;
+            };
+            let settings: PersonSettings = match db.outside_account(SERVICE, &outside_id).await {
+                Ok(Some(a)) => serde_json::from_str(&a.settings).unwrap_or_default(),
+                _ => PersonSettings::default(),
+            };
+            let lang = Lang::from_code(settings.lang.as_deref());
+            let opponent = turn.opponent.as_deref().unwrap_or("?");
+            let mut lines = vec![lang.say(Text::YourMove, &[opponent])];
+            if let Some(m) = &turn.last_move {
+                lines.push(lang.say(Text::LastMove, &[m]));
+            }
+            let left = (turn.deadline_ms - now_ms()).max(0) as u64;
+            lines.push(format!(
+                "{} ({})",
+                lang.say(Text::TimeLeft, &[&lang.days_hours(left)]),
+                lang.say(Text::DaysAMove, &[&turn.days_per_turn.to_string()])
+            ));
+            let mut message = self.inner.bot.send_message(ChatId(chat), lines.join("\n"));
+            if let Some(url) = &self.inner.config.public_url {
+                let page = format!("{}/online/{}", url.trim_end_matches('/'), turn.id);
+                message = message.reply_markup(markup(&[vec![Button {
+                    text: lang.text(Text::OnTheWeb).into(),
+                    kind: ButtonKind::Url(page),
+                }]]));
+            }
+            // A person who never opened a chat with the bot cannot be written to: Telegram
+            // refuses, and that is all.
+            if let Err(e) = message.await {
+                eprintln!("damasi-telegram: telling {outside_id} of {}: {e}", turn.id);
             }
         }
     }
@@ -1128,13 +1211,39 @@ fn markup(rows: &[Vec<Button>]) -> InlineKeyboardMarkup {
     }))
 }
 
-/// What an inline query asks for: `engine 7`, `3+2`, `rated` in any order.
+/// What an inline query asks for: `engine 7`, `3+2` (or `3d`, three days a move), `rated`
+/// in any order.
 #[derive(Debug, PartialEq, Eq)]
 struct Asked {
+    /// Minutes each (a correspondence game's days a move in minutes, with no increment: the
+    /// online service reads whole days as a correspondence control).
     minutes: u32,
     increment: u32,
     level: Option<u8>,
     rated: bool,
+}
+
+/// Minutes in a day.
+const DAY_MINUTES: u32 = 24 * 60;
+
+impl Asked {
+    /// The days a move, when a correspondence game is asked for.
+    fn days(&self) -> Option<u32> {
+        (self.increment == 0 && self.minutes >= DAY_MINUTES && self.minutes % DAY_MINUTES == 0)
+            .then_some(self.minutes / DAY_MINUTES)
+    }
+}
+
+/// The days of a word such as `3d`, `3g` (gün), `3д`: one of the correspondence controls.
+fn days_word(word: &str) -> Option<u32> {
+    let digits = word.trim_end_matches(['d', 'g', 'д']);
+    if digits.len() == word.len() {
+        return None;
+    }
+    let days = digits.parse::<u32>().ok()?;
+    damasi_online::CORRESPONDENCE_DAYS
+        .contains(&i64::from(days))
+        .then_some(days)
 }
 
 fn parse_query(text: &str, default: (u32, u32)) -> Asked {
@@ -1147,7 +1256,9 @@ fn parse_query(text: &str, default: (u32, u32)) -> Asked {
     let mut engine = false;
     for word in text.split_whitespace() {
         let w = word.to_lowercase();
-        if let Some((m, s)) = w.split_once('+') {
+        if let Some(days) = days_word(&w) {
+            (asked.minutes, asked.increment) = (days * DAY_MINUTES, 0);
+        } else if let Some((m, s)) = w.split_once('+') {
             if let (Ok(m), Ok(s)) = (m.parse::<u32>(), s.parse::<u32>()) {
                 if (1..=180).contains(&m) && s <= 60 {
                     (asked.minutes, asked.increment) = (m, s);
@@ -1199,6 +1310,12 @@ mod tests {
         assert!(parse_query("Puanlı 5+0", d).rated);
         // Out of range controls keep the default.
         assert_eq!(parse_query("500+3", d).minutes, 10);
+        // Correspondence: days a move, in any of the bot's languages.
+        assert_eq!(parse_query("3d", d).days(), Some(3));
+        assert_eq!(parse_query("puanlı 14g", d).days(), Some(14));
+        assert_eq!(parse_query("7д", d).days(), Some(7));
+        assert_eq!(parse_query("4d", d).days(), None);
+        assert_eq!(parse_query("", d).days(), None);
     }
 
     #[test]

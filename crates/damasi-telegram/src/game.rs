@@ -52,6 +52,8 @@ pub struct GameView {
     pub draw_offer: Option<Color>,
     /// Rated.
     pub rated: bool,
+    /// A correspondence game's days a move (none for a live game).
+    pub days_per_turn: Option<u64>,
 }
 
 impl GameView {
@@ -105,6 +107,7 @@ impl GameView {
             outcome,
             draw_offer,
             rated: full["rated"].as_bool().unwrap_or(false),
+            days_per_turn: full["daysPerTurn"].as_u64(),
         })
     }
 

@@ -284,7 +284,44 @@ impl Lang {
                 "Server məşğuldur, bir azdan yenə cəhd et",
                 "Сервер занят, попробуйте чуть позже",
             ],
+            YourMove => [
+                "♟ Sıra sende: {} ile oyunun",
+                "♟ Your move in your game with {}",
+                "♟ Növbə səndədir: {} ilə oyunun",
+                "♟ Ваш ход в партии с {}",
+            ],
+            TimeLeft => [
+                "Kalan süre: {}",
+                "Time left: {}",
+                "Qalan vaxt: {}",
+                "Осталось времени: {}",
+            ],
+            DaysAMove => [
+                "hamle başına {} gün",
+                "{} days a move",
+                "gediş başına {} gün",
+                "{} дн. на ход",
+            ],
         })
+    }
+
+    /// A correspondence turn's time in days and hours (`2d 5h`, `2g 5s`, `2д 5ч`), rounded
+    /// up to the hour; under an hour, in minutes.
+    pub fn days_hours(self, ms: u64) -> String {
+        let [d, h, m] = match self {
+            Lang::Tr | Lang::Az => ["g", "s", "dk"],
+            Lang::En => ["d", "h", "min"],
+            Lang::Ru => ["д", "ч", "мин"],
+        };
+        if ms < 3_600_000 {
+            return format!("{} {m}", ms.div_ceil(60_000));
+        }
+        let hours = ms.div_ceil(3_600_000);
+        match (hours / 24, hours % 24) {
+            (0, h_) => format!("{h_}{h}"),
+            (days, 0) => format!("{days}{d}"),
+            (days, h_) => format!("{days}{d} {h_}{h}"),
+        }
     }
 
     /// `text` with each `{}` replaced by the next of `values`.
@@ -425,6 +462,9 @@ pub enum Text {
     RatedNeedsLink,
     Refused,
     Busy,
+    YourMove,
+    TimeLeft,
+    DaysAMove,
 }
 
 #[cfg(test)]
@@ -448,6 +488,15 @@ mod tests {
             "This game is between Ali and Ayşe"
         );
         assert_eq!(Lang::Tr.say(Text::Wins, &["Beyaz"]), "Beyaz kazandı");
+    }
+
+    #[test]
+    fn correspondence_times_read_in_days_and_hours() {
+        let hour = 3_600_000;
+        assert_eq!(Lang::En.days_hours(3 * 24 * hour), "3d");
+        assert_eq!(Lang::En.days_hours(2 * 24 * hour + 5 * hour - 1), "2d 5h");
+        assert_eq!(Lang::Tr.days_hours(5 * hour), "5s");
+        assert_eq!(Lang::Ru.days_hours(30 * 60_000), "30 мин");
     }
 
     #[test]

@@ -512,3 +512,109 @@ async fn linked_accounts_play_rated_games() {
     assert!(end["ratingDiff"]["white"].as_i64().unwrap() > 0, "{end}");
     assert!(end["ratingDiff"]["black"].as_i64().unwrap() < 0, "{end}");
 }
+
+/// Messages "your move" sent to Telegram user `chat` about `game` so far.
+fn your_move_messages(w: &World, chat: i64, game: &str) -> Vec<Value> {
+    w.api
+        .calls("sendMessage")
+        .into_iter()
+        .map(|c| c.body)
+        .filter(|b| {
+            b["chat_id"] == chat
+                && b["text"].as_str().unwrap_or("").contains("Your move")
+                && b.to_string().contains(&format!("/online/{game}"))
+        })
+        .collect()
+}
+
+/// A correspondence game asked for inline (`3d`): each turn is told to the linked player whose
+/// move it is, in their private chat with the bot, with the opponent's move and a link to the
+/// game; a live game between the same people sends no such message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linked_players_hear_when_a_correspondence_game_waits_for_their_move() {
+    let w = world().await;
+    let accounts = w.online.accounts();
+    for (person, name) in [(ali(), "ayse"), (bob(), "bora")] {
+        let p = accounts
+            .sign_up(name, "a long password 1".into(), now_ms())
+            .await
+            .unwrap();
+        let code = accounts
+            .issue(p.id, SecretKind::Link, now_ms())
+            .await
+            .unwrap();
+        w.api
+            .push(bot_api::private_message(&person, &format!("/link {code}")));
+        w.api
+            .wait_call("sendMessage", |b| {
+                b["chat_id"] == person["id"] && b["text"].as_str().unwrap_or("").contains(name)
+            })
+            .await;
+    }
+    let msg = w.offer(&ali(), "3d rated", "private", "r").await;
+    assert_eq!(w.press(&bob(), &msg, "a1").await, "You play Black");
+    w.board_shown(&msg).await;
+    let game = w.game_of(&msg).await;
+    let full = w.state(&game).await;
+    assert_eq!(full["speed"], "correspondence");
+    assert_eq!(full["daysPerTurn"], 3);
+    assert_eq!(full["clock"], Value::Null);
+    // The message (in Ali's language) shows the turn's time in days.
+    w.api
+        .wait_message(&msg, |s| s.text.contains("⏱ 3g · 3g (hamle başına 3 gün)"))
+        .await;
+    // White (Ali, linked to ayse) hears the game waits for them.
+    let told = w
+        .api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 111 && b["text"].as_str().unwrap_or("").contains("Your move")
+        })
+        .await;
+    assert!(told["text"].as_str().unwrap().contains("bora"), "{told}");
+    assert!(told["text"].as_str().unwrap().contains("3d"), "{told}");
+    assert_eq!(
+        told["reply_markup"]["inline_keyboard"][0][0]["url"],
+        format!("https://dama.example/online/{game}")
+    );
+    // Ali moves: Bob hears it is his move, with Ali's move.
+    let m = full["state"]["legal"][0].clone();
+    w.play(&ali(), &msg, &m).await;
+    let landing = m["landing"].as_str().unwrap();
+    let told = w
+        .api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 222 && b["text"].as_str().unwrap_or("").contains("Your move")
+        })
+        .await;
+    let text = told["text"].as_str().unwrap();
+    assert!(text.contains("ayse") && text.contains(landing), "{text}");
+    assert_eq!(your_move_messages(&w, 222, &game).len(), 1);
+
+    // A live game between the same two: moves send no such message.
+    let live_msg = w.offer(&ali(), "5+3", "private", "p").await;
+    assert_eq!(w.press(&bob(), &live_msg, "a1").await, "You play Black");
+    w.board_shown(&live_msg).await;
+    let live = w.game_of(&live_msg).await;
+    for person in [ali(), bob()] {
+        let m = w.state(&live).await["state"]["legal"][0].clone();
+        w.play(&person, &live_msg, &m).await;
+    }
+    // Bob answers in the correspondence game: Ali hears of it (a later message than any the
+    // live moves could have sent).
+    let m = w.state(&game).await["state"]["legal"][0].clone();
+    w.play(&bob(), &msg, &m).await;
+    w.api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 111
+                && b["text"].as_str().unwrap_or("").contains("Your move")
+                && b["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(m["landing"].as_str().unwrap())
+        })
+        .await;
+    assert_eq!(your_move_messages(&w, 111, &game).len(), 2);
+    for chat in [111, 222] {
+        assert!(your_move_messages(&w, chat, &live).is_empty());
+    }
+}

@@ -102,6 +102,12 @@ impl Tournaments {
             new.password,
             &mut settings.entry,
         )?;
+        if damasi_online::days_per_turn(settings.initial_ms, settings.increment_ms).is_some() {
+            // An arena lasts minutes: its games are live.
+            return Err(ApiError::BadRequest(
+                "an arena's games have a clock, not days a move".into(),
+            ));
+        }
         self.listen()?;
         let arena = Arena::new(new_game_id()?, (by.id, by.name.clone()), now_ms(), settings)
             .map_err(api)?;

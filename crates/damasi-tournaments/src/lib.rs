@@ -793,6 +793,8 @@ pub fn summary(s: &Swiss) -> Value {
         "nbPlayers": s.entrants.len(),
         "nbOngoing": s.in_play().map_or(0, |r| r.boards.iter().filter(|b| b.result.is_none()).count()),
         "clock": {"limit": s.settings.initial_ms / 1000, "increment": s.settings.increment_ms / 1000},
+        // damasi's: the days a move of a correspondence Swiss (lichess's has none), else null.
+        "days": damasi_online::days_per_turn(s.settings.initial_ms, s.settings.increment_ms),
         "rated": s.settings.rated,
         "variant": "turkish",
         "password": matches!(s.settings.entry, Entry::Password { .. }),

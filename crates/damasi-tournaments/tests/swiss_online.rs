@@ -485,3 +485,64 @@ async fn a_tournament_starts_at_its_time_and_is_called_off_with_nobody() {
     assert_eq!(v["status"], "finished");
     assert_eq!(v["nbPlayers"], 0);
 }
+
+/// A correspondence Swiss (damasi's `days`: its settings keep the days a move as the
+/// control): its rounds' games have no clock and their days a move, and arenas refuse days.
+#[tokio::test]
+async fn a_correspondence_swiss_pairs_games_of_days_a_move() {
+    let online = Online::in_memory();
+    let director = Tournaments::new(online.clone());
+    director.run().await.unwrap();
+    let now = now_ms();
+    let org = online.accounts().add_bot("org", now).await.unwrap();
+    let a = online.accounts().add_bot("alice", now).await.unwrap();
+    let b = online.accounts().add_bot("bob", now).await.unwrap();
+    let days = damasi_online::NewGame::correspondence(7, true, true).unwrap();
+    let mut s = settings(3);
+    (s.initial_ms, s.increment_ms) = (days.initial_ms, days.increment_ms);
+    let t = director
+        .create(
+            &org,
+            NewSwiss {
+                settings: s,
+                password: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(t["days"], 7, "{t}");
+    let id = t["id"].as_str().unwrap();
+    director.join(id, &a, None).await.unwrap();
+    director.join(id, &b, None).await.unwrap();
+    director.next_round_now(id, &org).await.unwrap();
+    let view = director.show(id).await.unwrap();
+    let game = view["rounds"][0]["games"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let full = online.full(&game, None).await.unwrap();
+    assert_eq!(full["daysPerTurn"], 7);
+    assert_eq!(full["clock"], Value::Null);
+    assert_eq!(full["speed"], "correspondence");
+    // An arena lasts minutes: its games cannot be of days.
+    let arena = damasi_tournaments::arena::ArenaSettings {
+        name: "Gün arenası".into(),
+        minutes: 60,
+        initial_ms: days.initial_ms,
+        increment_ms: 0,
+        rated: true,
+        starts_ms: None,
+        entry: Entry::Anyone,
+    };
+    let refused = director
+        .create_arena(
+            &org,
+            damasi_tournaments::NewArena {
+                settings: arena,
+                password: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "bad-request");
+}

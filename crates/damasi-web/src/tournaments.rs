@@ -117,6 +117,9 @@ struct SwissRequest {
     name: Option<String>,
     #[serde(default)]
     clock: Option<ClockRequest>,
+    /// damasi's: a correspondence Swiss, its games of `days` a move (instead of `clock`).
+    #[serde(default)]
+    days: Option<i64>,
     #[serde(default)]
     nb_rounds: Option<u32>,
     #[serde(default)]
@@ -170,11 +173,27 @@ const DEFAULT_PAUSE_S: i64 = 10;
 
 impl SwissRequest {
     fn settings(self) -> Result<NewSwiss, ApiError> {
-        let clock = self.clock.ok_or_else(|| {
-            ApiError::BadRequest(
-                "give the clock: clock.limit and clock.increment in seconds".into(),
-            )
-        })?;
+        let (initial_ms, increment_ms, control) = match (self.days, &self.clock) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::BadRequest(
+                    "give either days (correspondence) or a clock, not both".into(),
+                ))
+            }
+            (Some(days), None) => {
+                let game = damasi_online::NewGame::correspondence(days, true, true)?;
+                (game.initial_ms, 0, format!("{days}d"))
+            }
+            (None, Some(clock)) => (
+                clock.limit.saturating_mul(1000),
+                clock.increment.saturating_mul(1000),
+                format!("{}+{}", clock.limit as f64 / 60.0, clock.increment),
+            ),
+            (None, None) => {
+                return Err(ApiError::BadRequest(
+                    "give the clock: clock.limit and clock.increment in seconds (or days)".into(),
+                ))
+            }
+        };
         let tiebreaks = match self.tiebreaks.as_deref().filter(|t| !t.trim().is_empty()) {
             None => Tiebreak::FEDERATION.to_vec(),
             Some(list) => list
@@ -195,11 +214,11 @@ impl SwissRequest {
                 // lichess names a tournament left without one.
                 name: match self.name.as_deref().map(str::trim) {
                     Some(n) if !n.is_empty() => n.to_string(),
-                    _ => format!("Swiss {}+{}", clock.limit as f64 / 60.0, clock.increment),
+                    _ => format!("Swiss {control}"),
                 },
                 rounds: self.nb_rounds.unwrap_or(7),
-                initial_ms: clock.limit.saturating_mul(1000),
-                increment_ms: clock.increment.saturating_mul(1000),
+                initial_ms,
+                increment_ms,
                 rated: self.rated.unwrap_or(true),
                 starts_ms: self.starts_at,
                 round_pause_ms: self

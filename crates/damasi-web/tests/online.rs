@@ -679,3 +679,209 @@ async fn many_strangers_seeking_do_not_shut_a_player_out_of_the_lobby() {
     online.seek(&real, casual, None, None).await.unwrap();
     assert_eq!(online.seeks().await.unwrap().len(), 1_201);
 }
+
+const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A correspondence game of two days a move: no chess clock, each move gives the side to move
+/// its whole two days again, the first moves have the full days too (not 30 s), nobody may
+/// claim an absent opponent, and the flag falls on the server with nobody connected.
+#[tokio::test(start_paused = true)]
+async fn a_correspondence_flag_falls_after_its_days_with_nobody_connected() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let mut turns = online.your_turns();
+    let new = NewGame::correspondence(2, true, true).unwrap();
+    let t = online.create_paired(&a, &b, new).await.unwrap();
+    let full = online.full(&t.id, Some(&a)).await.unwrap();
+    assert_eq!(full["speed"], "correspondence");
+    assert_eq!(full["clock"], Value::Null);
+    assert_eq!(full["daysPerTurn"], 2);
+    let two_days = 2 * DAY.as_millis() as u64;
+    assert_eq!(full["state"]["wtime"].as_u64(), Some(two_days));
+    assert_eq!(full["state"]["firstMoveMs"], Value::Null);
+    // White hears that the game waits for them.
+    let turn = turns.try_recv().expect("White's turn");
+    assert_eq!((turn.player, turn.days_per_turn), (a.id, 2));
+    assert_eq!(turn.last_move, None);
+    // An hour without a first move aborts nothing.
+    tokio::time::advance(Duration::from_secs(3600)).await;
+    wait().await;
+    assert_eq!(state(&online, &t.id).await["status"], "started");
+    play(&online, &t.id, &a, "c3-c4").await.unwrap();
+    let turn = turns.try_recv().expect("Black's turn");
+    assert_eq!(turn.player, b.id);
+    assert_eq!(turn.opponent.as_deref(), Some("ayse"));
+    assert_eq!(turn.last_move.as_deref(), Some("c3-c4"));
+    // A day and a half for Black's reply: White's time is whole again after it.
+    tokio::time::advance(DAY + DAY / 2).await;
+    play(&online, &t.id, &b, "f6-f5").await.unwrap();
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["wtime"].as_u64(), Some(two_days));
+    assert_eq!(s["btime"].as_u64(), Some(two_days));
+    // Nobody is connected, and that gives Black no claim.
+    assert_eq!(
+        code(
+            online
+                .run(&t.id, &b, Command::Claim { win: true })
+                .await
+                .unwrap_err()
+        ),
+        "no-claim-correspondence"
+    );
+    // White does not answer: a minute before the two days the game goes on...
+    tokio::time::advance(2 * DAY - Duration::from_secs(60)).await;
+    wait().await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "started");
+    assert_eq!(s["wtime"].as_u64(), Some(60_000));
+    // ... and then the flag falls by itself: a loss on time, rated in its own speed class.
+    tokio::time::advance(Duration::from_secs(120)).await;
+    wait().await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "time");
+    assert_eq!(s["winner"], "black");
+    assert_eq!(s["wtime"], 0);
+    let (row, _) = online.db().game(&t.id).await.unwrap().unwrap();
+    assert_eq!(row.outcome.as_deref(), Some("black:time"));
+    let rating = online.db().rating(b.id, "correspondence").await.unwrap();
+    assert!(rating.is_some_and(|r| r.rating > 1500.0));
+    assert!(online
+        .db()
+        .rating(b.id, "classical")
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_correspondence_game_without_a_first_move_in_its_days_is_aborted() {
+    let online = service();
+    let (a, b) = two_players(&online).await;
+    let new = NewGame::correspondence(1, false, true).unwrap();
+    let t = online.create_paired(&a, &b, new).await.unwrap();
+    tokio::time::advance(DAY - Duration::from_secs(1)).await;
+    wait().await;
+    assert_eq!(state(&online, &t.id).await["status"], "started");
+    tokio::time::advance(Duration::from_secs(2)).await;
+    wait().await;
+    let s = state(&online, &t.id).await;
+    assert_eq!(s["status"], "aborted");
+    assert_eq!(
+        s["description"],
+        "Aborted: White did not move within 1 day."
+    );
+}
+
+#[tokio::test]
+async fn correspondence_controls_are_only_the_listed_days() {
+    for days in [1, 2, 3, 5, 7, 14] {
+        let g = NewGame::correspondence(days, false, true).unwrap();
+        assert_eq!(g.days_per_turn(), Some(days));
+        g.check().unwrap();
+    }
+    for days in [0, 4, 15, -1, i64::MAX] {
+        assert_eq!(
+            code(NewGame::correspondence(days, false, true).unwrap_err()),
+            "bad-request"
+        );
+    }
+    // Four days written as a time control is refused too.
+    let four = NewGame {
+        initial_ms: 4 * DAY.as_millis() as i64,
+        increment_ms: 0,
+        ..BLITZ
+    };
+    assert_eq!(code(four.check().unwrap_err()), "bad-request");
+}
+
+/// A stored correspondence game whose time ran out while the server was down ends as a loss
+/// on time when the server starts: the deadline comes from the stored start of the turn.
+#[tokio::test]
+async fn a_correspondence_game_that_ran_out_while_the_server_was_down_ends_at_start() {
+    let dir = std::env::temp_dir().join(format!("damasi-online-corr-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (id, waiting) = {
+        let online = Online::new(OnlineDb::open(&dir).unwrap(), OnlineConfig::default());
+        let (a, b) = two_players(&online).await;
+        let new = NewGame::correspondence(3, true, true).unwrap();
+        let late = online.create_paired(&a, &b, new).await.unwrap();
+        play(&online, &late.id, &a, "c3-c4").await.unwrap();
+        play(&online, &late.id, &b, "f6-f5").await.unwrap();
+        play(&online, &late.id, &a, "d3-d4").await.unwrap();
+        // Another one whose turn began a day ago: it goes on after the restart.
+        let waiting = online.create_paired(&a, &b, new).await.unwrap();
+        play(&online, &waiting.id, &a, "c3-c4").await.unwrap();
+        play(&online, &waiting.id, &b, "f6-f5").await.unwrap();
+        (late.id.clone(), waiting.id.clone())
+    };
+    // The server was down for a while: Black's turn in the first game began four days ago,
+    // White's in the second one day ago.
+    let db = OnlineDb::open(&dir).unwrap();
+    let now = damasi_web::online::now_ms();
+    for (game, plies, ago) in [(&id, 3, 4), (&waiting, 2, 1)] {
+        // Keeps the plies and stores when the turn began (as a takeback does).
+        db.truncate_moves(game, plies, now - ago * DAY.as_millis() as i64)
+            .await
+            .unwrap();
+    }
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let mut finished = online.finished_games();
+    assert_eq!(online.resume_all().await.unwrap(), 2);
+    let done = tokio::time::timeout(Duration::from_secs(30), finished.recv())
+        .await
+        .expect("the late game ends at start")
+        .unwrap();
+    assert_eq!(done.id, id);
+    assert_eq!(
+        done.outcome.map(|o| o.code()).as_deref(),
+        Some("white:time")
+    );
+    let (row, _) = db.game(&id).await.unwrap().unwrap();
+    assert_eq!(row.status, "over");
+    assert_eq!(row.outcome.as_deref(), Some("white:time"));
+    let ayse = db.user_by_name("ayse").await.unwrap().unwrap();
+    assert!(db
+        .rating(ayse.id, "correspondence")
+        .await
+        .unwrap()
+        .is_some());
+    // The other has two days of its turn left, as its stored start says.
+    let s = state(&online, &waiting).await;
+    assert_eq!(s["status"], "started");
+    let left = s["wtime"].as_u64().unwrap();
+    let two_days = 2 * DAY.as_millis() as u64;
+    assert!(left <= two_days && left > two_days - 60_000, "{left}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A correspondence challenge waits a week for its seat to be taken, not a day.
+#[tokio::test]
+async fn an_open_correspondence_game_waits_a_week() {
+    let db = OnlineDb::in_memory();
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let (a, b) = two_players(&online).await;
+    let new = NewGame::correspondence(3, false, true).unwrap();
+    let waiting = online
+        .challenge(&a, &b, new, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let old = online
+        .challenge(&a, &b, new, None)
+        .await
+        .unwrap()
+        .id
+        .clone();
+    let now = damasi_web::online::now_ms();
+    for (id, hours) in [(&waiting, 25), (&old, 8 * 24)] {
+        let (mut row, _) = db.game(id).await.unwrap().unwrap();
+        row.created_ms = now - hours * 60 * 60 * 1000;
+        db.save_game(row).await.unwrap();
+    }
+    let restarted = Online::new(db.clone(), OnlineConfig::default());
+    restarted.resume_all().await.unwrap();
+    assert_eq!(db.game(&waiting).await.unwrap().unwrap().0.status, "open");
+    let (row, _) = db.game(&old).await.unwrap().unwrap();
+    assert_eq!(row.outcome.as_deref(), Some("aborted"));
+}

@@ -1460,3 +1460,104 @@ async fn a_link_code_for_telegram_is_made_once_and_opens_nothing() {
     let nobody = post(&app, "/api/account/link-code", &As::default(), json!({})).await;
     assert_eq!(nobody.status, StatusCode::UNAUTHORIZED);
 }
+
+/// A correspondence challenge as lichess's API makes one (`days` instead of a clock, here as
+/// a form): the game has no clock and its days a move, `GET /api/account/playing` lists it
+/// for both with whose move it is, and the days are checked.
+#[tokio::test]
+async fn a_correspondence_challenge_is_listed_among_the_games_waiting_for_a_move() {
+    let app = router(AppState::in_memory());
+    let a = token(&app, &sign_up(&app, "corra").await).await;
+    let b = token(&app, &sign_up(&app, "corrb").await).await;
+    let form = Request::builder()
+        .method(Method::POST)
+        .uri("/api/challenge/corrb")
+        .header(
+            header::AUTHORIZATION,
+            format!("Bearer {}", a.token.as_ref().unwrap()),
+        )
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(Body::from("days=3&rated=true&color=white"))
+        .unwrap();
+    let res = app.clone().oneshot(form).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let challenge: Value =
+        serde_json::from_slice(&to_bytes(res.into_body(), 1 << 20).await.unwrap()).unwrap();
+    assert_eq!(challenge["speed"], "correspondence");
+    assert_eq!(
+        challenge["timeControl"],
+        json!({"type": "correspondence", "daysPerTurn": 3})
+    );
+    let id = challenge["id"].as_str().unwrap().to_string();
+    let r = post(&app, &format!("/api/challenge/{id}/accept"), &b, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    // The game: no clock, three days a move, and the turn's time in the clocks.
+    let full = get(&app, &format!("/api/online/games/{id}"), &a).await.body;
+    assert_eq!(full["clock"], Value::Null);
+    assert_eq!(full["daysPerTurn"], 3);
+    assert_eq!(full["speed"], "correspondence");
+    assert_eq!(full["state"]["daysPerTurn"], 3);
+    let three_days = 3 * 24 * 3600 * 1000;
+    assert!(full["state"]["wtime"].as_i64().unwrap() > three_days - 60_000);
+    assert_eq!(full["state"]["btime"].as_i64(), Some(three_days));
+    // The challenger (White) is to move: first in their list, with about three days left.
+    let mine = get(&app, "/api/account/playing", &a).await;
+    assert_eq!(mine.status, StatusCode::OK, "{}", mine.body);
+    let games = mine.body["nowPlaying"].as_array().unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0]["gameId"], id.as_str());
+    assert_eq!(games[0]["isMyTurn"], true);
+    assert_eq!(games[0]["color"], "white");
+    assert_eq!(games[0]["speed"], "correspondence");
+    assert_eq!(games[0]["daysPerTurn"], 3);
+    assert_eq!(games[0]["opponent"]["username"], "corrb");
+    let left = games[0]["secondsLeft"].as_i64().unwrap();
+    assert!(left <= 3 * 24 * 3600 && left > 3 * 24 * 3600 - 60, "{left}");
+    let theirs = get(&app, "/api/account/playing", &b).await.body;
+    assert_eq!(theirs["nowPlaying"][0]["isMyTurn"], false);
+    // After White's move it is Black's.
+    let r = post(
+        &app,
+        &format!("/api/board/game/{id}/move/c3-c4"),
+        &a,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let theirs = get(&app, "/api/account/playing", &b).await.body;
+    assert_eq!(theirs["nowPlaying"][0]["isMyTurn"], true);
+    assert_eq!(theirs["nowPlaying"][0]["lastMove"], "c3-c4");
+    let mine = get(&app, "/api/account/playing", &a).await.body;
+    assert_eq!(mine["nowPlaying"][0]["isMyTurn"], false);
+    // A seek and an open challenge take days too; the lobby shows them.
+    let r = post(&app, "/api/lobby/seeks", &a, json!({"days": 7})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let lobby = get(&app, "/api/lobby", &As::default()).await.body;
+    assert_eq!(lobby["seeks"][0]["days"], 7);
+    assert_eq!(lobby["seeks"][0]["speed"], "correspondence");
+    let r = post(&app, "/api/challenge/open", &a, json!({"days": 14})).await;
+    assert_eq!(
+        r.body["challenge"]["timeControl"]["daysPerTurn"], 14,
+        "{}",
+        r.body
+    );
+    // Days that are not offered, days with a clock, and a bad nb are clear 400s.
+    for body in [
+        json!({"days": 4}),
+        json!({"days": 0}),
+        json!({"days": "two"}),
+        json!({"days": 2, "clock": {"limit": 300, "increment": 0}}),
+    ] {
+        let r = post(&app, "/api/challenge/corrb", &a, body.clone()).await;
+        assert_eq!(
+            (r.status, r.body["code"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("bad-request")),
+            "{body}: {}",
+            r.body
+        );
+    }
+    let r = get(&app, "/api/account/playing?nb=0", &a).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let r = get(&app, "/api/account/playing", &As::default()).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+}

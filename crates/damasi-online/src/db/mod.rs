@@ -255,7 +255,9 @@ impl GameFilter {
                 crate::rating::Speed::Bullet => (i64::MIN, 180_000),
                 crate::rating::Speed::Blitz => (180_000, 480_000),
                 crate::rating::Speed::Rapid => (480_000, 1_500_000),
-                crate::rating::Speed::Classical => (1_500_000, i64::MAX),
+                crate::rating::Speed::Classical => (1_500_000, crate::DAY_MS),
+                // Days a move, kept as `initial_ms` with no increment (`days_per_turn`).
+                crate::rating::Speed::Correspondence => (crate::DAY_MS, i64::MAX),
             };
             out.push_str(&format!(
                 " AND g.initial_ms + 40 * g.increment_ms >= {lo} AND g.initial_ms + 40 * g.increment_ms < {hi}"
@@ -564,6 +566,17 @@ impl OnlineDb {
     /// `user`'s newest games, at most `limit`.
     pub async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError> {
         both!(self.games_of(user, limit))
+    }
+
+    /// The ids of the games `user` is playing now, newest first, at most `limit`.
+    pub async fn playing_of(&self, user: i64, limit: i64) -> Result<Vec<String>, ApiError> {
+        both!(self.playing_of(user, limit))
+    }
+
+    /// The ids the account `user` is reached by from `service` (the Telegram users linked
+    /// to it).
+    pub async fn outside_ids_of(&self, service: &str, user: i64) -> Result<Vec<String>, ApiError> {
+        both!(self.outside_ids_of(service, user))
     }
 
     /// The account reached from `service` as `outside_id`, if it has one.

@@ -920,6 +920,36 @@ impl PostgresDb {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
+    pub(super) async fn playing_of(&self, user: i64, limit: i64) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT id FROM online_games WHERE status = 'playing' \
+                 AND (white_id = $1 OR black_id = $1) ORDER BY created_ms DESC LIMIT $2",
+                &[&user, &limit],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub(super) async fn outside_ids_of(
+        &self,
+        service: &str,
+        user: i64,
+    ) -> Result<Vec<String>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT outside_id FROM outside_accounts WHERE service = $1 AND user_id = $2 \
+                 ORDER BY outside_id",
+                &[&service, &user],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     pub(super) async fn games_of(
         &self,
         user: i64,

@@ -602,6 +602,38 @@ impl SqliteDb {
         .await
     }
 
+    /// The ids of the games `user` is playing now, newest first, at most `limit`.
+    pub async fn playing_of(&self, user: i64, limit: i64) -> Result<Vec<String>, ApiError> {
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT id FROM online_games WHERE status = 'playing' \
+                 AND (white_id = ?1 OR black_id = ?1) ORDER BY created_ms DESC LIMIT ?2",
+            )?;
+            let ids = stmt
+                .query_map(params![user, limit], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(ids)
+        })
+        .await
+    }
+
+    /// The ids the account `user` is reached by from `service` (a Telegram user linked to
+    /// it).
+    pub async fn outside_ids_of(&self, service: &str, user: i64) -> Result<Vec<String>, ApiError> {
+        let service = service.to_string();
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT outside_id FROM outside_accounts WHERE service = ?1 AND user_id = ?2 \
+                 ORDER BY outside_id",
+            )?;
+            let ids = stmt
+                .query_map(params![service, user], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(ids)
+        })
+        .await
+    }
+
     /// `user`'s newest games, at most `limit`.
     pub async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError> {
         self.with(move |c| {

@@ -141,10 +141,10 @@ test("a player's page: rating graph, games with filters, follow, block and chall
   const pending = await call(ada, "GET", `/api/online/games/${id}`);
   assert.equal(pending.status, 200);
 
-  // The leaderboards: four speeds; nobody's rating is settled yet.
+  // The leaderboards: five speeds (correspondence too); nobody's rating is settled yet.
   await page.goto(`${URL_BASE}/player`);
   await page.waitForSelector("body[data-ready='1']");
-  assert.equal(await page.$$eval(`${tid("leaderboard")} section`, (s) => s.length), 4);
+  assert.equal(await page.$$eval(`${tid("leaderboard")} section`, (s) => s.length), 5);
   assert.equal(await page.getAttribute(tid("link-leaders"), "aria-current"), "page");
 
   assert.deepEqual(errors, []);

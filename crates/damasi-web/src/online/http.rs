@@ -227,6 +227,7 @@ pub fn routes() -> Router<AppState> {
         .route("/account/token", post(new_token))
         .route("/account/link-code", post(link_code))
         .route("/account/telegram", post(telegram_log_in))
+        .route("/account/playing", get(now_playing))
         .route("/account/password", post(change_password))
         .route("/account/sessions", get(list_sessions))
         .route("/account/sessions/{handle}", delete(revoke_session))
@@ -650,10 +651,42 @@ async fn telegram_log_in(
     start_session(&state, &headers, p).await.map_err(HttpError)
 }
 
+/// `GET /api/account/playing?nb=N` (lichess's): the games the player is playing now, those
+/// waiting for their move first (`nowPlaying`, see `Online::now_playing`); `nb` 1 to 50,
+/// default 9 as on lichess.
+async fn now_playing(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<PlayingQuery>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    let nb = match q.nb.as_deref().filter(|n| !n.is_empty()) {
+        None => 9,
+        Some(n) => n
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=50).contains(n))
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!("nb '{n}' is not a number from 1 to 50"))
+            })?,
+    };
+    Ok(Json(
+        json!({"nowPlaying": state.online.now_playing(&p, nb).await?}),
+    ))
+}
+
+#[derive(Deserialize, Default)]
+struct PlayingQuery {
+    #[serde(default)]
+    nb: Option<String>,
+}
+
 /// A time control as clients send it: lichess's `clock.limit` / `clock.increment` in seconds,
-/// or `minutes` and `increment` seconds.
+/// or `minutes` and `increment` seconds, or lichess's `days` a move for a correspondence game.
 #[derive(Deserialize, Default)]
 struct GameRequest {
+    #[serde(default)]
+    days: Option<i64>,
     #[serde(default)]
     clock: Option<ClockRequest>,
     #[serde(default)]
@@ -683,6 +716,14 @@ struct ClockRequest {
 
 impl GameRequest {
     fn new_game(&self) -> Result<NewGame, ApiError> {
+        if let Some(days) = self.days {
+            if self.clock.is_some() || self.minutes.is_some() {
+                return Err(ApiError::BadRequest(
+                    "give either days (correspondence) or a clock, not both".into(),
+                ));
+            }
+            return NewGame::correspondence(days, self.rated, self.chat);
+        }
         let (initial_ms, increment_ms) = match (&self.clock, self.minutes) {
             (Some(c), _) => (c.limit.saturating_mul(1000), c.increment.saturating_mul(1000)),
             (None, Some(m)) if m.is_finite() && m >= 0.0 => (
@@ -691,7 +732,7 @@ impl GameRequest {
             ),
             _ => {
                 return Err(ApiError::BadRequest(
-                    "give the time control: clock {limit, increment} in seconds, or minutes and increment"
+                    "give the time control: clock {limit, increment} in seconds, minutes and increment, or days"
                         .into(),
                 ))
             }
@@ -1039,12 +1080,13 @@ async fn open_challenge(
     let table = state.online.create(None, new, None).await?;
     let mut body = game_links(&headers, &table.id);
     body["id"] = json!(table.id);
+    let time_control = table.state.lock().await.time_control_json();
     body["challenge"] = json!({
         "id": table.id,
         "status": "created",
         "rated": new.rated,
         "speed": Speed::of(new.initial_ms, new.increment_ms).name(),
-        "timeControl": {"limit": new.initial_ms / 1000, "increment": new.increment_ms / 1000},
+        "timeControl": time_control,
         "challenger": {"name": p.name},
     });
     Ok(Json(body))

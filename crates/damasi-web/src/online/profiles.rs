@@ -128,7 +128,7 @@ impl GamesQuery {
             None => None,
             Some(s) => Some(parse_speed(&s).map_err(|_| {
                 ApiError::BadRequest(format!(
-                    "speed '{s}' is not bullet, blitz, rapid or classical"
+                    "speed '{s}' is not bullet, blitz, rapid, classical or correspondence"
                 ))
             })?),
         };
@@ -191,7 +191,7 @@ async fn rating_history(
     let user = state.online.user_named(&name).await?;
     let points = state.online.db().rating_history(user.id).await?;
     let mut out = Vec::new();
-    for speed in [Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical] {
+    for speed in Speed::ALL {
         let mine: Vec<Value> = points
             .iter()
             .filter(|p| p.speed == speed.name())

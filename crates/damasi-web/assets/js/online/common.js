@@ -18,8 +18,21 @@ export const over = (s) => !!s && s.status !== "created" && s.status !== "starte
 /** The plies of a game state, in landing notation. @param {any} s @returns {string[]} */
 export const plies = (s) => (s && s.moves ? s.moves.split(" ").filter(Boolean) : []);
 
-/** A time control as "5+3". @param {{initial: number, increment: number}} clock */
-export function clockText(clock) {
+/** A day, in ms. */
+export const DAY_MS = 86400000;
+
+/** The correspondence controls: days a move. */
+export const CORRESPONDENCE_DAYS = [1, 2, 3, 5, 7, 14];
+
+/**
+ * A time control as "5+3", or a correspondence game's "3 days a move" (`days`, or a clock of
+ * whole days with no increment, as the server keeps one).
+ * @param {{initial: number, increment: number}|null} clock @param {number|null} [days]
+ */
+export function clockText(clock, days) {
+  if (days == null && clock && clock.increment === 0 && clock.initial >= DAY_MS && clock.initial % DAY_MS === 0) days = clock.initial / DAY_MS;
+  if (days != null) return days === 1 ? t("onDayAMove") : t("onDaysAMove", { n: days });
+  if (!clock) return "";
   const m = clock.initial / 60000;
   return `${Number.isInteger(m) ? m : m.toFixed(1)}+${Math.round(clock.increment / 1000)}`;
 }
@@ -37,9 +50,39 @@ export const speedName = (speed) => (hasText("onSpeed:" + speed) ? t("onSpeed:" 
  */
 export function resultSentence(s) {
   if (!s) return "";
-  const missed = /^Aborted: (White|Black) did not move within (\d+) s/.exec(s.description || "");
-  if (s.outcome === "aborted" && missed) return t("onAbortedFirst", { side: sideName(missed[1].toLowerCase()), n: missed[2] });
+  const missed = /^Aborted: (White|Black) did not move within (\d+) (s|days?)/.exec(s.description || "");
+  if (s.outcome === "aborted" && missed) {
+    const key = missed[3] === "s" ? "onAbortedFirst" : "onAbortedFirstDays";
+    return t(key, { side: sideName(missed[1].toLowerCase()), n: missed[2] });
+  }
   return s.outcome ? outcomeText({ code: s.outcome, reason: s.description }) : s.description || t("onOver");
+}
+
+/**
+ * Fills a select of time controls: real time (the minutes and increment fields), or
+ * "Correspondence: N days". @param {HTMLSelectElement} select
+ */
+export function fillDays(select) {
+  const chosen = select.value;
+  select.innerHTML = "";
+  const live = document.createElement("option");
+  live.value = "";
+  live.textContent = t("onRealTime");
+  select.appendChild(live);
+  for (const n of CORRESPONDENCE_DAYS) {
+    const o = document.createElement("option");
+    o.value = String(n);
+    o.textContent = n === 1 ? t("onCorrDay1") : t("onCorrDays", { n });
+    select.appendChild(o);
+  }
+  select.value = chosen;
+}
+
+/** A correspondence turn's time left: "2d 5h" (hours rounded up), or "5:00:00" under a day. @param {number} ms */
+export function daysHours(ms) {
+  const hours = Math.ceil(Math.max(0, ms) / 3600000);
+  if (hours < 24) return null;
+  return t("onDaysHours", { d: Math.floor(hours / 24), h: hours % 24 });
 }
 
 /** A rating with "?" when it is provisional. @param {any} perf */

@@ -3,7 +3,7 @@
 import { $ } from "../util.js";
 import { api } from "../api.js";
 import { t } from "../i18n.js";
-import { act, clockText, go, sideWord, speedName, toast } from "./common.js";
+import { act, clockText, daysHours, fillDays, go, sideWord, speedName, toast } from "./common.js";
 import { ensureSession, loadRecent, session } from "./account.js";
 import { events, startEvents, stopEvents } from "./events.js";
 
@@ -22,6 +22,42 @@ async function refreshLobby() {
   renderPools(data.pools || []);
   renderSeeks(data.seeks || []);
   renderLive(live.games || []);
+  refreshWaiting();
+}
+
+/** @type {any[]} the person's games waiting for their move (GET /api/account/playing) */
+let waiting = [];
+
+/** Asks which of the person's games wait for their move. */
+async function refreshWaiting() {
+  if (!session.me) { waiting = []; renderWaiting(); return; }
+  try {
+    const r = await api("GET", "/api/account/playing?nb=50");
+    waiting = (r.nowPlaying || []).filter((/** @type {any} */ g) => g.isMyTurn);
+  } catch (_) { return; }
+  renderWaiting();
+}
+
+/** The games waiting for the person's move, the notice over them, and the tab's title. */
+function renderWaiting() {
+  const ul = $("waiting");
+  ul.innerHTML = "";
+  $("waiting-box").hidden = waiting.length === 0;
+  $("waiting-notice").textContent = waiting.length ? t("onYourMoveNotice", { n: waiting.length }) : "";
+  document.title = (waiting.length ? `(${waiting.length}) ` : "") + t("onTitleLobby");
+  for (const g of waiting) {
+    const li = document.createElement("li");
+    li.dataset.testid = "waiting-" + g.gameId;
+    const a = document.createElement("a");
+    a.href = "/online/" + g.gameId;
+    a.textContent = t("onMyGame", { id: g.opponent && g.opponent.username ? g.opponent.username : g.gameId, side: sideWord(g.color) });
+    const span = document.createElement("span");
+    const ms = (g.secondsLeft || 0) * 1000;
+    const left = daysHours(ms) || `${Math.floor(ms / 3600000)}:${String(Math.floor((ms % 3600000) / 60000)).padStart(2, "0")}`;
+    span.textContent = t("onTimeLeft", { left }) + (g.daysPerTurn ? " · " + clockText(null, g.daysPerTurn) : "");
+    li.append(a, span);
+    ul.appendChild(li);
+  }
 }
 
 /** @param {any[]} pools */
@@ -129,7 +165,7 @@ function renderLive(games) {
     const li = document.createElement("li");
     li.dataset.testid = "live-" + g.id;
     const span = document.createElement("span");
-    span.textContent = `${seatName(g.white)} – ${seatName(g.black)} · ${clockText(g.clock)} ${t(g.rated ? "onRatedWord" : "onCasualWord")}`;
+    span.textContent = `${seatName(g.white)} – ${seatName(g.black)} · ${clockText(g.clock, g.daysPerTurn)} ${t(g.rated ? "onRatedWord" : "onCasualWord")}`;
     const a = document.createElement("a");
     a.className = "button";
     a.href = "/online/" + g.id;
@@ -169,9 +205,10 @@ function onUserEvent(ev) {
 }
 
 function newGameBody() {
+  const days = $("new-days").value;
   return {
-    minutes: Number($("new-minutes").value),
-    increment: Number($("new-increment").value),
+    // Correspondence: days a move instead of the clock.
+    ...(days ? { days: Number(days) } : { minutes: Number($("new-minutes").value), increment: Number($("new-increment").value) }),
     color: $("new-color").value,
     rated: $("new-rated").checked,
     chat: $("new-chat").checked,
@@ -180,6 +217,12 @@ function newGameBody() {
 }
 
 function wireLobby() {
+  fillDays($("new-days"));
+  $("new-days").addEventListener("change", () => {
+    const days = !!$("new-days").value;
+    $("new-minutes").disabled = days;
+    $("new-increment").disabled = days;
+  });
   $("new-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!(await ensureSession())) return;
@@ -209,6 +252,8 @@ function wireLobby() {
 /** Draws the lobby again (in another language). */
 export function redrawLobby() {
   document.title = t("onTitleLobby");
+  fillDays($("new-days"));
+  renderWaiting();
   renderMyGames();
   refreshLobby();
 }

@@ -3,13 +3,16 @@
 // the chat and the game's description.
 import { $, other } from "../util.js";
 import { sideName, t } from "../i18n.js";
-import { SIDES, cap, clockText, over, plies, resultSentence, running, sideWord, speedName } from "./common.js";
+import { SIDES, cap, clockText, daysHours, over, plies, resultSentence, running, sideWord, speedName } from "./common.js";
 import { session } from "./account.js";
 import { clockLeft, firstMoveLeft, flipped, view } from "./state.js";
 
 /** A clock's reading: "4:59", "1:02:00", or tenths under ten seconds. @param {number} ms */
 function fmtClock(ms) {
   ms = Math.max(0, ms);
+  // A correspondence turn: days and hours.
+  const long = daysHours(ms);
+  if (long) return long;
   if (ms < 10000) return (ms / 1000).toFixed(1);
   const s = Math.ceil(ms / 1000);
   const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
@@ -27,7 +30,7 @@ export function renderClocks() {
     el.textContent = fmtClock(left);
     el.dataset.ms = String(Math.round(left));
     el.dataset.side = side;
-    el.classList.toggle("running", running(s) && s.turn === side && s.ply >= 2);
+    el.classList.toggle("running", running(s) && s.turn === side && (s.ply >= 2 || s.daysPerTurn != null));
     el.classList.toggle("low", running(s) && left < 20000);
     el.setAttribute("aria-label", t("onClockLabel", { side: sideName(side), time: fmtClock(left) }));
   }
@@ -175,7 +178,8 @@ export function renderActions() {
   $("draw-ask").hidden = !(playing && offer("draw", opp));
   $("takeback-ask").hidden = !(playing && offer("takeback", opp));
   // The opponent left.
-  const gone = playing && s.gone && s.gone[opp];
+  // (Not in a correspondence game: nobody stays connected for days, and no claim is allowed.)
+  const gone = playing && s.gone && s.gone[opp] && s.daysPerTurn == null;
   $("claim-box").hidden = !gone;
   if (gone) {
     const wait = view.claimAt ? Math.ceil((view.claimAt - performance.now()) / 1000) : 0;
@@ -272,7 +276,7 @@ export function renderChat() {
 export function renderInfo() {
   const f = view.full;
   if (!f) return;
-  $("game-info").textContent = t("onInfo", { mode: t(f.rated ? "onRated" : "onCasual"), speed: cap(speedName(f.speed)), clock: clockText(f.clock) }) +
+  $("game-info").textContent = t("onInfo", { mode: t(f.rated ? "onRated" : "onCasual"), speed: cap(speedName(f.speed)), clock: clockText(f.clock, f.daysPerTurn) }) +
     " · " + (view.you ? t("onYouPlay", { side: sideWord(view.you) }) : t("onWatching"));
 }
 

@@ -6,11 +6,11 @@
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
-import { act, cap, clockText, go, ratingText, speedName } from "./common.js";
+import { act, cap, clockText, fillDays, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
 
-const SPEEDS = ["bullet", "blitz", "rapid", "classical"];
-const COLORS = { bullet: "#c62828", blitz: "#1565c0", rapid: "#2e7d32", classical: "#6a1b9a" };
+const SPEEDS = ["bullet", "blitz", "rapid", "classical", "correspondence"];
+const COLORS = { bullet: "#c62828", blitz: "#1565c0", rapid: "#2e7d32", classical: "#6a1b9a", correspondence: "#ef6c00" };
 const PAGE = 10;
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -233,10 +233,18 @@ function wireProfile() {
   $("btn-follow").addEventListener("click", () => relate(view.profile.following ? "unfollow" : "follow", $("btn-follow")));
   $("btn-block").addEventListener("click", () => relate(view.profile.blocking ? "unblock" : "block", $("btn-block")));
   $("btn-challenge").addEventListener("click", () => { $("pr-challenge").hidden = !$("pr-challenge").hidden; });
+  fillDays($("ch-days"));
+  $("ch-days").addEventListener("change", () => {
+    const days = !!$("ch-days").value;
+    $("ch-minutes").disabled = days;
+    $("ch-increment").disabled = days;
+  });
   $("pr-challenge").addEventListener("submit", async (/** @type {Event} */ e) => {
     e.preventDefault();
+    const days = $("ch-days").value;
     const body = {
-      clock: { limit: Math.round(Number($("ch-minutes").value) * 60), increment: Number($("ch-increment").value) },
+      // Correspondence: lichess's `days` instead of the clock.
+      ...(days ? { days: Number(days) } : { clock: { limit: Math.round(Number($("ch-minutes").value) * 60), increment: Number($("ch-increment").value) } }),
       color: $("ch-color").value,
       rated: $("ch-rated").checked,
     };
@@ -262,6 +270,7 @@ export async function startProfile(name) {
 
 /** Draws the profile again (in another language). */
 export function redrawProfile() {
+  fillDays($("ch-days"));
   renderProfile();
   renderGames();
 }

@@ -57,8 +57,9 @@ export function clockLeft(side) {
   const s = view.state;
   if (!s) return 0;
   const base = side === "white" ? s.wtime : s.btime;
-  // Neither first move is timed: the clock runs from the second move on.
-  if (running(s) && s.turn === side && !view.pending && s.ply >= 2) return Math.max(0, base - (performance.now() - view.stateAt));
+  // Neither first move is timed: the clock runs from the second move on (a correspondence
+  // turn's days run from the start).
+  if (running(s) && s.turn === side && !view.pending && (s.ply >= 2 || s.daysPerTurn != null)) return Math.max(0, base - (performance.now() - view.stateAt));
   return base;
 }
 
