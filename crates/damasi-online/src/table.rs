@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use damasi::{Color, Game, Move, Notation, Outcome, Position, RuleSet, TimeControl, WinReason};
+use damasi::{Color, Game, Move, Notation, Outcome, Position, TimeControl, WinReason};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
@@ -194,6 +194,7 @@ impl TableState {
     /// A new game waiting for its players.
     pub fn new(row: OnlineGameRow) -> TableState {
         let row_version = row.created_ms.max(0) as u64;
+        let rules = row.rules;
         let control = TimeControl {
             initial: Duration::from_millis(row.initial_ms.max(0) as u64),
             increment: Duration::from_millis(row.increment_ms.max(0) as u64),
@@ -202,8 +203,7 @@ impl TableState {
             row,
             seats: [None, None],
             ratings: [None, None],
-            game: Game::from_position(Position::start(), RuleSet::default())
-                .with_time_control(control),
+            game: Game::from_position(Position::start(), rules).with_time_control(control),
             moves: Vec::new(),
             elapsed: Vec::new(),
             turn_started: None,
@@ -237,7 +237,7 @@ impl TableState {
         let control = t.game.clock().map(|c| c.control());
         let record = Record::replay(
             Position::start(),
-            RuleSet::default(),
+            t.row.rules,
             control,
             moves
                 .iter()
@@ -303,7 +303,7 @@ impl TableState {
             "status": status,
             "challenger": from.and_then(|i| self.seats[i].as_ref().map(|p| user(p, Some(i)))),
             "destUser": user(to, None),
-            "variant": {"key": "standard", "name": "Standard"},
+            "variant": crate::variant::json(&self.row.rules),
             "rated": self.row.rated,
             "speed": self.speed().name(),
             "timeControl": {
@@ -352,7 +352,7 @@ impl TableState {
                 }},
                 "outcome": self.row.outcome,
                 "winner": outcome.and_then(|o| o.winner()).map(Color::name),
-                "variant": {"key": "standard", "name": "Standard"},
+                "variant": crate::variant::json(&self.row.rules),
                 "compat": {"bot": true, "board": true},
             },
         })
@@ -707,6 +707,7 @@ impl TableState {
             "rated": self.row.rated,
             "chatEnabled": self.row.chat,
             "speed": self.speed().name(),
+            "variant": crate::variant::json(&self.row.rules),
             "clock": { "initial": self.row.initial_ms, "increment": self.row.increment_ms },
             "initialFen": "startpos",
             "createdAt": self.row.created_ms,

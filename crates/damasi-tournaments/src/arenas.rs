@@ -123,6 +123,7 @@ impl Tournaments {
             increment_ms: settings.increment_ms,
             rated: settings.rated,
             chat: true,
+            rules: settings.rules,
         }
         .check()?;
         if let Some(p) = new.password.filter(|p| !p.is_empty()) {
@@ -279,6 +280,7 @@ impl Tournaments {
             increment_ms: a.settings.increment_ms,
             rated: a.settings.rated,
             chat: true,
+            rules: a.settings.rules,
         };
         for (w, b) in a.pairs() {
             let made = async {
@@ -366,7 +368,8 @@ pub fn arena_view(a: &Arena) -> Value {
         "minutes": a.settings.minutes,
         "clock": {"limit": a.settings.initial_ms / 1000, "increment": a.settings.increment_ms / 1000},
         "rated": a.settings.rated,
-        "variant": "turkish",
+        "variant": damasi_online::variant::key(&a.settings.rules),
+        "rules": damasi_online::variant::json(&a.settings.rules),
         "nbPlayers": a.players.len(),
         "password": matches!(a.settings.entry, Entry::Password { .. }),
         "finishesAt": a.ends_ms,

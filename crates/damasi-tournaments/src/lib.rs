@@ -253,6 +253,7 @@ impl Tournaments {
             increment_ms: settings.increment_ms,
             rated: settings.rated,
             chat: true,
+            rules: settings.rules,
         }
         .check()?;
         if let Some(p) = new.password.filter(|p| !p.is_empty()) {
@@ -489,6 +490,7 @@ impl Tournaments {
             increment_ms: s.settings.increment_ms,
             rated: s.settings.rated,
             chat: true,
+            rules: s.settings.rules,
         };
         let count = round.boards.len();
         for i in 0..count {
@@ -723,6 +725,7 @@ pub async fn import_swiss(
         increment_ms: settings.increment_ms,
         rated: settings.rated,
         chat: true,
+        rules: settings.rules,
     }
     .check()?;
     let mut users = Vec::new();
@@ -782,7 +785,8 @@ pub fn summary(s: &Swiss) -> Value {
         "nbOngoing": s.in_play().map_or(0, |r| r.boards.iter().filter(|b| b.result.is_none()).count()),
         "clock": {"limit": s.settings.initial_ms / 1000, "increment": s.settings.increment_ms / 1000},
         "rated": s.settings.rated,
-        "variant": "turkish",
+        "variant": damasi_online::variant::key(&s.settings.rules),
+        "rules": damasi_online::variant::json(&s.settings.rules),
         "password": matches!(s.settings.entry, Entry::Password { .. }),
         "nextRound": s.next_round_ms.map(|at| json!({"at": at, "in": ((at - now_ms()).max(0) / 1000)})),
     });

@@ -42,6 +42,7 @@ fn settings(rounds: u32) -> SwissSettings {
         round_pause_ms: 0,
         entry: Entry::Anyone,
         tiebreaks: Tiebreak::FEDERATION.to_vec(),
+        rules: damasi::RuleSet::default(),
     }
 }
 

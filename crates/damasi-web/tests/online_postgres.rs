@@ -111,6 +111,7 @@ async fn accounts_games_and_ratings_live_in_postgres() {
         increment_ms: 5_000,
         rated: true,
         chat: true,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
     play(&online, &t.id, &a, "c3-c4").await.unwrap();
@@ -264,6 +265,7 @@ async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
         increment_ms: 3_000,
         rated: false,
         chat: true,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let fresh = online
         .create(Some(&a), game, None)
@@ -361,6 +363,7 @@ async fn a_flag_that_falls_while_the_database_is_away_is_stored_when_it_is_back(
         increment_ms: 0,
         rated: true,
         chat: false,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let t = online.create_paired(&a, &b, quick).await.unwrap();
     play(&online, &t.id, &a, "c3-c4").await.unwrap();
@@ -437,6 +440,7 @@ async fn outside_accounts_and_shown_games_in_both_stores() {
             increment_ms: 0,
             rated: false,
             chat: false,
+            rules: damasi_web::online::variant::FEDERATION,
         };
         let game = online.create_paired(&a, &b, new).await.unwrap();
         let message = format!("tg:{}", name("IM"));

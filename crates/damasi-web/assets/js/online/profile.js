@@ -6,7 +6,7 @@
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
-import { act, cap, clockText, go, ratingText, speedName } from "./common.js";
+import { act, cap, casualUnderOtherRules, clockText, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
 
 const SPEEDS = ["bullet", "blitz", "rapid", "classical"];
@@ -233,12 +233,14 @@ function wireProfile() {
   $("btn-follow").addEventListener("click", () => relate(view.profile.following ? "unfollow" : "follow", $("btn-follow")));
   $("btn-block").addEventListener("click", () => relate(view.profile.blocking ? "unblock" : "block", $("btn-block")));
   $("btn-challenge").addEventListener("click", () => { $("pr-challenge").hidden = !$("pr-challenge").hidden; });
+  casualUnderOtherRules("ch-variant", "ch-rated");
   $("pr-challenge").addEventListener("submit", async (/** @type {Event} */ e) => {
     e.preventDefault();
     const body = {
       clock: { limit: Math.round(Number($("ch-minutes").value) * 60), increment: Number($("ch-increment").value) },
       color: $("ch-color").value,
       rated: $("ch-rated").checked,
+      variant: $("ch-variant").value,
     };
     const r = await act($("btn-ch-send"), () => api("POST", "/api/challenge/" + encodeURIComponent(view.name), body));
     if (r && r.id) go(r.id);
