@@ -988,3 +988,50 @@ pub fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(Duration::from_secs(5))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database of schema 3, before games had rules: opened by this code, it gets the
+    /// column, and the games stored before are the federation's.
+    #[tokio::test]
+    async fn games_stored_before_the_rules_column_read_as_the_default() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 name TEXT NOT NULL UNIQUE COLLATE NOCASE, password TEXT,
+                 guest INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL);
+             CREATE TABLE online_games (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL,
+                 white_id INTEGER REFERENCES users(id), black_id INTEGER REFERENCES users(id),
+                 initial_ms INTEGER NOT NULL, increment_ms INTEGER NOT NULL,
+                 rated INTEGER NOT NULL, chat INTEGER NOT NULL, status TEXT NOT NULL,
+                 outcome TEXT, turn_started_ms INTEGER, white_diff INTEGER,
+                 black_diff INTEGER, invited_id INTEGER REFERENCES users(id)) WITHOUT ROWID;
+             INSERT INTO online_games (id, created_ms, initial_ms, increment_ms, rated, chat, status)
+                 VALUES ('oldgame1', 1, 300000, 2000, 1, 1, 'open');
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+        let db = SqliteDb::init(conn).unwrap();
+        let (row, moves) = db.game("oldgame1").await.unwrap().unwrap();
+        assert_eq!(row.rules, damasi::RuleSet::default());
+        assert!(moves.is_empty());
+        // A game saved now keeps its rules; a damaged name is an error, not the default.
+        let mut kept = row.clone();
+        kept.id = "newgame1".into();
+        kept.rules = damasi::RuleSet::from_name("turkish; king-beats-lone-man").unwrap();
+        db.save_game(kept.clone()).await.unwrap();
+        assert_eq!(db.game("newgame1").await.unwrap().unwrap().0, kept);
+        db.with(|c| {
+            c.execute(
+                "UPDATE online_games SET rules = 'chess' WHERE id = 'oldgame1'",
+                [],
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        assert!(db.game("oldgame1").await.is_err());
+    }
+}
