@@ -77,6 +77,10 @@ struct ImportArgs {
     /// Casual games (not rated).
     #[arg(long)]
     casual: bool,
+    /// Rule set of the games still to play, e.g. "turkish; no-capture-limit 50" (games under
+    /// other rules than the federation's are casual: add --casual).
+    #[arg(long, default_value = "turkish")]
+    rules: damasi::RuleSet,
     /// Seconds between the end of a round and the pairing of the next.
     #[arg(long, default_value_t = 60)]
     pause: i64,
@@ -158,6 +162,7 @@ fn import(a: ImportArgs) -> Result<()> {
         round_pause_ms: a.pause.saturating_mul(1000),
         entry: Entry::Anyone,
         tiebreaks: damasi_tournaments::tiebreak::Tiebreak::FEDERATION.to_vec(),
+        rules: a.rules,
     };
     let rt = runtime()?;
     let db = open_store(&rt, a.store)?;

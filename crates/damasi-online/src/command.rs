@@ -535,6 +535,7 @@ fn rematch(state: &mut TableState, player: &Player) -> Result<Applied, ApiError>
                 increment_ms: state.row.increment_ms,
                 rated: state.row.rated,
                 chat: state.row.chat,
+                rules: state.row.rules,
             }),
         );
     }
@@ -646,6 +647,7 @@ mod tests {
             turn_started_ms: None,
             diffs: [None, None],
             invited: None,
+            rules: damasi::RuleSet::default(),
         })
     }
 

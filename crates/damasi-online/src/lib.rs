@@ -21,6 +21,8 @@
 //! - [`brain`]: the server's engines, shared by every game and request that needs one.
 //! - [`record`]: a game as it is described and stored (moves for the page, the outcome).
 //! - [`error`]: the one error of the service, with stable machine codes.
+//! - [`variant`]: the rules a game is played under, as the API names them (lichess's
+//!   `variant`).
 //!
 //! [`Online`] is the service: it keeps each game being played in memory behind its own lock,
 //! saves every change before it is acknowledged, tells every watcher (players, spectators,
@@ -41,13 +43,14 @@ pub mod record;
 pub mod runner;
 pub mod table;
 pub mod tables;
+pub mod variant;
 pub mod watch;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use damasi::Color;
+use damasi::{Color, RuleSet};
 use serde_json::Value;
 use tokio::sync::{broadcast, Mutex};
 use tokio::task::AbortHandle;
@@ -196,6 +199,10 @@ pub struct NewGame {
     pub rated: bool,
     /// Whether the players may chat.
     pub chat: bool,
+    /// The rules it is played under (the API's `variant`; default: the federation's). A game
+    /// under other rules is unrated (see [`NewGame::check`]).
+    #[serde(default, with = "variant::serde_rules")]
+    pub rules: RuleSet,
 }
 
 impl NewGame {
@@ -212,6 +219,7 @@ impl NewGame {
             increment_ms: 0,
             rated,
             chat,
+            rules: RuleSet::default(),
         })
     }
 
@@ -223,8 +231,17 @@ impl NewGame {
     /// Checks the control against the ones players can choose (lichess's set): a start of 0,
     /// 15, 30, 45 or 90 seconds or whole minutes up to 180, and an increment of whole seconds
     /// up to 60, not both zero; or a correspondence control of [`CORRESPONDENCE_DAYS`]. Anything
-    /// else (a rated game of a few milliseconds) is refused.
+    /// else (a rated game of a few milliseconds) is refused. Ratings measure the federation's
+    /// game: a rated game under other rules is refused too (docs/online.md, "Ratings").
     pub fn check(&self) -> Result<(), ApiError> {
+        if self.rated && self.rules != RuleSet::default() {
+            return Err(ApiError::BadRequest(format!(
+                "variant: games under '{}' are casual only: ratings count the federation's \
+                 rules ('{}'); ask for rated=false",
+                self.rules.name(),
+                variant::STANDARD
+            )));
+        }
         if let Some(days) = self.days_per_turn() {
             return NewGame::correspondence(days, self.rated, self.chat).map(|_| ());
         }

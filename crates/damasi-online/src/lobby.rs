@@ -73,6 +73,7 @@ impl Seek {
             "speed": super::rating::Speed::of(self.game.initial_ms, self.game.increment_ms).name(),
             "color": self.color.map_or("random", Color::name),
             "ratingRange": self.range.map(|(a, b)| format!("{a}-{b}")),
+            "variant": crate::variant::json(&self.game.rules),
         })
     }
 }
@@ -336,6 +337,8 @@ impl Online {
             increment_ms: increment * 1000,
             rated: !player.guest && !opponent.guest,
             chat: true,
+            // The pools play the federation's rules (one queue per control).
+            rules: damasi::RuleSet::default(),
         };
         let (w, b) = if super::random_color() == Color::White {
             (&opponent, player)

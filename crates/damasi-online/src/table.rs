@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use damasi::{Color, Game, Move, Notation, Outcome, Position, RuleSet, TimeControl, WinReason};
+use damasi::{Color, Game, Move, Notation, Outcome, Position, TimeControl, WinReason};
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
@@ -195,7 +195,7 @@ impl TableState {
     /// A new game waiting for its players.
     pub fn new(row: OnlineGameRow) -> TableState {
         let row_version = row.created_ms.max(0) as u64;
-        let mut game = Game::from_position(Position::start(), RuleSet::default());
+        let mut game = Game::from_position(Position::start(), row.rules);
         if days_per_turn(row.initial_ms, row.increment_ms).is_none() {
             // A correspondence game has no chess clock: each turn has its days (see
             // `TableState::turn_limit`).
@@ -242,7 +242,7 @@ impl TableState {
         let control = t.game.clock().map(|c| c.control());
         let record = Record::replay(
             Position::start(),
-            RuleSet::default(),
+            t.row.rules,
             control,
             moves
                 .iter()
@@ -308,7 +308,7 @@ impl TableState {
             "status": status,
             "challenger": from.and_then(|i| self.seats[i].as_ref().map(|p| user(p, Some(i)))),
             "destUser": user(to, None),
-            "variant": {"key": "standard", "name": "Standard"},
+            "variant": crate::variant::json(&self.row.rules),
             "rated": self.row.rated,
             "speed": self.speed().name(),
             "timeControl": self.time_control_json(),
@@ -354,7 +354,7 @@ impl TableState {
                 }},
                 "outcome": self.row.outcome,
                 "winner": outcome.and_then(|o| o.winner()).map(Color::name),
-                "variant": {"key": "standard", "name": "Standard"},
+                "variant": crate::variant::json(&self.row.rules),
                 "compat": {"bot": true, "board": true},
             },
         })
@@ -790,6 +790,7 @@ impl TableState {
             "rated": self.row.rated,
             "chatEnabled": self.row.chat,
             "speed": self.speed().name(),
+            "variant": crate::variant::json(&self.row.rules),
             // lichess's: a correspondence game has no clock, and its days a move.
             "clock": match self.days_per_turn() {
                 Some(_) => Value::Null,

@@ -84,6 +84,7 @@ impl Online {
             turn_started_ms: None,
             diffs: [None, None],
             invited,
+            rules: new.rules,
         };
         let mut state = TableState::new(row);
         state.first_move_time = self.inner.config.abort_after;

@@ -708,6 +708,7 @@ impl Telegram {
             increment_ms: i64::from(start.increment) * 1000,
             rated: start.rated,
             chat: false,
+            rules: damasi_online::variant::FEDERATION,
         };
         let table = match self
             .inner

@@ -117,6 +117,7 @@ async fn main() {
                     rated: true,
                     starts_ms: None,
                     entry: Entry::Anyone,
+                    rules: damasi::RuleSet::default(),
                 },
                 password: None,
             },

@@ -30,6 +30,10 @@ pub struct ArenaSettings {
     pub starts_ms: Option<i64>,
     /// Who may join.
     pub entry: Entry,
+    /// The rules every game is played under (lichess's `variant`; stored as its key,
+    /// arenas stored before it was chosen are the federation's).
+    #[serde(default, with = "damasi_online::variant::serde_rules")]
+    pub rules: damasi::RuleSet,
 }
 
 impl ArenaSettings {
@@ -367,6 +371,7 @@ mod tests {
                 rated: true,
                 starts_ms: None,
                 entry: Entry::Anyone,
+                rules: damasi::RuleSet::default(),
             },
         )
         .unwrap();

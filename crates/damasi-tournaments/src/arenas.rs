@@ -99,6 +99,7 @@ impl Tournaments {
             settings.initial_ms,
             settings.increment_ms,
             settings.rated,
+            settings.rules,
             new.password,
             &mut settings.entry,
         )?;
@@ -242,6 +243,7 @@ impl Tournaments {
             increment_ms: a.settings.increment_ms,
             rated: a.settings.rated,
             chat: true,
+            rules: a.settings.rules,
         };
         for (w, b) in a.pairs() {
             let made = async {
@@ -329,7 +331,8 @@ pub fn arena_view(a: &Arena) -> Value {
         "minutes": a.settings.minutes,
         "clock": {"limit": a.settings.initial_ms / 1000, "increment": a.settings.increment_ms / 1000},
         "rated": a.settings.rated,
-        "variant": "turkish",
+        "variant": damasi_online::variant::key(&a.settings.rules),
+        "rules": damasi_online::variant::json(&a.settings.rules),
         "nbPlayers": a.players.len(),
         "password": matches!(a.settings.entry, Entry::Password { .. }),
         "finishesAt": a.ends_ms,

@@ -6,18 +6,21 @@ use damasi_online::error::ApiError;
 use damasi_online::rating::Speed;
 use damasi_online::{NewGame, Online};
 
+use damasi::RuleSet;
+
 use crate::swiss::Entry;
 
 /// Rating of a player with none in the speed class.
 const UNRATED: u32 = 1500;
 
-/// Checks a new tournament's organiser and time control, and puts the password (if any)
+/// Checks a new tournament's organiser, time control and rules (see [`NewGame::check`]), and puts the password (if any)
 /// in its entry rule as a hash.
 pub(crate) fn check_new(
     by: &Player,
     initial_ms: i64,
     increment_ms: i64,
     rated: bool,
+    rules: RuleSet,
     password: Option<String>,
     entry: &mut Entry,
 ) -> Result<(), ApiError> {
@@ -32,6 +35,7 @@ pub(crate) fn check_new(
         increment_ms,
         rated,
         chat: true,
+        rules,
     }
     .check()?;
     if let Some(p) = password.filter(|p| !p.is_empty()) {

@@ -279,6 +279,7 @@ impl Tournaments {
             settings.initial_ms,
             settings.increment_ms,
             settings.rated,
+            settings.rules,
             new.password,
             &mut settings.entry,
         )?;
@@ -501,6 +502,7 @@ impl Tournaments {
             increment_ms: s.settings.increment_ms,
             rated: s.settings.rated,
             chat: true,
+            rules: s.settings.rules,
         };
         let count = round.boards.len();
         for i in 0..count {
@@ -735,6 +737,7 @@ pub async fn import_swiss(
         increment_ms: settings.increment_ms,
         rated: settings.rated,
         chat: true,
+        rules: settings.rules,
     }
     .check()?;
     let mut users = Vec::new();
@@ -796,7 +799,8 @@ pub fn summary(s: &Swiss) -> Value {
         // damasi's: the days a move of a correspondence Swiss (lichess's has none), else null.
         "days": damasi_online::days_per_turn(s.settings.initial_ms, s.settings.increment_ms),
         "rated": s.settings.rated,
-        "variant": "turkish",
+        "variant": damasi_online::variant::key(&s.settings.rules),
+        "rules": damasi_online::variant::json(&s.settings.rules),
         "password": matches!(s.settings.entry, Entry::Password { .. }),
         "nextRound": s.next_round_ms.map(|at| json!({"at": at, "in": ((at - now_ms()).max(0) / 1000)})),
     });

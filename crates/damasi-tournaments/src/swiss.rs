@@ -63,6 +63,10 @@ pub struct SwissSettings {
     pub entry: Entry,
     /// The tie-breaks, in order.
     pub tiebreaks: Vec<Tiebreak>,
+    /// The rules every game is played under (lichess's `variant`; stored as its key,
+    /// tournaments stored before it was chosen are the federation's).
+    #[serde(default, with = "damasi_online::variant::serde_rules")]
+    pub rules: damasi::RuleSet,
 }
 
 impl SwissSettings {

@@ -42,6 +42,7 @@ fn settings(rounds: u32) -> SwissSettings {
         round_pause_ms: 0,
         entry: Entry::Anyone,
         tiebreaks: Tiebreak::FEDERATION.to_vec(),
+        rules: damasi::RuleSet::default(),
     }
 }
 
@@ -533,6 +534,7 @@ async fn a_correspondence_swiss_pairs_games_of_days_a_move() {
         rated: true,
         starts_ms: None,
         entry: Entry::Anyone,
+        rules: damasi::RuleSet::default(),
     };
     let refused = director
         .create_arena(

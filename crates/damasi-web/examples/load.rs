@@ -254,6 +254,7 @@ async fn main() {
         increment_ms: 3_000,
         rated: true,
         chat: false,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     for pair in people.chunks(2) {
         let t = online

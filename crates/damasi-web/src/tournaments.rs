@@ -134,6 +134,9 @@ struct SwissRequest {
     conditions: Option<Conditions>,
     #[serde(default)]
     tiebreaks: Option<String>,
+    /// lichess's `variant`: `standard` or a rule-set name (see `damasi_online::variant`).
+    #[serde(default)]
+    variant: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -173,6 +176,7 @@ const DEFAULT_PAUSE_S: i64 = 10;
 
 impl SwissRequest {
     fn settings(self) -> Result<NewSwiss, ApiError> {
+        let rules = damasi_online::variant::parse("variant", self.variant.as_deref())?;
         let (initial_ms, increment_ms, control) = match (self.days, &self.clock) {
             (Some(_), Some(_)) => {
                 return Err(ApiError::BadRequest(
@@ -219,7 +223,8 @@ impl SwissRequest {
                 rounds: self.nb_rounds.unwrap_or(7),
                 initial_ms,
                 increment_ms,
-                rated: self.rated.unwrap_or(true),
+                // Rated unless asked otherwise, but games under other rules are casual.
+                rated: self.rated.unwrap_or(rules == damasi::RuleSet::default()),
                 starts_ms: self.starts_at,
                 round_pause_ms: self
                     .round_interval
@@ -227,6 +232,7 @@ impl SwissRequest {
                     .saturating_mul(1000),
                 entry,
                 tiebreaks,
+                rules,
             },
             password: self.password,
         })
@@ -375,6 +381,9 @@ struct ArenaRequest {
     password: Option<String>,
     #[serde(default)]
     conditions: Option<Conditions>,
+    /// lichess's `variant`: `standard` or a rule-set name (see `damasi_online::variant`).
+    #[serde(default)]
+    variant: Option<String>,
 }
 
 async fn arena_create(
@@ -383,6 +392,7 @@ async fn arena_create(
     ApiJson(req): ApiJson<ArenaRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
+    let rules = damasi_online::variant::parse("variant", req.variant.as_deref())?;
     let clock_time = req
         .clock_time
         .filter(|c| c.is_finite() && *c >= 0.0)
@@ -406,9 +416,11 @@ async fn arena_create(
         minutes,
         initial_ms: (clock_time * 60_000.0).round() as i64,
         increment_ms: increment.saturating_mul(1000),
-        rated: req.rated.unwrap_or(true),
+        // Rated unless asked otherwise, but games under other rules are casual.
+        rated: req.rated.unwrap_or(rules == damasi::RuleSet::default()),
         starts_ms,
         entry,
+        rules,
     };
     let new = damasi_tournaments::NewArena {
         settings,

@@ -33,6 +33,7 @@ const BLITZ: NewGame = NewGame {
     increment_ms: 2_000,
     rated: false,
     chat: true,
+    rules: damasi_web::online::variant::FEDERATION,
 };
 
 async fn state(online: &Online, id: &str) -> Value {

@@ -111,6 +111,7 @@ async fn accounts_games_and_ratings_live_in_postgres() {
         increment_ms: 5_000,
         rated: true,
         chat: true,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
     play(&online, &t.id, &a, "c3-c4").await.unwrap();
@@ -264,6 +265,7 @@ async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
         increment_ms: 3_000,
         rated: false,
         chat: true,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let fresh = online
         .create(Some(&a), game, None)
@@ -361,6 +363,7 @@ async fn a_flag_that_falls_while_the_database_is_away_is_stored_when_it_is_back(
         increment_ms: 0,
         rated: true,
         chat: false,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let t = online.create_paired(&a, &b, quick).await.unwrap();
     play(&online, &t.id, &a, "c3-c4").await.unwrap();
@@ -437,6 +440,7 @@ async fn outside_accounts_and_shown_games_in_both_stores() {
             increment_ms: 0,
             rated: false,
             chat: false,
+            rules: damasi_web::online::variant::FEDERATION,
         };
         let game = online.create_paired(&a, &b, new).await.unwrap();
         let message = format!("tg:{}", name("IM"));
@@ -463,4 +467,115 @@ async fn follows_blocks_histories_and_leaderboards_in_postgres() {
     let online = Online::new(db, OnlineConfig::default());
     players::follows_and_blocks(&online, &name("rf")).await;
     players::history_records_and_leaderboard(&online, &name("lb")).await;
+}
+
+/// The rules a game is played under are stored with it (`online_games.rules`) and come back
+/// in a second service over the same database: a game under `no-capture-limit 4` reloaded
+/// after three quiet plies is drawn by the fourth (docs/rules.md "Rule-set options"), while
+/// the same plies go on under the federation's rules; the game lists carry the rules too.
+#[tokio::test]
+async fn a_games_rules_are_stored_in_postgres_and_survive_a_restart() {
+    let Some(url) = url() else { return };
+    let db = OnlineDb::connect(&url).await.unwrap();
+    let online = Online::new(db.clone(), OnlineConfig::default());
+    let a = online.accounts().add_bot(&name("ra"), 0).await.unwrap();
+    let b = online.accounts().add_bot(&name("rb"), 0).await.unwrap();
+    let limit = damasi::RuleSet::from_name("turkish; no-capture-limit 4").unwrap();
+    let casual = |rules| NewGame {
+        initial_ms: 300_000,
+        increment_ms: 2_000,
+        rated: false,
+        chat: true,
+        rules,
+    };
+    let limited = online.create_paired(&a, &b, casual(limit)).await.unwrap();
+    let standard = online
+        .create_paired(&a, &b, casual(damasi::RuleSet::default()))
+        .await
+        .unwrap();
+    for id in [&limited.id, &standard.id] {
+        play(&online, id, &a, "a3-a4").await.unwrap();
+        play(&online, id, &b, "h6-h5").await.unwrap();
+        play(&online, id, &a, "b3-b4").await.unwrap();
+    }
+    let (row, _) = db.game(&limited.id).await.unwrap().unwrap();
+    assert_eq!(row.rules, limit);
+    // Another service over the same database (a restart, or another process).
+    let other = Online::new(
+        OnlineDb::connect(&url).await.unwrap(),
+        OnlineConfig::default(),
+    );
+    let drawn = play(&other, &limited.id, &b, "g6-g5").await.unwrap();
+    assert_eq!(drawn["outcome"], "draw:no-capture-limit", "{drawn}");
+    let goes_on = play(&other, &standard.id, &b, "g6-g5").await.unwrap();
+    assert_eq!(goes_on["status"], "started", "{goes_on}");
+    let refused = play(&other, &limited.id, &a, "c3-c4").await.unwrap_err();
+    assert_eq!(refused.code(), "game-over");
+    play(&other, &standard.id, &a, "c3-c4").await.unwrap();
+    let full = other.full(&limited.id, None).await.unwrap();
+    assert_eq!(full["variant"]["key"], "turkish; no-capture-limit 4");
+    let listed = db.games_of(a.id, 10).await.unwrap();
+    let rules_of = |id: &str| listed.iter().find(|g| g.row.id == id).unwrap().row.rules;
+    assert_eq!(rules_of(&limited.id), limit);
+    assert_eq!(rules_of(&standard.id), damasi::RuleSet::default());
+    assert_eq!(listed[0].names[0].as_deref(), Some(a.name.as_str()));
+    let page = db
+        .games_page(a.id, Default::default(), 0, 10)
+        .await
+        .unwrap();
+    assert!(page.0.iter().any(|g| g.row.rules == limit && g.plies == 4));
+}
+
+/// A database made before games had rules: the column is added on connection, and the games
+/// stored before are the federation's. Played in a schema of its own (`search_path`), so the
+/// other tests' tables are untouched.
+#[tokio::test]
+async fn games_stored_before_the_rules_column_read_as_the_default() {
+    let Some(url) = url() else { return };
+    let schema = name("old_schema_");
+    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    // The tables of the time, as they were: online_games without `rules`.
+    client
+        .batch_execute(&format!(
+            "CREATE SCHEMA {schema};
+             SET search_path TO {schema};
+             CREATE TABLE users (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, password TEXT,
+                 guest BOOLEAN NOT NULL DEFAULT FALSE, created_ms BIGINT NOT NULL);
+             CREATE UNIQUE INDEX users_name ON users (lower(name));
+             CREATE TABLE online_games (id TEXT PRIMARY KEY, created_ms BIGINT NOT NULL,
+                 white_id BIGINT REFERENCES users(id), black_id BIGINT REFERENCES users(id),
+                 initial_ms BIGINT NOT NULL, increment_ms BIGINT NOT NULL, rated BOOLEAN NOT NULL,
+                 chat BOOLEAN NOT NULL, status TEXT NOT NULL, outcome TEXT,
+                 turn_started_ms BIGINT, white_diff BIGINT, black_diff BIGINT,
+                 invited_id BIGINT REFERENCES users(id));
+             INSERT INTO online_games (id, created_ms, initial_ms, increment_ms, rated, chat, status)
+                 VALUES ('oldgame1', 1, 300000, 2000, TRUE, TRUE, 'open');"
+        ))
+        .await
+        .unwrap();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    let scoped = format!("{url}{sep}options=-c%20search_path%3D{schema}");
+    let db = OnlineDb::connect(&scoped)
+        .await
+        .expect("the old tables take the new column");
+    let (row, moves) = db.game("oldgame1").await.unwrap().unwrap();
+    assert_eq!(row.rules, damasi::RuleSet::default());
+    assert!(moves.is_empty());
+    let kind: String = client
+        .query_one(
+            "SELECT column_default FROM information_schema.columns \
+             WHERE table_schema = $1 AND table_name = 'online_games' AND column_name = 'rules'",
+            &[&schema],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert!(kind.contains("turkish"), "{kind}");
+    client
+        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .unwrap();
 }

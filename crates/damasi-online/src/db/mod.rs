@@ -154,6 +154,9 @@ pub struct OnlineGameRow {
     /// The only account that may take the free seat: the one a direct challenge was sent to
     /// (`POST /api/challenge/{username}`); none for open games.
     pub invited: Option<i64>,
+    /// The rules it is played under (stored as the rule set's name; games stored before
+    /// the column existed read as the default).
+    pub rules: damasi::RuleSet,
 }
 
 /// One game in a player's list.
@@ -312,7 +315,7 @@ fn games_page_sql(filter: &GameFilter) -> (String, String) {
         format!(
             "SELECT g.id, g.created_ms, g.white_id, g.black_id, g.initial_ms, g.increment_ms, \
              g.rated, g.chat, g.status, g.outcome, g.turn_started_ms, g.white_diff, g.black_diff, \
-             g.invited_id, w.name, b.name, \
+             g.invited_id, g.rules, w.name, b.name, \
              (SELECT COUNT(*) FROM online_moves m WHERE m.game_id = g.id) \
              FROM online_games g LEFT JOIN users w ON w.id = g.white_id \
              LEFT JOIN users b ON b.id = g.black_id \
@@ -687,4 +690,10 @@ impl OnlineDb {
     ) -> Result<(Vec<GameSummary>, i64), ApiError> {
         both!(self.games_page(user, filter, offset, limit))
     }
+}
+
+/// The rule set of a stored name (the `rules` column of `online_games`), or an error naming
+/// the game: only [`damasi::RuleSet::name`] writes the column, so another text is damage.
+pub(crate) fn stored_rules(id: &str, name: &str) -> Result<damasi::RuleSet, String> {
+    damasi::RuleSet::from_name(name).map_err(|e| format!("online game {id}: stored rules: {e}"))
 }

@@ -57,9 +57,11 @@ CREATE TABLE IF NOT EXISTS online_games (
     turn_started_ms BIGINT,
     white_diff BIGINT,
     black_diff BIGINT,
-    invited_id BIGINT REFERENCES users(id)
+    invited_id BIGINT REFERENCES users(id),
+    rules TEXT NOT NULL DEFAULT 'turkish'
 );
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS invited_id BIGINT REFERENCES users(id);
+ALTER TABLE online_games ADD COLUMN IF NOT EXISTS rules TEXT NOT NULL DEFAULT 'turkish';
 CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
@@ -112,7 +114,7 @@ CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
 ";
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
-    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id";
+    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules";
 
 /// Deletes a user's secrets whose hash starts with `$2` (all when it is null), but `$3`.
 const REVOKE: &str = "DELETE FROM secrets WHERE user_id = $1 \
@@ -123,8 +125,8 @@ pub(super) fn db_error(e: tokio_postgres::Error) -> ApiError {
     ApiError::Internal(format!("postgres: {e}"))
 }
 
-fn game_row(r: &Row) -> OnlineGameRow {
-    OnlineGameRow {
+fn game_row(r: &Row) -> Result<OnlineGameRow, ApiError> {
+    Ok(OnlineGameRow {
         id: r.get(0),
         created_ms: r.get(1),
         players: [r.get(2), r.get(3)],
@@ -137,7 +139,8 @@ fn game_row(r: &Row) -> OnlineGameRow {
         turn_started_ms: r.get(10),
         diffs: [r.get(11), r.get(12)],
         invited: r.get(13),
-    }
+        rules: super::stored_rules(r.get(0), r.get(14)).map_err(ApiError::Internal)?,
+    })
 }
 
 fn user_row(r: &Row) -> UserRow {
@@ -378,12 +381,14 @@ impl PostgresDb {
             .get(0);
         Ok((
             rows.iter()
-                .map(|r| GameSummary {
-                    row: game_row(r),
-                    names: [r.get(14), r.get(15)],
-                    plies: r.get(16),
+                .map(|r| {
+                    Ok(GameSummary {
+                        row: game_row(r)?,
+                        names: [r.get(15), r.get(16)],
+                        plies: r.get(17),
+                    })
                 })
-                .collect(),
+                .collect::<Result<_, ApiError>>()?,
             total,
         ))
     }
@@ -723,7 +728,7 @@ impl PostgresDb {
         c.execute(
             &format!(
                 "INSERT INTO online_games ({GAME_COLUMNS}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
                  ON CONFLICT (id) DO UPDATE SET white_id = EXCLUDED.white_id, \
                  black_id = EXCLUDED.black_id, status = EXCLUDED.status, outcome = EXCLUDED.outcome, \
                  turn_started_ms = EXCLUDED.turn_started_ms, white_diff = EXCLUDED.white_diff, \
@@ -744,6 +749,7 @@ impl PostgresDb {
                 &g.diffs[0],
                 &g.diffs[1],
                 &g.invited,
+                &g.rules.name(),
             ],
         )
         .await
@@ -906,7 +912,7 @@ impl PostgresDb {
             .await
             .map_err(db_error)?;
         Ok(Some((
-            game_row(&row),
+            game_row(&row)?,
             moves.iter().map(|m| (m.get(0), m.get(1))).collect(),
         )))
     }
@@ -974,14 +980,15 @@ impl PostgresDb {
             )
             .await
             .map_err(db_error)?;
-        Ok(rows
-            .iter()
-            .map(|r| GameSummary {
-                row: game_row(r),
-                names: [r.get(14), r.get(15)],
-                plies: r.get(16),
+        rows.iter()
+            .map(|r| {
+                Ok(GameSummary {
+                    row: game_row(r)?,
+                    names: [r.get(15), r.get(16)],
+                    plies: r.get(17),
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// Takes (or renews) the lease of game `id` for `node` until `until_ms` when it is free,

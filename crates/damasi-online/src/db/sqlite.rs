@@ -17,7 +17,7 @@ use super::{
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS online_games (
     turn_started_ms INTEGER,
     white_diff INTEGER,
     black_diff INTEGER,
-    invited_id INTEGER REFERENCES users(id)
+    invited_id INTEGER REFERENCES users(id),
+    rules TEXT NOT NULL DEFAULT 'turkish'
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
@@ -106,7 +107,7 @@ pub struct SqliteDb {
 }
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
-    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id";
+    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
     Ok(OnlineGameRow {
@@ -122,6 +123,13 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
         turn_started_ms: r.get(10)?,
         diffs: [r.get(11)?, r.get(12)?],
         invited: r.get(13)?,
+        rules: {
+            let id: String = r.get(0)?;
+            let name: String = r.get(14)?;
+            super::stored_rules(&id, &name).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(14, rusqlite::types::Type::Text, e.into())
+            })?
+        },
     })
 }
 
@@ -165,6 +173,22 @@ impl SqliteDb {
             // Schema 2: the account a direct challenge was sent to.
             conn.execute_batch(
                 "ALTER TABLE online_games ADD COLUMN invited_id INTEGER REFERENCES users(id)",
+            )
+            .map_err(e)?;
+        }
+        // Schema 4: the rules each game is played under; the games stored before are the
+        // federation's (looked up by column, so any older schema gets it once).
+        let has_rules: bool = conn
+            .query_row(
+                "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = 'rules'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(e)?
+            > 0;
+        if !has_rules {
+            conn.execute_batch(
+                "ALTER TABLE online_games ADD COLUMN rules TEXT NOT NULL DEFAULT 'turkish'",
             )
             .map_err(e)?;
         }
@@ -438,7 +462,7 @@ impl SqliteDb {
             c.execute(
                 &format!(
                     "INSERT OR REPLACE INTO online_games ({GAME_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
                 ),
                 params![
                     g.id,
@@ -455,6 +479,7 @@ impl SqliteDb {
                     g.diffs[0],
                     g.diffs[1],
                     g.invited,
+                    g.rules.name(),
                 ],
             )?;
             Ok(())
@@ -652,8 +677,8 @@ impl SqliteDb {
             let rows = stmt.query_map(params![user, limit], |r| {
                 Ok(GameSummary {
                     row: game_row(r)?,
-                    names: [r.get(14)?, r.get(15)?],
-                    plies: r.get(16)?,
+                    names: [r.get(15)?, r.get(16)?],
+                    plies: r.get(17)?,
                 })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -941,8 +966,8 @@ impl SqliteDb {
                 .query_map(params![user, limit, offset], |r| {
                     Ok(GameSummary {
                         row: game_row(r)?,
-                        names: [r.get(14)?, r.get(15)?],
-                        plies: r.get(16)?,
+                        names: [r.get(15)?, r.get(16)?],
+                        plies: r.get(17)?,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
@@ -994,4 +1019,51 @@ pub fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(Duration::from_secs(5))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database of schema 3, before games had rules: opened by this code, it gets the
+    /// column, and the games stored before are the federation's.
+    #[tokio::test]
+    async fn games_stored_before_the_rules_column_read_as_the_default() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE users (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 name TEXT NOT NULL UNIQUE COLLATE NOCASE, password TEXT,
+                 guest INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL);
+             CREATE TABLE online_games (id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL,
+                 white_id INTEGER REFERENCES users(id), black_id INTEGER REFERENCES users(id),
+                 initial_ms INTEGER NOT NULL, increment_ms INTEGER NOT NULL,
+                 rated INTEGER NOT NULL, chat INTEGER NOT NULL, status TEXT NOT NULL,
+                 outcome TEXT, turn_started_ms INTEGER, white_diff INTEGER,
+                 black_diff INTEGER, invited_id INTEGER REFERENCES users(id)) WITHOUT ROWID;
+             INSERT INTO online_games (id, created_ms, initial_ms, increment_ms, rated, chat, status)
+                 VALUES ('oldgame1', 1, 300000, 2000, 1, 1, 'open');
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+        let db = SqliteDb::init(conn).unwrap();
+        let (row, moves) = db.game("oldgame1").await.unwrap().unwrap();
+        assert_eq!(row.rules, damasi::RuleSet::default());
+        assert!(moves.is_empty());
+        // A game saved now keeps its rules; a damaged name is an error, not the default.
+        let mut kept = row.clone();
+        kept.id = "newgame1".into();
+        kept.rules = damasi::RuleSet::from_name("turkish; king-beats-lone-man").unwrap();
+        db.save_game(kept.clone()).await.unwrap();
+        assert_eq!(db.game("newgame1").await.unwrap().unwrap().0, kept);
+        db.with(|c| {
+            c.execute(
+                "UPDATE online_games SET rules = 'chess' WHERE id = 'oldgame1'",
+                [],
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        assert!(db.game("oldgame1").await.is_err());
+    }
 }

@@ -348,6 +348,39 @@ test("in the lobby, a taken seek and a pool pairing open the game for both playe
   await bob.page.waitForSelector("#result:not([hidden])");
 });
 
+test("a seek under other rules says them in the lobby and in the game, and is casual", async () => {
+  for (const p of [alice.page, bob.page]) {
+    await p.goto(URL_BASE + "/online");
+    await p.waitForSelector("body[data-ready='1']");
+  }
+  await bob.page.check("#new-rated");
+  await bob.page.selectOption("#new-variant", "turkish; king-beats-lone-man");
+  // Other rules are casual: the page unticks and disables "Rated".
+  assert.equal(await bob.page.isChecked("#new-rated"), false);
+  assert.equal(await bob.page.isDisabled("#new-rated"), true);
+  await bob.page.fill("#new-minutes", "3");
+  await bob.page.fill("#new-increment", "2");
+  await bob.page.click("#btn-seek");
+  await bob.page.waitForSelector('[data-testid^="seek-"]');
+  const take = await alice.page.waitForSelector('[data-testid^="take-"]', { timeout: 10000 });
+  assert.match(await alice.page.textContent(tid("seeks")), new RegExp(`${BOB}.*3\\+2.*casual.*Turkish \\(federation\\) \\+ a king beats a lone man`));
+  await take.click();
+  await alice.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  await alice.page.waitForFunction(() => /Casual .*3\+2 · Turkish \(federation\) \+ a king beats a lone man · you play/.test(document.getElementById("game-info").textContent));
+  // In Turkish too.
+  await bob.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  await bob.page.click('[data-lang="tr"]');
+  await bob.page.waitForFunction(() => /dama tek taşı yener/.test(document.getElementById("game-info").textContent));
+  await bob.page.click('[data-lang="en"]');
+  await alice.page.click("#btn-abort");
+  await bob.page.waitForSelector("#result:not([hidden])");
+  // Back to the federation's rules, "Rated" can be ticked again.
+  await bob.page.goto(URL_BASE + "/online");
+  await bob.page.waitForSelector("body[data-ready='1']");
+  await bob.page.selectOption("#new-variant", "standard");
+  assert.equal(await bob.page.isDisabled("#new-rated"), false);
+});
+
 test("a visitor with the link of a casual game takes the seat as a guest", async () => {
   await alice.page.goto(URL_BASE + "/online");
   await alice.page.waitForSelector("body[data-ready='1']");

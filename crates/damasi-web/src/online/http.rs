@@ -701,6 +701,9 @@ struct GameRequest {
     chat: bool,
     #[serde(default, rename = "ratingRange")]
     rating_range: Option<String>,
+    /// lichess's `variant`: `standard` (the default) or a rule-set name.
+    #[serde(default)]
+    variant: Option<String>,
 }
 
 fn yes() -> bool {
@@ -742,9 +745,15 @@ impl GameRequest {
             increment_ms,
             rated: self.rated,
             chat: self.chat,
+            rules: self.variant()?,
         };
         g.check()?;
         Ok(g)
+    }
+
+    /// The rules asked for (`variant`); an unknown one is a 400 naming the field.
+    fn variant(&self) -> Result<damasi::RuleSet, ApiError> {
+        damasi_online::variant::parse("variant", self.variant.as_deref())
     }
 
     fn range(&self) -> Result<Option<(i64, i64)>, ApiError> {
@@ -1087,6 +1096,7 @@ async fn open_challenge(
         "rated": new.rated,
         "speed": Speed::of(new.initial_ms, new.increment_ms).name(),
         "timeControl": time_control,
+        "variant": damasi_online::variant::json(&new.rules),
         "challenger": {"name": p.name},
     });
     Ok(Json(body))

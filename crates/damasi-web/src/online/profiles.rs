@@ -51,6 +51,7 @@ fn game_json(g: &GameSummary) -> Value {
         "white": g.names[0],
         "black": g.names[1],
         "rated": g.row.rated,
+        "variant": damasi_online::variant::json(&g.row.rules),
         "speed": Speed::of(g.row.initial_ms, g.row.increment_ms).name(),
         "clock": {"initial": g.row.initial_ms, "increment": g.row.increment_ms},
         "status": g.row.status,

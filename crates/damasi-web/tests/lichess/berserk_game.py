@@ -61,6 +61,14 @@ a.challenges.cancel(c["id"])
 check(next_event(events_b, "challengeCanceled")["challenge"]["id"] == c["id"],
       "B hears the challenge withdrawn")
 
+# A challenge under other rules (lichess's variant field, a damasi rule-set name): B sees them.
+rules = "turkish; no-capture-limit 50"
+c = a.challenges.create(name_b, rated=False, clock_limit=180, clock_increment=2, variant=rules)
+incoming = next_event(events_b, "challenge")["challenge"]
+check(incoming["id"] == c["id"] and incoming["variant"]["key"] == rules, "a challenge says its rules")
+a.challenges.cancel(c["id"])
+next_event(events_b, "challengeCanceled")
+
 # The game: A challenges B by name with White, B accepts from its event stream.
 c = a.challenges.create(name_b, rated=True, clock_limit=300, clock_increment=3, color="white")
 incoming = next_event(events_b, "challenge")["challenge"]
@@ -78,6 +86,7 @@ stream_a = a.board.stream_game_state(game_id)
 stream_b = b.board.stream_game_state(game_id)
 full = next(stream_a)
 check(full["type"] == "gameFull" and full["white"]["name"] == name_a, "gameFull names White")
+check(full["variant"]["key"] == "standard", "gameFull's variant is lichess's standard for the federation's rules")
 check(full["state"]["wtime"] == 300_000 and full["state"]["moves"] == "", "clocks and no moves")
 check(next(stream_b)["black"]["name"] == name_b, "B's stream names Black")
 

@@ -41,9 +41,11 @@ def next_event(q, kind):
             return event
 
 
-t = a.tournaments.create_swiss("club", 60, 1, 1, name="Berserk Swiss", roundInterval=0, rated=False)
+t = a.tournaments.create_swiss("club", 60, 1, 1, name="Berserk Swiss", roundInterval=0,
+                               rated=False, variant="turkish; king-beats-lone-man")
 tid = t["id"]
 check(t["status"] == "created" and t["nbRounds"] == 1 and t["clock"]["limit"] == 60, "create_swiss")
+check(t["variant"] == "turkish; king-beats-lone-man", "create_swiss with a variant: the rules it names")
 for client in (a, b, c):
     client.tournaments.join_swiss(tid)
 c.tournaments.withdraw_swiss(tid)

@@ -17,6 +17,7 @@ pub const BLITZ: NewGame = NewGame {
     increment_ms: 2_000,
     rated: true,
     chat: true,
+    rules: damasi_web::online::variant::FEDERATION,
 };
 
 /// A rated game of `winner` (White) and `loser` (Black): one move each, then `loser`

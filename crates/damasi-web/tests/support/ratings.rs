@@ -16,6 +16,7 @@ pub async fn end_rated_games_at_once(online: &Online, name: &str, n: usize) {
         increment_ms: 2_000,
         rated: true,
         chat: true,
+        rules: damasi_web::online::variant::FEDERATION,
     };
     let hero = online.accounts().add_bot(name, 0).await.unwrap();
     let mut games = Vec::new();

@@ -40,6 +40,39 @@ export function clockText(clock, days) {
 /** A side in running text, lower case in English: "white", "beyaz". @param {string} side */
 export const sideWord = (side) => t("onSide:" + side);
 
+/**
+ * The rules a game is played under, in the reader's language, from the server's `variant`
+ * object ({key, noCaptureLimit, kingBeatsLoneMan}): the federation's, then each option.
+ * @param {any} v
+ */
+export function rulesText(v) {
+  const parts = [t("rulesDefault")];
+  if (v && v.noCaptureLimit) parts.push(t("onRuleNoCapture", { n: v.noCaptureLimit }));
+  if (v && v.kingBeatsLoneMan) parts.push(t("onRuleKing"));
+  return parts.join(" + ");
+}
+
+/** Whether `v` (a `variant` object or key) is the federation's rules. @param {any} v */
+export const isStandard = (v) => !v || (typeof v === "string" ? v : v.key) === "standard";
+
+/**
+ * Keeps a form's "rated" box off while its rules select names other rules than the
+ * federation's (the server plays those casual only, docs/online.md "Ratings").
+ * @param {string} selectId @param {string} ratedId
+ */
+export function casualUnderOtherRules(selectId, ratedId) {
+  const select = /** @type {HTMLSelectElement} */ (document.getElementById(selectId));
+  const rated = /** @type {HTMLInputElement} */ (document.getElementById(ratedId));
+  const sync = () => {
+    const other = !isStandard(select.value);
+    if (other) rated.checked = false;
+    rated.disabled = other;
+    rated.title = other ? t("onCasualRules") : "";
+  };
+  select.addEventListener("change", sync);
+  sync();
+}
+
 /** A speed's name ("blitz"), capitalised for the start of a line. @param {string} speed */
 export const speedName = (speed) => (hasText("onSpeed:" + speed) ? t("onSpeed:" + speed) : speed);
 

@@ -223,7 +223,8 @@ async function loadLegal() {
     return;
   }
   try {
-    const r = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen));
+    const rules = view.full && view.full.variant ? "&rules=" + encodeURIComponent(view.full.variant.rules) : "";
+    const r = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen) + rules);
     if (view.state && view.state.fen === fen) {
       view.legal = r.moves || [];
       view.legalFen = fen;

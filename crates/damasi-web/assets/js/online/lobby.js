@@ -3,7 +3,7 @@
 import { $ } from "../util.js";
 import { api } from "../api.js";
 import { t } from "../i18n.js";
-import { act, clockText, daysHours, fillDays, go, sideWord, speedName, toast } from "./common.js";
+import { act, casualUnderOtherRules, clockText, daysHours, fillDays, go, rulesText, sideWord, speedName, toast } from "./common.js";
 import { ensureSession, loadRecent, session } from "./account.js";
 import { events, startEvents, stopEvents } from "./events.js";
 
@@ -100,7 +100,7 @@ function renderSeeks(seeks) {
   if (!seeks.length) {
     const tr = document.createElement("tr");
     const td = document.createElement("td");
-    td.colSpan = 6;
+    td.colSpan = 7;
     td.className = "empty";
     td.textContent = t("onNoSeeks");
     tr.appendChild(td);
@@ -110,7 +110,7 @@ function renderSeeks(seeks) {
     const tr = document.createElement("tr");
     tr.dataset.testid = "seek-" + s.id;
     const cells = [s.username, s.rating == null ? "–" : String(s.rating), clockText(s.clock) + " " + speedName(s.speed),
-      s.rated ? t("onRatedWord") + (s.ratingRange ? " " + s.ratingRange : "") : t("onCasualWord"), sideWord(s.color)];
+      s.rated ? t("onRatedWord") + (s.ratingRange ? " " + s.ratingRange : "") : t("onCasualWord"), rulesText(s.variant), sideWord(s.color)];
     for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }
     // The seeker's name opens their page.
     const link = document.createElement("a");
@@ -213,6 +213,7 @@ function newGameBody() {
     rated: $("new-rated").checked,
     chat: $("new-chat").checked,
     ratingRange: $("new-range").value.trim() || undefined,
+    variant: $("new-variant").value,
   };
 }
 
@@ -223,6 +224,7 @@ function wireLobby() {
     $("new-minutes").disabled = days;
     $("new-increment").disabled = days;
   });
+  casualUnderOtherRules("new-variant", "new-rated");
   $("new-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!(await ensureSession())) return;

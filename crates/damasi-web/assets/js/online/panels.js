@@ -3,7 +3,7 @@
 // the chat and the game's description.
 import { $, other } from "../util.js";
 import { sideName, t } from "../i18n.js";
-import { SIDES, cap, clockText, daysHours, over, plies, resultSentence, running, sideWord, speedName } from "./common.js";
+import { SIDES, cap, clockText, daysHours, isStandard, over, plies, resultSentence, rulesText, running, sideWord, speedName } from "./common.js";
 import { session } from "./account.js";
 import { clockLeft, firstMoveLeft, flipped, view } from "./state.js";
 
@@ -277,6 +277,7 @@ export function renderInfo() {
   const f = view.full;
   if (!f) return;
   $("game-info").textContent = t("onInfo", { mode: t(f.rated ? "onRated" : "onCasual"), speed: cap(speedName(f.speed)), clock: clockText(f.clock, f.daysPerTurn) }) +
+    (isStandard(f.variant) ? "" : " · " + rulesText(f.variant)) +
     " · " + (view.you ? t("onYouPlay", { side: sideWord(view.you) }) : t("onWatching"));
 }
 

@@ -6,7 +6,7 @@
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
-import { act, cap, clockText, fillDays, go, ratingText, speedName } from "./common.js";
+import { act, cap, casualUnderOtherRules, clockText, fillDays, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
 
 const SPEEDS = ["bullet", "blitz", "rapid", "classical", "correspondence"];
@@ -239,6 +239,7 @@ function wireProfile() {
     $("ch-minutes").disabled = days;
     $("ch-increment").disabled = days;
   });
+  casualUnderOtherRules("ch-variant", "ch-rated");
   $("pr-challenge").addEventListener("submit", async (/** @type {Event} */ e) => {
     e.preventDefault();
     const days = $("ch-days").value;
@@ -247,6 +248,7 @@ function wireProfile() {
       ...(days ? { days: Number(days) } : { clock: { limit: Math.round(Number($("ch-minutes").value) * 60), increment: Number($("ch-increment").value) } }),
       color: $("ch-color").value,
       rated: $("ch-rated").checked,
+      variant: $("ch-variant").value,
     };
     const r = await act($("btn-ch-send"), () => api("POST", "/api/challenge/" + encodeURIComponent(view.name), body));
     if (r && r.id) go(r.id);

@@ -4,6 +4,7 @@
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, applyI18n, wireLangs, toast } from "../i18n.js";
+import { casualUnderOtherRules, rulesText } from "../online/common.js";
 
 /** @type {any} who is signed in ({id, name, guest}) or null */
 let me = null;
@@ -78,6 +79,7 @@ async function create(/** @type {Event} */ e) {
         clockIncrement: +$("c-increment").value,
         minutes: +$("c-duration").value,
         rated: $("c-rated").checked,
+        variant: $("c-variant").value,
         password: $("c-password").value || null,
         startDate: starts ? new Date(starts).getTime() : null,
         conditions: { allowList: $("c-list").value || null },
@@ -92,6 +94,7 @@ async function create(/** @type {Event} */ e) {
     nbRounds: +$("c-rounds").value,
     roundInterval: +$("c-pause").value,
     rated: $("c-rated").checked,
+    variant: $("c-variant").value,
     password: $("c-password").value || null,
     startsAt: starts ? new Date(starts).getTime() : null,
     conditions: { allowList: $("c-list").value || null },
@@ -112,7 +115,7 @@ function renderArena() {
   $("t-name").textContent = v.name;
   document.title = v.name + " · damasi";
   const info = [statusText(v.status), t("swArenaMinutes", { n: v.minutes }), t("swPlayerCount", { n: v.nbPlayers }),
-    clockText(v.clock), v.rated ? t("swRated") : t("swCasual"), t("swOrganiser", { name: v.createdBy })];
+    clockText(v.clock), v.rated ? t("swRated") : t("swCasual"), rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
   if (v.status === "started" && v.finishesAt) info.push(t("swTimeLeft", { m: Math.max(0, Math.ceil((v.finishesAt - Date.now()) / 60000)) }));
   $("t-info").textContent = info.join(" · ");
   const players = v.standing.players;
@@ -173,7 +176,7 @@ function render() {
   document.title = v.name + " · damasi";
   const info = [statusText(v.status), t("swRoundOf", { n: v.round, total: v.nbRounds }),
     t("swPlayerCount", { n: v.nbPlayers }), clockText(v.clock), v.rated ? t("swRated") : t("swCasual"),
-    t("swOrganiser", { name: v.createdBy })];
+    rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
   if (v.status === "created" && v.startsAt) info.push(t("swStartsAtTime", { time: new Date(v.startsAt).toLocaleString() }));
   if (v.nextRound) info.push(t("swNextRoundIn", { s: Math.max(0, Math.round((v.nextRound.at - Date.now()) / 1000)) }));
   $("t-info").textContent = info.join(" · ");
@@ -264,6 +267,7 @@ async function boot() {
   await loadMe();
   if (!id) {
     $("create-form").addEventListener("submit", create);
+    casualUnderOtherRules("c-variant", "c-rated");
     $("c-kind").addEventListener("change", () => {
       const arena = $("c-kind").value === "arena";
       for (const e of document.querySelectorAll(".swiss-only")) /** @type {HTMLElement} */ (e).hidden = arena;
