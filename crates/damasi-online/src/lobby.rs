@@ -14,6 +14,8 @@
 //! Among several processes a place goes with its owner's last stream on the process that
 //! held it; the grace applies to one process only (the others do not see its streams).
 
+use std::collections::HashMap;
+
 use damasi::Color;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -113,6 +115,16 @@ impl Lobby {
     }
 }
 
+/// What joining a pool found under the lobby's lock.
+enum PoolPick {
+    /// Players to ask about (blocks) before one can be chosen.
+    Ask(Vec<i64>),
+    /// The opponent, taken out of the pool.
+    Paired(Player),
+    /// Nobody to meet: the player waits.
+    Waiting,
+}
+
 /// The database key of the shared lobby.
 const LOBBY_KEY: &str = "lobby";
 
@@ -155,17 +167,36 @@ impl Online {
 
     /// The open seeks (old ones are withdrawn first).
     pub async fn seeks(&self) -> Result<Vec<Value>, ApiError> {
+        self.seeks_for(None).await
+    }
+
+    /// The open seeks as `viewer` sees them: without those of the players `viewer` blocks
+    /// (those who block `viewer` are refused when their seek is taken, see
+    /// [`Online::accept_seek`]).
+    pub async fn seeks_for(&self, viewer: Option<&Player>) -> Result<Vec<Value>, ApiError> {
         let now = now_ms();
         let fresh = |s: &Seek| now - s.opened_ms < SEEK_LIFETIME.as_millis() as i64;
         let lobby = self.lobby_now().await?;
-        if lobby.seeks.iter().all(fresh) {
-            return Ok(lobby.seeks.iter().map(Seek::json).collect());
-        }
-        self.with_lobby(|lobby| {
-            lobby.seeks.retain(fresh);
-            lobby.seeks.iter().map(Seek::json).collect()
-        })
-        .await
+        let seeks = if lobby.seeks.iter().all(fresh) {
+            lobby.seeks
+        } else {
+            self.with_lobby(|lobby| {
+                lobby.seeks.retain(fresh);
+                lobby.seeks.clone()
+            })
+            .await?
+        };
+        let hidden: Vec<i64> = match viewer {
+            Some(v) if !v.guest && !seeks.is_empty() => {
+                self.blocked(v).await?.iter().map(|u| u.id).collect()
+            }
+            _ => Vec::new(),
+        };
+        Ok(seeks
+            .iter()
+            .filter(|s| !hidden.contains(&s.player.id))
+            .map(Seek::json)
+            .collect())
     }
 
     /// `player` opens a seek; returns its id.
@@ -238,6 +269,22 @@ impl Online {
 
     /// `player` takes seek `id`: the game starts for both. Returns the game id.
     pub async fn accept_seek(&self, player: &Player, id: u64) -> Result<String, ApiError> {
+        // A seek's owner never changes: who it is may be asked before taking it.
+        let owner = self
+            .lobby_now()
+            .await?
+            .seeks
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| s.player.clone());
+        if let Some(owner) = owner.filter(|o| o.id != player.id) {
+            if self.either_blocks(owner.id, player.id).await? {
+                return Err(ApiError::Forbidden {
+                    code: "blocked",
+                    message: format!("you and {} cannot play: one blocks the other", owner.name),
+                });
+            }
+        }
         let seek = self
             .with_lobby(|lobby| {
                 let i = lobby.seeks.iter().position(|s| s.id == id).ok_or_else(|| {
@@ -310,27 +357,52 @@ impl Online {
                     .join(", ")
             )));
         }
-        let opponent = self
-            .with_lobby(|lobby| {
-                lobby.places.retain(|p| p.player.id != player.id);
-                match lobby.places.iter().position(|p| p.pool == pool) {
-                    Some(i) => Ok(Some(lobby.places.remove(i).player)),
-                    None if lobby.places.len() >= MAX_WAITING => Err(ApiError::Overloaded(
-                        "the pools are full: try again in a moment".into(),
-                    )),
-                    None => {
-                        lobby.places.push(PoolPlace {
-                            pool,
-                            player: player.clone(),
-                            since_ms: now_ms(),
-                        });
-                        Ok(None)
+        // Who waits there and may meet `player` (neither blocks the other), found out of the
+        // lobby's lock; whoever came meanwhile is asked about on the next pass.
+        let mut may_meet: HashMap<i64, bool> = HashMap::new();
+        let mut passes = 0;
+        let opponent = loop {
+            passes += 1;
+            let last_pass = passes > 3;
+            let pick = self
+                .with_lobby(|lobby| {
+                    lobby.places.retain(|p| p.player.id != player.id);
+                    let unknown: Vec<i64> = lobby
+                        .places
+                        .iter()
+                        .filter(|p| p.pool == pool && !may_meet.contains_key(&p.player.id))
+                        .map(|p| p.player.id)
+                        .collect();
+                    if !unknown.is_empty() && !last_pass {
+                        return Ok(PoolPick::Ask(unknown));
+                    }
+                    let ok = |p: &PoolPlace| may_meet.get(&p.player.id) == Some(&true);
+                    match lobby.places.iter().position(|p| p.pool == pool && ok(p)) {
+                        Some(i) => Ok(PoolPick::Paired(lobby.places.remove(i).player)),
+                        None if lobby.places.len() >= MAX_WAITING => Err(ApiError::Overloaded(
+                            "the pools are full: try again in a moment".into(),
+                        )),
+                        None => {
+                            lobby.places.push(PoolPlace {
+                                pool,
+                                player: player.clone(),
+                                since_ms: now_ms(),
+                            });
+                            Ok(PoolPick::Waiting)
+                        }
+                    }
+                })
+                .await??;
+            match pick {
+                PoolPick::Ask(ids) => {
+                    for id in ids {
+                        let blocked = self.either_blocks(player.id, id).await?;
+                        may_meet.insert(id, !blocked);
                     }
                 }
-            })
-            .await??;
-        let Some(opponent) = opponent else {
-            return Ok(None);
+                PoolPick::Paired(opponent) => break opponent,
+                PoolPick::Waiting => return Ok(None),
+            }
         };
         let game = NewGame {
             initial_ms: minutes * 60_000,

@@ -178,6 +178,11 @@ impl Online {
         Ok(self.db().relation(blocker, other).await? == Some(Relation::Block))
     }
 
+    /// Whether `a` blocks `b` or `b` blocks `a`: such two are never paired by the lobby.
+    pub async fn either_blocks(&self, a: i64, b: i64) -> Result<bool, ApiError> {
+        Ok(self.blocks(a, b).await? || self.blocks(b, a).await?)
+    }
+
     /// The leaderboard of `speed`, at most `nb` lines (at most [`MAX_LEADERBOARD`]): accounts
     /// whose rating there is not provisional and who played a rated game there within
     /// [`ACTIVE_WITHIN`], best first.

@@ -472,7 +472,7 @@ Object.assign(window.I18N.tr, {
   onNoGames: "Oyun yok.", onWinShort: "kazandı", onLossShort: "kaybetti", onDrawShort: "berabere",
   onNoPlayer: "{name} adında bir oyuncu yok.", onNoLeaders: "Henüz kimse yok.",
   onLeadersNote: "Puanı kesinleşmiş ve son 30 günde puanlı oyun oynamış oyuncular.",
-  "err:blocked": "Reddedildi: bu oyuncu sizden davet kabul etmiyor.", "err:guest": "Misafirler oyuncu takip edemez ya da engelleyemez: önce kaydolun.",
+  "err:blocked": "Reddedildi: engelleme nedeniyle bu oyuncuyla oynayamazsınız.", "err:guest": "Misafirler oyuncu takip edemez ya da engelleyemez: önce kaydolun.",
   "err:too-many-relations": "Çok fazla oyuncuyu takip ediyor ya da engelliyorsunuz.",
 });
 

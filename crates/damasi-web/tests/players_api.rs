@@ -1,6 +1,6 @@
 //! Players finding each other over HTTP: profiles with their records, rating histories and
-//! filtered games, follows and blocks (`/api/rel/...`, a block refusing challenges), who of
-//! the followed is online, and the leaderboards (`/api/player/top/{nb}/{perfType}`); and the
+//! filtered games, follows and blocks (`/api/rel/...`, a block refusing challenges and keeping
+//! two apart in the lobby), who of the followed is online, and the leaderboards (`/api/player/top/{nb}/{perfType}`); and the
 //! same rules on the service with SQLite (`online_postgres.rs` runs them with PostgreSQL).
 
 #[path = "support/commands.rs"]
@@ -215,6 +215,106 @@ async fn follow_unfollow_block_and_unblock_over_http() {
     assert_eq!(s, StatusCode::OK);
     let (s, body) = post(&app, "/api/challenge/Ayse", b, challenge).await;
     assert_eq!(s, StatusCode::OK, "{body}");
+}
+
+/// The players of a game (white, black) by name.
+async fn players_of(app: &Router, game: &str) -> (String, String) {
+    let (s, body) = get(app, &format!("/api/online/games/{game}"), None).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let name = |c: &str| body[c]["name"].as_str().unwrap_or_default().to_string();
+    (name("white"), name("black"))
+}
+
+#[tokio::test]
+async fn a_block_keeps_two_players_apart_in_the_lobby() {
+    let (app, online) = app();
+    let (ca, _) = sign_up(&app, &online, "Ayse").await;
+    let (cb, _) = sign_up(&app, &online, "Bora").await;
+    let (cc, _) = sign_up(&app, &online, "Cem").await;
+    let (a, b, c) = (Some(ca.as_str()), Some(cb.as_str()), Some(cc.as_str()));
+    let (s, _) = post(&app, "/api/rel/block/Bora", a, json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    let seek = json!({"clock": {"limit": 300, "increment": 3}, "rated": false});
+
+    // Bora's seek: hidden from Ayse, who blocks him; shown to Cem and to visitors.
+    let (s, body) = post(&app, "/api/lobby/seeks", b, seek.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let boras = body["id"].as_u64().unwrap();
+    let seekers = |lobby: &Value| -> Vec<String> {
+        lobby["seeks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["username"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (_, lobby) = get(&app, "/api/lobby", a).await;
+    assert_eq!(seekers(&lobby), Vec::<String>::new());
+    let (_, lobby) = get(&app, "/api/lobby", c).await;
+    assert_eq!(seekers(&lobby), ["Bora"]);
+    let (_, lobby) = get(&app, "/api/lobby", None).await;
+    assert_eq!(seekers(&lobby), ["Bora"]);
+
+    // Taking it anyway, and Bora taking Ayse's seek: 403 blocked, both ways; the seeks stay.
+    let uri = format!("/api/lobby/seeks/{boras}/accept");
+    let (s, body) = post(&app, &uri, a, json!({})).await;
+    assert_eq!(
+        (s, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("blocked"))
+    );
+    let (s, body) = post(&app, "/api/lobby/seeks", a, seek.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let ayses = body["id"].as_u64().unwrap();
+    let uri = format!("/api/lobby/seeks/{ayses}/accept");
+    let (s, body) = post(&app, &uri, b, json!({})).await;
+    assert_eq!(
+        (s, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("blocked"))
+    );
+    assert_eq!(
+        body["error"],
+        "you and Ayse cannot play: one blocks the other"
+    );
+    let (_, lobby) = get(&app, "/api/lobby", c).await;
+    assert_eq!(seekers(&lobby), ["Bora", "Ayse"]);
+    // Cem may take Ayse's.
+    let (s, body) = post(&app, &uri, c, json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    let (w, bl) = players_of(&app, body["game"].as_str().unwrap()).await;
+    let mut pair = [w, bl];
+    pair.sort();
+    assert_eq!(pair, ["Ayse", "Cem"]);
+
+    // A pool passes over the pair: Ayse waits, Bora joins and waits too; Dora (new) meets
+    // Ayse, who came first; Bora still waits.
+    let (cd, _) = sign_up(&app, &online, "Dora").await;
+    let d = Some(cd.as_str());
+    let (s, body) = post(&app, "/api/pool/10+5", a, json!({})).await;
+    assert_eq!((s, body["waiting"].as_bool()), (StatusCode::OK, Some(true)));
+    let (s, body) = post(&app, "/api/pool/10+5", b, json!({})).await;
+    assert_eq!(
+        (s, body["waiting"].as_bool()),
+        (StatusCode::OK, Some(true)),
+        "{body}"
+    );
+    let (s, body) = post(&app, "/api/pool/10+5", d, json!({})).await;
+    assert_eq!(
+        (s, body["waiting"].as_bool()),
+        (StatusCode::OK, Some(false)),
+        "{body}"
+    );
+    let (w, bl) = players_of(&app, body["game"].as_str().unwrap()).await;
+    let mut pair = [w, bl];
+    pair.sort();
+    assert_eq!(pair, ["Ayse", "Dora"]);
+    let (_, pools) = get(&app, "/api/lobby", None).await;
+    let waiting: i64 = pools["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["waiting"].as_i64().unwrap_or(0))
+        .sum();
+    assert_eq!(waiting, 1, "Bora still waits: {pools}");
 }
 
 #[tokio::test]

@@ -113,6 +113,20 @@ impl RatedResult {
     }
 }
 
+/// The `SET` list of an upsert of a row with `columns` (comma-separated, the key `id` first):
+/// every other column from the row sent. An upsert, not SQLite's `INSERT OR REPLACE`: a
+/// replace deletes the old row first, and the deletion cascades to the rows that reference
+/// it (a game's moves, the messages showing it).
+fn upsert_set(columns: &str) -> String {
+    columns
+        .split(',')
+        .map(str::trim)
+        .filter(|c| *c != "id")
+        .map(|c| format!("{c} = excluded.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A player's Glicko-2 rating in one speed class.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RatingRow {

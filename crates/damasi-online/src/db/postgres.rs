@@ -729,10 +729,8 @@ impl PostgresDb {
             &format!(
                 "INSERT INTO online_games ({GAME_COLUMNS}) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
-                 ON CONFLICT (id) DO UPDATE SET white_id = EXCLUDED.white_id, \
-                 black_id = EXCLUDED.black_id, status = EXCLUDED.status, outcome = EXCLUDED.outcome, \
-                 turn_started_ms = EXCLUDED.turn_started_ms, white_diff = EXCLUDED.white_diff, \
-                 black_diff = EXCLUDED.black_diff"
+                 ON CONFLICT (id) DO UPDATE SET {}",
+                super::upsert_set(GAME_COLUMNS)
             ),
             &[
                 &g.id,

@@ -456,13 +456,15 @@ impl SqliteDb {
         .await
     }
 
-    /// Stores a new game, or its changed row (seats, status).
+    /// Stores a new game, or its changed row (seats, status); its moves stay.
     pub async fn save_game(&self, g: OnlineGameRow) -> Result<(), ApiError> {
         self.with(move |c| {
             c.execute(
                 &format!(
-                    "INSERT OR REPLACE INTO online_games ({GAME_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+                    "INSERT INTO online_games ({GAME_COLUMNS}) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) \
+                     ON CONFLICT (id) DO UPDATE SET {}",
+                    super::upsert_set(GAME_COLUMNS)
                 ),
                 params![
                     g.id,
@@ -1024,6 +1026,53 @@ pub fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Saving a game's row again (a seat taken, the game started) keeps what refers to it:
+    /// its moves and the message showing it. (SQLite's `INSERT OR REPLACE` deleted the row
+    /// first, and the foreign keys' cascade took the moves with it.)
+    #[tokio::test]
+    async fn saving_a_game_again_keeps_its_moves_and_messages() {
+        let conn = Connection::open_in_memory().unwrap();
+        set_pragmas(&conn).unwrap();
+        let db = SqliteDb::init(conn).unwrap();
+        let mut row = OnlineGameRow {
+            id: "keptgame".into(),
+            created_ms: 1,
+            players: [None, None],
+            initial_ms: 300_000,
+            increment_ms: 2_000,
+            rated: false,
+            chat: true,
+            status: "open".into(),
+            outcome: None,
+            turn_started_ms: None,
+            diffs: [None, None],
+            invited: None,
+            rules: damasi::RuleSet::default(),
+        };
+        db.save_game(row.clone()).await.unwrap();
+        db.add_shown_game(ShownGame {
+            message: "tg:inline1".into(),
+            game_id: "keptgame".into(),
+            settings: "{}".into(),
+        })
+        .await
+        .unwrap();
+        db.add_move("keptgame", 0, "c3-c4".into(), 0, 10)
+            .await
+            .unwrap();
+        db.add_move("keptgame", 1, "f6-f5".into(), 0, 20)
+            .await
+            .unwrap();
+        row.status = "playing".into();
+        row.turn_started_ms = Some(20);
+        db.save_game(row.clone()).await.unwrap();
+        let (stored, moves) = db.game("keptgame").await.unwrap().unwrap();
+        assert_eq!(stored, row);
+        assert_eq!(moves.len(), 2, "the moves survive a second save");
+        let shown = db.shown_game("tg:inline1").await.unwrap();
+        assert_eq!(shown.map(|s| s.game_id).as_deref(), Some("keptgame"));
+    }
 
     /// A database of schema 3, before games had rules: opened by this code, it gets the
     /// column, and the games stored before are the federation's.

@@ -1009,9 +1009,15 @@ async fn claim_victory(
     Ok(Json(json!({"ok": true})))
 }
 
-async fn lobby(State(state): State<AppState>) -> Result<Json<Value>, HttpError> {
+/// `GET /api/lobby`: the open seeks (without those of the players the asker blocks) and the
+/// pools.
+async fn lobby(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, HttpError> {
+    let viewer = state.online.accounts().identify(&headers).await?;
     Ok(Json(json!({
-        "seeks": state.online.seeks().await?,
+        "seeks": state.online.seeks_for(viewer.as_ref()).await?,
         "pools": state.online.pools().await?,
     })))
 }
