@@ -236,7 +236,10 @@ pub fn serve(a: ServeArgs) -> Result<()> {
                 config,
             ))
             .context("--telegram-token")?;
-        println!("damasi: the Telegram bot @{} is running", bot.username());
+        println!(
+            "damasi: the Telegram bot @{} is on (with several processes, one runs it at a time)",
+            bot.username()
+        );
         state = state.with_telegram_login(token);
     }
     let state = state.with_security(security).with_tablebases(tables);

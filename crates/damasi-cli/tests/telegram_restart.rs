@@ -5,89 +5,14 @@
 
 #[path = "../../damasi-telegram/tests/support/bot_api.rs"]
 mod bot_api;
+#[path = "support/telegram_serve.rs"]
+mod telegram_serve;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use bot_api::BotApi;
 use serde_json::Value;
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `damasi serve` with the bot; answers it and the site's address.
-fn serve(dir: &Path, api: &BotApi) -> (Server, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
-        .args(["serve", "--port", "0", "--data-dir"])
-        .arg(dir)
-        .args([
-            "--telegram-token",
-            "123456:TEST",
-            "--telegram-api-url",
-            &api.url,
-        ])
-        .args(["--public-url", "https://dama.example"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start damasi serve");
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut url = None;
-    for _ in 0..20 {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        if let Some(u) = line.split_whitespace().find(|w| w.starts_with("http://")) {
-            url = Some(u.trim_end_matches('/').to_string());
-            break;
-        }
-    }
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    (Server(child), url.expect("the server prints its address"))
-}
-
-/// `GET url` with nothing but the standard library.
-fn get_json(url: &str) -> Value {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut s = TcpStream::connect(host).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    s.read_to_string(&mut answer).unwrap();
-    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
-    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
-}
-
-/// The side to move plays its first legal move by pressing its two squares.
-async fn play_first(api: &BotApi, site: &str, game: &str, msg: &str, people: &[Value; 2]) {
-    let full = get_json(&format!("{site}/api/online/games/{game}"));
-    let state = &full["state"];
-    let m = &state["legal"][0];
-    let mover = if state["turn"] == "white" {
-        &people[0]
-    } else {
-        &people[1]
-    };
-    api.press_square(mover, msg, m["from"].as_str().unwrap())
-        .await;
-    let played = api
-        .press_square(mover, msg, m["to"].as_str().unwrap())
-        .await;
-    assert!(played.contains(m["landing"].as_str().unwrap()), "{played}");
-}
+use telegram_serve::{get_json, play_first, serve};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_comes_back_with_its_telegram_games() {
@@ -98,7 +23,7 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
         bot_api::user(111, "Ali", "ali", "en"),
         bot_api::user(222, "Bob", "bob", "en"),
     ];
-    let (server, site) = serve(&dir, &api);
+    let (server, site) = serve(&dir, &api, &[]);
     api.wait_call("getMe", |_| true).await;
     api.push(bot_api::inline_query("q1", &people[0], "", "private"));
     api.wait_call("answerInlineQuery", |b| b["inline_query_id"] == "q1")
@@ -138,7 +63,7 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
     // SIGKILL: no shutdown of any kind.
     drop(server);
     let gets = api.calls("getMe").len();
-    let (_server, site) = serve(&dir, &api);
+    let (_server, site) = serve(&dir, &api, &[]);
     api.wait_call("getMe", |_| true).await;
     assert_eq!(api.calls("getMe").len(), gets + 1);
     let after = get_json(&format!("{site}/api/online/games/{game}"))["state"].clone();

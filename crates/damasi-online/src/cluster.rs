@@ -20,6 +20,9 @@
 //!   WebSockets and streams.
 //! - **The lobby** (seeks and pools) is one row of the database, changed under its row lock,
 //!   so players on different nodes pair up and one node pairs at a time.
+//! - **Roles** one node plays at a time (the Telegram bot's polling) are leases in that
+//!   shared state too ([`Online::hold_role`]); correspondence games' turns go to every node
+//!   on `damasi:turns`, so the bot hears the turns of games kept elsewhere.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -339,6 +342,13 @@ impl Cluster {
         let _ = self.outbox.send((user_channel(user), payload));
     }
 
+    /// Sends a correspondence game's turn to the other nodes' listeners (see
+    /// [`super::runner::YourTurn`]).
+    pub(super) fn publish_turn(&self, turn: &super::runner::YourTurn) {
+        let payload = json!({"o": self.node, "e": turn}).to_string();
+        let _ = self.outbox.send((TURNS_CHANNEL.to_string(), payload));
+    }
+
     /// Sends `cmd` about game `id` to `owner` and waits for its answer; `None` when no answer
     /// came in time.
     pub(super) async fn ask(
@@ -488,6 +498,7 @@ async fn subscribe_once(
     let mut pubsub = client.get_async_pubsub().await?;
     pubsub.psubscribe("damasi:g:*").await?;
     pubsub.psubscribe("damasi:u:*").await?;
+    pubsub.subscribe(TURNS_CHANNEL).await?;
     pubsub.subscribe(node_channel(node)).await?;
     if resync {
         if let Some(inner) = inner.upgrade() {
@@ -506,6 +517,8 @@ async fn subscribe_once(
         let channel = msg.get_channel_name();
         if let Some(id) = channel.strip_prefix("damasi:g:") {
             relay_game(&online, id, &payload);
+        } else if channel == TURNS_CHANNEL {
+            relay_turn(&online, &payload);
         } else if let Some(user) = channel.strip_prefix("damasi:u:") {
             if let (Ok(user), Ok(v)) = (user.parse(), serde_json::from_str::<Value>(&payload)) {
                 online.notify_here(user, v["e"].clone());
@@ -559,6 +572,35 @@ fn relay_game(online: &Online, id: &str, payload: &str) {
     if let Some(tx) = tx {
         let _ = tx.send(GameMessage::new(v["e"].clone()));
     }
+}
+
+/// A correspondence game's turn on another node, for this node's listeners.
+fn relay_turn(online: &Online, payload: &str) {
+    let Some(cluster) = online.inner.cluster.as_ref() else {
+        return;
+    };
+    let Ok(v) = serde_json::from_str::<Value>(payload) else {
+        return;
+    };
+    if v["o"].as_str() == Some(cluster.node.as_str()) {
+        return; // this node's own, already told
+    }
+    match serde_json::from_value(v["e"].clone()) {
+        Ok(turn) => {
+            let _ = online.inner.turns.send(turn);
+        }
+        Err(e) => eprintln!("damasi-web: an unreadable turn from another process: {e}"),
+    }
+}
+
+/// The Redis channel of correspondence games' turns.
+const TURNS_CHANNEL: &str = "damasi:turns";
+
+/// Who plays a role (see [`Online::hold_role`]), as stored.
+#[derive(Serialize, Deserialize)]
+struct RoleHolder {
+    node: String,
+    until_ms: i64,
 }
 
 fn handle_wire(online: Online, wire: Wire) {
@@ -711,6 +753,46 @@ impl Online {
         }
         self.take_orphans().await?;
         Ok(())
+    }
+
+    /// Takes or keeps the role `name` for one lease ([`ClusterConfig::lease`]) and answers
+    /// whether this process plays it: a role only one process of a cluster plays at a time
+    /// (the Telegram bot, which Telegram lets only one client poll). It is a row of the
+    /// shared state taken under its lock when it is free, expired or already this process's,
+    /// so two processes never both hold it; its holder calls again every
+    /// [`Online::role_renew_every`], the others as often to take it over once the holder is
+    /// gone. A process that is not part of a cluster plays every role.
+    pub async fn hold_role(&self, name: &str) -> Result<bool, ApiError> {
+        let Some(cluster) = &self.inner.cluster else {
+            return Ok(true);
+        };
+        let now = now_ms();
+        let mine = RoleHolder {
+            node: cluster.node.clone(),
+            until_ms: now + cluster.config.lease.as_millis() as i64,
+        };
+        cluster
+            .db
+            .update_shared(&format!("role:{name}"), |text| {
+                match serde_json::from_str::<RoleHolder>(text) {
+                    Ok(h) if h.node != mine.node && h.until_ms > now => false,
+                    _ => {
+                        *text = serde_json::to_string(&mine).unwrap_or_default();
+                        true
+                    }
+                }
+            })
+            .await
+    }
+
+    /// How often a role is renewed, and tried by those waiting for it ([`Online::hold_role`]).
+    pub fn role_renew_every(&self) -> Duration {
+        self.inner
+            .cluster
+            .as_ref()
+            .map_or(ClusterConfig::default().renew_every, |c| {
+                c.config.renew_every
+            })
     }
 
     /// Takes over the games being played whose owner is gone; answers how many.

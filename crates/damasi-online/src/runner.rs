@@ -37,13 +37,16 @@ pub struct GameFinished {
 /// A correspondence game's turn began (its start, or the opponent's move): `player` is to
 /// move, for the service's own listeners that tell players (the Telegram bot); they subscribe
 /// with [`Online::your_turns`]. Live games send none (a message a move would be spam).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// In a cluster every process hears every game's turns (over Redis), so the one process that
+/// runs the Telegram bot tells them all.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct YourTurn {
     /// The game's id.
     pub id: String,
     /// The account to move.
     pub player: i64,
     /// Its side.
+    #[serde(with = "super::table::side_serde::required")]
     pub side: Color,
     /// The opponent's name.
     pub opponent: Option<String>,
@@ -355,7 +358,7 @@ impl Online {
         let Some(player) = &state.seats[side.index()] else {
             return;
         };
-        let _ = self.inner.turns.send(YourTurn {
+        let turn = YourTurn {
             id: state.row.id.clone(),
             player: player.id,
             side,
@@ -365,10 +368,15 @@ impl Online {
             last_move: state.moves.last().cloned(),
             days_per_turn: days,
             deadline_ms: wall_ms + limit.as_millis() as i64,
-        });
+        };
+        if let Some(cluster) = &self.inner.cluster {
+            cluster.publish_turn(&turn);
+        }
+        let _ = self.inner.turns.send(turn);
     }
 
-    /// The turns of correspondence games that begin from now on (see [`YourTurn`]).
+    /// The turns of correspondence games that begin from now on (see [`YourTurn`]), in a
+    /// cluster those of every process's games.
     pub fn your_turns(&self) -> broadcast::Receiver<YourTurn> {
         self.inner.turns.subscribe()
     }

@@ -29,7 +29,7 @@ use teloxide_core::types::{
     InputMessageContentText, Message, UpdateKind, User,
 };
 use teloxide_core::{ApiError as TgApiError, Bot, RequestError};
-use tokio::sync::{broadcast, mpsc, Mutex};
+use tokio::sync::{broadcast, mpsc, watch, Mutex};
 use tokio::time::Instant;
 
 use crate::board::{keyboard, Action, BoardView, Button, ButtonKind, Press, Skin, Start};
@@ -172,9 +172,17 @@ struct Inner {
     shown: StdMutex<HashMap<String, Arc<Mutex<Shown>>>>,
     /// Messages to redraw.
     redraw: mpsc::UnboundedSender<String>,
+    /// Their receiver, until the term begins.
+    redraws: StdMutex<Option<mpsc::UnboundedReceiver<String>>>,
     /// Engine accounts by level.
     engines: Mutex<HashMap<u8, Player>>,
+    /// Set when the term ends (another process took the bot over): its tasks stop.
+    stopped: watch::Receiver<bool>,
 }
+
+/// The role of the process that runs the bot ([`Online::hold_role`]): Telegram gives a bot's
+/// updates to one poller, so one process of a cluster runs it at a time.
+pub const ROLE: &str = "telegram";
 
 /// Where a game message's web button goes: the Mini App `app` of bot `bot` on the game (the
 /// page inside Telegram, logged in), or the game's page on the site, or nowhere.
@@ -192,8 +200,10 @@ fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Telegram {
     /// Starts the bot on `online`'s games with `brain`'s engines: checks the token
-    /// (`getMe`), redraws the messages of the games not over, and polls for updates until the
-    /// process ends.
+    /// (`getMe`); then, in the process that holds the bot's role ([`ROLE`]; a process alone
+    /// always does), redraws the messages of the games not over and polls for updates until
+    /// the process ends. Among several processes the others wait, and one of them takes the
+    /// bot over within a lease once the holder is gone.
     pub async fn start(
         online: Online,
         brain: Brain,
@@ -214,8 +224,37 @@ impl Telegram {
             .await
             .map_err(|e| StartError::GetMe(e.to_string()))?;
         let username = me.user.username.clone().unwrap_or_default();
+        let (stop, stopped) = watch::channel(false);
+        let telegram = Telegram::term(online, brain, bot, config, username, stopped);
+        let db_error = |e: ApiError| StartError::Database(e.message().to_string());
+        let held = telegram
+            .inner
+            .online
+            .hold_role(ROLE)
+            .await
+            .map_err(db_error)?;
+        if held {
+            telegram.begin_term().await.map_err(db_error)?;
+        } else {
+            eprintln!(
+                "damasi-telegram: another process runs the bot; this one takes over if it stops"
+            );
+        }
+        tokio::spawn(telegram.clone().lead(stop, held));
+        Ok(telegram)
+    }
+
+    /// A term of the bot in this process: everything it keeps, ended by `stopped`.
+    fn term(
+        online: Online,
+        brain: Brain,
+        bot: Bot,
+        config: TelegramConfig,
+        username: String,
+        stopped: watch::Receiver<bool>,
+    ) -> Telegram {
         let (redraw, redraws) = mpsc::unbounded_channel();
-        let telegram = Telegram {
+        Telegram {
             inner: Arc::new(Inner {
                 online,
                 brain,
@@ -224,29 +263,96 @@ impl Telegram {
                 username,
                 shown: StdMutex::new(HashMap::new()),
                 redraw,
+                redraws: StdMutex::new(Some(redraws)),
                 engines: Mutex::new(HashMap::new()),
+                stopped,
             }),
-        };
-        let unfinished = telegram
+        }
+    }
+
+    /// Begins the term: the messages of the games not over are looked after again, and the
+    /// turns, the edits and the polling start.
+    async fn begin_term(&self) -> Result<(), ApiError> {
+        let unfinished = self
             .inner
             .online
             .db()
             .shown_unfinished(MESSAGE_PREFIX)
-            .await
-            .map_err(|e| StartError::Database(e.message().to_string()))?;
+            .await?;
         for row in unfinished {
             let Some(settings) = serde_json::from_str(&row.settings).ok() else {
                 eprintln!("damasi-telegram: unreadable settings of {}", row.message);
                 continue;
             };
             let id = row.message[MESSAGE_PREFIX.len()..].to_string();
-            telegram.keep(&id, row.game_id, settings);
+            self.keep(&id, row.game_id, settings);
         }
-        let turns = telegram.inner.online.your_turns();
-        tokio::spawn(telegram.clone().tell_turns(turns));
-        tokio::spawn(telegram.clone().edit_messages(redraws));
-        tokio::spawn(telegram.clone().poll());
-        Ok(telegram)
+        let turns = self.inner.online.your_turns();
+        self.spawn(self.clone().tell_turns(turns));
+        if let Some(redraws) = lock(&self.inner.redraws).take() {
+            self.spawn(self.clone().edit_messages(redraws));
+        }
+        self.spawn(self.clone().poll());
+        Ok(())
+    }
+
+    /// Runs `task` until it ends or the term does.
+    fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let mut stopped = self.inner.stopped.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = task => {}
+                Ok(_) = stopped.wait_for(|s| *s) => {}
+            }
+        });
+    }
+
+    /// Runs the bot's terms in this process: waits until it holds the role (unless `held`
+    /// already, its term begun), keeps it, and when another process took it meanwhile (this
+    /// one stalled past the lease, or lost the database) ends the term and waits for the
+    /// role again with a new one.
+    async fn lead(self, mut stop: watch::Sender<bool>, mut held: bool) {
+        let every = self.inner.online.role_renew_every();
+        let mut term = self;
+        loop {
+            while !held {
+                tokio::time::sleep(every).await;
+                match term.inner.online.hold_role(ROLE).await {
+                    Ok(true) => match term.begin_term().await {
+                        Ok(()) => held = true,
+                        Err(e) => {
+                            eprintln!("damasi-telegram: taking the bot over: {}", e.message())
+                        }
+                    },
+                    Ok(false) => {}
+                    Err(e) => eprintln!("damasi-telegram: the bot's role: {}", e.message()),
+                }
+                if held {
+                    eprintln!("damasi-telegram: this process runs the bot now");
+                }
+            }
+            while held {
+                tokio::time::sleep(every).await;
+                match term.inner.online.hold_role(ROLE).await {
+                    Ok(true) => {}
+                    Ok(false) => held = false,
+                    Err(e) => eprintln!("damasi-telegram: the bot's role: {}", e.message()),
+                }
+            }
+            eprintln!("damasi-telegram: another process runs the bot now; this one stops it");
+            let _ = stop.send(true);
+            let (next_stop, stopped) = watch::channel(false);
+            let i = &term.inner;
+            term = Telegram::term(
+                i.online.clone(),
+                i.brain.clone(),
+                i.bot.clone(),
+                i.config.clone(),
+                i.username.clone(),
+                stopped,
+            );
+            stop = next_stop;
+        }
     }
 
     /// The bot's `@username`.
@@ -265,7 +371,7 @@ impl Telegram {
             thinking: false,
         }));
         lock(&self.inner.shown).insert(id.to_string(), shown.clone());
-        tokio::spawn(self.clone().watch(id.to_string(), game_id));
+        self.spawn(self.clone().watch(id.to_string(), game_id));
         shown
     }
 
@@ -370,7 +476,7 @@ impl Telegram {
         drop(s);
         let me = self.clone();
         let (game_id, engine) = (game_id.to_string(), engine.clone());
-        tokio::spawn(async move {
+        self.spawn(async move {
             me.engine_moves(&game_id, &engine.player, position, engine.level)
                 .await;
             shown.lock().await.thinking = false;
@@ -427,7 +533,7 @@ impl Telegram {
                     for update in updates {
                         offset = offset.max(update.id.0 as i32 + 1);
                         let me = self.clone();
-                        tokio::spawn(async move { me.handle(update.kind).await });
+                        self.spawn(async move { me.handle(update.kind).await });
                     }
                 }
                 Err(e) => {
@@ -1003,7 +1109,7 @@ impl Telegram {
             match turns.recv().await {
                 Ok(turn) => {
                     let me = self.clone();
-                    tokio::spawn(async move { me.tell_turn(turn).await });
+                    self.spawn(async move { me.tell_turn(turn).await });
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {
                     eprintln!("damasi-telegram: {n} turn notices missed (too many at once)");

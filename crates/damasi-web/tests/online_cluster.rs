@@ -661,3 +661,113 @@ fn a_short_redis_outage_loses_no_move() {
     drop(client);
     drop((a, b));
 }
+
+/// A node of the test's own runtime (not behind HTTP), with the test's cluster timings.
+async fn clustered(pg: &str, redis: &str) -> Online {
+    let db = OnlineDb::connect(pg).await.expect("PostgreSQL");
+    Online::clustered(
+        db,
+        OnlineConfig::default(),
+        redis,
+        ClusterConfig {
+            lease: LEASE,
+            renew_every: Duration::from_millis(400),
+            reply_timeout: Duration::from_millis(800),
+        },
+    )
+    .await
+    .expect("Redis")
+}
+
+/// The next turn `turns` hears (within 5 s).
+async fn next_turn(
+    turns: &mut tokio::sync::broadcast::Receiver<damasi_web::online::runner::YourTurn>,
+    who: &str,
+) -> damasi_web::online::runner::YourTurn {
+    tokio::time::timeout(Duration::from_secs(5), turns.recv())
+        .await
+        .unwrap_or_else(|_| panic!("{who} heard no turn within 5 s"))
+        .unwrap()
+}
+
+/// A role (the Telegram bot's polling) is one node's at a time, renewed by it, and taken over
+/// by another once its lease ran out unrenewed; a correspondence game's turns, from the node
+/// that runs the game, are heard on every node (the bot's process tells them).
+#[test]
+fn a_role_is_one_nodes_and_every_node_hears_the_turns() {
+    let Some((pg, redis)) = servers() else {
+        return;
+    };
+    let _one = one_at_a_time();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let (a, b) = (clustered(&pg, &redis).await, clustered(&pg, &redis).await);
+        let role = unique("role");
+        assert!(a.hold_role(&role).await.unwrap(), "a free role is taken");
+        assert!(!b.hold_role(&role).await.unwrap(), "held by the other node");
+        tokio::time::sleep(LEASE / 2).await;
+        assert!(a.hold_role(&role).await.unwrap(), "its holder renews it");
+        tokio::time::sleep(LEASE / 2 + Duration::from_millis(300)).await;
+        assert!(
+            !b.hold_role(&role).await.unwrap(),
+            "renewed: still the first node's after the first lease would have ended"
+        );
+        tokio::time::sleep(LEASE + Duration::from_millis(300)).await;
+        assert!(b.hold_role(&role).await.unwrap(), "unrenewed: taken over");
+        assert!(!a.hold_role(&role).await.unwrap(), "and not taken back");
+
+        // A correspondence game made and played on node a: node b hears both turns.
+        let mut heard_b = b.your_turns();
+        let mut heard_a = a.your_turns();
+        let white = a.accounts().add_bot(&unique("TurnW"), 0).await.unwrap();
+        let black = a.accounts().add_bot(&unique("TurnB"), 0).await.unwrap();
+        let new = damasi_web::online::NewGame::correspondence(3, false, true).unwrap();
+        let game = a
+            .create_paired(&white, &black, new)
+            .await
+            .unwrap()
+            .id
+            .clone();
+        for (turns, node) in [(&mut heard_a, "a"), (&mut heard_b, "b")] {
+            let t = next_turn(turns, node).await;
+            assert_eq!(
+                (
+                    t.id.as_str(),
+                    t.player,
+                    t.side,
+                    t.last_move.as_deref(),
+                    t.days_per_turn
+                ),
+                (game.as_str(), white.id, damasi::Color::White, None, 3),
+                "node {node}: White's first turn"
+            );
+        }
+        let pos = Position::start();
+        let m = *pos.legal_moves().iter().next().expect("a legal move");
+        let text = pos.write_move(&m, Notation::Landing);
+        a.act(
+            &game,
+            &white,
+            damasi_web::online::command::Command::Move { text: text.clone() },
+        )
+        .await
+        .unwrap();
+        for (turns, node) in [(&mut heard_a, "a"), (&mut heard_b, "b")] {
+            let t = next_turn(turns, node).await;
+            assert_eq!(
+                (t.id.as_str(), t.player, t.side, t.last_move.as_deref()),
+                (
+                    game.as_str(),
+                    black.id,
+                    damasi::Color::Black,
+                    Some(text.as_str())
+                ),
+                "node {node}: Black's turn after White's move"
+            );
+        }
+        // Each turn once: node a's own is not heard again from Redis.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(heard_a.try_recv().is_err(), "node a heard a turn twice");
+        assert!(heard_b.try_recv().is_err(), "node b heard a turn twice");
+    });
+}

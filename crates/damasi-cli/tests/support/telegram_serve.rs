@@ -1,0 +1,90 @@
+//! `damasi serve` with the Telegram bot against the Bot API stand-in, for the command line's
+//! tests: the process, a plain HTTP GET, and a ply played by pressing buttons.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use super::bot_api::BotApi;
+
+/// A `damasi serve` process, killed (SIGKILL) when dropped.
+pub struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `damasi serve` with the bot and `more` arguments; answers it and the site's
+/// address.
+pub fn serve(dir: &Path, api: &BotApi, more: &[&str]) -> (Server, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["serve", "--port", "0", "--data-dir"])
+        .arg(dir)
+        .args(more)
+        .args([
+            "--telegram-token",
+            "123456:TEST",
+            "--telegram-api-url",
+            &api.url,
+        ])
+        .args(["--public-url", "https://dama.example"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start damasi serve");
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut url = None;
+    for _ in 0..20 {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if let Some(u) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+            url = Some(u.trim_end_matches('/').to_string());
+            break;
+        }
+    }
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    (Server(child), url.expect("the server prints its address"))
+}
+
+/// `GET url` with nothing but the standard library.
+pub fn get_json(url: &str) -> Value {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut s = TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+/// The side to move plays its first legal move by pressing its two squares.
+pub async fn play_first(api: &BotApi, site: &str, game: &str, msg: &str, people: &[Value; 2]) {
+    let full = get_json(&format!("{site}/api/online/games/{game}"));
+    let state = &full["state"];
+    let m = &state["legal"][0];
+    let mover = if state["turn"] == "white" {
+        &people[0]
+    } else {
+        &people[1]
+    };
+    api.press_square(mover, msg, m["from"].as_str().unwrap())
+        .await;
+    let played = api
+        .press_square(mover, msg, m["to"].as_str().unwrap())
+        .await;
+    assert!(played.contains(m["landing"].as_str().unwrap()), "{played}");
+}
