@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use bot_api::BotApi;
 use serde_json::Value;
-use telegram_serve::{get_json, play_first, serve};
+use telegram_serve::{get_json, inline_game, play_first, serve};
 
 fn servers() -> Option<(String, String)> {
     let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
@@ -91,20 +91,7 @@ async fn one_process_runs_the_bot_and_another_takes_it_over() {
     }
 
     // A game from an inline query, two plies: each press answered once.
-    api.push(bot_api::inline_query("q1", &people[0], "", "private"));
-    api.wait_call("answerInlineQuery", |b| b["inline_query_id"] == "q1")
-        .await;
-    let msg = api.choose("q1", "p");
-    assert_eq!(
-        api.press_square(&people[1], &msg, "a1").await,
-        "You play Black"
-    );
-    let shown = api.wait_message(&msg, |s| s.keyboard.len() == 9).await;
-    let link = shown.keyboard[8].last().unwrap()["url"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let game = link.rsplit('/').next().unwrap().to_string();
+    let (msg, game) = inline_game(&api, &people).await;
     for _ in 0..2 {
         play_first(&api, &site1, &game, &msg, &people).await;
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use bot_api::BotApi;
 use serde_json::Value;
-use telegram_serve::{get_json, play_first, serve};
+use telegram_serve::{get_json, inline_game, play_first, serve};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_comes_back_with_its_telegram_games() {
@@ -25,20 +25,7 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
     ];
     let (server, site) = serve(&dir, &api, &[]);
     api.wait_call("getMe", |_| true).await;
-    api.push(bot_api::inline_query("q1", &people[0], "", "private"));
-    api.wait_call("answerInlineQuery", |b| b["inline_query_id"] == "q1")
-        .await;
-    let msg = api.choose("q1", "p");
-    assert_eq!(
-        api.press_square(&people[1], &msg, "a1").await,
-        "You play Black"
-    );
-    let shown = api.wait_message(&msg, |s| s.keyboard.len() == 9).await;
-    let link = shown.keyboard[8].last().unwrap()["url"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let game = link.rsplit('/').next().unwrap().to_string();
+    let (msg, game) = inline_game(&api, &people).await;
     for _ in 0..3 {
         play_first(&api, &site, &game, &msg, &people).await;
     }

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use super::bot_api::BotApi;
+use super::bot_api::{self, BotApi};
 
 /// A `damasi serve` process, killed (SIGKILL) when dropped.
 pub struct Server(Child);
@@ -87,4 +87,25 @@ pub async fn play_first(api: &BotApi, site: &str, game: &str, msg: &str, people:
         .press_square(mover, msg, m["to"].as_str().unwrap())
         .await;
     assert!(played.contains(m["landing"].as_str().unwrap()), "{played}");
+}
+
+/// `people[0]` sends a game from an inline query in a private chat and `people[1]` takes
+/// Black by pressing the board; answers the inline message's id and the online game's id (from
+/// the message's web button).
+pub async fn inline_game(api: &BotApi, people: &[Value; 2]) -> (String, String) {
+    api.push(bot_api::inline_query("q1", &people[0], "", "private"));
+    api.wait_call("answerInlineQuery", |b| b["inline_query_id"] == "q1")
+        .await;
+    let msg = api.choose("q1", "p");
+    assert_eq!(
+        api.press_square(&people[1], &msg, "a1").await,
+        "You play Black"
+    );
+    let shown = api.wait_message(&msg, |s| s.keyboard.len() == 9).await;
+    let link = shown.keyboard[8].last().unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let game = link.rsplit('/').next().unwrap().to_string();
+    (msg, game)
 }
