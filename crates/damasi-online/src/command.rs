@@ -326,20 +326,20 @@ fn play(
 ) -> Result<Applied, ApiError> {
     let prepared = state.prepare_move(player, text, now.at)?;
     if prepared.flagged {
-        let outcome = state.game.lose_on_time(prepared.side)?;
+        let outcome = state.core.game.lose_on_time(prepared.side)?;
         let mut done = finish(state, None, Vec::new())?;
         done.reply = Reply::Refused(ApiError::game_over(&outcome));
         return Ok(done);
     }
     let moved = GameEvent::Moved {
-        ply: state.game.ply(),
+        ply: state.core.game.ply(),
         token: prepared.token(),
         elapsed_ms: prepared.elapsed_ms,
     };
     state.apply_move(&prepared, now.at)?;
     state.row.turn_started_ms = Some(now.wall_ms);
     let mut events = vec![moved];
-    if state.game.is_over() {
+    if state.core.game.is_over() {
         // The board's own ending (no move left, a draw by the rules): stored after the move.
         state.finish(None);
         events.push(GameEvent::Finished);
@@ -352,7 +352,7 @@ fn abort(state: &mut TableState, player: &Player) -> Result<Applied, ApiError> {
     match state.status {
         Status::Over => state.check_playing()?,
         Status::Open => {}
-        Status::Playing if state.game.can_abort() => {}
+        Status::Playing if state.core.game.can_abort() => {}
         Status::Playing => {
             return Err(ApiError::conflict(
                 "too-late-to-abort",
@@ -428,34 +428,32 @@ fn takeback(
         // Already proposed: nothing changes, nobody is told again.
         return Ok(Applied::unchanged(Reply::State));
     } else if let Some(proposer) = state.takeback_offer.filter(|&p| p == !side) {
-        let to_move = state.game.position().side_to_move();
+        let to_move = state.core.game.position().side_to_move();
         let plies = if to_move == proposer { 2 } else { 1 };
-        if state.game.ply() < plies {
+        if state.core.game.ply() < plies {
             return Err(ApiError::conflict(
                 "nothing-to-take-back",
                 "there is no move to take back",
             ));
         }
         for _ in 0..plies {
-            state.game.take_back()?;
+            state.core.take_back(now.at)?;
             state.moves.pop();
-            state.elapsed.pop();
         }
-        state.turn_started = Some(now.at);
         state.row.turn_started_ms = Some(now.wall_ms);
         state.takeback_offer = None;
         state.takeback_offered[proposer.index()] = None;
         state.draw_offer = None;
         events.push(GameEvent::TakenBack {
-            ply: state.game.ply(),
+            ply: state.core.game.ply(),
         });
     } else {
-        let own_moves = if state.game.position().side_to_move() == side {
+        let own_moves = if state.core.game.position().side_to_move() == side {
             2
         } else {
             1
         };
-        if state.game.history().len() < own_moves {
+        if state.core.game.history().len() < own_moves {
             return Err(ApiError::conflict(
                 "nothing-to-take-back",
                 "you have no move to take back",
@@ -579,12 +577,12 @@ fn deadline(state: &mut TableState, now: Now, config: &OnlineConfig) -> Result<A
     }
     let outcome = match what {
         Deadline::Abort => {
-            state.missed_first_move = Some(state.game.position().side_to_move());
+            state.missed_first_move = Some(state.core.game.position().side_to_move());
             Some(Outcome::Aborted)
         }
         Deadline::Flag(side) => {
             // Zeroes the clock and ends the game on time.
-            state.game.lose_on_time(side)?;
+            state.core.game.lose_on_time(side)?;
             None
         }
     };
@@ -806,7 +804,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(
-            s.game.outcome().and_then(|o| o.winner()),
+            s.core.game.outcome().and_then(|o| o.winner()),
             Some(Color::Black)
         );
     }
@@ -837,7 +835,7 @@ mod tests {
             [GameEvent::TakenBack { ply: 0 }, GameEvent::Changed]
         ));
         assert!(s.moves.is_empty());
-        assert_eq!(s.game.ply(), 0);
+        assert_eq!(s.core.game.ply(), 0);
     }
 
     #[test]

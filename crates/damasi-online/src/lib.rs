@@ -36,6 +36,7 @@ pub mod command;
 pub mod db;
 pub mod error;
 pub mod init_data;
+pub mod live;
 pub mod lobby;
 pub mod players;
 pub mod rating;

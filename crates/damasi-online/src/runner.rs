@@ -239,7 +239,7 @@ impl Online {
     async fn finish_stored(&self, id: &str, state: &mut TableState) -> Result<(), ApiError> {
         let rated = match (
             state.row.rated,
-            state.game.outcome(),
+            state.core.game.outcome(),
             state.row.players[0],
             state.row.players[1],
         ) {
@@ -309,7 +309,7 @@ impl Online {
                     let _ = self.inner.finished.send(GameFinished {
                         id: table.id.clone(),
                         players: state.row.players,
-                        outcome: state.game.outcome(),
+                        outcome: state.core.game.outcome(),
                         rated: state.row.rated,
                     });
                 }
@@ -351,10 +351,10 @@ impl Online {
         let (Some(days), Some(limit)) = (state.days_per_turn(), state.turn_limit()) else {
             return;
         };
-        if state.status != super::table::Status::Playing || state.game.is_over() {
+        if state.status != super::table::Status::Playing || state.core.game.is_over() {
             return;
         }
-        let side = state.game.position().side_to_move();
+        let side = state.core.game.position().side_to_move();
         let Some(player) = &state.seats[side.index()] else {
             return;
         };

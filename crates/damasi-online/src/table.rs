@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use crate::error::ApiError;
+use crate::live::LiveGame;
 use crate::record::Record;
 use crate::{days_per_turn, DAY_MS};
 
@@ -135,14 +136,11 @@ pub struct TableState {
     pub seats: [Option<Player>; 2],
     /// Their ratings in this game's speed class when the game began (rated games).
     pub ratings: [Option<RatingRow>; 2],
-    /// The game with its clocks.
-    pub game: Game,
+    /// The game with its clocks, the time charged for every ply, and when the side to move's
+    /// turn began while the game is played (the live-game core the local referee shares).
+    pub core: LiveGame<Instant>,
     /// Every ply in landing notation.
     pub moves: Vec<String>,
-    /// Thinking time of every ply (ms), as charged.
-    pub elapsed: Vec<u64>,
-    /// When the side to move's turn began, while the game is played.
-    pub turn_started: Option<Instant>,
     /// Open, playing or over.
     pub status: Status,
     /// A draw offer waiting for an answer: the side that made it.
@@ -208,10 +206,8 @@ impl TableState {
             row,
             seats: [None, None],
             ratings: [None, None],
-            game,
+            core: LiveGame::new(game),
             moves: Vec::new(),
-            elapsed: Vec::new(),
-            turn_started: None,
             status: Status::Open,
             draw_offer: None,
             takeback_offer: None,
@@ -239,8 +235,8 @@ impl TableState {
         turn_started: Option<Instant>,
     ) -> Result<TableState, ApiError> {
         let mut t = TableState::new(row);
-        let control = t.game.clock().map(|c| c.control());
-        let record = Record::replay(
+        let control = t.core.game.clock().map(|c| c.control());
+        t.core = LiveGame::replay(
             Position::start(),
             t.row.rules,
             control,
@@ -248,14 +244,11 @@ impl TableState {
                 .iter()
                 .map(|(tok, ms)| (tok.as_str(), (*ms).max(0) as u64)),
         )?;
-        let game = record.into_game();
         let mut pos = Position::start();
-        for m in game.history() {
+        for m in t.core.game.history() {
             t.moves.push(pos.write_move(m, Notation::Landing));
             pos = pos.play(m);
         }
-        t.elapsed = moves.iter().map(|(_, ms)| (*ms).max(0) as u64).collect();
-        t.game = game;
         t.seats = seats;
         t.status = match t.row.status.as_str() {
             "open" => Status::Open,
@@ -264,10 +257,12 @@ impl TableState {
         };
         if t.status == Status::Over {
             if let Some(o) = t.row.outcome.as_deref().and_then(|c| c.parse().ok()) {
-                let _ = t.game.end(o);
+                if let Err(e) = t.core.restore_outcome(o) {
+                    eprintln!("damasi-online: game {}: stored outcome: {e}", t.row.id);
+                }
             }
         } else {
-            t.turn_started = turn_started;
+            t.core.turn_started = turn_started;
         }
         Ok(t)
     }
@@ -323,7 +318,7 @@ impl TableState {
     pub fn game_event(&self, kind: &str, side: Color) -> Value {
         let opponent = &self.seats[(!side).index()];
         let rating = self.ratings[(!side).index()].map(|r| r.rating.round() as i64);
-        let outcome = self.game.outcome();
+        let outcome = self.core.game.outcome();
         json!({
             "type": kind,
             "game": {
@@ -331,10 +326,10 @@ impl TableState {
                 "fullId": self.row.id,
                 "id": self.row.id,
                 "color": side.name(),
-                "fen": self.game.position().to_fen(),
+                "fen": self.core.game.position().to_fen(),
                 "hasMoved": self.moves.len() > side.index(),
                 "isMyTurn": self.status == Status::Playing
-                    && self.game.position().side_to_move() == side,
+                    && self.core.game.position().side_to_move() == side,
                 "lastMove": self.moves.last(),
                 // The side's time: its clock, or what is left of a correspondence turn.
                 "secondsLeft": self.clocks_now(Instant::now())[side.index()] / 1000,
@@ -396,7 +391,7 @@ impl TableState {
     /// its turn (ms).
     pub fn turn_left(&self, now: Instant) -> Option<u64> {
         let limit = self.turn_limit()?;
-        if self.status != Status::Playing || self.game.is_over() {
+        if self.status != Status::Playing || self.core.game.is_over() {
             return None;
         }
         let spent = Duration::from_millis(self.elapsed_now(now));
@@ -411,7 +406,7 @@ impl TableState {
                 "not-started",
                 "the game has not started: a seat is still free",
             )),
-            Status::Over => Err(match self.game.outcome() {
+            Status::Over => Err(match self.core.game.outcome() {
                 Some(o) => ApiError::game_over(&o),
                 None => ApiError::conflict("game-over", "the game is over"),
             }),
@@ -420,8 +415,7 @@ impl TableState {
 
     /// Time used on the current move as of `now` (ms).
     pub fn elapsed_now(&self, now: Instant) -> u64 {
-        self.turn_started
-            .map_or(0, |t| now.saturating_duration_since(t).as_millis() as u64)
+        self.core.elapsed_now(now)
     }
 
     /// Both sides' time left as of `now` (ms), White's first.
@@ -430,9 +424,10 @@ impl TableState {
             // Correspondence: the side to move has what is left of its turn, the other a
             // whole turn (its next one).
             let full = limit.as_millis() as u64;
-            let to_move = self.game.position().side_to_move();
+            let to_move = self.core.game.position().side_to_move();
             // A turn that ran out shows nothing left.
             let flagged = self
+                .core
                 .game
                 .outcome()
                 .is_some_and(|o| matches!(o.reason_code(), "time" | "timeout-cannot-win"));
@@ -443,21 +438,13 @@ impl TableState {
             };
             return [left(Color::White), left(Color::Black)];
         }
-        let Some(clock) = self.game.clock() else {
-            return [0, 0];
-        };
-        let running =
-            self.status == Status::Playing && !self.game.is_over() && self.game.ply() >= 2;
-        let to_move = self.game.position().side_to_move();
-        let left = |side: Color| {
-            let d = if running && side == to_move {
-                clock.remaining_after(side, Duration::from_millis(self.elapsed_now(now)))
-            } else {
-                clock.remaining(side)
-            };
-            d.as_millis() as u64
-        };
-        [left(Color::White), left(Color::Black)]
+        // Neither side's first move is timed.
+        let running = self.status == Status::Playing
+            && !self.core.game.is_over()
+            && self.core.game.ply() >= 2;
+        self.core
+            .clocks_now(now, running)
+            .map_or([0, 0], |c| [c[Color::White], c[Color::Black]])
     }
 
     /// Takes the free seat for `player`: `want` picks a colour if both are free. Returns the
@@ -508,7 +495,7 @@ impl TableState {
         if self.seats.iter().all(Option::is_some) && self.status == Status::Open {
             self.status = Status::Playing;
             self.row.status = Status::Playing.as_str().into();
-            self.turn_started = Some(now);
+            self.core.start_turn(now);
             self.version += 1;
         }
     }
@@ -522,14 +509,14 @@ impl TableState {
     ) -> Result<PreparedMove, ApiError> {
         self.check_playing()?;
         let side = self.seat_of(player)?;
-        let to_move = self.game.position().side_to_move();
+        let to_move = self.core.game.position().side_to_move();
         if side != to_move {
             return Err(ApiError::conflict("not-your-turn", "it is not your turn"));
         }
-        let m = self.game.position().parse_move(text)?;
+        let m = self.core.game.position().parse_move(text)?;
         // Neither side's first move is timed (lichess's convention): each has
         // `first_move_time` to make it, or the game is aborted.
-        let raw = if self.game.ply() < 2 {
+        let raw = if self.core.game.ply() < 2 {
             0
         } else {
             self.elapsed_now(now)
@@ -537,10 +524,10 @@ impl TableState {
         let mut lag = self.lag[side.index()];
         let comp = lag.compensate(raw);
         let mut elapsed = raw - comp;
-        if self.game.ply() == 1 {
+        if self.core.game.ply() == 1 {
             // Black's first move earns nothing, as White's (the clock's rule for the game's
             // first move): it is charged its increment, which it gets back.
-            if let Some(c) = self.game.clock() {
+            if let Some(c) = self.core.game.clock() {
                 let inc = c.control().increment;
                 if c.remaining(side) > inc {
                     elapsed = inc.as_millis() as u64;
@@ -550,9 +537,10 @@ impl TableState {
         let flagged = match self.turn_limit() {
             // Correspondence: the turn's days are over (a first move late is the abort's).
             Some(limit) => {
-                self.game.ply() >= 2 && Duration::from_millis(self.elapsed_now(now)) > limit
+                self.core.game.ply() >= 2 && Duration::from_millis(self.elapsed_now(now)) > limit
             }
             None => self
+                .core
                 .game
                 .clock()
                 .is_some_and(|c| c.is_flagged(side, Duration::from_millis(elapsed))),
@@ -569,13 +557,14 @@ impl TableState {
     /// Plays a prepared move at `now`. The mover's draw offer stands; the opponent's offers
     /// and any takeback proposal lapse.
     pub fn apply_move(&mut self, p: &PreparedMove, now: Instant) -> Result<(), ApiError> {
-        let landing = self.game.position().write_move(&p.m, Notation::Landing);
-        self.game
-            .play_timed(&p.m, Duration::from_millis(p.elapsed_ms))?;
+        let landing = self
+            .core
+            .game
+            .position()
+            .write_move(&p.m, Notation::Landing);
+        self.core.play(&p.m, p.elapsed_ms, now)?;
         self.moves.push(landing);
-        self.elapsed.push(p.elapsed_ms);
         self.lag[p.side.index()] = p.lag;
-        self.turn_started = Some(now);
         self.takeback_offer = None;
         if self.draw_offer == Some(!p.side) {
             self.draw_offer = None;
@@ -615,14 +604,14 @@ impl TableState {
     /// Ends the game with `outcome` (declared off the board, or the board's own ending).
     pub fn finish(&mut self, outcome: Option<Outcome>) {
         if let Some(o) = outcome {
-            if self.game.outcome().is_none() {
-                let _ = self.game.end(o);
+            if self.core.game.outcome().is_none() {
+                let _ = self.core.game.end(o);
             }
         }
         self.status = Status::Over;
         self.row.status = Status::Over.as_str().into();
-        self.row.outcome = self.game.outcome().map(|o| o.code());
-        self.turn_started = None;
+        self.row.outcome = self.core.game.outcome().map(|o| o.code());
+        self.core.turn_started = None;
         self.draw_offer = None;
         self.takeback_offer = None;
         self.version += 1;
@@ -630,9 +619,9 @@ impl TableState {
 
     /// The position before the first ply and after each, as FEN.
     pub fn positions(&self) -> Vec<String> {
-        let mut pos = *self.game.initial_position();
+        let mut pos = *self.core.game.initial_position();
         let mut out = vec![pos.to_fen()];
-        for m in self.game.history() {
+        for m in self.core.game.history() {
             pos = pos.play(m);
             out.push(pos.to_fen());
         }
@@ -641,7 +630,7 @@ impl TableState {
 
     /// Time left for the side to move to make its first move (ms), while it has not.
     pub fn first_move_left(&self, now: Instant) -> Option<u64> {
-        if self.status != Status::Playing || self.game.is_over() || self.game.ply() >= 2 {
+        if self.status != Status::Playing || self.core.game.is_over() || self.core.game.ply() >= 2 {
             return None;
         }
         if self.turn_limit().is_some() {
@@ -657,23 +646,23 @@ impl TableState {
     /// correspondence game both are the end of the turn's days ([`TableState::turn_limit`]),
     /// counted from the turn's start, which is stored (so a restart finds the same deadline).
     pub fn deadline(&self, abort_after: Duration) -> Option<(Instant, Deadline)> {
-        if self.status != Status::Playing || self.game.is_over() {
+        if self.status != Status::Playing || self.core.game.is_over() {
             return None;
         }
-        let started = self.turn_started?;
+        let started = self.core.turn_started?;
         if let Some(limit) = self.turn_limit() {
-            let what = if self.game.ply() < 2 {
+            let what = if self.core.game.ply() < 2 {
                 Deadline::Abort
             } else {
-                Deadline::Flag(self.game.position().side_to_move())
+                Deadline::Flag(self.core.game.position().side_to_move())
             };
             return Some((started + limit, what));
         }
-        if self.game.ply() < 2 {
+        if self.core.game.ply() < 2 {
             return Some((started + abort_after, Deadline::Abort));
         }
-        let side = self.game.position().side_to_move();
-        let clock = self.game.clock()?;
+        let side = self.core.game.position().side_to_move();
+        let clock = self.core.game.clock()?;
         let grace = self.lag[side.index()].grace_ms();
         Some((
             started + clock.remaining(side) + Duration::from_millis(grace),
@@ -712,7 +701,7 @@ impl TableState {
     /// The `gameState` message as of `now`.
     pub fn state_json(&self, now: Instant) -> Value {
         let [wtime, btime] = self.clocks_now(now);
-        let outcome = self.game.outcome();
+        let outcome = self.core.game.outcome();
         let status = match (self.status, &outcome) {
             (Status::Open, _) => "created".to_string(),
             (_, Some(o)) => o.reason_code().to_string(),
@@ -746,8 +735,8 @@ impl TableState {
             "daysPerTurn": self.days_per_turn(),
             // The legal moves of the side to move, with their routes: one message per ply
             // brings the move, the position, both clocks and what may be played next.
-            "legal": (self.status == Status::Playing && !self.game.is_over())
-                .then(|| damasi::MoveInfo::legal(self.game.position())),
+            "legal": (self.status == Status::Playing && !self.core.game.is_over())
+                .then(|| damasi::MoveInfo::legal(self.core.game.position())),
             // A finished game's positions, one per ply from the start, to replay it.
             "fens": (self.status == Status::Over).then(|| self.positions()),
             "wdraw": self.draw_offer == Some(Color::White),
@@ -758,9 +747,9 @@ impl TableState {
             "brematch": self.rematch[1],
             "rematch": self.rematch_id,
             "ratingDiff": { "white": self.row.diffs[0], "black": self.row.diffs[1] },
-            "fen": self.game.position().to_fen(),
-            "ply": self.game.ply(),
-            "turn": self.game.position().side_to_move().name(),
+            "fen": self.core.game.position().to_fen(),
+            "ply": self.core.game.ply(),
+            "turn": self.core.game.position().side_to_move().name(),
             "gone": { "white": self.gone_since[0].is_some(), "black": self.gone_since[1].is_some() },
             "version": self.version,
         })

@@ -129,7 +129,7 @@ impl Online {
         );
         let date = pdn_date(row.created_ms.div_euclid(1000));
         let state = TableState::restore(row, [None, None], &moves, None)?;
-        let mut pdn = PdnGame::new(state.game);
+        let mut pdn = PdnGame::new(state.core.game);
         pdn.set_tag("Event", &event);
         pdn.set_tag("Site", site);
         pdn.set_tag("Date", &date);

@@ -187,7 +187,7 @@ pub fn view(live: &Live) -> GameView {
 /// Describes a game as of now, with the plies of `window`: the work and the size of the
 /// answer do not grow with the game's length.
 pub fn view_window(live: &Live, window: PlyWindow) -> GameView {
-    let game = &live.game;
+    let game = &live.core.game;
     let now = now_ms();
     let total = game.ply();
     let range = window.range(total);
@@ -210,7 +210,7 @@ pub fn view_window(live: &Live, window: PlyWindow) -> GameView {
         plies.push(PlyView {
             mv: MoveInfo::new(&before, m),
             fen: after.to_fen(),
-            elapsed_ms: live.elapsed.get(i).copied().unwrap_or(0),
+            elapsed_ms: live.core.elapsed.get(i).copied().unwrap_or(0),
             clock: game.clock_at(i + 1).map(|c| ClockReading {
                 white_ms: c.remaining(Color::White).as_millis() as u64,
                 black_ms: c.remaining(Color::Black).as_millis() as u64,
@@ -563,7 +563,7 @@ pub async fn hint(
     let slot = state.referee.slot(id).await?;
     let root = {
         let live = slot.live.lock().await;
-        if let Some(o) = live.game.outcome() {
+        if let Some(o) = live.core.game.outcome() {
             return Err(ApiError::game_over(&o).into());
         }
         let side = live.side_to_move();
@@ -574,7 +574,7 @@ pub async fn hint(
             }
             .into());
         }
-        SearchRoot::from_game(&live.game)
+        SearchRoot::from_game(&live.core.game)
     };
     Ok(Json(
         api::think(
@@ -740,7 +740,7 @@ pub async fn export_pdn(
     let slot = state.referee.slot(id).await?;
     let text = {
         let live = slot.live.lock().await;
-        crate::pdn::write(&live.row, &live.game, notation)
+        crate::pdn::write(&live.row, &live.core.game, notation)
     };
     Ok(pdn_file(&format!("damasi-game-{id}.pdn"), text))
 }

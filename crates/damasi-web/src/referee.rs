@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::time::Duration;
 
-use damasi::{ByColor, Color, DrawReason, Game, Move, Outcome, Position, TimeControl, WinReason};
+use damasi::{ByColor, Color, DrawReason, Move, Outcome, Position, TimeControl, WinReason};
 use damasi_engine::{Level, Limits, SearchRoot};
 use tokio::sync::{watch, Mutex};
 use tokio::task::AbortHandle;
@@ -21,6 +21,7 @@ use crate::brain::{Brain, Thought};
 use crate::error::ApiError;
 use crate::record::Record;
 use crate::store::{self, GameRow, MoveRow, Player, Store};
+use damasi_online::live::LiveGame;
 use damasi_online::now_ms;
 
 type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
@@ -53,12 +54,12 @@ pub enum EngineState {
 
 /// A game being refereed.
 pub struct Live {
-    /// The stored row: players, time control, outcome, clock start, offers.
+    /// The stored row: players, time control, outcome, offers; the turn's start and pause
+    /// as last saved (the live ones are `core`'s).
     pub row: GameRow,
-    /// The game itself, with its clocks.
-    pub game: Game,
-    /// Thinking time of every ply, in ms.
-    pub elapsed: Vec<u64>,
+    /// The game with its clocks, the time charged for every ply, and when the turn began or
+    /// what it had used when paused, in Unix ms (the live-game core the online table shares).
+    pub core: LiveGame<i64>,
     /// What the engine is doing.
     pub engine: EngineState,
     /// Failed engine attempts at the current move.
@@ -82,44 +83,32 @@ impl Live {
 
     /// The side to move.
     pub fn side_to_move(&self) -> Color {
-        self.game.position().side_to_move()
+        self.core.game.position().side_to_move()
     }
 
     /// Thinking time spent on the current move as of `now` (ms); frozen while paused.
     pub fn elapsed_now(&self, now: i64) -> u64 {
-        match (self.row.paused_ms, self.row.turn_started_ms) {
-            (Some(p), _) => p.max(0) as u64,
-            (None, Some(t)) => (now - t).max(0) as u64,
-            (None, None) => 0,
-        }
+        self.core.elapsed_now(now)
     }
 
     /// The side whose clock is running now, if any: a timed game in progress, after the first
     /// move, not paused.
     pub fn running_clock(&self) -> Option<Color> {
-        let clock = self.game.clock()?;
+        let clock = self.core.game.clock()?;
         let runs = clock.is_running()
-            && !self.game.is_over()
-            && self.row.paused_ms.is_none()
-            && self.row.turn_started_ms.is_some();
+            && !self.core.game.is_over()
+            && self.core.paused_ms.is_none()
+            && self.core.turn_started.is_some();
         runs.then(|| self.side_to_move())
     }
 
     /// Both sides' time left as of `now`, White's first (timed games).
     pub fn clocks_now(&self, now: i64) -> Option<ByColor<u64>> {
-        let clock = self.game.clock()?;
+        let clock = self.core.game.clock()?;
         // The side to move's current move counts, also while its clock is paused (the time
         // it had used when the engine failed), so a retry shows no jump.
-        let thinking = (clock.is_running() && !self.game.is_over()).then(|| self.side_to_move());
-        let left = |side: Color| {
-            let d = if thinking == Some(side) {
-                clock.remaining_after(side, Duration::from_millis(self.elapsed_now(now)))
-            } else {
-                clock.remaining(side)
-            };
-            d.as_millis() as u64
-        };
-        Some(ByColor::from_fn(left))
+        let thinking = clock.is_running() && !self.core.game.is_over();
+        self.core.clocks_now(now, thinking)
     }
 
     /// A person's request for `side`: refused when the engine plays it.
@@ -134,17 +123,19 @@ impl Live {
     }
 
     fn check_ongoing(&self) -> Result<(), ApiError> {
-        match self.game.outcome() {
+        match self.core.game.outcome() {
             Some(o) => Err(ApiError::game_over(&o)),
             None => Ok(()),
         }
     }
 
-    /// Saves the row's outcome from the game.
+    /// Puts the game's outcome and the turn's times into the row, to be saved.
     fn sync_outcome(&mut self) {
-        self.row.outcome = self.game.outcome().map(|o| o.code());
-        self.row.plies = self.game.ply() as i64;
-        if self.game.is_over() {
+        self.row.turn_started_ms = self.core.turn_started;
+        self.row.paused_ms = self.core.paused_ms.map(|p| p as i64);
+        self.row.outcome = self.core.game.outcome().map(|o| o.code());
+        self.row.plies = self.core.game.ply() as i64;
+        if self.core.game.is_over() {
             self.row.pending_draw = None;
         }
     }
@@ -159,10 +150,10 @@ impl Live {
     }
 
     fn move_row(&self, ply: usize) -> MoveRow {
-        let clock = self.game.clock_at(ply + 1);
+        let clock = self.core.game.clock_at(ply + 1);
         MoveRow {
-            token: Record::token(&self.game.history()[ply]),
-            elapsed_ms: self.elapsed[ply] as i64,
+            token: Record::token(&self.core.game.history()[ply]),
+            elapsed_ms: self.core.elapsed[ply] as i64,
             white_ms: clock.map(|c| c.remaining(Color::White).as_millis() as i64),
             black_ms: clock.map(|c| c.remaining(Color::Black).as_millis() as i64),
         }
@@ -317,7 +308,7 @@ impl Referee {
             let live = slot.live.lock().await;
             let engines =
                 live.player(Color::White).is_engine() && live.player(Color::Black).is_engine();
-            if engines && live.game.outcome().is_none() {
+            if engines && live.core.game.outcome().is_none() {
                 n += 1;
             }
         }
@@ -355,7 +346,9 @@ impl Referee {
     ) -> Result<(), ApiError> {
         live.sync_outcome();
         let row = live.row.clone();
-        let new_moves: Vec<MoveRow> = (keep..live.game.ply()).map(|p| live.move_row(p)).collect();
+        let new_moves: Vec<MoveRow> = (keep..live.core.game.ply())
+            .map(|p| live.move_row(p))
+            .collect();
         self.inner
             .store
             .with(move |conn| store::save(conn, &row, keep as i64, &new_moves))
@@ -369,18 +362,18 @@ impl Referee {
     /// the timer that lets the flag fall.
     async fn look_after(&self, slot: &Arc<Slot>, live: &mut Live) -> Result<(), ApiError> {
         if self.flag_if_out(live) {
-            let ply = live.game.ply();
+            let ply = live.core.game.ply();
             self.persist(slot, live, ply).await?;
         }
         if let Some(t) = live.timer.take() {
             t.abort();
         }
-        if live.game.is_over() {
+        if live.core.game.is_over() {
             live.stop_engine();
             return Ok(());
         }
         if let Some(side) = live.running_clock() {
-            let clock = live.game.clock().expect("a running clock");
+            let clock = live.core.game.clock().expect("a running clock");
             let left = clock
                 .remaining_after(side, Duration::from_millis(live.elapsed_now(now_ms())))
                 .as_millis() as u64;
@@ -408,13 +401,13 @@ impl Referee {
         let Some(side) = live.running_clock() else {
             return false;
         };
-        let clock = live.game.clock().expect("a running clock");
+        let clock = live.core.game.clock().expect("a running clock");
         let elapsed = Duration::from_millis(live.elapsed_now(now_ms()));
         if !clock.is_flagged(side, elapsed) {
             return false;
         }
         live.stop_engine();
-        live.game.lose_on_time(side).is_ok()
+        live.core.game.lose_on_time(side).is_ok()
     }
 
     // Boxed with an explicit `Send`: the timer re-arms itself through `look_after`, and the
@@ -439,9 +432,9 @@ impl Referee {
         let Player::Engine { level } = live.player(side) else {
             return;
         };
-        let root = SearchRoot::from_game(&live.game);
+        let root = SearchRoot::from_game(&live.core.game);
         let mut limits = Limits::move_time(Level::new(level).move_time());
-        if let Some(clock) = live.game.clock() {
+        if let Some(clock) = live.core.game.clock() {
             let left =
                 clock.remaining_after(side, Duration::from_millis(live.elapsed_now(now_ms())));
             limits.clock = Some(damasi_engine::Clock {
@@ -515,11 +508,10 @@ impl Referee {
                 }
             } else {
                 // Pause the engine's clock until someone asks for a retry.
-                let now = now_ms();
-                live.row.paused_ms = Some(live.elapsed_now(now) as i64);
+                live.core.pause(now_ms());
                 live.engine = EngineState::Failed(message);
                 live.engine_task = None;
-                let ply = live.game.ply();
+                let ply = live.core.game.ply();
                 if let Err(e) = self.commit(&slot, &mut live, ply).await {
                     eprintln!("damasi-web: saving game {}: {e:?}", live.row.id);
                 }
@@ -542,15 +534,10 @@ impl Referee {
     async fn play_now(&self, slot: &Arc<Slot>, live: &mut Live, m: Move) -> Result<(), ApiError> {
         let now = now_ms();
         let elapsed = live.elapsed_now(now);
-        let keep = live.game.ply();
-        match live.game.play_timed(&m, Duration::from_millis(elapsed)) {
-            Ok(()) => {
-                live.elapsed.push(elapsed);
-                live.row.turn_started_ms = Some(now);
-                live.row.paused_ms = None;
-                self.commit(slot, live, keep).await
-            }
-            Err(damasi::GameError::Over(o)) if live.game.is_over() => {
+        let keep = live.core.game.ply();
+        match live.core.play(&m, elapsed, now) {
+            Ok(()) => self.commit(slot, live, keep).await,
+            Err(damasi::GameError::Over(o)) if live.core.game.is_over() => {
                 // The mover's time ran out before the move arrived.
                 live.stop_engine();
                 self.commit(slot, live, keep).await?;
@@ -573,7 +560,7 @@ impl Referee {
                     format!("it is {side}'s move, and the engine plays {side}"),
                 ));
             }
-            let m = live.game.position().parse_move(text)?;
+            let m = live.core.game.position().parse_move(text)?;
             self.play_now(&slot, &mut live, m).await?;
         }
         Ok(slot)
@@ -593,13 +580,12 @@ impl Referee {
                 ));
             }
             if live.engine != EngineState::Thinking {
-                let now = now_ms();
-                if let Some(p) = live.row.paused_ms.take() {
-                    live.row.turn_started_ms = Some(now - p);
+                if live.core.paused_ms.is_some() {
+                    live.core.start_turn(now_ms());
                 }
                 live.engine = EngineState::Idle;
                 live.attempts = 0;
-                let ply = live.game.ply();
+                let ply = live.core.game.ply();
                 self.commit(&slot, &mut live, ply).await?;
             }
         }
@@ -613,7 +599,7 @@ impl Referee {
             let mut live = slot.live.lock().await;
             live.check_ongoing()?;
             live.check_person(side, "take back a move")?;
-            let game = &live.game;
+            let game = &live.core.game;
             let has_own = (0..game.ply()).any(|p| {
                 game.position_at(p)
                     .is_some_and(|pos| pos.side_to_move() == side)
@@ -625,21 +611,10 @@ impl Referee {
                 ));
             }
             live.stop_engine();
-            loop {
-                let mover = live
-                    .game
-                    .position_at(live.game.ply() - 1)
-                    .map(|p| p.side_to_move());
-                live.game.take_back()?;
-                live.elapsed.pop();
-                if mover == Some(side) {
-                    break;
-                }
-            }
-            live.row.turn_started_ms = Some(now_ms());
-            live.row.paused_ms = None;
+            let now = now_ms();
+            while live.core.take_back(now)? != side {}
             live.row.pending_draw = None;
-            let keep = live.game.ply();
+            let keep = live.core.game.ply();
             self.commit(&slot, &mut live, keep).await?;
         }
         Ok(slot)
@@ -673,8 +648,8 @@ impl Referee {
             live.check_ongoing()?;
             live.check_person(side, what)?;
             live.stop_engine();
-            live.game.end(outcome)?;
-            let ply = live.game.ply();
+            live.core.game.end(outcome)?;
+            let ply = live.core.game.ply();
             self.commit(&slot, &mut live, ply).await?;
         }
         Ok(slot)
@@ -687,11 +662,11 @@ impl Referee {
         {
             let mut live = slot.live.lock().await;
             live.check_ongoing()?;
-            if live.game.clock().is_none() {
+            if live.core.game.clock().is_none() {
                 return Err(ApiError::conflict("no-clock", "this game has no clock"));
             }
             if self.flag_if_out(&mut live) {
-                let ply = live.game.ply();
+                let ply = live.core.game.ply();
                 self.commit(&slot, &mut live, ply).await?;
             } else {
                 let side = live.side_to_move();
@@ -727,14 +702,18 @@ impl Referee {
             live.row.draw_offers[side] += 1;
             if !live.player(!side).is_engine() {
                 live.row.pending_draw = Some(side.name().to_string());
-                let ply = live.game.ply();
+                let ply = live.core.game.ply();
                 self.commit(&slot, &mut live, ply).await?;
                 return Ok((slot.clone(), false));
             }
-            let ply = live.game.ply();
+            let ply = live.core.game.ply();
             self.commit(&slot, &mut live, ply).await?;
-            let full_move = live.game.ply() / 2 + 1;
-            (SearchRoot::from_game(&live.game), live.version, full_move)
+            let full_move = live.core.game.ply() / 2 + 1;
+            (
+                SearchRoot::from_game(&live.core.game),
+                live.version,
+                full_move,
+            )
         };
         let dead = is_dead_draw(&root.position);
         // Only a live question needs the engine's opinion: dead draws are accepted and early
@@ -769,8 +748,8 @@ impl Referee {
             }
             live.check_ongoing()?;
             live.stop_engine();
-            live.game.end(Outcome::Draw(DrawReason::Agreement))?;
-            let ply = live.game.ply();
+            live.core.game.end(Outcome::Draw(DrawReason::Agreement))?;
+            let ply = live.core.game.ply();
             self.commit(&slot, &mut live, ply).await?;
         }
         Ok((slot, accepted))
@@ -797,9 +776,9 @@ impl Referee {
             live.row.pending_draw = None;
             if accept {
                 live.stop_engine();
-                live.game.end(Outcome::Draw(DrawReason::Agreement))?;
+                live.core.game.end(Outcome::Draw(DrawReason::Agreement))?;
             }
-            let ply = live.game.ply();
+            let ply = live.core.game.ply();
             self.commit(&slot, &mut live, ply).await?;
         }
         Ok(slot)
@@ -827,7 +806,7 @@ fn build_live(row: GameRow, moves: &[MoveRow]) -> Result<Live, ApiError> {
         .map_err(|e| ApiError::Internal(format!("game {id}: stored FEN: {e}")))?;
     let rules = parse_rules(Some(&row.rules))
         .map_err(|e| ApiError::Internal(format!("game {id}: stored rules: {e:?}")))?;
-    let record = Record::replay(
+    let mut core = LiveGame::replay(
         start,
         rules,
         row.time_control,
@@ -836,38 +815,20 @@ fn build_live(row: GameRow, moves: &[MoveRow]) -> Result<Live, ApiError> {
             .map(|m| (m.token.as_str(), m.elapsed_ms.max(0) as u64)),
     )
     .map_err(|e| e.prefixed(&format!("game {id}")))?;
-    let mut game = record.into_game();
-    if game.board_outcome().is_none() {
-        if let Some(code) = &row.outcome {
-            let o: Outcome = code
-                .parse()
-                .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
-            // Put back the declared outcome; a loss on time also empties the loser's clock.
-            let flagged = match o {
-                Outcome::Win {
-                    winner,
-                    reason: WinReason::Time,
-                } => Some(!winner),
-                Outcome::Draw(DrawReason::TimeoutCannotWin) => Some(game.position().side_to_move()),
-                _ => None,
-            };
-            let restored = match flagged {
-                Some(loser) if game.time_outcome(loser) == o => {
-                    game.lose_on_time(loser).map(|_| ())
-                }
-                _ => game.end(o),
-            };
-            if let Err(e) = restored {
-                eprintln!("damasi-web: game {id}: stored outcome {code}: {e}");
-            }
+    if let Some(code) = &row.outcome {
+        let o: Outcome = code
+            .parse()
+            .map_err(|e| ApiError::Internal(format!("game {id}: {e}")))?;
+        if let Err(e) = core.restore_outcome(o) {
+            eprintln!("damasi-web: game {id}: stored outcome {code}: {e}");
         }
     }
+    core.turn_started = row.turn_started_ms;
+    core.paused_ms = row.paused_ms.map(|p| p.max(0) as u64);
     let paused = row.paused_ms.is_some();
-    let elapsed = moves.iter().map(|m| m.elapsed_ms.max(0) as u64).collect();
     Ok(Live {
         row,
-        game,
-        elapsed,
+        core,
         engine: if paused {
             EngineState::Failed("the engine failed before the server restarted".into())
         } else {
