@@ -53,19 +53,19 @@ async fn play(
         };
         let (mover, text) = {
             let s = table.state.lock().await;
-            if s.game.is_over() || s.row.status == "over" {
+            if s.core.game.is_over() || s.row.status == "over" {
                 return;
             }
-            let side = s.game.position().side_to_move();
+            let side = s.core.game.position().side_to_move();
             let Some(p) = s.seats[side.index()].clone() else {
                 continue;
             };
-            let moves = s.game.legal_moves();
+            let moves = s.core.game.legal_moves();
             if moves.is_empty() {
                 return;
             }
             let m = moves.as_slice()[rng.next(moves.len() as u64) as usize];
-            (p, s.game.position().write_move(&m, Notation::Landing))
+            (p, s.core.game.position().write_move(&m, Notation::Landing))
         };
         let start = Instant::now();
         let r = online

@@ -69,7 +69,7 @@ async fn play_quiet(online: &Online, id: &str) -> Option<Outcome> {
             .unwrap_or_else(|e| panic!("{mv}: {e:?}"));
     }
     let s = table.state.lock().await;
-    s.game.outcome()
+    s.core.game.outcome()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -69,19 +69,22 @@ async fn play_moves(
         };
         let (mover, text) = {
             let s = table.state.lock().await;
-            if s.game.is_over() || s.seats.iter().any(Option::is_none) {
+            if s.core.game.is_over() || s.seats.iter().any(Option::is_none) {
                 continue;
             }
-            let side = s.game.position().side_to_move();
+            let side = s.core.game.position().side_to_move();
             let Some(mover) = s.seats[side.index()].clone() else {
                 continue;
             };
-            let moves = s.game.legal_moves();
+            let moves = s.core.game.legal_moves();
             if moves.is_empty() || mover.id == absent {
                 continue;
             }
             let m = moves.as_slice()[rng.next(moves.len())];
-            (mover, s.game.position().write_move(&m, Notation::Landing))
+            (
+                mover,
+                s.core.game.position().write_move(&m, Notation::Landing),
+            )
         };
         let _ = online
             .run(gid, &players[&mover.id], Command::Move { text })
