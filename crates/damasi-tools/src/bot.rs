@@ -228,8 +228,8 @@ fn play_game(
     me: i64,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<(), String> {
-    let mut engine = HubProcess::start(&config.engine, &RuleSet::default())
-        .map_err(|e| format!("engine: {e}"))?;
+    // The engine starts with the game's rules, which its `gameFull` says.
+    let mut engine: Option<HubProcess> = None;
     let mut my_color: Option<Color> = None;
     let mut answered: Option<u64> = None;
     let mut result: Result<(), String> = Ok(());
@@ -241,6 +241,25 @@ fn play_game(
                     .into_iter()
                     .find(|c| v[c.name()]["id"].as_i64() == Some(me));
                 increment = Duration::from_millis(v["clock"]["increment"].as_u64().unwrap_or(0));
+                if engine.is_none() {
+                    let rules = match v["variant"]["rules"].as_str() {
+                        Some(name) => match RuleSet::from_name(name) {
+                            Ok(r) => r,
+                            Err(e) => {
+                                result = Err(format!("the game's rules '{name}': {e}"));
+                                return false;
+                            }
+                        },
+                        None => RuleSet::default(),
+                    };
+                    match HubProcess::start(&config.engine, &rules) {
+                        Ok(e) => engine = Some(e),
+                        Err(e) => {
+                            result = Err(format!("engine: {e}"));
+                            return false;
+                        }
+                    }
+                }
                 v["state"].clone()
             }
             Some("gameState") => v,
@@ -282,12 +301,9 @@ fn play_game(
             .as_u64()
             .unwrap_or(0),
         );
-        let limit = match config.move_time {
-            Some(t) => MoveLimit::MoveTime(t),
-            None => MoveLimit::Clock {
-                time: left,
-                inc: increment,
-            },
+        let limit = move_limit(config.move_time, &state, left, increment);
+        let Some(engine) = engine.as_mut() else {
+            return true; // no gameFull yet
         };
         let think = engine.think(
             &Position::start(),
@@ -331,7 +347,9 @@ fn play_game(
         }
         true
     })?;
-    engine.quit();
+    if let Some(engine) = engine {
+        engine.quit();
+    }
     result
 }
 
@@ -432,9 +450,55 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
     Ok(())
 }
 
+/// How long the engine thinks in a correspondence game unless `--move-time` says: its clock
+/// is the turn's days, and a share of days would be hours.
+pub const CORRESPONDENCE_MOVE_TIME: Duration = Duration::from_secs(10);
+
+/// How the engine is told to think for the move `state` (a `gameState`) asks: `move_time` if
+/// given; in a correspondence game (`daysPerTurn` set) [`CORRESPONDENCE_MOVE_TIME`]; else the
+/// clock, `left` with `increment`.
+fn move_limit(
+    move_time: Option<Duration>,
+    state: &Value,
+    left: Duration,
+    increment: Duration,
+) -> MoveLimit {
+    match (move_time, state["daysPerTurn"].as_u64()) {
+        (Some(t), _) => MoveLimit::MoveTime(t),
+        (None, Some(_)) => MoveLimit::MoveTime(CORRESPONDENCE_MOVE_TIME),
+        (None, None) => MoveLimit::Clock {
+            time: left,
+            inc: increment,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A correspondence game's clock is days: the engine thinks a fixed time, not a share of
+    /// them; a live game follows its clock; `--move-time` wins over both.
+    #[test]
+    fn the_engine_thinks_by_the_clock_but_not_for_days() {
+        let day = Duration::from_secs(86_400);
+        let corr = json!({"type": "gameState", "wtime": 3 * 86_400_000u64, "daysPerTurn": 3});
+        assert_eq!(
+            move_limit(None, &corr, 3 * day, Duration::ZERO),
+            MoveLimit::MoveTime(CORRESPONDENCE_MOVE_TIME)
+        );
+        let live = json!({"type": "gameState", "wtime": 180_000, "daysPerTurn": null});
+        let (left, inc) = (Duration::from_secs(180), Duration::from_secs(2));
+        assert_eq!(
+            move_limit(None, &live, left, inc),
+            MoveLimit::Clock { time: left, inc }
+        );
+        let fixed = Duration::from_millis(20);
+        assert_eq!(
+            move_limit(Some(fixed), &corr, 3 * day, Duration::ZERO),
+            MoveLimit::MoveTime(fixed)
+        );
+    }
 
     #[test]
     fn moves_go_into_paths_safely() {
