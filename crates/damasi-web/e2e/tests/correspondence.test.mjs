@@ -3,6 +3,7 @@
 // game says its control, the clocks read in days and hours, and the lobby lists the game under
 // "your games waiting for your move" for the one to move, with a notice and the count in the
 // tab's title; after Alice's move it is in Bob's list and gone from hers.
+// Then Alice organises a correspondence Swiss with the tournament form (days instead of a clock).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./browser.mjs";
@@ -38,8 +39,11 @@ const sq = (name) => `#board .sq[data-sq="${name}"]`;
 before(async () => { await waitUntilUp(); });
 after(async () => { for (const b of opened) await b.close(); });
 
+// Alice, signed up by the first test (sign-ups are rate-limited per address).
+let alice;
+
 test("a correspondence game by link, its clocks in days, and the games waiting for your move", async () => {
-  const alice = await open("/online");
+  alice = await open("/online");
   const bob = await open("/online");
   await signUp(alice.page, ALICE);
   await signUp(bob.page, BOB);
@@ -92,4 +96,25 @@ test("a correspondence game by link, its clocks in days, and the games waiting f
   assert.match(await bob.page.textContent(`[data-testid="waiting-${id}"]`), new RegExp(ALICE));
 
   for (const p of [alice, bob, lobby]) assert.deepEqual(p.errors, []);
+});
+
+test("a correspondence Swiss from the tournament form", async () => {
+  const page = alice.page;
+  await page.goto(URL_BASE + "/swiss");
+  await page.waitForSelector("body[data-ready='1']");
+  const offered = await page.$$eval("#c-days option", (os) => os.map((o) => o.value));
+  assert.deepEqual(offered, ["", "1", "2", "3", "5", "7", "14"]);
+  await page.selectOption("#c-days", "3");
+  assert.ok(await page.isDisabled("#c-minutes"), "days set the clock aside");
+  await page.fill("#c-name", "Mektup kupası " + tag);
+  await page.fill("#c-rounds", "2");
+  await page.click("#btn-create");
+  await page.waitForURL(/\/swiss\/[A-Za-z0-9]+$/);
+  await page.waitForSelector("body[data-ready='1']");
+  assert.match(await page.textContent("#t-info"), /3 days a move/);
+  const id = page.url().split("/").pop();
+  const summary = await page.evaluate((i) => fetch("/api/swiss/" + i).then((r) => r.json()), id);
+  assert.equal(summary.days, 3);
+  assert.equal(summary.nbRounds, 2);
+  assert.deepEqual(alice.errors, []);
 });

@@ -4,7 +4,7 @@
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, applyI18n, wireLangs, toast } from "../i18n.js";
-import { casualUnderOtherRules, rulesText } from "../online/common.js";
+import { casualUnderOtherRules, fillDays, rulesText } from "../online/common.js";
 
 /** @type {any} who is signed in ({id, name, guest}) or null */
 let me = null;
@@ -22,7 +22,9 @@ async function loadMe() {
 }
 
 /** "5+3": minutes and seconds a move. @param {any} c */
-const clockText = (c) => `${+(c.limit / 60).toFixed(2)}+${c.increment}`;
+/** A tournament's control: "5+3", or "3 days a move" for a correspondence Swiss. @param {any} c @param {number | null | undefined} days */
+const clockText = (c, days) =>
+  days ? (days === 1 ? t("onDayAMove") : t("onDaysAMove", { n: days })) : `${+(c.limit / 60).toFixed(2)}+${c.increment}`;
 /** @param {string} s */
 const statusText = (s) => t("swStatus:" + s);
 /** A number of points as people write them: 2½. @param {number} p */
@@ -62,7 +64,7 @@ async function showList() {
       a.href = (s.arena ? "/tournament/" : "/swiss/") + s.id;
       name.append(a);
       row.append(name, el("td", statusText(s.status)), el("td", String(s.nbPlayers)),
-        el("td", s.arena ? t("swArenaMinutes", { n: s.minutes }) : `${s.round} / ${s.nbRounds}`), el("td", clockText(s.clock)));
+        el("td", s.arena ? t("swArenaMinutes", { n: s.minutes }) : `${s.round} / ${s.nbRounds}`), el("td", clockText(s.clock, s.days)));
       body.append(row);
     }
   } catch (e) { showError(e); }
@@ -88,9 +90,11 @@ async function create(/** @type {Event} */ e) {
     } catch (err) { showError(err); }
     return;
   }
+  const days = $("c-days").value;
   const body = {
     name: $("c-name").value,
-    clock: { limit: Math.round(+$("c-minutes").value * 60), increment: +$("c-increment").value },
+    // A correspondence Swiss: days a move instead of the clock.
+    ...(days ? { days: Number(days) } : { clock: { limit: Math.round(+$("c-minutes").value * 60), increment: +$("c-increment").value } }),
     nbRounds: +$("c-rounds").value,
     roundInterval: +$("c-pause").value,
     rated: $("c-rated").checked,
@@ -115,7 +119,7 @@ function renderArena() {
   $("t-name").textContent = v.name;
   document.title = v.name + " · damasi";
   const info = [statusText(v.status), t("swArenaMinutes", { n: v.minutes }), t("swPlayerCount", { n: v.nbPlayers }),
-    clockText(v.clock), v.rated ? t("swRated") : t("swCasual"), rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
+    clockText(v.clock, v.days), v.rated ? t("swRated") : t("swCasual"), rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
   if (v.status === "started" && v.finishesAt) info.push(t("swTimeLeft", { m: Math.max(0, Math.ceil((v.finishesAt - Date.now()) / 60000)) }));
   $("t-info").textContent = info.join(" · ");
   const players = v.standing.players;
@@ -175,7 +179,7 @@ function render() {
   $("t-name").textContent = v.name;
   document.title = v.name + " · damasi";
   const info = [statusText(v.status), t("swRoundOf", { n: v.round, total: v.nbRounds }),
-    t("swPlayerCount", { n: v.nbPlayers }), clockText(v.clock), v.rated ? t("swRated") : t("swCasual"),
+    t("swPlayerCount", { n: v.nbPlayers }), clockText(v.clock, v.days), v.rated ? t("swRated") : t("swCasual"),
     rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
   if (v.status === "created" && v.startsAt) info.push(t("swStartsAtTime", { time: new Date(v.startsAt).toLocaleString() }));
   if (v.nextRound) info.push(t("swNextRoundIn", { s: Math.max(0, Math.round((v.nextRound.at - Date.now()) / 1000)) }));
@@ -263,15 +267,24 @@ async function post(path, body) {
 
 async function boot() {
   applyI18n();
-  wireLangs(() => { if (id) render(); else showList(); });
+  wireLangs(() => { if (id) render(); else { fillDays($("c-days")); showList(); } });
   await loadMe();
   if (!id) {
     $("create-form").addEventListener("submit", create);
     casualUnderOtherRules("c-variant", "c-rated");
+    fillDays($("c-days"));
+    // Days a move set the clock aside (a Swiss only: an arena's games are live).
+    const clockFields = () => {
+      const days = $("c-kind").value === "swiss" && !!$("c-days").value;
+      /** @type {HTMLInputElement} */ ($("c-minutes")).disabled = days;
+      /** @type {HTMLInputElement} */ ($("c-increment")).disabled = days;
+    };
+    $("c-days").addEventListener("change", clockFields);
     $("c-kind").addEventListener("change", () => {
       const arena = $("c-kind").value === "arena";
       for (const e of document.querySelectorAll(".swiss-only")) /** @type {HTMLElement} */ (e).hidden = arena;
       for (const e of document.querySelectorAll(".arena-only")) /** @type {HTMLElement} */ (e).hidden = !arena;
+      clockFields();
     });
     await showList();
     document.body.dataset.ready = "1";
