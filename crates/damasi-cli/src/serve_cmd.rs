@@ -65,7 +65,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     tb_dir: Option<PathBuf>,
     /// Run the Telegram bot too, with this token from BotFather (also read from the
-    /// environment variable `DAMASI_TELEGRAM_TOKEN`). One process of a cluster runs it.
+    /// environment variable `DAMASI_TELEGRAM_TOKEN`). Give it to every process of a
+    /// cluster: one runs the bot at a time, and another takes it over if that one stops.
     #[arg(
         long,
         value_name = "TOKEN",
