@@ -17,8 +17,7 @@ mod telegram_serve;
 use std::time::Duration;
 
 use bot_api::BotApi;
-use serde_json::Value;
-use telegram_serve::{get_json, inline_game, play_first, serve};
+use telegram_serve::{edits_of, get_json, inline_game, play_first, serve, wait_redrawn};
 
 fn servers() -> Option<(String, String)> {
     let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
@@ -115,14 +114,7 @@ async fn one_process_runs_the_bot_and_another_takes_it_over() {
     );
     let last = before.split_whitespace().last().unwrap().to_string();
     api.wait_message(&msg, |s| s.text.contains(&last)).await;
-    let edits = |api: &BotApi| -> Vec<Value> {
-        api.calls("editMessageText")
-            .into_iter()
-            .filter(|c| c.body["inline_message_id"] == msg.as_str())
-            .map(|c| c.body)
-            .collect()
-    };
-    let edits_before = edits(&api).len();
+    let edits_before = edits_of(&api, &msg).len();
 
     // SIGKILL the process running the bot: the other takes it over within the lease (10 s)
     // and a renewal (3 s): it polls, and redraws the message from the stored game.
@@ -136,16 +128,7 @@ async fn one_process_runs_the_bot_and_another_takes_it_over() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let redrawn = loop {
-        if let Some(edit) = edits(&api).get(edits_before) {
-            break edit.clone();
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the message was not redrawn"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let redrawn = wait_redrawn(&api, &msg, edits_before, deadline).await;
     let text = redrawn["text"].as_str().unwrap();
     assert!(text.contains(&last), "{text} lacks {last}");
 

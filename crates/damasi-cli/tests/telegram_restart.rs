@@ -11,8 +11,7 @@ mod telegram_serve;
 use std::time::Duration;
 
 use bot_api::BotApi;
-use serde_json::Value;
-use telegram_serve::{get_json, inline_game, play_first, serve};
+use telegram_serve::{edits_of, get_json, inline_game, play_first, serve, wait_redrawn};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_comes_back_with_its_telegram_games() {
@@ -39,14 +38,7 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
         .to_string();
     // The old server's last edit has landed: any edit from here on is the new server's.
     api.wait_message(&msg, |s| s.text.contains(&last)).await;
-    let edits = |api: &BotApi| -> Vec<Value> {
-        api.calls("editMessageText")
-            .into_iter()
-            .filter(|c| c.body["inline_message_id"] == msg.as_str())
-            .map(|c| c.body)
-            .collect()
-    };
-    let edits_before = edits(&api).len();
+    let edits_before = edits_of(&api, &msg).len();
     // SIGKILL: no shutdown of any kind.
     drop(server);
     let gets = api.calls("getMe").len();
@@ -59,16 +51,7 @@ async fn a_killed_server_comes_back_with_its_telegram_games() {
     // The bot redraws the message from the stored game at start: an edit after the restart
     // with the third move as the last.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let redrawn = loop {
-        if let Some(edit) = edits(&api).get(edits_before) {
-            break edit.clone();
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the message was not redrawn"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let redrawn = wait_redrawn(&api, &msg, edits_before, deadline).await;
     let text = redrawn["text"].as_str().unwrap();
     assert!(text.contains(&last), "{text} lacks {last}");
     // And the game goes on by pressing.

@@ -7,15 +7,16 @@
 //! via the Mini App"), and the signer is first checked against a string signed with Python's
 //! `hmac` module, so the server's check is compared with an outside reading of the scheme.
 
-use axum::body::{to_bytes, Body};
-use axum::http::{header, Method, Request, StatusCode};
+#[path = "support/http.rs"]
+mod http;
+
+use axum::http::{Method, StatusCode};
 use axum::Router;
 use damasi_web::online::now_ms;
 use damasi_web::{router, AppState};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
-use tower::ServiceExt;
 
 const TOKEN: &str = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
 
@@ -55,6 +56,8 @@ fn init_data(id: i64, token: &str) -> String {
     )
 }
 
+/// POSTs `body` (JSON) when given, else GETs: the status, the JSON body and the session
+/// cookie set, if any.
 async fn send(
     app: &Router,
     uri: &str,
@@ -66,28 +69,7 @@ async fn send(
     } else {
         Method::GET
     };
-    let mut req = Request::builder().method(method).uri(uri);
-    if let Some(c) = cookie {
-        req = req.header(header::COOKIE, c);
-    }
-    if body.is_some() {
-        req = req.header(header::CONTENT_TYPE, "application/json");
-    }
-    let req = req
-        .body(Body::from(body.map(|b| b.to_string()).unwrap_or_default()))
-        .unwrap();
-    let res = app.clone().oneshot(req).await.unwrap();
-    let status = res.status();
-    let cookie = res
-        .headers()
-        .get(header::SET_COOKIE)
-        .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_string());
-    let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        cookie,
-    )
+    http::send(app, method, uri, cookie, body).await
 }
 
 #[test]

@@ -109,3 +109,32 @@ pub async fn inline_game(api: &BotApi, people: &[Value; 2]) -> (String, String) 
     let game = link.rsplit('/').next().unwrap().to_string();
     (msg, game)
 }
+
+/// The bot's edits of inline message `msg` so far (their bodies).
+pub fn edits_of(api: &BotApi, msg: &str) -> Vec<Value> {
+    api.calls("editMessageText")
+        .into_iter()
+        .filter(|c| c.body["inline_message_id"] == msg)
+        .map(|c| c.body)
+        .collect()
+}
+
+/// Waits until `deadline` for an edit of `msg` after the first `seen` ones (a redraw), and
+/// answers it.
+pub async fn wait_redrawn(
+    api: &BotApi,
+    msg: &str,
+    seen: usize,
+    deadline: tokio::time::Instant,
+) -> Value {
+    loop {
+        if let Some(edit) = edits_of(api, msg).get(seen) {
+            return edit.clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the message was not redrawn"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
