@@ -83,7 +83,7 @@ impl Live {
 
     /// The side to move.
     pub fn side_to_move(&self) -> Color {
-        self.core.game.position().side_to_move()
+        self.core.side_to_move()
     }
 
     /// Thinking time spent on the current move as of `now` (ms); frozen while paused.
@@ -130,7 +130,7 @@ impl Live {
     }
 
     /// Puts the game's outcome and the turn's times into the row, to be saved.
-    fn sync_outcome(&mut self) {
+    fn sync_row(&mut self) {
         self.row.turn_started_ms = self.core.turn_started;
         self.row.paused_ms = self.core.paused_ms.map(|p| p as i64);
         self.row.outcome = self.core.game.outcome().map(|o| o.code());
@@ -344,7 +344,7 @@ impl Referee {
         live: &mut Live,
         keep: usize,
     ) -> Result<(), ApiError> {
-        live.sync_outcome();
+        live.sync_row();
         let row = live.row.clone();
         let new_moves: Vec<MoveRow> = (keep..live.core.game.ply())
             .map(|p| live.move_row(p))
