@@ -559,33 +559,32 @@ async fn resync_watchers(online: Online) {
 
 /// An event of game `id` from another node, for this node's watchers.
 fn relay_game(online: &Online, id: &str, payload: &str) {
-    let Some(cluster) = online.inner.cluster.as_ref() else {
+    let Some((cluster, event)) = from_elsewhere(online, payload) else {
         return;
     };
-    let Ok(v) = serde_json::from_str::<Value>(payload) else {
-        return;
-    };
-    if v["o"].as_str() == Some(cluster.node.as_str()) {
-        return; // this node's own event, already sent to its watchers
-    }
     let tx = lock(&cluster.relays).get(id).cloned();
     if let Some(tx) = tx {
-        let _ = tx.send(GameMessage::new(v["e"].clone()));
+        let _ = tx.send(GameMessage::new(event));
     }
+}
+
+/// The event (`e`) a payload `{o: node, e: event}` carries when another node sent it, with
+/// this node's cluster; none for this node's own (already told here) or a payload unread.
+fn from_elsewhere<'a>(online: &'a Online, payload: &str) -> Option<(&'a Cluster, Value)> {
+    let cluster = online.inner.cluster.as_ref()?;
+    let mut v = serde_json::from_str::<Value>(payload).ok()?;
+    if v["o"].as_str() == Some(cluster.node.as_str()) {
+        return None;
+    }
+    Some((cluster, v["e"].take()))
 }
 
 /// A correspondence game's turn on another node, for this node's listeners.
 fn relay_turn(online: &Online, payload: &str) {
-    let Some(cluster) = online.inner.cluster.as_ref() else {
+    let Some((_, turn)) = from_elsewhere(online, payload) else {
         return;
     };
-    let Ok(v) = serde_json::from_str::<Value>(payload) else {
-        return;
-    };
-    if v["o"].as_str() == Some(cluster.node.as_str()) {
-        return; // this node's own, already told
-    }
-    match serde_json::from_value(v["e"].clone()) {
+    match serde_json::from_value(turn) {
         Ok(turn) => {
             let _ = online.inner.turns.send(turn);
         }
