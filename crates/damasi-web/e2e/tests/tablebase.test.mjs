@@ -33,6 +33,15 @@ async function openStudy(fen) {
   await page.waitForFunction(() => location.hash.startsWith("#/study"));
 }
 
+// Opens a position and waits for its own tablebase answer to be shown (the panel keeps the last
+// position's value, marked busy, until then).
+async function studyWithTables(fen) {
+  const answered = page.waitForResponse((r) => r.url().includes("/api/tablebase?fen=" + encodeURIComponent(fen)));
+  await openStudy(fen);
+  await answered;
+  await page.waitForSelector("#tb-panel:not([hidden]):not([aria-busy])");
+}
+
 test("tables built while the server runs show in Study, with the distance to conversion", async () => {
   // The request for the position's tablebase value is answered "no tables": no panel.
   const asked = page.waitForResponse((r) => r.url().includes("/api/tablebase"));
@@ -43,8 +52,7 @@ test("tables built while the server runs show in Study, with the distance to con
   execFileSync(process.env.DAMASI_BIN, ["tb", "build", "--pieces", "3", "--dir", TABLES], { stdio: "ignore" });
 
   await openStudy("W:WKa1,Kh1:BKb8");
-  await openStudy(FEN);
-  await page.waitForSelector("#tb-panel:not([hidden])");
+  await studyWithTables(FEN);
   assert.equal(await page.textContent("#tb-value"), "win in 3");
   const first = await page.textContent("#tb-moves li:first-child button");
   assert.equal(first, "h1-h8 win in 3");
@@ -53,8 +61,7 @@ test("tables built while the server runs show in Study, with the distance to con
   // In Turkish.
   await page.click("#lang-tr");
   await openStudy("W:WKa1,Kh1:BKb8");
-  await openStudy(FEN);
-  await page.waitForSelector("#tb-panel:not([hidden])");
+  await studyWithTables(FEN);
   await page.waitForFunction(() => document.getElementById("tb-value").textContent === "3 hamlede kazanır");
   await page.click("#lang-en");
   assert.deepEqual(errors, []);

@@ -356,12 +356,17 @@ export async function tablebasePanel(fen, seq) {
   const panel = $("tb-panel");
   if (tbAbort) tbAbort.abort();
   tbAbort = new AbortController();
+  // The panel still shows the last position until this one's answer comes: marked busy.
+  panel.setAttribute("aria-busy", "true");
   let a;
   try {
     a = await api("GET", "/api/tablebase?fen=" + encodeURIComponent(fen), undefined, tbAbort.signal);
   } catch (e) {
     // No tables, too many pieces, or the server is gone: no panel.
-    if (e.name !== "AbortError" && seq === study.seq) panel.hidden = true;
+    if (e.name !== "AbortError" && seq === study.seq) {
+      panel.hidden = true;
+      panel.removeAttribute("aria-busy");
+    }
     return;
   }
   if (seq !== study.seq) return;
@@ -381,6 +386,7 @@ export async function tablebasePanel(fen, seq) {
   }
   $("tb-help").hidden = typeof a.dtc !== "number" && !a.moves.some((/** @type {any} */ m) => typeof m.dtc === "number");
   panel.hidden = false;
+  panel.removeAttribute("aria-busy");
 }
 
 
