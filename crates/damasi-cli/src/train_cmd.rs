@@ -161,9 +161,12 @@ struct NetArgs {
     /// Weight decay per step, relative to the step size (0: none).
     #[arg(long, default_value_t = 0.0)]
     decay: f32,
+    /// Factor of both step sizes after each epoch (1: constant).
+    #[arg(long, default_value_t = 1.0)]
+    lr_gamma: f32,
     /// Weight of the game result in the label (the rest is the sigmoid of the search score;
-    /// 0, the search scores alone, made the best pattern tables).
-    #[arg(long, default_value_t = 0.0)]
+    /// 0.3 made the best network of the sixth run in docs/training.md, against 0, 0.6 and 1).
+    #[arg(long, default_value_t = 0.3)]
     lambda: f32,
     /// Seed of the starting weights and the sample order.
     #[arg(long, default_value_t = 1)]
@@ -443,6 +446,7 @@ fn net(a: NetArgs) -> Result<()> {
         epochs: a.records.epochs,
         batch: a.records.batch.max(1),
         lr_hidden: a.lr_hidden,
+        lr_gamma: a.lr_gamma,
         lr_output: a.lr_output,
         decay: a.decay,
         k: data.k,

@@ -11,7 +11,7 @@
 //!
 //! # Layers
 //!
-//! `inputs (256, about 2 to 32 lit) -> HIDDEN (64, clipped ReLU to [0, 1]) -> 1`, the output in
+//! `inputs (256, about 2 to 32 lit) -> HIDDEN (256, clipped ReLU to [0, 1]) -> 1`, the output in
 //! centi-men from the side to move's view, added to the feature evaluation (the network
 //! learns what the hand-written features miss, as the pattern tables did). The first layer is
 //! a sum of one weight column per piece, the "efficiently updatable" part of NNUE: the search
@@ -27,7 +27,7 @@
 //!
 //! # File
 //!
-//! Little-endian: magic `DMNN`, version `u32` (1), inputs `u32` (256), hidden `u32` (64), then
+//! Little-endian: magic `DMNN`, version `u32` (1), inputs `u32` (256), hidden `u32` (256), then
 //! `f32` values: the first layer's weights (input after input, [`HIDDEN`] each), its biases,
 //! the output weights and the output bias; an FNV-1a 64-bit checksum of everything before it
 //! as `u64`. See `docs/training.md`.
@@ -52,7 +52,7 @@ pub fn shipped() -> Arc<Network> {
 /// Binary inputs: 4 kinds of piece x 64 squares.
 pub const INPUTS: usize = 256;
 /// Neurons of the hidden layer.
-pub const HIDDEN: usize = 64;
+pub const HIDDEN: usize = 256;
 
 /// The file's magic.
 pub const MAGIC: &[u8; 4] = b"DMNN";

@@ -82,6 +82,9 @@ pub struct NetConfig {
     pub lr_output: f32,
     /// Weight decay per step, relative (AdamW style), of every weight but the biases.
     pub decay: f32,
+    /// Factor of both step sizes after each epoch (1: constant; below 1 the steps shrink
+    /// as the fit settles, so the last epochs average out the noise of the mini-batches).
+    pub lr_gamma: f32,
     /// The scale `K`: `p = sigmoid(eval / K)`.
     pub k: f32,
     /// Seed of the starting weights and the order of the samples.
@@ -96,6 +99,7 @@ impl Default for NetConfig {
             lr_hidden: 1e-3,
             lr_output: 0.5,
             decay: 0.0,
+            lr_gamma: 1.0,
             k: 200.0,
             seed: 1,
         }
@@ -189,6 +193,7 @@ pub fn fit(
     });
     let mut shuffle = Rng::new(cfg.seed ^ 0x5DEE_CE66);
     for epoch in 1..=cfg.epochs {
+        let step = cfg.lr_gamma.powi(epoch as i32 - 1);
         for i in (1..order.len()).rev() {
             order.swap(i, shuffle.below(i + 1));
         }
@@ -229,9 +234,10 @@ pub fn fit(
                 }
                 m[p] = b1 * m[p] + (1.0 - b1) * g;
                 v[p] = b2 * v[p] + (1.0 - b2) * g * g;
-                let mut w = model.0[p] - lr[p] * (m[p] / c1) / ((v[p] / c2).sqrt() + eps);
+                let lr = lr[p] * step;
+                let mut w = model.0[p] - lr * (m[p] / c1) / ((v[p] / c2).sqrt() + eps);
                 if decays(p) {
-                    w -= lr[p] * cfg.decay * model.0[p];
+                    w -= lr * cfg.decay * model.0[p];
                 }
                 model.0[p] = w;
             }
@@ -309,5 +315,27 @@ mod tests {
         // Its loss is what the trainer reported for the best epoch.
         let best = losses.iter().cloned().fold(f64::INFINITY, f64::min);
         assert!((loss_of(&net, &samples, cfg.k) - best).abs() < 1e-4);
+    }
+
+    /// `lr_gamma` shrinks the steps epoch after epoch: at 0 only the first epoch moves the
+    /// weights, so every later epoch reports the first one's loss.
+    #[test]
+    fn a_step_factor_of_zero_stops_training_after_the_first_epoch() {
+        let samples: Vec<NetSample> = [("W:Wc3,Ka1:Bc6,Kh8", 1.0), ("W:Wc3,Kb1:Bc6,Kh8", 0.0)]
+            .iter()
+            .map(|(f, y)| NetSample::new(&Position::from_fen(f).unwrap(), *y))
+            .collect();
+        let cfg = NetConfig {
+            epochs: 4,
+            batch: 2,
+            lr_hidden: 0.01,
+            lr_output: 2.0,
+            lr_gamma: 0.0,
+            ..NetConfig::default()
+        };
+        let mut losses = Vec::new();
+        fit(&samples, &samples, &cfg, |l| losses.push(l.valid));
+        assert_ne!(losses[1], losses[0], "the first epoch trains");
+        assert!(losses[2..].iter().all(|&l| l == losses[1]), "{losses:?}");
     }
 }
