@@ -234,10 +234,10 @@ pub fn fit(
                 }
                 m[p] = b1 * m[p] + (1.0 - b1) * g;
                 v[p] = b2 * v[p] + (1.0 - b2) * g * g;
-                let lr = lr[p] * step;
-                let mut w = model.0[p] - lr * (m[p] / c1) / ((v[p] / c2).sqrt() + eps);
+                let rate = lr[p] * step;
+                let mut w = model.0[p] - rate * (m[p] / c1) / ((v[p] / c2).sqrt() + eps);
                 if decays(p) {
-                    w -= lr * cfg.decay * model.0[p];
+                    w -= rate * cfg.decay * model.0[p];
                 }
                 model.0[p] = w;
             }
@@ -267,6 +267,14 @@ mod tests {
         assert_eq!(mirror(&mirror(&pos)), pos);
     }
 
+    /// Samples of `(FEN, probability of a White win)` pairs.
+    fn samples_of(labelled: &[(&str, f32)]) -> Vec<NetSample> {
+        labelled
+            .iter()
+            .map(|(f, y)| NetSample::new(&Position::from_fen(f).unwrap(), *y))
+            .collect()
+    }
+
     #[test]
     fn samples_are_seen_from_the_side_to_move() {
         let w = Position::from_fen("W:Wa3,b3,c3:Ba6,b6").unwrap();
@@ -293,10 +301,7 @@ mod tests {
             ("W:We3,Kb1:Be6,Kf8", 0.0),
             ("W:Wf3,Kb1:Bf6,Ke8", 0.0),
         ];
-        let samples: Vec<NetSample> = fens
-            .iter()
-            .map(|(f, y)| NetSample::new(&Position::from_fen(f).unwrap(), *y))
-            .collect();
+        let samples = samples_of(&fens);
         let cfg = NetConfig {
             epochs: 300,
             batch: 8,
@@ -321,10 +326,7 @@ mod tests {
     /// weights, so every later epoch reports the first one's loss.
     #[test]
     fn a_step_factor_of_zero_stops_training_after_the_first_epoch() {
-        let samples: Vec<NetSample> = [("W:Wc3,Ka1:Bc6,Kh8", 1.0), ("W:Wc3,Kb1:Bc6,Kh8", 0.0)]
-            .iter()
-            .map(|(f, y)| NetSample::new(&Position::from_fen(f).unwrap(), *y))
-            .collect();
+        let samples = samples_of(&[("W:Wc3,Ka1:Bc6,Kh8", 1.0), ("W:Wc3,Kb1:Bc6,Kh8", 0.0)]);
         let cfg = NetConfig {
             epochs: 4,
             batch: 2,
