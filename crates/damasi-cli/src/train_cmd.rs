@@ -92,9 +92,11 @@ struct DataArgs {
 /// labelled, and the passes over them.
 #[derive(Args)]
 struct RecordArgs {
-    /// Training records (`damasi train data`): a data file or a run directory.
-    #[arg(long)]
-    data: PathBuf,
+    /// Training records (`damasi train data`): data files or run directories, one or more
+    /// (`--data r2 --data r3` or `--data r2 r3`); the held-out share comes from the end of
+    /// the last one.
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<PathBuf>,
     /// Passes over the training records.
     #[arg(long, default_value_t = 10)]
     epochs: usize,
@@ -171,6 +173,10 @@ struct NetArgs {
     /// Seed of the starting weights and the sample order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Start from this network file (of this build's width) instead of random weights: a
+    /// network trained further on new data.
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
 }
 
 /// `damasi train`.
@@ -340,16 +346,20 @@ struct Labelled {
 /// unless given, and labels every position: the tables' value where `tb_dir` knows it, else
 /// `lambda * result + (1 - lambda) * sigmoid(score / K)`.
 fn labelled(
-    data: &std::path::Path,
+    data: &[PathBuf],
     valid: f64,
     lambda: f32,
     k: Option<f32>,
     start: &Weights,
     tb_dir: &Option<PathBuf>,
 ) -> Result<Labelled> {
-    // A data file, or every chunk of a run directory.
+    // Data files, or every chunk of run directories, in the order given.
     let mut records = Vec::new();
-    for path in data_run::data_files(data).with_context(|| format!("reading {}", data.display()))? {
+    let mut files = Vec::new();
+    for d in data {
+        files.extend(data_run::data_files(d).with_context(|| format!("reading {}", d.display()))?);
+    }
+    for path in files {
         let file = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
         records.extend(
             train::read_records(&mut BufReader::new(file))
@@ -358,9 +368,10 @@ fn labelled(
         );
     }
     if records.len() < 2 {
+        let names: Vec<String> = data.iter().map(|d| d.display().to_string()).collect();
         bail!(
             "{} has {} records; at least 2 are needed",
-            data.display(),
+            names.join(", "),
             records.len()
         );
     }
@@ -426,6 +437,14 @@ fn print_epoch(start: Instant) -> impl FnMut(train::EpochLoss) {
 }
 
 fn net(a: NetArgs) -> Result<()> {
+    // Read first, so that a wrong file is said before the records are loaded.
+    let init = match &a.init {
+        Some(p) => {
+            let bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            Some(network::decode(&bytes).with_context(|| format!("reading {}", p.display()))?)
+        }
+        None => None,
+    };
     let data = labelled(
         &a.records.data,
         a.records.valid,
@@ -452,7 +471,7 @@ fn net(a: NetArgs) -> Result<()> {
         k: data.k,
         seed: a.seed,
     };
-    let net = train_net::fit(&train_s, &valid_s, &cfg, print_epoch(t));
+    let net = train_net::fit(init.as_ref(), &train_s, &valid_s, &cfg, print_epoch(t));
     std::fs::write(&a.out, network::encode(&net))
         .with_context(|| format!("writing {}", a.out.display()))?;
     println!(

@@ -143,11 +143,12 @@ pub fn loss_of(net: &Network, samples: &[NetSample], k: f32) -> f64 {
     loss(&Model(net.parameters()), samples, k)
 }
 
-/// Trains a network on `train` from small random weights (output 0 at the start, so epoch 0
-/// is the feature evaluation's loss), reporting the losses on `train` and `valid` before
+/// Trains a network on `train` from `start`, or from small random weights (output 0 at the
+/// start, so epoch 0 is the feature evaluation's loss), reporting the losses on `train` and `valid` before
 /// training and after every epoch through `report`. Returns the network of the epoch with
 /// the lowest validation loss.
 pub fn fit(
+    start: Option<&Network>,
     train: &[NetSample],
     valid: &[NetSample],
     cfg: &NetConfig,
@@ -169,6 +170,10 @@ pub fn fit(
     }
     // The outputs start near 0: centre them on 0 exactly for the mean hidden value 0.5.
     params[B2_AT] = -(0..HIDDEN).map(|j| params[w2_at(j)] * 0.5).sum::<f32>();
+    // A given network replaces the random start (the draws above still fix the order seed).
+    if let Some(net) = start {
+        params = net.parameters();
+    }
     let mut model = Model(params);
     let lr: Vec<f32> = (0..PARAMETERS)
         .map(|p| {
@@ -310,7 +315,7 @@ mod tests {
             ..NetConfig::default()
         };
         let mut losses = Vec::new();
-        let net = fit(&samples, &samples, &cfg, |l| losses.push(l.valid));
+        let net = fit(None, &samples, &samples, &cfg, |l| losses.push(l.valid));
         let first = losses[0];
         let last = *losses.last().unwrap();
         assert!(last < first / 4.0, "loss {first} -> {last}");
@@ -336,8 +341,36 @@ mod tests {
             ..NetConfig::default()
         };
         let mut losses = Vec::new();
-        fit(&samples, &samples, &cfg, |l| losses.push(l.valid));
+        fit(None, &samples, &samples, &cfg, |l| losses.push(l.valid));
         assert_ne!(losses[1], losses[0], "the first epoch trains");
         assert!(losses[2..].iter().all(|&l| l == losses[1]), "{losses:?}");
+    }
+
+    /// Trained further from a given network, the fit starts where that network is (epoch 0
+    /// reports its loss) and goes on learning from there.
+    #[test]
+    fn a_fit_from_a_network_starts_at_that_network() {
+        let samples = samples_of(&[("W:Wc3,Ka1:Bc6,Kh8", 1.0), ("W:Wc3,Kb1:Bc6,Kh8", 0.0)]);
+        let cfg = NetConfig {
+            epochs: 40,
+            batch: 2,
+            lr_hidden: 0.01,
+            lr_output: 2.0,
+            ..NetConfig::default()
+        };
+        let mut first = Vec::new();
+        let net = fit(None, &samples, &samples, &cfg, |l| first.push(l.valid));
+        let mut again = Vec::new();
+        let further = fit(Some(&net), &samples, &samples, &cfg, |l| {
+            again.push(l.valid)
+        });
+        let best = first.iter().cloned().fold(f64::INFINITY, f64::min);
+        assert!(
+            (again[0] - best).abs() < 1e-6,
+            "{} against {best}",
+            again[0]
+        );
+        assert!(again[0] < first[0] / 2.0, "{again:?} {first:?}");
+        assert!(loss_of(&further, &samples, cfg.k) < again[0], "{again:?}");
     }
 }
