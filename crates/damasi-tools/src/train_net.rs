@@ -143,18 +143,10 @@ pub fn loss_of(net: &Network, samples: &[NetSample], k: f32) -> f64 {
     loss(&Model(net.parameters()), samples, k)
 }
 
-/// Trains a network on `train` from `start`, or from small random weights (output 0 at the
-/// start, so epoch 0 is the feature evaluation's loss), reporting the losses on `train` and `valid` before
-/// training and after every epoch through `report`. Returns the network of the epoch with
-/// the lowest validation loss.
-pub fn fit(
-    start: Option<&Network>,
-    train: &[NetSample],
-    valid: &[NetSample],
-    cfg: &NetConfig,
-    mut report: impl FnMut(EpochLoss),
-) -> Network {
-    let mut rng = Rng::new(cfg.seed);
+/// Small random first-layer and output weights drawn from `seed`, the biases in the middle of
+/// the clipped range and the output centred on 0 (parameters in file order).
+fn random_start(seed: u64) -> Vec<f32> {
+    let mut rng = Rng::new(seed);
     let mut uniform =
         |scale: f32| (rng.below(1 << 20) as f32 / (1 << 20) as f32 * 2.0 - 1.0) * scale;
     let mut params = vec![0f32; PARAMETERS];
@@ -170,11 +162,21 @@ pub fn fit(
     }
     // The outputs start near 0: centre them on 0 exactly for the mean hidden value 0.5.
     params[B2_AT] = -(0..HIDDEN).map(|j| params[w2_at(j)] * 0.5).sum::<f32>();
-    // A given network replaces the random start (the draws above still fix the order seed).
-    if let Some(net) = start {
-        params = net.parameters();
-    }
-    let mut model = Model(params);
+    params
+}
+
+/// Trains a network on `train` from `start`, or from small random weights (output 0 at the
+/// start, so epoch 0 is the feature evaluation's loss), reporting the losses on `train` and
+/// `valid` before training and after every epoch through `report`. Returns the network of the epoch with
+/// the lowest validation loss.
+pub fn fit(
+    start: Option<&Network>,
+    train: &[NetSample],
+    valid: &[NetSample],
+    cfg: &NetConfig,
+    mut report: impl FnMut(EpochLoss),
+) -> Network {
+    let mut model = Model(start.map_or_else(|| random_start(cfg.seed), Network::parameters));
     let lr: Vec<f32> = (0..PARAMETERS)
         .map(|p| {
             if p >= w2_at(0) {
