@@ -167,8 +167,8 @@ fn random_start(seed: u64) -> Vec<f32> {
 
 /// Trains a network on `train` from `start`, or from small random weights (output 0 at the
 /// start, so epoch 0 is the feature evaluation's loss), reporting the losses on `train` and
-/// `valid` before training and after every epoch through `report`. Returns the network of the epoch with
-/// the lowest validation loss.
+/// `valid` before training and after every epoch through `report`. Returns the network of the
+/// epoch with the lowest validation loss.
 pub fn fit(
     start: Option<&Network>,
     train: &[NetSample],
