@@ -5,22 +5,31 @@
 //! Every pairing decision is made with a maximum-weight matching over *all* players still to
 //! be paired. Each possible pair gets one big integer weight whose bit fields, most
 //! significant first, hold the criteria in FIDE's order of priority, so that a heavier
-//! matching is always the better one by the rules:
+//! matching is always the better one by the rules (the criteria are numbered as in the 2025
+//! text, C1 to C21 of its Article 2):
 //!
 //! 1. completion: the absolute criteria C1 (no rematch) and C3 (no two non-topscorers with
 //!    the same absolute colour preference) remove the edge; every pair counts, plus each
-//!    player who may not receive the pairing-allocated bye (C2), so the whole round is
-//!    always paired (the completion criterion, C4);
+//!    player who may not receive the pairing-allocated bye (C2) or whose score is above
+//!    the lowest that the bye can go to (C5, found by a first matching), so the whole
+//!    round is always paired (the completion criterion, C4);
 //! 2. the number of pairs in the current bracket, then the scores paired (fewest and
-//!    lowest downfloaters, C5 and C6);
-//! 3. the number of pairs and the scores in the next bracket (C7: the downfloaters chosen
+//!    lowest downfloaters, C6 and C7);
+//! 3. the number of pairs and the scores in the next bracket (C8: the downfloaters chosen
 //!    must let the next bracket pair as well as possible);
-//! 4. the topscorers' colour criteria (colour difference beyond ±2, same colour three times
+//! 4. the unplayed games of the bye assignee (C9, Article 2.4.4): each player who may
+//!    receive the pairing-allocated bye adds, when paired, the number of rounds in which
+//!    they had no game over the board (forfeits, byes, absences), so the one left out has
+//!    the fewest. The rule applies only to the brackets that downfloat exactly one player,
+//!    who ends up with the bye: the field stays at zero until the first such bracket (at
+//!    or below the bye's score, with one downfloater by the matching) and is then added to
+//!    every edge still open;
+//! 5. the topscorers' colour criteria (colour difference beyond ±2, same colour three times
 //!    in a row; they only arise in the last round, where C3 is relaxed for topscorers),
-//!    then colour preferences, then strong colour preferences (C8 to C11);
-//! 5. repeated floats: downfloats and upfloats of the previous round, then of two rounds
-//!    before (C12 to C15), then the scores of those floaters (C16 to C19);
-//! 6. low bits left free for the bracket's ordering rules (exchanges and transpositions,
+//!    then colour preferences, then strong colour preferences (C10 to C13);
+//! 6. repeated floats: downfloats and upfloats of the previous round, then of two rounds
+//!    before (C14 to C17), then the scores of those floaters (C18 to C21);
+//! 7. low bits left free for the bracket's ordering rules (exchanges and transpositions,
 //!    Article 4), used in the steps below.
 //!
 //! Readings of the rules, matching the reference implementation (bbpPairings `--dutch`):
@@ -28,8 +37,7 @@
 //! scores more than a loss without playing (forfeit win, bye) counts as a downfloater
 //! (1.4.3); a forfeit win or any bye worth a win makes the player ineligible for the
 //! pairing-allocated bye; topscorers are those above half the maximum score when the last
-//! round (`XXR`) is paired. The criterion on the bye assignee's unplayed games has a field
-//! in the weight but carries no weight, as in the reference's output.
+//! round (`XXR`) is paired.
 //!
 //! Brackets are then processed from the top score down. For each one the matching tells how
 //! many moved-down players (MDPs) can be paired and with which scores; the MDPs actually
@@ -80,6 +88,8 @@ struct Pl {
     strong: bool,
     /// May receive the pairing-allocated bye (C2).
     bye_ok: bool,
+    /// Rounds so far without a game played over the board (C9).
+    unplayed: u32,
     /// Floats one and two rounds back (index 1 and 2).
     floats: [Float; 3],
     /// Colours of played games, in order.
@@ -135,6 +145,10 @@ struct Ctx<const N: usize> {
     last_round: bool,
     top_threshold: u32,
     bye_score: u32,
+    /// Width of the field of the bye assignee's unplayed games (C9).
+    u_bits: u32,
+    /// Whether C9 is in force: set from the bracket that downfloats only the bye assignee.
+    c9: bool,
     /// The matching over the sorted players, kept up to date as edge weights change.
     matching: Dynamic<N>,
     /// Finalised partner of each sorted player.
@@ -159,6 +173,16 @@ impl<const N: usize> Ctx<N> {
         p.bye_ok && p.score <= self.bye_score
     }
 
+    /// The unplayed games `p` brings to the C9 field when paired: those of a player who may
+    /// receive the bye, once C9 is in force.
+    fn c9_games(&self, p: &Pl) -> u32 {
+        if self.c9 && self.bye_candidate(p) {
+            p.unplayed
+        } else {
+            0
+        }
+    }
+
     /// The weight of pairing `h` (ranked higher) with `l`, where `l` is in the current
     /// bracket (`in_cur`) or in the next score group (`in_next`).
     fn base_weight(&self, h: usize, l: usize, in_cur: bool, in_next: bool) -> Wide<N> {
@@ -173,7 +197,7 @@ impl<const N: usize> Ctx<N> {
         );
         let push = |w: &mut Wide<N>, width: u32, v: Wide<N>| *w = w.shl(width).add(&v);
         let small = |b: bool| Wide::<N>::from_u64(b as u64);
-        // C5, C6: pairs and their scores in the current bracket.
+        // C6, C7: pairs and their scores in the current bracket.
         push(&mut w, w_bits, small(in_cur));
         push(
             &mut w,
@@ -184,7 +208,7 @@ impl<const N: usize> Ctx<N> {
                 Wide::<N>::ZERO
             },
         );
-        // C7: pairs and scores in the next bracket.
+        // C8: pairs and scores in the next bracket.
         push(&mut w, w_bits, small(in_next));
         push(
             &mut w,
@@ -195,9 +219,14 @@ impl<const N: usize> Ctx<N> {
                 Wide::<N>::ZERO
             },
         );
-        // Room for the played games of the bye assignee (left at zero).
-        push(&mut w, w_bits, Wide::<N>::ZERO);
-        // C8: topscorers' colour difference beyond ±2.
+        // C9: the unplayed games of the players who may get the bye, counted when paired,
+        // so that the one left out has the fewest.
+        push(
+            &mut w,
+            self.u_bits,
+            Wide::<N>::from_u64((self.c9_games(hp) + self.c9_games(lp)) as u64),
+        );
+        // C10: topscorers' colour difference beyond ±2.
         push(
             &mut w,
             w_bits,
@@ -206,8 +235,8 @@ impl<const N: usize> Ctx<N> {
                     && (!lp.absolute_imbalance() || !hp.absolute_imbalance() || lp.pref != hp.pref),
             ),
         );
-        // C9: topscorers' same colour three times in a row.
-        let c9 = !lp.absolute()
+        // C11: topscorers' same colour three times in a row.
+        let c11 = !lp.absolute()
             || !hp.absolute()
             || lp.pref != hp.pref
             || if lp.imbalance == hp.imbalance {
@@ -216,20 +245,20 @@ impl<const N: usize> Ctx<N> {
                 let less = if lp.imbalance > hp.imbalance { hp } else { lp };
                 less.repeated != lp.pref.map(Colour::invert)
             };
-        push(&mut w, w_bits, small(in_cur && c9));
-        // C10: colour preferences.
+        push(&mut w, w_bits, small(in_cur && c11));
+        // C12: colour preferences.
         push(
             &mut w,
             w_bits,
             small(in_cur && compatible_prefs(lp.pref, hp.pref)),
         );
-        // C11: strong colour preferences.
-        let c11 = (!lp.strong && !lp.absolute())
+        // C13: strong colour preferences.
+        let c13 = (!lp.strong && !lp.absolute())
             || (!hp.strong && !hp.absolute())
             || (lp.absolute() && hp.absolute())
             || lp.pref != hp.pref;
-        push(&mut w, w_bits, small(in_cur && c11));
-        // C12-C15: repeated floats, one then two rounds back.
+        push(&mut w, w_bits, small(in_cur && c13));
+        // C14-C17: repeated floats, one then two rounds back.
         for back in 1..=2usize {
             if self.played < back {
                 continue;
@@ -244,7 +273,7 @@ impl<const N: usize> Ctx<N> {
             let up = in_cur && !(hp.score > lp.score && lp.floats[back] == Float::Up);
             push(&mut w, w_bits, small(up));
         }
-        // C16-C19: scores of the repeated floaters.
+        // C18-C21: scores of the repeated floaters.
         for back in 1..=2usize {
             if self.played < back {
                 continue;
@@ -282,6 +311,61 @@ impl<const N: usize> Ctx<N> {
         if self.fin[a].is_none() && self.fin[b].is_none() {
             self.matching.set(a, b, w);
         }
+    }
+
+    /// Puts the bye criterion C9 in force (C.04.3 Article 2.4.4: minimise the number of
+    /// unplayed games of the assignee of the pairing-allocated bye; it applies to the
+    /// brackets that downfloat exactly one player, who will end up receiving the bye). The
+    /// C9 field is added to every open edge that touches a player who may get the bye, the
+    /// rest of each weight (the decisions of the brackets above) kept as it is.
+    fn start_c9(&mut self) {
+        let n = self.ps.len();
+        self.c9 = true;
+        let touches: Vec<bool> = (0..n)
+            .map(|v| self.fin[v].is_none() && self.c9_games(&self.ps[v]) > 0)
+            .collect();
+        let mut changes = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                if !(touches[a] || touches[b]) || self.fin[a].is_some() || self.fin[b].is_some() {
+                    continue;
+                }
+                let current = self.matching.weight(a, b);
+                if current.is_zero() {
+                    continue;
+                }
+                self.c9 = true;
+                let with = self.base_weight(a, b, false, false);
+                self.c9 = false;
+                let without = self.base_weight(a, b, false, false);
+                if with != without {
+                    changes.push((a, b, current.add(&with.sub(&without))));
+                }
+            }
+        }
+        self.c9 = true;
+        for (a, b, w) in changes {
+            self.set(a, b, w);
+        }
+    }
+
+    /// Whether C9 comes into force with this bracket: the number of players is odd, the
+    /// bracket is at or below the score of the bye and, by the matching `m` (which already
+    /// has the bracket's number of pairs, C6), exactly one of its players `current` floats
+    /// down (unpaired, or paired with a player below `end`, the first sorted index of the
+    /// scoregroups below the bracket).
+    fn c9_applies(&self, current: &[usize], end: usize, m: &[usize]) -> bool {
+        let Some(&lowest) = current.last() else {
+            return false;
+        };
+        !self.c9
+            && self.ps.len() % 2 == 1
+            && self.ps[lowest].score <= self.bye_score
+            && current
+                .iter()
+                .filter(|&&v| m[v] == v || m[v] >= end)
+                .count()
+                == 1
     }
 
     /// Maximum-weight matching of the players not finalised yet; `m[v] == v` when unmatched.
@@ -414,6 +498,9 @@ fn prepare(t: &Tournament) -> Result<(Vec<Pl>, usize, Colour), PairError> {
             .rounds
             .iter()
             .any(|e| !e.game_played() && entry_points(e) >= 10);
+        // Rounds paired so far in which the player had no game over the board: forfeits
+        // (won or lost), byes and absences, and rounds before a late entry.
+        let unplayed = (0..played).filter(|&r| !entry(i, r).game_played()).count() as u32;
         ps.push(Pl {
             number: p.number,
             rank: rank[i],
@@ -423,6 +510,7 @@ fn prepare(t: &Tournament) -> Result<(Vec<Pl>, usize, Colour), PairError> {
             repeated,
             strong: !absolute && imbalance != 0,
             bye_ok,
+            unplayed,
             floats: [Float::None, float_of(i, 1), float_of(i, 2)],
             colours,
             met,
@@ -531,10 +619,18 @@ pub(crate) fn pair(t: &Tournament) -> Result<Pairing, PairError> {
     }
     let w_bits = bits(group_sizes.values().copied().max().unwrap_or(1));
     let expected = t.total_rounds.unwrap_or(0) as usize;
+    // The C9 field holds at most the unplayed games of every player who may get the bye.
+    let u_bits = bits(
+        ps.iter()
+            .filter(|p| p.bye_ok)
+            .map(|p| p.unplayed as usize)
+            .sum(),
+    );
     let setup = Setup {
         ps,
         w_bits,
         s_bits,
+        u_bits,
         shift,
         played,
         last_round: expected > 0 && played + 1 >= expected,
@@ -564,6 +660,7 @@ struct Setup {
     ps: Vec<Pl>,
     w_bits: u32,
     s_bits: u32,
+    u_bits: u32,
     shift: BTreeMap<u32, u32>,
     played: usize,
     last_round: bool,
@@ -574,7 +671,7 @@ impl Setup {
     /// Total number of bits of [`Ctx::base_weight`].
     fn weight_bits(&self) -> u32 {
         let f = (self.played >= 1) as u32 + (self.played >= 2) as u32;
-        2 + self.w_bits * (1 + 1 + 1 + 4 + 2 * f + 3) + self.s_bits * (4 + 2 * f) + 1
+        2 + self.w_bits * (1 + 1 + 4 + 2 * f + 3) + self.u_bits + self.s_bits * (4 + 2 * f) + 1
     }
 }
 
@@ -584,6 +681,7 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
         ps,
         w_bits,
         s_bits,
+        u_bits,
         shift,
         played,
         last_round,
@@ -599,6 +697,8 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
         last_round,
         top_threshold: (played as u32 * 10) / 2,
         bye_score: 0,
+        u_bits,
+        c9: false,
         matching: Dynamic::new(n),
         fin: vec![None; n],
     };
@@ -654,7 +754,11 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
         if next_start >= n && n_mdp == cur_end {
             // Only moved-down players are left and no bracket to take them: pair them as
             // the matching says.
-            let m = cx.compute();
+            let mut m = cx.compute();
+            if cx.c9_applies(&bracket, n, &m) {
+                cx.start_c9();
+                m = cx.compute();
+            }
             for &v in &bracket {
                 if cx.fin[v].is_none() && m[v] != v {
                     let u = m[v];
@@ -673,13 +777,16 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
         }
         let len = bracket.len();
         let mut base = vec![vec![Wide::<N>::ZERO; len]; len];
-        for b in n_mdp..len {
-            for a in 0..b {
-                let w = cx.base_weight(bracket[a], bracket[b], b < cur_end, b >= cur_end);
-                base[b][a] = w;
-                cx.set(bracket[a], bracket[b], w);
+        let set_base = |cx: &mut Ctx<N>, base: &mut Vec<Vec<Wide<N>>>| {
+            for b in n_mdp..len {
+                for a in 0..b {
+                    let w = cx.base_weight(bracket[a], bracket[b], b < cur_end, b >= cur_end);
+                    base[b][a] = w;
+                    cx.set(bracket[a], bracket[b], w);
+                }
             }
-        }
+        };
+        set_base(&mut cx, &mut base);
         let in_res = |u: usize| u >= sgbv && u < nsgbv;
         let mut m = cx.compute();
         if check_complete {
@@ -687,6 +794,11 @@ fn pair_with<const N: usize>(setup: Setup) -> Result<Pairing, PairError> {
             if (0..n).any(|v| m[v] == v) {
                 return Err(PairError::NoValidPairing);
             }
+        }
+        if cx.c9_applies(&bracket[..cur_end], nsgbv, &m) {
+            cx.start_c9();
+            set_base(&mut cx, &mut base);
+            m = cx.compute();
         }
 
         // Which moved-down players are paired in this bracket.
@@ -981,7 +1093,8 @@ pub(crate) mod tests {
     }
 
     /// The matching kept up to date over a round's decisions pairs exactly as a matching
-    /// solved anew for each decision: random tournaments of 20 to 70 players, every round.
+    /// solved anew for each decision: random tournaments of 20 to 70 players (with some
+    /// forfeits), every round.
     #[test]
     fn kept_matching_pairs_as_a_new_one_would() {
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -1015,10 +1128,13 @@ pub(crate) mod tests {
                 let results: Vec<GameResult> = pairing
                     .pairs
                     .iter()
-                    .map(|_| match rnd() % 3 {
-                        0 => GameResult::WhiteWins,
-                        1 => GameResult::Draw,
-                        _ => GameResult::BlackWins,
+                    .map(|_| match rnd() % 12 {
+                        0..=3 => GameResult::WhiteWins,
+                        4..=6 => GameResult::Draw,
+                        7..=9 => GameResult::BlackWins,
+                        // Forfeits: unplayed games, so the bye's criterion C9 is at work.
+                        10 => GameResult::WhiteWinsByForfeit,
+                        _ => GameResult::BlackWinsByForfeit,
                     })
                     .collect();
                 t.add_round(&pairing, &results).expect("the round fits");

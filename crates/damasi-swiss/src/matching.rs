@@ -113,6 +113,17 @@ impl<const N: usize> Dynamic<N> {
         (p != NONE).then(|| self.m.endpoint[p])
     }
 
+    /// The weight between `a` and `b` as last set (zero: no edge).
+    pub(crate) fn weight(&self, a: usize, b: usize) -> Wide<N> {
+        let k = self.edge(a, b);
+        if self.m.present[k] {
+            // Stored four times over (see `set`).
+            self.m.ew[k].shr1().shr1()
+        } else {
+            Wide::ZERO
+        }
+    }
+
     /// Sets the weight between `a` and `b` (zero: no edge). When the current solution must
     /// change, `a` is the endpoint taken out of it.
     pub(crate) fn set(&mut self, a: usize, b: usize, w: Wide<N>) {
