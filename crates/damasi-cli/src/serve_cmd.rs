@@ -37,12 +37,13 @@ pub struct ServeArgs {
     /// online play needs the players' own log-ins instead.
     #[arg(long)]
     token: Option<String>,
-    /// Most long-lived connections (game sockets, event and game streams, waiting requests)
-    /// from one client address [default: 16]: raise it for a club behind one address.
+    /// Most spectators' long-lived connections (watched games' sockets and streams,
+    /// tournament pages, waiting requests) from one client address [default: 16]. Players'
+    /// own sockets and event streams are counted apart (100 an address, 16 an account).
     #[arg(long, value_name = "N")]
     streams_per_address: Option<usize>,
-    /// Most long-lived connections in all [default: 400]; each costs a file descriptor, so
-    /// raise the process's limit (`ulimit -n`) with it.
+    /// Most spectators' long-lived connections in all [default: 400]. Players' are counted
+    /// apart, up to 20,000 (fewer when the limit of open files cannot be raised that far).
     #[arg(long, value_name = "N")]
     max_streams: Option<usize>,
     /// Keep accounts, ratings and online games in PostgreSQL
@@ -90,6 +91,31 @@ pub struct ServeArgs {
 }
 
 /// A random token: 128 bits from the standard library's per-process random hash keys.
+/// The cap on players' long-lived connections: `wanted`, or fewer when the process cannot
+/// open that many files. Each connection is a file descriptor, and the usual soft limit
+/// (1,024) is far below what a busy server needs, so it is raised to what the system allows.
+fn players_cap(spectators: usize, wanted: usize) -> usize {
+    // Ordinary connections, spectators' streams, and a margin for the databases, logs and
+    // tables the server opens.
+    let others = damasi_web::MAX_CONNECTIONS + spectators + 128;
+    let want = (wanted + others) as u64;
+    let have = match rlimit::increase_nofile_limit(want) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("damasi: cannot raise the limit of open files: {e}");
+            1024
+        }
+    };
+    let cap = (have.min(want) as usize).saturating_sub(others).max(64);
+    if cap < wanted {
+        eprintln!(
+            "damasi: note: at most {cap} players' sockets and streams (the process may open \
+             {have} files; raise `ulimit -n` for more)"
+        );
+    }
+    cap.min(wanted)
+}
+
 fn random_token() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut out = String::new();
@@ -212,16 +238,22 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         }
     }
     let defaults = damasi_web::StreamLimits::default();
+    let spectators = a.max_streams.unwrap_or(defaults.spectators).max(1);
     let limits = damasi_web::StreamLimits {
-        per_address: a.streams_per_address.unwrap_or(defaults.per_address).max(1),
-        total: a.max_streams.unwrap_or(defaults.total).max(1),
+        spectators_per_address: a
+            .streams_per_address
+            .unwrap_or(defaults.spectators_per_address)
+            .max(1),
+        spectators,
+        players: players_cap(spectators, defaults.players),
         ..defaults
     };
     if !a.allowed_hosts.is_empty() && a.trusted_proxies.is_empty() {
         eprintln!(
             "damasi: note: behind a reverse proxy, give --trusted-proxy ADDR, or every visitor \
-             shares the proxy's address (and its {} long-lived connections)",
-            limits.per_address
+             shares the proxy's address (and its {} spectators' and {} players' long-lived \
+             connections)",
+            limits.spectators_per_address, limits.players_per_address
         );
     }
     let mut state = state.with_stream_limits(limits);

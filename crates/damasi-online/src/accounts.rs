@@ -9,9 +9,10 @@ use argon2::Argon2;
 use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 use std::time::Duration;
-use tokio::sync::{broadcast, Semaphore};
+use tokio::sync::broadcast;
 
 use crate::error::ApiError;
+use crate::hashing::Hashers;
 
 use crate::now_ms;
 
@@ -173,38 +174,29 @@ pub fn check_new_password(name: &str, password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// Password hashes computed at once, at most: argon2id takes 19 MiB and tens of ms of a
-/// core each, so an unbounded number (one per log-in attempt) would take the machine's memory
-/// and every other request's CPU.
-fn hashing_slots() -> &'static Semaphore {
-    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
-    SLOTS
-        .get_or_init(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())))
+/// The threads that hash and check passwords (see [`crate::hashing`]): one a core, at most
+/// [`MAX_WAITING_LOG_INS`] waiting for them, each for at most [`HASHING_WAIT`].
+fn hashers() -> &'static Hashers {
+    static HASHERS: OnceLock<Hashers> = OnceLock::new();
+    HASHERS.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Hashers::start(threads, MAX_WAITING_LOG_INS, HASHING_WAIT)
+    })
 }
 
-/// Longest a log-in or sign-up waits for a hashing slot before it is told to try again.
-const HASHING_WAIT: Duration = Duration::from_secs(2);
+/// Longest a log-in or sign-up waits for a password thread before it is told to try again.
+/// The queue is first come, first served, and the web layer lets one log-in an address wait
+/// at a time, so a visitor is answered after at most one hash per address waiting.
+pub const HASHING_WAIT: Duration = Duration::from_secs(10);
 
-/// Runs `f` (a password hash or check) on a blocking thread when a hashing slot is free.
+/// Most log-ins and sign-ups waiting for a password thread; more are refused at once.
+pub const MAX_WAITING_LOG_INS: usize = 1000;
+
+/// Runs `f` (a password hash or check) on a password thread.
 async fn with_hashing_slot<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    in_slot(hashing_slots(), HASHING_WAIT, f).await
-}
-
-/// Runs `f` on a blocking thread with a permit of `slots`, waiting at most `wait` for one.
-async fn in_slot<T: Send + 'static>(
-    slots: &Semaphore,
-    wait: Duration,
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let _slot = tokio::time::timeout(wait, slots.acquire())
-        .await
-        .map_err(|_| {
-            ApiError::Overloaded("too many log-ins at once: try again in a moment".into())
-        })?
-        .map_err(|_| ApiError::Internal("the hashing slots are closed".into()))?;
-    tokio::task::spawn_blocking(f).await?
+    hashers().run(f).await
 }
 
 /// The argon2id hash (PHC string) of `password`, on a blocking thread (it takes tens of ms).
@@ -598,42 +590,6 @@ pub fn wrong_password() -> ApiError {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn password_work_runs_in_a_few_slots_and_a_long_queue_is_refused() {
-        // Thirty log-ins at once through two slots: never more than two run.
-        let slots = Arc::new(Semaphore::new(2));
-        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let tasks: Vec<_> = (0..30)
-            .map(|_| {
-                let (slots, now, most) = (slots.clone(), now.clone(), most.clone());
-                tokio::spawn(async move {
-                    in_slot(&slots, Duration::from_secs(60), move || {
-                        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
-                        most.fetch_max(n, Ordering::SeqCst);
-                        std::thread::sleep(Duration::from_millis(5));
-                        now.fetch_sub(1, Ordering::SeqCst);
-                        Ok(())
-                    })
-                    .await
-                })
-            })
-            .collect();
-        for t in tasks {
-            t.await.unwrap().unwrap();
-        }
-        assert_eq!(most.load(Ordering::SeqCst), 2);
-        // Every slot taken for longer than the wait: "busy, try again" (a 503), not a queue.
-        let _held = slots.acquire_many(2).await.unwrap();
-        let e = in_slot(&slots, Duration::from_millis(50), || Ok(()))
-            .await
-            .unwrap_err();
-        assert!(matches!(e, ApiError::Overloaded(_)));
-        assert_eq!(e.code(), "server-busy");
-    }
-
     use super::*;
 
     #[test]

@@ -21,6 +21,7 @@
 //! - [`brain`]: the server's engines, shared by every game and request that needs one.
 //! - [`record`]: a game as it is described and stored (moves for the page, the outcome).
 //! - [`error`]: the one error of the service, with stable machine codes.
+//! - [`hashing`]: the few threads that hash and check passwords, and their queue.
 //! - [`variant`]: the rules a game is played under, as the API names them (lichess's
 //!   `variant`).
 //!
@@ -35,6 +36,7 @@ pub mod cluster;
 pub mod command;
 pub mod db;
 pub mod error;
+pub mod hashing;
 pub mod init_data;
 pub mod live;
 pub mod lobby;

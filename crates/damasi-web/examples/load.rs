@@ -227,8 +227,10 @@ async fn main() {
     // Every simulated player connects from this machine's one address: the per-address and
     // total caps on long-lived connections are for a real crowd, which comes from many.
     let state = state.with_stream_limits(damasi_web::StreamLimits {
-        per_address: 2 * players + 16,
-        total: 2 * players + 64,
+        players_per_address: 2 * players + 16,
+        players: 2 * players + 64,
+        spectators_per_address: 2 * players + 16,
+        spectators: 2 * players + 64,
         ..Default::default()
     });
     let online = state.online.clone();

@@ -327,8 +327,9 @@ pub fn move_time(ms: Option<u64>, default_ms: u64) -> Duration {
     )
 }
 
-/// The address of the client that sent a request, when the server knows it (not in tests
-/// that call the router directly).
+/// The address of the client that sent a request as limits count it (IPv6 by its /64, see
+/// [`crate::security::address_key`]), when the server knows it (not in tests that call the
+/// router directly).
 pub struct Client(pub Option<IpAddr>);
 
 impl<S: Send + Sync> FromRequestParts<S> for Client {
@@ -339,7 +340,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
             parts
                 .extensions
                 .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip()),
+                .map(|c| crate::security::address_key(c.0.ip())),
         ))
     }
 }

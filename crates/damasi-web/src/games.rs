@@ -483,7 +483,9 @@ pub async fn show(
     let Some(seen) = q.wait_version else {
         return Ok(show_now(&state, id, &q).await?.into_response());
     };
-    let permit = state.streams.open(client.address, None)?;
+    let permit = state
+        .streams
+        .open(client.address, crate::streams::Viewer::Spectator)?;
     client.release_slot();
     let res = async {
         state

@@ -256,11 +256,19 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(20);
 /// long-polls) give their slot back and are counted apart ([`streams`]).
 pub const MAX_CONNECTIONS: usize = 512;
 
+/// Most ordinary connections served at once for one client address (IPv6: one /64), unless
+/// it is a trusted proxy; beyond it a connection gets a 429 and is closed at once, so that one
+/// address (sending half requests, say) cannot take every slot. A browser opens up to six a
+/// site, so this leaves room for a club's members behind one router.
+pub const CONNECTIONS_PER_ADDRESS: usize = 64;
+
 /// Limits on connections and the trusted proxies, for [`serve_with`].
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Most connections served at once; more wait in the listen queue.
     pub max_connections: usize,
+    /// Most connections served at once for one client address (trusted proxies aside).
+    pub connections_per_address: usize,
     /// Longest a client may take to send a request's headers, and to start its next request
     /// on a kept-alive connection.
     pub header_timeout: Duration,
@@ -273,6 +281,7 @@ impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             max_connections: MAX_CONNECTIONS,
+            connections_per_address: CONNECTIONS_PER_ADDRESS,
             header_timeout: HEADER_TIMEOUT,
             trusted_proxies: Vec::new(),
         }
@@ -281,9 +290,9 @@ impl Default for ServeOptions {
 
 /// Serves `router(state)` on `addr` until Ctrl-C; `on_ready` is called with the bound address
 /// (useful when the port is 0). Slow clients cannot hold the server: headers must arrive
-/// within [`HEADER_TIMEOUT`], bodies within [`BODY_TIMEOUT`], and at most
-/// [`MAX_CONNECTIONS`] connections are served at once, besides the long-lived requests
-/// ([`streams`]), which have caps of their own.
+/// within [`HEADER_TIMEOUT`], bodies within [`BODY_TIMEOUT`], at most [`MAX_CONNECTIONS`]
+/// connections are served at once and at most [`CONNECTIONS_PER_ADDRESS`] for one address,
+/// besides the long-lived requests ([`streams`]), which have caps of their own.
 pub async fn serve(
     state: AppState,
     addr: SocketAddr,
@@ -334,6 +343,7 @@ pub async fn serve_with(
     let app = router(state);
     let slots = Arc::new(tokio::sync::Semaphore::new(options.max_connections.max(1)));
     let trusted: Arc<[std::net::IpAddr]> = options.trusted_proxies.clone().into();
+    let per_address = Arc::new(streams::PerAddress::default());
     let shutdown = tokio::signal::ctrl_c();
     tokio::pin!(shutdown);
     loop {
@@ -354,11 +364,26 @@ pub async fn serve_with(
                 }
             },
         };
+        // One address may hold only so many of the slots (a proxy's visitors are told apart
+        // by the limits further in).
+        let place = if trusted.contains(&peer.ip()) {
+            None
+        } else {
+            match per_address.enter(peer.ip(), options.connections_per_address) {
+                Some(place) => Some(place),
+                None => {
+                    drop(permit);
+                    tokio::spawn(refuse_connection(stream));
+                    continue;
+                }
+            }
+        };
         let app = app.clone();
         let trusted = trusted.clone();
         // A request that turns into a stream gives the slot back (see `streams::Client::hold`).
         let slot = streams::ConnectionSlot::new(permit);
         tokio::spawn(async move {
+            let _place = place;
             let held = slot.clone();
             let service = hyper::service::service_fn(
                 move |mut req: hyper::Request<hyper::body::Incoming>| {
@@ -378,4 +403,19 @@ pub async fn serve_with(
             slot.release();
         });
     }
+}
+
+/// Answers a connection over its address's cap with a 429 and closes it, without reading its
+/// request (a client that sends nothing is not waited for).
+async fn refuse_connection(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = r#"{"error":"too many connections from this address: close some first","code":"too-many-connections"}"#;
+    let refusal = format!(
+        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 10\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ =
+        tokio::time::timeout(Duration::from_secs(2), stream.write_all(refusal.as_bytes())).await;
+    let _ = stream.shutdown().await;
 }

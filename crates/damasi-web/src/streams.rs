@@ -1,8 +1,18 @@
 //! Long-lived requests: NDJSON streams, WebSockets and `wait_version` long-polls. Each holds a
-//! [`StreamPermit`] from the server's [`Streams`] for as long as it lasts: at most
-//! [`StreamLimits::per_address`] per client address (IPv6 counted per /64), at most
-//! [`StreamLimits::per_account`] per account, and at most [`StreamLimits::total`] in all;
-//! beyond them a 429 `too-many-streams` (before the upgrade, for a WebSocket).
+//! [`StreamPermit`] from the server's [`Streams`] for as long as it lasts. Players come before
+//! spectators: the two are counted apart, so that spectators, however many, never take a
+//! seated player's game socket or a player's event stream.
+//!
+//! - A **player's** stream (an account's event stream, or the game socket or stream of a player
+//!   seated in that game) counts against [`StreamLimits::per_account`] for the account,
+//!   [`StreamLimits::players_per_address`] for the address, and [`StreamLimits::players`] in
+//!   all.
+//! - A **spectator's** (anybody else's: a watcher of a game, a tournament page, a long-poll)
+//!   counts against [`StreamLimits::spectators_per_address`] and [`StreamLimits::spectators`].
+//!
+//! Addresses are counted by [`address_key`]: IPv4 per address, IPv6 per /64 (one
+//! subscriber usually has a whole /64). Beyond a cap the answer is a 429 `too-many-streams`
+//! (before the upgrade, for a WebSocket).
 //!
 //! These are counted apart from the ordinary connections ([`crate::MAX_CONNECTIONS`]): a
 //! request that turns into a stream gives its connection slot back ([`Client::hold`]) and its
@@ -23,42 +33,83 @@ use futures_util::StreamExt;
 use tokio::sync::OwnedSemaphorePermit;
 
 use crate::error::ApiError;
+use crate::security::address_key;
 
-/// Long-lived requests per client address, by default.
+/// Spectators' long-lived requests per client address, by default.
 pub const STREAMS_PER_ADDRESS: usize = 16;
+
+/// Spectators' long-lived requests in all, by default.
+pub const MAX_STREAMS: usize = 400;
 
 /// Long-lived requests per account, by default.
 pub const STREAMS_PER_ACCOUNT: usize = 16;
 
-/// Long-lived requests in all, by default. With the [`crate::MAX_CONNECTIONS`] ordinary
-/// connections this stays under the usual limit of 1,024 open files.
-pub const MAX_STREAMS: usize = 400;
+/// Players' long-lived requests per client address, by default: a club's members behind one
+/// router each keep an event stream and a game socket.
+pub const PLAYER_STREAMS_PER_ADDRESS: usize = 100;
+
+/// Players' long-lived requests in all, by default. Each costs a file descriptor: the server
+/// raises its limit of open files at start (see `damasi serve`), and lowers this cap when it
+/// cannot.
+pub const MAX_PLAYER_STREAMS: usize = 20_000;
 
 /// The caps of a [`Streams`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamLimits {
-    /// Most long-lived requests from one client address (IPv6: one /64).
-    pub per_address: usize,
+    /// Most spectators' long-lived requests from one client address (IPv6: one /64).
+    pub spectators_per_address: usize,
+    /// Most spectators' long-lived requests in all.
+    pub spectators: usize,
     /// Most long-lived requests of one account.
     pub per_account: usize,
-    /// Most long-lived requests in all.
-    pub total: usize,
+    /// Most players' long-lived requests from one client address (IPv6: one /64).
+    pub players_per_address: usize,
+    /// Most players' long-lived requests in all.
+    pub players: usize,
 }
 
 impl Default for StreamLimits {
     fn default() -> Self {
         StreamLimits {
-            per_address: STREAMS_PER_ADDRESS,
+            spectators_per_address: STREAMS_PER_ADDRESS,
+            spectators: MAX_STREAMS,
             per_account: STREAMS_PER_ACCOUNT,
-            total: MAX_STREAMS,
+            players_per_address: PLAYER_STREAMS_PER_ADDRESS,
+            players: MAX_PLAYER_STREAMS,
         }
     }
 }
 
+/// Who a long-lived request is for, which decides the caps it counts against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    /// A player: an account's own event stream, or a seated player's game socket or stream.
+    Player(i64),
+    /// Anybody else (a watcher, signed in or not).
+    Spectator,
+}
+
+impl Viewer {
+    /// A seated player of the game (`seated`) is a player; anybody else watching it a spectator.
+    pub fn of_game(account: Option<i64>, seated: bool) -> Viewer {
+        match account {
+            Some(id) if seated => Viewer::Player(id),
+            _ => Viewer::Spectator,
+        }
+    }
+}
+
+/// Counts of one class (players or spectators).
 #[derive(Default)]
-struct Counts {
+struct Class {
     total: usize,
     by_address: HashMap<IpAddr, usize>,
+}
+
+#[derive(Default)]
+struct Counts {
+    players: Class,
+    spectators: Class,
     by_account: HashMap<i64, usize>,
 }
 
@@ -71,21 +122,6 @@ pub struct Streams {
 impl Default for Streams {
     fn default() -> Self {
         Streams::new(StreamLimits::default())
-    }
-}
-
-/// The key of an address: IPv4 as it is (also when written as IPv4-mapped IPv6), IPv6 by its
-/// /64 (one subscriber usually has a whole /64).
-fn address_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let bits = u128::from(v6) & !((1u128 << 64) - 1);
-                IpAddr::V6(bits.into())
-            }
-        },
     }
 }
 
@@ -116,51 +152,61 @@ impl Streams {
         self.counts.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Long-lived requests being served now.
+    /// Long-lived requests being served now (players' and spectators').
     pub fn open_now(&self) -> usize {
-        self.counts().total
+        let c = self.counts();
+        c.players.total + c.spectators.total
     }
 
     /// A permit for one more long-lived request from `address` (`None`: not known, as in
-    /// tests without sockets; then only the other caps apply) by `account` (`None`: a
-    /// spectator), or a 429 `too-many-streams`.
+    /// tests without sockets; then only the other caps apply) for `viewer`, or a 429
+    /// `too-many-streams`.
     pub fn open(
         self: &Arc<Self>,
         address: Option<IpAddr>,
-        account: Option<i64>,
+        viewer: Viewer,
     ) -> Result<StreamPermit, ApiError> {
         let address = address.map(address_key);
-        let mut c = self.counts();
-        if c.total >= self.limits.total {
-            return Err(too_many(
-                "the server has too many open streams: try again later",
-            ));
+        let l = self.limits;
+        let mut guard = self.counts();
+        let c = &mut *guard;
+        let (class, per_address, total, who) = match viewer {
+            Viewer::Player(id) => {
+                if c.by_account.get(&id).copied().unwrap_or(0) >= l.per_account {
+                    return Err(too_many(
+                        "too many open streams and sockets for this account: close some first",
+                    ));
+                }
+                (&mut c.players, l.players_per_address, l.players, "players")
+            }
+            Viewer::Spectator => (
+                &mut c.spectators,
+                l.spectators_per_address,
+                l.spectators,
+                "spectators",
+            ),
+        };
+        if class.total >= total {
+            return Err(too_many(&format!(
+                "the server has too many open streams for {who}: try again later"
+            )));
         }
         if let Some(a) = address {
-            if c.by_address.get(&a).copied().unwrap_or(0) >= self.limits.per_address {
+            if class.by_address.get(&a).copied().unwrap_or(0) >= per_address {
                 return Err(too_many(
                     "too many open streams and sockets from this address: close some first",
                 ));
             }
+            *class.by_address.entry(a).or_insert(0) += 1;
         }
-        if let Some(p) = account {
-            if c.by_account.get(&p).copied().unwrap_or(0) >= self.limits.per_account {
-                return Err(too_many(
-                    "too many open streams and sockets for this account: close some first",
-                ));
-            }
-        }
-        c.total += 1;
-        if let Some(a) = address {
-            *c.by_address.entry(a).or_insert(0) += 1;
-        }
-        if let Some(p) = account {
-            *c.by_account.entry(p).or_insert(0) += 1;
+        class.total += 1;
+        if let Viewer::Player(id) = viewer {
+            *c.by_account.entry(id).or_insert(0) += 1;
         }
         Ok(StreamPermit {
             streams: self.clone(),
             address,
-            account,
+            viewer,
         })
     }
 }
@@ -178,19 +224,61 @@ fn give_back<K: std::hash::Hash + Eq>(map: &mut HashMap<K, usize>, key: &K) {
 pub struct StreamPermit {
     streams: Arc<Streams>,
     address: Option<IpAddr>,
-    account: Option<i64>,
+    viewer: Viewer,
 }
 
 impl Drop for StreamPermit {
     fn drop(&mut self) {
-        let mut c = self.streams.counts();
-        c.total = c.total.saturating_sub(1);
+        let mut guard = self.streams.counts();
+        let c = &mut *guard;
+        let class = match self.viewer {
+            Viewer::Player(id) => {
+                give_back(&mut c.by_account, &id);
+                &mut c.players
+            }
+            Viewer::Spectator => &mut c.spectators,
+        };
+        class.total = class.total.saturating_sub(1);
         if let Some(a) = self.address {
-            give_back(&mut c.by_address, &a);
+            give_back(&mut class.by_address, &a);
         }
-        if let Some(p) = self.account {
-            give_back(&mut c.by_account, &p);
+    }
+}
+
+/// The ordinary connections served now, counted per client address (by [`address_key`]).
+#[derive(Default)]
+pub struct PerAddress(Mutex<HashMap<IpAddr, usize>>);
+
+/// One connection's place in [`PerAddress`], given back when dropped.
+pub struct AddressPlace {
+    counts: Arc<PerAddress>,
+    key: IpAddr,
+}
+
+impl PerAddress {
+    fn counts(&self) -> MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A place for one more connection from `ip`, or `None` when it has `cap` already.
+    pub fn enter(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<AddressPlace> {
+        let key = address_key(ip);
+        let mut counts = self.counts();
+        let n = counts.entry(key).or_insert(0);
+        if *n >= cap.max(1) {
+            return None;
         }
+        *n += 1;
+        Some(AddressPlace {
+            counts: self.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for AddressPlace {
+    fn drop(&mut self) {
+        give_back(&mut self.counts.counts(), &self.key);
     }
 }
 
@@ -268,46 +356,90 @@ impl Client {
 mod tests {
     use super::*;
 
-    #[test]
-    fn permits_count_per_address_account_and_in_all() {
-        let s = Arc::new(Streams::new(StreamLimits {
-            per_address: 2,
+    fn limits() -> StreamLimits {
+        StreamLimits {
+            spectators_per_address: 2,
+            spectators: 3,
             per_account: 3,
-            total: 5,
-        }));
+            players_per_address: 4,
+            players: 5,
+        }
+    }
+
+    #[test]
+    fn spectators_count_per_address_and_in_all() {
+        let s = Arc::new(Streams::new(limits()));
         let a: IpAddr = "203.0.113.1".parse().unwrap();
         let b: IpAddr = "203.0.113.2".parse().unwrap();
-        let p1 = s.open(Some(a), None).unwrap();
-        let _p2 = s.open(Some(a), Some(7)).unwrap();
+        let p1 = s.open(Some(a), Viewer::Spectator).unwrap();
+        let _p2 = s.open(Some(a), Viewer::Spectator).unwrap();
         assert_eq!(
-            s.open(Some(a), None).err().map(|e| e.code()),
+            s.open(Some(a), Viewer::Spectator).err().map(|e| e.code()),
             Some("too-many-streams")
         );
-        let _p3 = s.open(Some(b), Some(7)).unwrap();
-        let _p4 = s.open(None, Some(7)).unwrap();
-        assert!(s.open(None, Some(7)).is_err(), "the account's cap");
-        let _p5 = s.open(None, None).unwrap();
-        assert!(s.open(None, None).is_err(), "the total");
+        let _p3 = s.open(Some(b), Viewer::Spectator).unwrap();
+        assert!(s.open(None, Viewer::Spectator).is_err(), "the total");
         drop(p1);
-        assert_eq!(s.open_now(), 4);
-        let _again = s.open(Some(a), None).unwrap();
+        assert_eq!(s.open_now(), 2);
+        let _again = s.open(Some(a), Viewer::Spectator).unwrap();
+    }
+
+    #[test]
+    fn players_count_per_account_and_address_and_in_all() {
+        let s = Arc::new(Streams::new(limits()));
+        let a: IpAddr = "203.0.113.1".parse().unwrap();
+        let _p1 = s.open(Some(a), Viewer::Player(7)).unwrap();
+        let _p2 = s.open(Some(a), Viewer::Player(7)).unwrap();
+        let _p3 = s.open(None, Viewer::Player(7)).unwrap();
+        assert!(
+            s.open(None, Viewer::Player(7)).is_err(),
+            "the account's cap"
+        );
+        let _p4 = s.open(Some(a), Viewer::Player(8)).unwrap();
+        let _p5 = s.open(Some(a), Viewer::Player(9)).unwrap();
+        assert!(
+            s.open(Some(a), Viewer::Player(10)).is_err(),
+            "the address's cap"
+        );
+        assert!(s.open(None, Viewer::Player(10)).is_err(), "the total");
+    }
+
+    #[test]
+    fn spectators_never_take_a_players_place() {
+        let s = Arc::new(Streams::new(limits()));
+        let a: IpAddr = "203.0.113.1".parse().unwrap();
+        let b: IpAddr = "203.0.113.2".parse().unwrap();
+        // Every spectator place is taken, from the player's own address too.
+        let _w: Vec<_> = [a, a, b]
+            .into_iter()
+            .map(|ip| s.open(Some(ip), Viewer::Spectator).unwrap())
+            .collect();
+        assert!(s.open(Some(b), Viewer::Spectator).is_err());
+        // The player still gets their socket and their event stream.
+        let _socket = s.open(Some(a), Viewer::Player(1)).unwrap();
+        let _events = s.open(Some(a), Viewer::Player(1)).unwrap();
+    }
+
+    #[test]
+    fn a_signed_in_watcher_is_a_spectator() {
+        assert_eq!(Viewer::of_game(Some(3), true), Viewer::Player(3));
+        assert_eq!(Viewer::of_game(Some(3), false), Viewer::Spectator);
+        assert_eq!(Viewer::of_game(None, false), Viewer::Spectator);
     }
 
     #[test]
     fn ipv6_addresses_count_per_64() {
         let s = Arc::new(Streams::new(StreamLimits {
-            per_address: 1,
-            per_account: 9,
-            total: 9,
+            spectators_per_address: 1,
+            ..limits()
         }));
-        let _p = s.open(Some("2001:db8::1".parse().unwrap()), None).unwrap();
-        assert!(s.open(Some("2001:db8::2".parse().unwrap()), None).is_err());
-        let _q = s
-            .open(Some("2001:db8:0:1::1".parse().unwrap()), None)
-            .unwrap();
+        let w = Viewer::Spectator;
+        let _p = s.open(Some("2001:db8::1".parse().unwrap()), w).unwrap();
+        assert!(s.open(Some("2001:db8::2".parse().unwrap()), w).is_err());
+        let _q = s.open(Some("2001:db8:0:1::1".parse().unwrap()), w).unwrap();
         let _r = s
-            .open(Some("::ffff:192.0.2.1".parse().unwrap()), None)
+            .open(Some("::ffff:192.0.2.1".parse().unwrap()), w)
             .unwrap();
-        assert!(s.open(Some("192.0.2.1".parse().unwrap()), None).is_err());
+        assert!(s.open(Some("192.0.2.1".parse().unwrap()), w).is_err());
     }
 }

@@ -544,7 +544,9 @@ async fn socket<const IS_ARENA: bool>(
     ApiPath(id): ApiPath<String>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, HttpError> {
-    let permit = state.streams.open(client.address, None)?;
+    let permit = state
+        .streams
+        .open(client.address, crate::streams::Viewer::Spectator)?;
     let (first, updates) = if IS_ARENA {
         state.tournaments.watch_arena(&id).await?
     } else {

@@ -316,6 +316,65 @@ async fn one_account_cannot_open_endless_streams() {
     assert_eq!(open(bot).await.status(), StatusCode::OK);
 }
 
+/// Players come before spectators (the audit's item A: 30 addresses holding spectators'
+/// sockets made a seated player's own game socket and event stream answer 429): with every
+/// spectator's place taken, by watchers signed in or not, the seated players still open their
+/// game streams and event streams.
+#[tokio::test]
+async fn spectators_never_take_a_seated_players_stream() {
+    let app = router(
+        AppState::in_memory().with_stream_limits(damasi_web::StreamLimits {
+            spectators: 3,
+            ..Default::default()
+        }),
+    );
+    let (a_web, b_web) = (sign_up(&app, "alpha").await, sign_up(&app, "beta").await);
+    let (a, b) = (token(&app, &a_web).await, token(&app, &b_web).await);
+    let watcher = sign_up(&app, "watcher").await;
+    let open = post(
+        &app,
+        "/api/challenge/open",
+        &a,
+        json!({"clock": {"limit": 300, "increment": 3}}),
+    )
+    .await;
+    let id = open.body["id"].as_str().unwrap().to_string();
+    post(
+        &app,
+        &format!("/api/challenge/{id}/accept"),
+        &a,
+        json!({"color": "white"}),
+    )
+    .await;
+    post(&app, &format!("/api/challenge/{id}/accept"), &b, json!({})).await;
+    let open = |who: &As, path: String| {
+        let req = request(Method::GET, &path, who, None);
+        let app = app.clone();
+        async move { app.oneshot(req).await.unwrap() }
+    };
+    let game = format!("/api/board/game/stream/{id}");
+    let mut held = Vec::new();
+    for who in [As::default(), As::default(), watcher.clone()] {
+        let res = open(&who, game.clone()).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        held.push(res);
+    }
+    // Every spectator's place is taken: the next watcher, signed in or not, waits.
+    for who in [As::default(), watcher] {
+        let refused = open(&who, game.clone()).await;
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    // The players are not concerned.
+    for who in [&a, &b] {
+        let res = open(who, game.clone()).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        held.push(res);
+        let res = open(who, "/api/stream/event".into()).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        held.push(res);
+    }
+}
+
 #[tokio::test]
 async fn two_bots_play_through_the_board_api() {
     let app = router(AppState::in_memory());

@@ -4,12 +4,11 @@
 //! `Authorization: Bearer` token; rate limits keep one client from flooding sign-ups, log-ins,
 //! seeks, moves and chat.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, State};
@@ -26,7 +25,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
-use crate::streams::Client;
+use crate::streams::{Client, Viewer};
 use crate::AppState;
 use damasi_online::now_ms;
 
@@ -36,52 +35,11 @@ use super::accounts::{
 };
 use super::command::Command;
 use super::db::SecretKind;
+use super::log_ins::{LogInFailures, PasswordChecks};
 use super::rating::{self, Speed};
 use super::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
 use super::table::Status;
 use super::{parse_color, NewGame, Online};
-
-/// Failed log-ins in a row for one name that are let through at once; after them each
-/// attempt waits a growing delay (see [`Limits::check_log_in`]).
-pub const FREE_LOG_IN_FAILURES: u32 = 5;
-
-/// Longest delay between two log-in attempts for one name.
-pub const MAX_LOG_IN_DELAY: Duration = Duration::from_secs(5 * 60);
-
-/// A name's failed log-ins are forgotten after this long without an attempt.
-const FORGET_FAILURES: Duration = Duration::from_secs(60 * 60);
-
-/// Most names whose failed log-ins are remembered (the oldest are forgotten first).
-const MAX_FAILING_NAMES: usize = 100_000;
-
-/// Failed log-ins in a row for one name.
-struct Failures {
-    /// Attempts since the last success (one under way counts).
-    count: u32,
-    /// The next attempt is refused before this, once `count` reached the free ones.
-    next: Instant,
-    /// The last attempt.
-    last: Instant,
-}
-
-/// The delay after `count` attempts that all failed: none for the first few, then 1 s, 2 s,
-/// 4 s ... up to [`MAX_LOG_IN_DELAY`].
-fn log_in_delay(count: u32) -> Duration {
-    match count.checked_sub(FREE_LOG_IN_FAILURES) {
-        None => Duration::ZERO,
-        Some(k) => Duration::from_secs(1u64 << k.min(20)).min(MAX_LOG_IN_DELAY),
-    }
-}
-
-/// The key of a name in the failures: lower case (names are unique case-insensitively), and
-/// short (no account has a longer name; a huge one must not take memory).
-fn failure_key(name: &str) -> String {
-    name.trim()
-        .chars()
-        .take(32)
-        .collect::<String>()
-        .to_lowercase()
-}
 
 /// Rate limits per client.
 pub struct Limits {
@@ -89,8 +47,10 @@ pub struct Limits {
     accounts: DefaultKeyedRateLimiter<String>,
     /// Log-in attempts per address.
     log_ins: DefaultKeyedRateLimiter<String>,
-    /// Failed log-ins in a row per name, whether or not an account has it (from any address).
-    failures: Mutex<HashMap<String, Failures>>,
+    /// Failed log-ins per (name, address) and per name, whether or not an account has it.
+    failures: LogInFailures,
+    /// Password checks under way, one an address at a time.
+    password_checks: PasswordChecks,
     /// Seeks, challenges and pool joins per player.
     seeks: DefaultKeyedRateLimiter<i64>,
     /// Moves and other game actions per player.
@@ -108,7 +68,8 @@ impl Default for Limits {
         Limits {
             accounts: RateLimiter::keyed(per_minute(5)),
             log_ins: RateLimiter::keyed(per_minute(10)),
-            failures: Mutex::new(HashMap::new()),
+            failures: LogInFailures::default(),
+            password_checks: PasswordChecks::default(),
             seeks: RateLimiter::keyed(per_minute(30)),
             actions: RateLimiter::keyed(
                 Quota::per_second(NonZeroU32::new(20).expect("positive"))
@@ -124,75 +85,27 @@ impl Limits {
     pub fn shrink(&self) {
         self.accounts.retain_recent();
         self.log_ins.retain_recent();
-        self.failing()
-            .retain(|_, f| f.last.elapsed() < FORGET_FAILURES);
+        self.failures.shrink();
         self.seeks.retain_recent();
         self.actions.retain_recent();
         self.chat.retain_recent();
     }
 
-    fn failing(&self) -> MutexGuard<'_, HashMap<String, Failures>> {
-        // Plain counts: still right after a panic elsewhere.
-        self.failures.lock().unwrap_or_else(|e| e.into_inner())
+    /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
+    /// `too-many-failures` (see [`LogInFailures::check`]).
+    pub fn check_log_in(&self, name: &str, address: &str) -> Result<(), ApiError> {
+        self.failures.check(name, address)
     }
 
-    /// Lets a log-in attempt for `name` go ahead, or refuses it with a 429
-    /// `too-many-failures` (and `Retry-After`) when the name's last attempts failed: after
-    /// [`FREE_LOG_IN_FAILURES`] in a row, each attempt waits 1 s, 2 s, 4 s ... (at most
-    /// [`MAX_LOG_IN_DELAY`]) after the one before, from whatever address. The attempt counts
-    /// as failed until [`Limits::log_in_succeeded`] (or [`Limits::log_in_not_tried`]) says
-    /// otherwise, so attempts sent at once do not slip through together. Unknown names are
-    /// counted the same way, so the answers tell nothing about which names exist.
-    pub fn check_log_in(&self, name: &str) -> Result<(), ApiError> {
-        let key = failure_key(name);
-        let now = Instant::now();
-        let mut map = self.failing();
-        if !map.contains_key(&key) && map.len() >= MAX_FAILING_NAMES {
-            map.retain(|_, f| now.saturating_duration_since(f.last) < FORGET_FAILURES);
-            if map.len() >= MAX_FAILING_NAMES {
-                let oldest = map
-                    .iter()
-                    .min_by_key(|(_, f)| f.last)
-                    .map(|(k, _)| k.clone());
-                if let Some(k) = oldest {
-                    map.remove(&k);
-                }
-            }
-        }
-        let f = map.entry(key).or_insert(Failures {
-            count: 0,
-            next: now,
-            last: now,
-        });
-        if now.saturating_duration_since(f.last) >= FORGET_FAILURES {
-            f.count = 0;
-        }
-        if f.count >= FREE_LOG_IN_FAILURES && now < f.next {
-            let wait = f.next - now;
-            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            return Err(ApiError::Limited {
-                code: "too-many-failures",
-                message: format!("too many failed log-ins for this name: try again in {secs} s"),
-                retry_after: Some(secs),
-            });
-        }
-        f.count = f.count.saturating_add(1);
-        f.last = now;
-        f.next = now + log_in_delay(f.count);
-        Ok(())
+    /// A log-in for `name` from `address` succeeded: its failures there are forgotten.
+    pub fn log_in_succeeded(&self, name: &str, address: &str) {
+        self.failures.succeeded(name, address);
     }
 
-    /// A log-in for `name` succeeded: its failures are forgotten.
-    pub fn log_in_succeeded(&self, name: &str) {
-        self.failing().remove(&failure_key(name));
-    }
-
-    /// A log-in for `name` could not check the password (the server was busy): it does not
-    /// count as a failure.
-    pub fn log_in_not_tried(&self, name: &str) {
-        if let Some(f) = self.failing().get_mut(&failure_key(name)) {
-            f.count = f.count.saturating_sub(1);
-        }
+    /// A log-in for `name` from `address` could not check the password (the server was
+    /// busy): it does not count as a failure.
+    pub fn log_in_not_tried(&self, name: &str, address: &str) {
+        self.failures.not_tried(name, address);
     }
 
     /// Refuses a game action (move, offer, resignation) beyond the player's rate.
@@ -315,8 +228,13 @@ pub async fn player_with(
         })
 }
 
+/// The client's address as every rate limit counts it: IPv4 per address, IPv6 per /64 (see
+/// [`crate::security::address_key`]).
 fn client_ip(conn: Option<&Extension<ConnectInfo<SocketAddr>>>) -> String {
-    conn.map_or_else(|| "unknown".into(), |c| c.0 .0.ip().to_string())
+    conn.map_or_else(
+        || "unknown".into(),
+        |c| crate::security::address_key(c.0 .0.ip()).to_string(),
+    )
 }
 
 /// Whether the page was reached over HTTPS (a reverse proxy says so).
@@ -384,11 +302,9 @@ async fn sign_up(
     headers: HeaderMap,
     ApiJson(c): ApiJson<Credentials>,
 ) -> Result<Response, HttpError> {
-    limited(
-        &state.limits.accounts,
-        &client_ip(conn.as_ref()),
-        "sign-ups",
-    )?;
+    let from = client_ip(conn.as_ref());
+    limited(&state.limits.accounts, &from, "sign-ups")?;
+    let _check = state.limits.password_checks.start(&from)?;
     let p = state
         .online
         .accounts()
@@ -403,21 +319,19 @@ async fn log_in(
     headers: HeaderMap,
     ApiJson(c): ApiJson<Credentials>,
 ) -> Result<Response, HttpError> {
-    limited(
-        &state.limits.log_ins,
-        &client_ip(conn.as_ref()),
-        "log-in attempts",
-    )?;
+    let from = client_ip(conn.as_ref());
+    limited(&state.limits.log_ins, &from, "log-in attempts")?;
     let name = c.name.trim();
-    state.limits.check_log_in(name)?;
+    let _check = state.limits.password_checks.start(&from)?;
+    state.limits.check_log_in(name, &from)?;
     match state.online.accounts().log_in(name, c.password).await {
         Ok(p) => {
-            state.limits.log_in_succeeded(name);
+            state.limits.log_in_succeeded(name, &from);
             start_session(&state, &headers, p).await.map_err(HttpError)
         }
         Err(e @ ApiError::Unauthorized(_)) => Err(e.into()),
         Err(e) => {
-            state.limits.log_in_not_tried(name);
+            state.limits.log_in_not_tried(name, &from);
             Err(e.into())
         }
     }
@@ -472,12 +386,10 @@ async fn change_password(
     // A new password that would be refused anyway is no attempt at the old one.
     check_password(&req.new)?;
     check_new_password(&p.name, &req.new)?;
-    limited(
-        &state.limits.log_ins,
-        &client_ip(conn.as_ref()),
-        "password attempts",
-    )?;
-    state.limits.check_log_in(&p.name)?;
+    let from = client_ip(conn.as_ref());
+    limited(&state.limits.log_ins, &from, "password attempts")?;
+    let _check = state.limits.password_checks.start(&from)?;
+    state.limits.check_log_in(&p.name, &from)?;
     let changed = state
         .online
         .accounts()
@@ -485,12 +397,12 @@ async fn change_password(
         .await;
     match changed {
         Ok(revoked) => {
-            state.limits.log_in_succeeded(&p.name);
+            state.limits.log_in_succeeded(&p.name, &from);
             Ok(Json(json!({"ok": true, "revoked": revoked})))
         }
         Err(e) => {
             if e.code() != "wrong-password" {
-                state.limits.log_in_not_tried(&p.name);
+                state.limits.log_in_not_tried(&p.name, &from);
             }
             Err(e.into())
         }
@@ -1219,7 +1131,7 @@ async fn event_stream(
     headers: HeaderMap,
 ) -> Result<Response, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
-    let permit = state.streams.open(client.address, Some(p.id))?;
+    let permit = state.streams.open(client.address, Viewer::Player(p.id))?;
     let mut events = state.online.user_events(p.id);
     // While it is open the player's seeks and pool places stand.
     let listening = state.online.listen(p.id);
@@ -1290,10 +1202,10 @@ async fn game_stream(
 ) -> Result<Response, HttpError> {
     let who = state.online.accounts().identify_with(&headers).await?;
     let me = who.as_ref().map(|(p, _)| p.clone());
-    let permit = state
-        .streams
-        .open(client.address, me.as_ref().map(|p| p.id))?;
     let (mut full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
+    // Counted once it is known whether the viewer is seated: players come before spectators.
+    let viewer = Viewer::of_game(me.as_ref().map(|p| p.id), side.is_some());
+    let permit = state.streams.open(client.address, viewer)?;
     if let Some(o) = full.as_object_mut() {
         o.remove("you");
     }
@@ -1360,46 +1272,5 @@ async fn stream_game(
         if tx.send(out).await.is_err() {
             return;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn log_in_delays_grow_to_a_cap() {
-        let secs = |n| log_in_delay(n).as_secs();
-        assert_eq!(
-            (1..=8).map(secs).collect::<Vec<_>>(),
-            [0, 0, 0, 0, 1, 2, 4, 8]
-        );
-        assert_eq!(secs(13), 256);
-        assert_eq!(secs(14), 300);
-        assert_eq!(secs(u32::MAX), 300);
-    }
-
-    #[test]
-    fn failed_log_ins_are_counted_per_name_and_a_success_forgets_them() {
-        let limits = Limits::default();
-        for _ in 0..FREE_LOG_IN_FAILURES {
-            assert!(limits.check_log_in("Ayse").is_ok());
-        }
-        let refused = limits.check_log_in(" ayse ").expect_err("refused");
-        assert_eq!(refused.code(), "too-many-failures");
-        assert!(matches!(
-            refused,
-            ApiError::Limited {
-                retry_after: Some(1),
-                ..
-            }
-        ));
-        // Another name is not concerned, nor is a name after a success.
-        assert!(limits.check_log_in("mehmet").is_ok());
-        limits.log_in_succeeded("AYSE");
-        assert!(limits.check_log_in("ayse").is_ok());
-        // A huge name is kept short.
-        assert!(limits.check_log_in(&"x".repeat(100_000)).is_ok());
-        assert!(limits.failing().keys().all(|k| k.len() <= 32));
     }
 }

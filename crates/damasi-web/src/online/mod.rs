@@ -1,9 +1,10 @@
 //! The web edges of online play (the service itself is the `damasi-online` crate): the JSON
 //! API with the lichess-shaped Board API and its NDJSON streams ([`http`]), the WebSocket the
-//! page plays through ([`socket`]), who sent a request ([`session`]), and players' profiles, follows, blocks and leaderboards
+//! page plays through ([`socket`]), who sent a request ([`session`]), failed log-ins ([`log_ins`]), and players' profiles, follows, blocks and leaderboards
 //! ([`profiles`]).
 
 pub mod http;
+pub mod log_ins;
 pub mod profiles;
 pub mod session;
 pub mod socket;

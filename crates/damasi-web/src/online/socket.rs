@@ -29,7 +29,7 @@ use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 use crate::error::{ApiError, ApiPath, HttpError};
-use crate::streams::{Client, StreamPermit};
+use crate::streams::{Client, StreamPermit, Viewer};
 use crate::AppState;
 
 use super::accounts::{Credential, Player, RevocationWatch};
@@ -48,8 +48,8 @@ pub const PING_EVERY: Duration = Duration::from_secs(3);
 pub const PONG_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Upgrades to the game's WebSocket: a long-lived request (see [`crate::streams`]), counted
-/// for the player or, for a spectator, for the address; beyond the caps a 429 before the
-/// upgrade.
+/// as a seated player's or as a spectator's (players come first); beyond the caps a 429
+/// before the upgrade.
 pub async fn upgrade(
     State(state): State<AppState>,
     client: Client,
@@ -65,13 +65,13 @@ pub async fn upgrade(
         .into());
     }
     let who = state.online.accounts().identify_with(&headers).await?;
-    let permit = state
-        .streams
-        .open(client.address, who.as_ref().map(|(p, _)| p.id))?;
     let watch = state
         .online
         .watch(&id, who.as_ref().map(|(p, _)| p))
         .await?;
+    // Counted once it is known whether the viewer is seated: players come before spectators.
+    let viewer = Viewer::of_game(who.as_ref().map(|(p, _)| p.id), watch.1.is_some());
+    let permit = state.streams.open(client.address, viewer)?;
     let online = state.online.clone();
     let limits = state.limits.clone();
     Ok(ws
