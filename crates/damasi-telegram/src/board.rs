@@ -4,6 +4,7 @@
 
 use damasi::{Color, Position, Role, Square};
 
+use crate::offers::{NONCE_LEN, TAG_LEN};
 use crate::texts::{Lang, Text};
 
 /// A button: its text and what pressing it does.
@@ -60,6 +61,15 @@ impl Skin {
     /// The skin called `code`.
     pub fn from_code(code: &str) -> Option<Skin> {
         Skin::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// The skin's letter in the callback data of an offer (which has little room).
+    pub fn letter(self) -> char {
+        match self {
+            Skin::Turkish => 't',
+            Skin::Checkered => 'c',
+            Skin::Plain => 'p',
+        }
     }
 
     /// A sample of the skin for its button: a man and a king of each side on its board.
@@ -169,6 +179,33 @@ pub struct Start {
     pub lang: Lang,
     /// How the board looks (the creator's choice).
     pub skin: Skin,
+    /// When the offer was made, in minutes since the Unix epoch (it is taken within
+    /// [`crate::offers::OFFER_LIFETIME`]).
+    pub issued: u32,
+    /// A random name of this offer ([`crate::offers::NONCE_LEN`] hexadecimal digits): each
+    /// offer begins one game at most.
+    pub nonce: String,
+    /// The bot's signature of the rest ([`crate::offers::PressKey`]): presses with data the
+    /// bot did not make begin nothing.
+    pub tag: String,
+}
+
+impl Start {
+    /// Everything the tag signs: the callback data without the tag.
+    pub fn signed_part(&self) -> String {
+        format!(
+            "J{}:{}:{}:{}:{}:{}:{}:{:x}:{}",
+            self.creator,
+            self.minutes,
+            self.increment,
+            self.level,
+            u8::from(self.rated) | (u8::from(self.group) << 1),
+            self.lang.code(),
+            self.skin.letter(),
+            self.issued,
+            self.nonce
+        )
+    }
 }
 
 impl Press {
@@ -178,16 +215,7 @@ impl Press {
             Press::Square(sq) => format!("s{sq}"),
             Press::Route(landing) => format!("m{landing}"),
             Press::Action(a) => format!("a{}", a.code()),
-            Press::Start(s) => format!(
-                "J{}:{}:{}:{}:{}:{}:{}",
-                s.creator,
-                s.minutes,
-                s.increment,
-                s.level,
-                u8::from(s.rated) | (u8::from(s.group) << 1),
-                s.lang.code(),
-                s.skin.code()
-            ),
+            Press::Start(s) => format!("{}{}", s.signed_part(), s.tag),
             Press::Language(l) => format!("L{}", l.code()),
             Press::Skin(s) => format!("K{}", s.code()),
         }
@@ -212,10 +240,20 @@ impl Press {
             }),
             'J' => {
                 let f: Vec<&str> = rest.split(':').collect();
-                let [creator, minutes, increment, level, flags, lang, skin] = f[..] else {
+                let [creator, minutes, increment, level, flags, lang, skin, issued, signed] = f[..]
+                else {
                     return None;
                 };
                 let flags: u8 = flags.parse().ok().filter(|f| *f < 4)?;
+                let mut skin = skin.chars();
+                let (Some(skin), None) = (skin.next(), skin.next()) else {
+                    return None;
+                };
+                let (nonce, tag) = signed.split_at_checked(NONCE_LEN)?;
+                let hex = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit());
+                if !hex(issued) || !hex(nonce) || tag.len() != TAG_LEN {
+                    return None;
+                }
                 Press::Start(Start {
                     creator: creator.parse().ok()?,
                     minutes: minutes.parse().ok()?,
@@ -224,7 +262,10 @@ impl Press {
                     rated: flags & 1 != 0,
                     group: flags & 2 != 0,
                     lang: Lang::ALL.into_iter().find(|l| l.code() == lang)?,
-                    skin: Skin::from_code(skin)?,
+                    skin: Skin::ALL.into_iter().find(|s| s.letter() == skin)?,
+                    issued: u32::from_str_radix(issued, 16).ok()?,
+                    nonce: nonce.to_string(),
+                    tag: tag.to_string(),
                 })
             }
             'L' => Press::Language(Lang::ALL.into_iter().find(|l| l.code() == rest)?),
@@ -475,8 +516,9 @@ mod tests {
             Press::Square(sq("h8")),
             Press::Route("a1xa3xc3xc5xe5xe7xg7xg5xe5xe3xc3xa3".into()),
             Press::Action(Action::DeclineDraw),
+            // Telegram's user ids have up to 52 bits.
             Press::Start(Start {
-                creator: 9_999_999_999,
+                creator: (1 << 52) - 1,
                 minutes: 180,
                 increment: 60,
                 level: 10,
@@ -484,6 +526,9 @@ mod tests {
                 group: true,
                 lang: Lang::Az,
                 skin: Skin::Checkered,
+                issued: u32::MAX,
+                nonce: "ffffffff".into(),
+                tag: "A".repeat(TAG_LEN),
             }),
             Press::Language(Lang::Ru),
             Press::Skin(Skin::Checkered),
@@ -499,8 +544,11 @@ mod tests {
             "sz9",
             "ax",
             "J1:2",
-            "J1:2:3:11:0:en:plain",
-            "J1:2:3:1:9:en:plain",
+            "J1:2:3:11:0:en:p:1c0a0e0:0a1b2c3dAAAAAAAAAAAA",
+            "J1:2:3:1:9:en:p:1c0a0e0:0a1b2c3dAAAAAAAAAAAA",
+            // Unsigned (the data of the bot before offers were signed), a short tag.
+            "J1:2:3:1:0:en:plain",
+            "J1:2:3:1:0:en:p:1c0a0e0:0a1b2c3dAAAA",
             "Lxx",
             "Kwood",
             "?",

@@ -35,6 +35,9 @@ use tokio::time::Instant;
 use crate::board::{keyboard, Action, BoardView, Button, ButtonKind, Press, Skin, Start};
 use crate::edits::{EditLimits, Throttle};
 use crate::game::{clock_text, GameView};
+use crate::offers::{
+    minute_of, offer_expires_ms, BeginLimit, PressKey, Taken, UsedOffers, NONCE_LEN,
+};
 use crate::texts::{Lang, Text};
 
 /// The service name of Telegram accounts and the prefix of its messages in the database.
@@ -178,7 +181,27 @@ struct Inner {
     engines: Mutex<HashMap<u8, Player>>,
     /// Set when the term ends (another process took the bot over): its tasks stop.
     stopped: watch::Receiver<bool>,
+    /// Signs the data of the buttons that begin games.
+    key: PressKey,
+    /// The offers that began games (see [`UsedOffers`]).
+    used_offers: StdMutex<UsedOffers>,
+    /// How many games each Telegram user may still begin.
+    begins: StdMutex<BeginLimit>,
 }
+
+/// Games one Telegram user may begin at once by pressing, then one more every
+/// [`BEGIN_EVERY`] (against the engine or a person).
+pub const BEGIN_BURST: u32 = 5;
+
+/// How often a Telegram user may begin one more game once [`BEGIN_BURST`] are spent.
+pub const BEGIN_EVERY: Duration = Duration::from_secs(30);
+
+/// Most offers remembered as taken (far more than are begun within their lifetime at
+/// [`BEGIN_EVERY`] per person).
+const USED_OFFERS_KEPT: usize = 200_000;
+
+/// Most Telegram users whose begun games are counted at once.
+const BEGINS_COUNTED: usize = 100_000;
 
 /// The role of the process that runs the bot ([`Online::hold_role`]): Telegram gives a bot's
 /// updates to one poller, so one process of a cluster runs it at a time.
@@ -254,6 +277,7 @@ impl Telegram {
         stopped: watch::Receiver<bool>,
     ) -> Telegram {
         let (redraw, redraws) = mpsc::unbounded_channel();
+        let key = PressKey::from_token(&config.token);
         Telegram {
             inner: Arc::new(Inner {
                 online,
@@ -266,6 +290,9 @@ impl Telegram {
                 redraws: StdMutex::new(Some(redraws)),
                 engines: Mutex::new(HashMap::new()),
                 stopped,
+                key,
+                used_offers: StdMutex::new(UsedOffers::new(USED_OFFERS_KEPT)),
+                begins: StdMutex::new(BeginLimit::new(BEGIN_BURST, BEGIN_EVERY, BEGINS_COUNTED)),
             }),
         }
     }
@@ -641,15 +668,23 @@ impl Telegram {
             .unwrap_or_else(|| Skin::Turkish.code().into());
         let asked = parse_query(&q.query, self.inner.config.default_control);
         let group = matches!(q.chat_type, Some(ChatType::Group | ChatType::Supergroup));
-        let start = |level: u8, rated: bool| Start {
-            creator: q.from.id.0 as i64,
-            minutes: asked.minutes,
-            increment: asked.increment,
-            level,
-            rated,
-            group,
-            lang,
-            skin: Skin::from_code(&skin).unwrap_or(Skin::Turkish),
+        let issued = minute_of(now_ms());
+        let start = |level: u8, rated: bool| {
+            let nonce =
+                damasi_online::accounts::new_secret().map_err(|e| e.message().to_string())?;
+            Ok::<_, String>(self.inner.key.sign(Start {
+                creator: q.from.id.0 as i64,
+                minutes: asked.minutes,
+                increment: asked.increment,
+                level,
+                rated,
+                group,
+                lang,
+                skin: Skin::from_code(&skin).unwrap_or(Skin::Turkish),
+                issued,
+                nonce: nonce[..NONCE_LEN].to_string(),
+                tag: String::new(),
+            }))
         };
         let control = match asked.days() {
             Some(days) => lang.say(Text::DaysAMove, &[&days.to_string()]),
@@ -690,28 +725,28 @@ impl Telegram {
                 &format!("e{level}"),
                 lang.say(Text::EngineTitle, &[&level.to_string()]),
                 control.clone(),
-                start(level, false),
+                start(level, false)?,
             ),
             None => {
                 article(
                     "p",
                     format!("{} ({control})", lang.text(Text::InlineTitle)),
                     lang.text(Text::InlineDescription).to_string(),
-                    start(0, false),
+                    start(0, false)?,
                 );
                 if asked.rated && !player.guest {
                     article(
                         "r",
                         format!("{} ({control})", lang.text(Text::RatedTitle)),
                         lang.text(Text::InlineDescription).to_string(),
-                        start(0, true),
+                        start(0, true)?,
                     );
                 }
                 article(
                     "e5",
                     lang.say(Text::EngineTitle, &["5"]),
                     control.clone(),
-                    start(5, false),
+                    start(5, false)?,
                 );
             }
         }
@@ -728,6 +763,16 @@ impl Telegram {
     async fn callback(&self, c: CallbackQuery) -> Result<(), String> {
         let press = c.data.as_deref().and_then(Press::decode);
         let answer = match (press, c.inline_message_id.clone()) {
+            // Data the bot did not sign, or an offer too old: nothing is looked up or made.
+            (Some(Press::Start(start)), _) if !self.offer_stands(&start) => {
+                let lang = Lang::from_code(c.from.language_code.as_deref());
+                lang.text(Text::BadOffer).to_string()
+            }
+            // Data the bot never sends (or sent before offers were signed).
+            (None, _) if c.data.as_deref().is_some_and(|d| !d.is_empty()) => {
+                let lang = Lang::from_code(c.from.language_code.as_deref());
+                lang.text(Text::BadOffer).to_string()
+            }
             (Some(Press::Language(l)), _) => self.choose_language(&c.from, l).await,
             (Some(Press::Skin(s)), _) => self.choose_skin(&c.from, s).await,
             (Some(press), Some(id)) => self.press(&c.from, &id, press).await,
@@ -743,6 +788,11 @@ impl Telegram {
             .map_err(|e| format!("answerCallbackQuery: {e}"))
     }
 
+    /// Whether `start` is an offer the bot made (its tag is right) and can still be taken.
+    fn offer_stands(&self, start: &Start) -> bool {
+        self.inner.key.verify(start) && now_ms() < offer_expires_ms(start)
+    }
+
     /// A press on the game message `id`: what to tell the presser.
     async fn press(&self, from: &User, id: &str, press: Press) -> String {
         let (player, settings) = match self.person(from).await {
@@ -753,9 +803,11 @@ impl Telegram {
         let shown = lock(&self.inner.shown).get(id).cloned();
         let shown = match (shown, &press) {
             (Some(shown), _) => shown,
-            (None, Press::Start(start)) => {
-                return self.begin(id, &player, lang, start.clone()).await
-            }
+            // A stored message (its game begun before a restart, or over): not begun again.
+            (None, Press::Start(start)) => match self.load(id).await {
+                Some(shown) => shown,
+                None => return self.begin(id, from, &player, lang, start.clone()).await,
+            },
             (None, _) => match self.load(id).await {
                 Some(shown) => shown,
                 None => return lang.text(Text::GameOver).to_string(),
@@ -782,7 +834,18 @@ impl Telegram {
     }
 
     /// The first press on a message from an inline query: the game begins.
-    async fn begin(&self, id: &str, player: &Player, lang: Lang, start: Start) -> String {
+    /// Blocks apply as on the web: nobody begins a game with a person either of them blocks.
+    /// Each offer begins one game at most, on one message (its signed data sent again on
+    /// another message begins nothing), and a Telegram user begins at most [`BEGIN_BURST`]
+    /// games at once, then one every [`BEGIN_EVERY`].
+    async fn begin(
+        &self,
+        id: &str,
+        from: &User,
+        player: &Player,
+        lang: Lang,
+        start: Start,
+    ) -> String {
         let db = self.inner.online.db();
         let creator = match db
             .outside_account(SERVICE, &start.creator.to_string())
@@ -807,8 +870,24 @@ impl Telegram {
             if start.rated && player.guest {
                 return lang.text(Text::RatedNeedsLink).to_string();
             }
+            match self.inner.online.either_blocks(creator.id, player.id).await {
+                Ok(false) => {}
+                Ok(true) => return lang.say(Text::Blocked, &[&creator.name]),
+                Err(e) => return refused(lang, &e),
+            }
             player.clone()
         };
+        match lock(&self.inner.used_offers).take(&start, id, now_ms()) {
+            Taken::Now => {}
+            // Another press on this message is beginning it: it shows the game soon.
+            Taken::HereAlready => return String::new(),
+            Taken::Elsewhere => return lang.text(Text::BadOffer).to_string(),
+            Taken::Full => return lang.text(Text::Busy).to_string(),
+        }
+        if !lock(&self.inner.begins).allow(from.id.0 as i64, Instant::now()) {
+            lock(&self.inner.used_offers).give_back(&start);
+            return lang.text(Text::TooManyGames).to_string();
+        }
         let new = NewGame {
             initial_ms: i64::from(start.minutes) * 60_000,
             increment_ms: i64::from(start.increment) * 1000,
@@ -823,7 +902,10 @@ impl Telegram {
             .await
         {
             Ok(t) => t,
-            Err(e) => return refused(lang, &e),
+            Err(e) => {
+                lock(&self.inner.used_offers).give_back(&start);
+                return refused(lang, &e);
+            }
         };
         let settings = MessageSettings {
             group: start.group,
@@ -845,7 +927,10 @@ impl Telegram {
                 .await;
             return match e {
                 ApiError::Conflict { .. } => String::new(),
-                e => refused(lang, &e),
+                e => {
+                    lock(&self.inner.used_offers).give_back(&start);
+                    refused(lang, &e)
+                }
             };
         }
         self.keep(id, table.id.clone(), settings);

@@ -7,6 +7,7 @@
 //! - [`bot`]: the update loop, the presses, the engine's moves and the message edits.
 //! - [`board`]: the board as an inline keyboard, and what each button's press means.
 //! - [`game`]: a game as the bot reads it from the service.
+//! - [`offers`]: the signed data of the buttons that begin games, and the limits on beginning.
 //! - [`edits`]: Telegram's limits on editing a message.
 //! - [`texts`]: what the bot says, in Turkish, English, Azerbaijani and Russian.
 //! - [`init_data`]: the Mini App's signed `initData` (kept in the online core, where the web
@@ -16,6 +17,7 @@ pub mod board;
 pub mod bot;
 pub mod edits;
 pub mod game;
+pub mod offers;
 pub mod texts;
 
 pub use bot::{Telegram, TelegramConfig};

@@ -618,3 +618,115 @@ async fn linked_players_hear_when_a_correspondence_game_waits_for_their_move() {
         assert!(your_move_messages(&w, chat, &live).is_empty());
     }
 }
+
+/// Signs up `name` and links Telegram user `person` to it with `/link`; answers the account.
+async fn link(w: &World, person: &Value, name: &str) -> damasi_online::accounts::Player {
+    let accounts = w.online.accounts();
+    let p = accounts
+        .sign_up(name, "a long password 1".into(), now_ms())
+        .await
+        .unwrap();
+    let code = accounts
+        .issue(p.id, SecretKind::Link, now_ms())
+        .await
+        .unwrap();
+    w.api
+        .push(bot_api::private_message(person, &format!("/link {code}")));
+    w.api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == person["id"]
+                && b["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(&format!(" {name}"))
+        })
+        .await;
+    p
+}
+
+/// The games of account `id` so far.
+async fn games_of(w: &World, id: i64) -> usize {
+    w.online.db().games_of(id, 1000).await.unwrap().len()
+}
+
+/// Issue #46, E: the data of the button that begins a game is the bot's own, signed. A
+/// modified client's presses (an offer "by" the victim, made up; a real offer's data changed;
+/// a real offer's data sent again on another message) begin nothing; a person whom the offer's
+/// sender blocks cannot take it; and one Telegram user begins at most a few games at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_or_replayed_presses_begin_no_game_and_blocks_hold() {
+    let w = world().await;
+    let ayse = link(&w, &ali(), "ayse").await;
+    let bora = link(&w, &bob(), "bora").await;
+    let cemal = link(&w, &cem(), "cemal").await;
+    // Ayşe blocks Cemal, as on the web (where his direct challenge gets a 403).
+    w.online.block(&ayse, "cemal").await.unwrap();
+
+    // A real rated offer of Ali's, and its buttons' signed data.
+    let msg = w.offer(&ali(), "rated 5+3", "private", "r").await;
+    let genuine = w.api.message(&msg).unwrap().keyboard[0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(genuine.len() <= 64, "{genuine}");
+
+    // Forty presses of a modified client on messages the bot never sent, naming Ali as the
+    // offer's sender: in the bot's old unsigned form, with a made-up tag, with the real data
+    // changed to another control or unrated.
+    let made_up_tag = format!("{}AAAAAAAAAAAA", &genuine[..genuine.len() - 12]);
+    let changed = genuine.replacen(":5:3:", ":1:0:", 1);
+    let unrated = genuine.replacen(":0:1:", ":0:0:", 1);
+    let forged = [
+        "J111:5:3:0:1:en:plain".to_string(),
+        "J111:5:3:0:1:tr:turkish".to_string(),
+        made_up_tag,
+        changed,
+        unrated,
+    ];
+    let started = tokio::time::Instant::now();
+    for i in 0..40 {
+        let data = &forged[i % forged.len()];
+        let answer = w.press_data(&cem(), &format!("FAKE{i}"), data).await;
+        assert!(answer.contains("not valid"), "{data}: {answer}");
+    }
+    let elapsed = started.elapsed();
+    assert_eq!(games_of(&w, ayse.id).await, 0, "after {elapsed:?}");
+    assert_eq!(games_of(&w, cemal.id).await, 0);
+    for i in 0..40 {
+        let shown = w
+            .online
+            .db()
+            .shown_game(&format!("tg:FAKE{i}"))
+            .await
+            .unwrap();
+        assert!(shown.is_none(), "FAKE{i} shows a game");
+    }
+
+    // The real offer: Cemal, whom Ayşe blocks, cannot take it, on its message or another.
+    for message in [msg.as_str(), "FAKE-B"] {
+        let answer = w.press_data(&cem(), message, &genuine).await;
+        assert!(answer.contains("cannot play"), "{answer}");
+    }
+    assert_eq!(games_of(&w, ayse.id).await, 0);
+
+    // Bora takes it; its data sent again on another message begins nothing more.
+    assert_eq!(w.press(&bob(), &msg, "a1").await, "You play Black");
+    w.board_shown(&msg).await;
+    for message in ["FAKE-R1", "FAKE-R2"] {
+        let answer = w.press_data(&bob(), message, &genuine).await;
+        assert!(answer.contains("not valid"), "{answer}");
+    }
+    assert_eq!(games_of(&w, ayse.id).await, 1);
+
+    // Many real offers: one Telegram user begins a few games at once, then must wait.
+    let burst = damasi_telegram::bot::BEGIN_BURST as usize;
+    let mut answers = Vec::new();
+    for _ in 0..burst + 2 {
+        let m = w.offer(&ali(), "5+3", "private", "p").await;
+        answers.push(w.press(&bob(), &m, "a1").await);
+    }
+    let begun = answers.iter().filter(|a| *a == "You play Black").count();
+    assert_eq!(begun, burst - 1, "{answers:?}");
+    assert!(answers[burst - 1..].iter().all(|a| a.contains("Too many")));
+    assert_eq!(games_of(&w, bora.id).await, burst);
+}
