@@ -26,7 +26,11 @@
 //! The pairing is computed with maximum-weight matchings (Edmonds' blossom algorithm) whose
 //! edge weights encode the FIDE criteria in their order of priority; see [`mod@dutch`] for
 //! the details.
+//!
+//! All-play-all tournaments are paired by FIDE's Berger tables (C.05 Annex 1): see
+//! [`mod@berger`].
 
+pub mod berger;
 pub mod dutch;
 mod matching;
 pub mod trf;
