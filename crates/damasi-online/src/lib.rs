@@ -285,6 +285,8 @@ struct Inner {
     turns: broadcast::Sender<runner::YourTurn>,
     /// Set when this process is one of several (`--pubsub`).
     cluster: Option<Cluster>,
+    /// The Mini App log-ins used on this process (see [`init_data::UsedInitData`]).
+    used_init_data: init_data::UsedInitData,
 }
 
 /// The online service; cheap to clone.
@@ -354,6 +356,7 @@ impl Online {
                 finished: broadcast::channel(EVENT_BUFFER).0,
                 turns: broadcast::channel(EVENT_BUFFER).0,
                 cluster,
+                used_init_data: init_data::UsedInitData::default(),
             }),
         }
     }
@@ -405,6 +408,11 @@ impl Online {
     /// Accounts.
     pub fn accounts(&self) -> &Accounts {
         &self.inner.accounts
+    }
+
+    /// The Mini App log-ins used on this process, each taken once.
+    pub fn used_init_data(&self) -> &init_data::UsedInitData {
+        &self.inner.used_init_data
     }
 
     /// The database.

@@ -45,10 +45,15 @@ fn sign(fields: &[(&str, String)], token: &str) -> String {
 
 /// A Mini App's `initData` for Telegram user `id`, signed now.
 fn init_data(id: i64, token: &str) -> String {
+    init_data_at(id, token, now_ms() / 1000)
+}
+
+/// A Mini App's `initData` for Telegram user `id`, signed at `auth_date` (Unix seconds).
+fn init_data_at(id: i64, token: &str, auth_date: i64) -> String {
     let user = json!({"id": id, "first_name": "Ayşe", "username": "ayse", "language_code": "tr"});
     sign(
         &[
-            ("auth_date", (now_ms() / 1000).to_string()),
+            ("auth_date", auth_date.to_string()),
             ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".into()),
             ("user", user.to_string()),
         ],
@@ -149,4 +154,63 @@ async fn a_server_without_a_bot_has_no_telegram_log_in() {
     let body = json!({"initData": init_data(279_058_397, TOKEN)});
     let (status, _, cookie) = send(&app, "/api/account/telegram", None, Some(body)).await;
     assert_eq!((status, cookie), (StatusCode::NOT_FOUND, None));
+}
+
+/// Issue #46, S3: a signed string logs in only within minutes of its signing, and only once
+/// (it was taken for a day, as often as sent: a copied address or a log opened the account).
+#[tokio::test]
+async fn a_signed_string_logs_in_once_and_only_for_a_few_minutes() {
+    let state = AppState::in_memory().with_telegram_login(TOKEN);
+    let db = state.online.db().clone();
+    let app = router(state);
+    let row = db
+        .create_user("tg-once", None, true, now_ms())
+        .await
+        .unwrap();
+    db.set_outside_account("telegram", "279058401", row.id, "{}")
+        .await
+        .unwrap();
+    let log_in = |init_data: String| {
+        let app = app.clone();
+        async move {
+            let body = json!({"initData": init_data});
+            send(&app, "/api/account/telegram", None, Some(body)).await
+        }
+    };
+    let now_s = now_ms() / 1000;
+
+    // Signed four minutes ago: taken, once; the same string again is refused, clearly.
+    let string = init_data_at(279_058_401, TOKEN, now_s - 240);
+    let (status, me, cookie) = log_in(string.clone()).await;
+    assert_eq!(
+        (status, me["name"].as_str()),
+        (StatusCode::OK, Some("tg-once")),
+        "{me}"
+    );
+    assert!(cookie.is_some());
+    let (status, answer, cookie) = log_in(string).await;
+    assert_eq!(
+        (status, cookie),
+        (StatusCode::UNAUTHORIZED, None),
+        "{answer}"
+    );
+    assert!(
+        answer["error"].to_string().contains("used already"),
+        "{answer}"
+    );
+
+    // Signed six minutes ago, an hour ago, or dated ahead of the clock: refused.
+    for at in [now_s - 360, now_s - 3600, now_s + 300] {
+        let (status, answer, cookie) = log_in(init_data_at(279_058_401, TOKEN, at)).await;
+        assert_eq!(
+            (status, cookie),
+            (StatusCode::UNAUTHORIZED, None),
+            "{at}: {answer}"
+        );
+        assert!(answer["error"].to_string().contains("too old"), "{answer}");
+    }
+    // A fresh string logs in again.
+    let (status, _, cookie) = log_in(init_data(279_058_401, TOKEN)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(cookie.is_some());
 }

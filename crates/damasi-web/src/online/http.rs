@@ -558,7 +558,7 @@ async fn telegram_log_in(
         "log-in attempts",
     )?;
     let now_s = now_ms() / 1000;
-    let p = damasi_online::init_data::player_of(state.online.db(), &req.init_data, &token, now_s)
+    let p = damasi_online::init_data::player_of(&state.online, &req.init_data, &token, now_s)
         .await?;
     start_session(&state, &headers, p).await.map_err(HttpError)
 }
