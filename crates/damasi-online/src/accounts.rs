@@ -444,8 +444,23 @@ impl Accounts {
         self.db.secrets_of(player.id, since).await
     }
 
+    /// Unties the Telegram users linked to `player`'s account (`/link`), or only Telegram user
+    /// `outside_id`: the bot then plays them as a guest again and the Mini App gives them no
+    /// session of the account, until they link again with a new code. A guest of the bot's own
+    /// (`tg-`) is its Telegram user's only account and is left as it is. Returns how many.
+    pub async fn unlink(&self, player: &Player, outside_id: Option<&str>) -> Result<u64, ApiError> {
+        if player.guest {
+            return Ok(0);
+        }
+        self.db
+            .delete_outside_accounts(crate::init_data::TELEGRAM, player.id, outside_id)
+            .await
+    }
+
     /// Revokes `player`'s sessions and tokens: the one named by `handle` (see [`handle_of`]),
-    /// or all of them without one, but `keep`. Returns how many were revoked.
+    /// or all of them without one, but `keep`; all of them also unties the account's linked
+    /// Telegram users ([`Accounts::unlink`]), whose Mini App would give a new session.
+    /// Returns how many sessions and tokens were revoked.
     pub async fn revoke(
         &self,
         player: &Player,
@@ -464,6 +479,9 @@ impl Accounts {
             }
             None => None,
         };
+        if prefix.is_none() {
+            self.unlink(player, None).await?;
+        }
         let n = self
             .db
             .revoke_secrets(player.id, prefix, keep.map(|c| c.hash.clone()))
@@ -487,7 +505,7 @@ impl Accounts {
 
     /// Changes `player`'s password from `old` to `new` (checked as at sign-up) and revokes
     /// every other session and token of theirs, keeping `keep` (the one the request came
-    /// with). A wrong `old` is a 403 `wrong-password`; an account without a password (a guest,
+    /// with), and unties the account's linked Telegram users ([`Accounts::unlink`]). A wrong `old` is a 403 `wrong-password`; an account without a password (a guest,
     /// a bot made from the command line) is a 409 `no-password`. Returns how many sessions and
     /// tokens were revoked.
     pub async fn change_password(
@@ -514,6 +532,7 @@ impl Accounts {
             return Err(wrong_password());
         }
         let new_hash = hash_password(new).await?;
+        self.unlink(player, None).await?;
         let n = self
             .db
             .set_password(player.id, new_hash, Some(keep.hash.clone()))

@@ -1306,6 +1306,7 @@ impl Telegram {
                 };
                 send(reply).await
             }
+            "/unlink" => send(self.unlink(from, &player, lang).await).await,
             _ if m.chat.is_private() => {
                 let me = self.inner.username.as_str();
                 send(lang.say(Text::Help, &[me, me])).await
@@ -1339,6 +1340,25 @@ impl Telegram {
         let player = Player::from(user);
         self.save_person(from, &player, &settings).await;
         lang.say(Text::Linked, &[&player.name])
+    }
+
+    /// `/unlink`: unties this Telegram user from the damasi account `/link` tied it to; the
+    /// bot plays them as a guest again (a new `tg-` one) until they link again with a new code.
+    async fn unlink(&self, from: &User, player: &Player, lang: Lang) -> String {
+        if player.guest {
+            return lang.text(Text::NotLinked).to_string();
+        }
+        let outside_id = from.id.0.to_string();
+        match self
+            .inner
+            .online
+            .accounts()
+            .unlink(player, Some(&outside_id))
+            .await
+        {
+            Ok(_) => lang.say(Text::Unlinked, &[&player.name]),
+            Err(e) => refused(lang, &e),
+        }
     }
 
     async fn choose_language(&self, from: &User, l: Lang) -> String {

@@ -223,16 +223,16 @@ impl Lang {
             Help => [
                 "Dama oynamak için herhangi bir sohbette @{} yaz ve \"Dama oyna\"yı seç. \
                  Motora karşı: @{} motor 5. Dil: /language. Taşlar: /skin. \
-                 damasi hesabını bağlamak için: /link KOD (kod hesap sayfasında).",
+                 damasi hesabını bağlamak için: /link KOD (kod hesap sayfasında); bağı kaldırmak için: /unlink.",
                 "To play Dama, type @{} in any chat and choose \"Play Dama\". \
                  Against the engine: @{} engine 5. Language: /language. Pieces: /skin. \
-                 To link your damasi account: /link CODE (the code is on your account page).",
+                 To link your damasi account: /link CODE (the code is on your account page); to undo it: /unlink.",
                 "Dama oynamaq üçün istənilən söhbətdə @{} yaz və \"Dama oyna\"nı seç. \
                  Mühərrikə qarşı: @{} engine 5. Dil: /language. Daşlar: /skin. \
-                 damasi hesabını bağlamaq üçün: /link KOD (kod hesab səhifəsindədir).",
+                 damasi hesabını bağlamaq üçün: /link KOD (kod hesab səhifəsindədir); ayırmaq üçün: /unlink.",
                 "Чтобы играть, напишите @{} в любом чате и выберите «Играть в даму». \
                  С движком: @{} engine 5. Язык: /language. Шашки: /skin. \
-                 Привязать аккаунт damasi: /link КОД (код на странице аккаунта).",
+                 Привязать аккаунт damasi: /link КОД (код на странице аккаунта); отвязать: /unlink.",
             ],
             ChooseLanguage => ["Dil seç", "Choose a language", "Dil seç", "Выберите язык"],
             LanguageSet => [

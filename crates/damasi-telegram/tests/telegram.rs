@@ -730,3 +730,54 @@ async fn forged_or_replayed_presses_begin_no_game_and_blocks_hold() {
     assert!(answers[burst - 1..].iter().all(|a| a.contains("Too many")));
     assert_eq!(games_of(&w, bora.id).await, burst);
 }
+
+/// Issue #46, F: `/unlink` unties the Telegram user from the account `/link` tied it to; the
+/// bot plays them as a guest again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlink_unties_the_telegram_user_from_the_account() {
+    let w = world().await;
+    let ayse = link(&w, &ali(), "ayse").await;
+    let db = w.online.db();
+    let linked = db
+        .outside_account("telegram", "111")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(linked.user.id, ayse.id);
+
+    w.api.push(bot_api::private_message(&ali(), "/unlink"));
+    let reply = w
+        .api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 111 && b["text"].as_str().unwrap_or("").contains("kaldırıldı")
+        })
+        .await;
+    assert!(reply["text"].as_str().unwrap().contains("ayse"), "{reply}");
+    let now = db.outside_account("telegram", "111").await.unwrap();
+    assert!(now.is_none(), "{now:?}");
+    // Ali plays as a guest again: no rated game is offered to him.
+    let msg = w.offer(&ali(), "rated 5+3", "private", "p").await;
+    let answer = w
+        .api
+        .calls("answerInlineQuery")
+        .last()
+        .unwrap()
+        .body
+        .clone();
+    assert!(answer.to_string().contains("\"id\":\"p\""));
+    assert!(!answer.to_string().contains("\"id\":\"r\""), "{answer}");
+    assert!(w.api.message(&msg).is_some());
+    let guest = db
+        .outside_account("telegram", "111")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(guest.user.guest && guest.user.id != ayse.id);
+    // Unlinking a guest says there is nothing to undo.
+    w.api.push(bot_api::private_message(&ali(), "/unlink"));
+    w.api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 111 && b["text"].as_str().unwrap_or("").contains("bağlı değil")
+        })
+        .await;
+}

@@ -50,11 +50,28 @@ fn init_data(id: i64, token: &str) -> String {
 
 /// A Mini App's `initData` for Telegram user `id`, signed at `auth_date` (Unix seconds).
 fn init_data_at(id: i64, token: &str, auth_date: i64) -> String {
+    init_data_of_query(id, token, auth_date, "AAHdF6IQAAAAAN0XohDhrOrc")
+}
+
+/// A Mini App's `initData` signed now with a `query_id` of its own: another string each time
+/// (each logs in once).
+fn fresh_init_data(id: i64, token: &str) -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    init_data_of_query(
+        id,
+        token,
+        now_ms() / 1000,
+        &format!("AAHdF6IQAAAAAN0X{n:08}"),
+    )
+}
+
+fn init_data_of_query(id: i64, token: &str, auth_date: i64, query_id: &str) -> String {
     let user = json!({"id": id, "first_name": "Ayşe", "username": "ayse", "language_code": "tr"});
     sign(
         &[
             ("auth_date", auth_date.to_string()),
-            ("query_id", "AAHdF6IQAAAAAN0XohDhrOrc".into()),
+            ("query_id", query_id.into()),
             ("user", user.to_string()),
         ],
         token,
@@ -213,4 +230,88 @@ async fn a_signed_string_logs_in_once_and_only_for_a_few_minutes() {
     let (status, _, cookie) = log_in(init_data(279_058_401, TOKEN)).await;
     assert_eq!(status, StatusCode::OK);
     assert!(cookie.is_some());
+}
+
+/// Issue #46, F: a linked Telegram user's Mini App gave a new full session after the account's
+/// owner logged out everywhere or changed the password. Each of those, and `DELETE
+/// /api/account/telegram`, now unties the link: the Mini App gives no session of the account.
+#[tokio::test]
+async fn log_out_everywhere_a_password_change_and_unlink_end_the_telegram_link() {
+    let state = AppState::in_memory().with_telegram_login(TOKEN);
+    let online = state.online.clone();
+    let db = online.db().clone();
+    let app = router(state);
+    let account = online
+        .accounts()
+        .sign_up("ayse", "a long password 1".into(), now_ms())
+        .await
+        .unwrap();
+    let mini_app = || {
+        let app = app.clone();
+        async move {
+            let body = json!({"initData": fresh_init_data(279_058_403, TOKEN)});
+            send(&app, "/api/account/telegram", None, Some(body)).await
+        }
+    };
+    let mut password = "a long password 1".to_string();
+    // Three ways to end the link, each after linking again.
+    for way in ["logout-everywhere", "password", "unlink"] {
+        db.set_outside_account("telegram", "279058403", account.id, "{}")
+            .await
+            .unwrap();
+        // The linked Telegram user's Mini App gives a full session of the account.
+        let (status, me, cookie) = mini_app().await;
+        assert_eq!(
+            (status, me["name"].as_str()),
+            (StatusCode::OK, Some("ayse")),
+            "{me}"
+        );
+        let cookie = cookie.unwrap();
+        let (status, answer) = match way {
+            "logout-everywhere" => {
+                let uri = "/api/account/logout-everywhere";
+                let (s, a, _) = send(&app, uri, Some(&cookie), Some(json!({}))).await;
+                (s, a)
+            }
+            "password" => {
+                let new = format!("{password} changed");
+                let body = json!({"old": password, "new": new});
+                let uri = "/api/account/password";
+                let (s, a, _) = send(&app, uri, Some(&cookie), Some(body)).await;
+                password = new;
+                (s, a)
+            }
+            _ => {
+                let (s, a, _) = http::send(
+                    &app,
+                    Method::DELETE,
+                    "/api/account/telegram",
+                    Some(&cookie),
+                    None,
+                )
+                .await;
+                assert_eq!(a["unlinked"], 1, "{a}");
+                (s, a)
+            }
+        };
+        assert_eq!(status, StatusCode::OK, "{way}: {answer}");
+        // The Mini App gives no session of the account any more.
+        let (status, answer, cookie) = mini_app().await;
+        assert_eq!(
+            (status, answer["code"].as_str(), cookie),
+            (StatusCode::FORBIDDEN, Some("telegram-unknown"), None),
+            "{way}: {answer}"
+        );
+    }
+    // A guest has no link to undo.
+    let (_, _, guest) = send(&app, "/api/account/guest", None, Some(json!({}))).await;
+    let (status, _, _) = http::send(
+        &app,
+        Method::DELETE,
+        "/api/account/telegram",
+        guest.as_deref(),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
 }

@@ -617,6 +617,17 @@ impl OnlineDb {
         both!(self.set_outside_account(service, outside_id, user, settings))
     }
 
+    /// Unties from account `user` the ids of `service` tied to it (only `outside_id`, when
+    /// given); the account is not touched. Returns how many.
+    pub async fn delete_outside_accounts(
+        &self,
+        service: &str,
+        user: i64,
+        outside_id: Option<&str>,
+    ) -> Result<u64, ApiError> {
+        both!(self.delete_outside_accounts(service, user, outside_id))
+    }
+
     /// The game a message shows, if any.
     pub async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
         both!(self.shown_game(message))

@@ -192,6 +192,22 @@ impl PostgresDb {
         Ok(())
     }
 
+    pub(super) async fn delete_outside_accounts(
+        &self,
+        service: &str,
+        user: i64,
+        outside_id: Option<&str>,
+    ) -> Result<u64, ApiError> {
+        let c = self.client().await?;
+        c.execute(
+            "DELETE FROM outside_accounts WHERE service = $1 AND user_id = $2 \
+             AND ($3::TEXT IS NULL OR outside_id = $3)",
+            &[&service, &user, &outside_id],
+        )
+        .await
+        .map_err(db_error)
+    }
+
     pub(super) async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
         let c = self.client().await?;
         let row = c

@@ -768,6 +768,23 @@ impl SqliteDb {
         .await
     }
 
+    pub(super) async fn delete_outside_accounts(
+        &self,
+        service: &str,
+        user: i64,
+        outside_id: Option<&str>,
+    ) -> Result<u64, ApiError> {
+        let (service, outside_id) = (service.to_string(), outside_id.map(str::to_string));
+        self.with(move |c| {
+            Ok(c.execute(
+                "DELETE FROM outside_accounts WHERE service = ?1 AND user_id = ?2 \
+                 AND (?3 IS NULL OR outside_id = ?3)",
+                params![service, user, outside_id],
+            )? as u64)
+        })
+        .await
+    }
+
     pub(super) async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
         let message = message.to_string();
         self.with(move |c| {

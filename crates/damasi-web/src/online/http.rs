@@ -139,7 +139,10 @@ pub fn routes() -> Router<AppState> {
         .route("/account/logout", post(log_out))
         .route("/account/token", post(new_token))
         .route("/account/link-code", post(link_code))
-        .route("/account/telegram", post(telegram_log_in))
+        .route(
+            "/account/telegram",
+            post(telegram_log_in).delete(telegram_unlink),
+        )
         .route("/account/playing", get(now_playing))
         .route("/account/password", post(change_password))
         .route("/account/sessions", get(list_sessions))
@@ -480,7 +483,7 @@ async fn revoke_token(
 }
 
 /// `POST /api/account/logout-everywhere`: revokes every session and token of the account, the
-/// current one included.
+/// current one included, and unties its linked Telegram users.
 async fn log_out_everywhere(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -558,9 +561,26 @@ async fn telegram_log_in(
         "log-in attempts",
     )?;
     let now_s = now_ms() / 1000;
-    let p = damasi_online::init_data::player_of(&state.online, &req.init_data, &token, now_s)
-        .await?;
+    let p =
+        damasi_online::init_data::player_of(&state.online, &req.init_data, &token, now_s).await?;
     start_session(&state, &headers, p).await.map_err(HttpError)
+}
+
+/// `DELETE /api/account/telegram`: unties the Telegram users linked to the account (`/link`):
+/// the bot plays them as guests again and the Mini App gives them no session of the account.
+/// Answers how many were linked; guests have no link to undo.
+async fn telegram_unlink(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    if p.guest {
+        return Err(
+            guests_casual_only("guests have no linked Telegram user: sign up first").into(),
+        );
+    }
+    let unlinked = state.online.accounts().unlink(&p, None).await?;
+    Ok(Json(json!({"ok": true, "unlinked": unlinked})))
 }
 
 /// `GET /api/account/playing?nb=N` (lichess's): the games the player is playing now, those

@@ -34,6 +34,7 @@ export function renderAccount() {
   $("acct-guest").hidden = !me.guest;
   $("btn-token").hidden = me.guest;
   $("btn-link-tg").hidden = me.guest;
+  $("btn-unlink-tg").hidden = me.guest;
   $("acct-profile").hidden = me.guest;
   $("acct-profile").href = "/@/" + encodeURIComponent(me.name);
   loadFollowingOnline();
@@ -169,4 +170,12 @@ export function wireAccount() {
     $("link-box").hidden = false;
   });
   $("btn-link-copy").addEventListener("click", () => copyField($("link-text")));
+  // Unties the Telegram users linked to this account: the bot plays them as guests again and
+  // the Mini App gives them no session of it (log out everywhere and a new password do too).
+  $("btn-unlink-tg").addEventListener("click", async () => {
+    const r = await act($("btn-unlink-tg"), () => api("DELETE", "/api/account/telegram"));
+    if (!r) return;
+    $("link-box").hidden = true;
+    toast(t(r.unlinked ? "onUnlinkedTg" : "onNoTgLink"));
+  });
 }
