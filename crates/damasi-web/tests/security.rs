@@ -358,6 +358,70 @@ async fn ipv6_visitors_are_counted_per_64() {
     assert_eq!(code, 200, "another /64: {text}");
 }
 
+/// The audit's item A, as it was run: 30 addresses each hold the most spectators' streams of a
+/// game they may (16, so 400 of 480 are taken and the rest refused), and then both seated
+/// players still open their game stream and event stream, from an address of their own and
+/// from one of the 30.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thirty_addresses_of_spectators_leave_the_players_their_streams() {
+    let state = AppState::in_memory();
+    let online = state.online.clone();
+    let a = online.accounts().add_bot("alpha", 0).await.unwrap();
+    let b = online.accounts().add_bot("beta", 0).await.unwrap();
+    let game = damasi_web::online::NewGame {
+        initial_ms: 300_000,
+        increment_ms: 3_000,
+        rated: false,
+        chat: false,
+        rules: damasi_web::online::variant::FEDERATION,
+    };
+    let id = online.create_paired(&a, &b, game).await.unwrap().id.clone();
+    let mut tokens = Vec::new();
+    for name in ["alpha", "beta"] {
+        tokens.push(online.accounts().token_for(name, 0).await.unwrap());
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(serve_with(
+        state,
+        "127.0.0.1:0".parse().unwrap(),
+        ServeOptions::default(),
+        move |addr| {
+            let _ = tx.send(addr);
+        },
+    ));
+    let addr = rx.await.unwrap();
+    // Opens a stream from `from` (with `token`, if any): its status, and the connection kept.
+    let open = |from: String, path: String, token: Option<String>| async move {
+        let mut s = connect_from(&from, addr).await;
+        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+        let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}\r\n");
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).await.unwrap();
+        let code: u16 = String::from_utf8_lossy(&head[9..12]).parse().unwrap();
+        (code, s)
+    };
+    let game_stream = format!("/api/board/game/stream/{id}");
+    let mut held = Vec::new();
+    let mut codes = std::collections::BTreeMap::new();
+    for i in 2..32 {
+        for _ in 0..16 {
+            let (code, s) = open(format!("127.0.0.{i}"), game_stream.clone(), None).await;
+            *codes.entry(code).or_insert(0) += 1;
+            held.push(s);
+        }
+    }
+    assert_eq!(codes.get(&200), Some(&400), "{codes:?}");
+    assert_eq!(codes.get(&429), Some(&80), "{codes:?}");
+    for (token, from) in tokens.iter().zip(["127.0.1.1", "127.0.0.2"]) {
+        for path in [game_stream.clone(), "/api/stream/event".to_string()] {
+            let (code, s) = open(from.into(), path.clone(), Some(token.clone())).await;
+            assert_eq!(code, 200, "{path} from {from}");
+            held.push(s);
+        }
+    }
+}
+
 /// A connection from `from` (any address of 127/8 is this machine).
 async fn connect_from(from: &str, addr: SocketAddr) -> TcpStream {
     let socket = tokio::net::TcpSocket::new_v4().unwrap();

@@ -53,6 +53,8 @@ pub struct Limits {
     password_checks: PasswordChecks,
     /// Seeks, challenges and pool joins per player.
     seeks: DefaultKeyedRateLimiter<i64>,
+    /// The same per address, for all its players together (many guests from one place).
+    seeks_by_address: DefaultKeyedRateLimiter<String>,
     /// Moves and other game actions per player.
     actions: DefaultKeyedRateLimiter<i64>,
     /// Chat lines per player.
@@ -71,6 +73,7 @@ impl Default for Limits {
             failures: LogInFailures::default(),
             password_checks: PasswordChecks::default(),
             seeks: RateLimiter::keyed(per_minute(30)),
+            seeks_by_address: RateLimiter::keyed(per_minute(60)),
             actions: RateLimiter::keyed(
                 Quota::per_second(NonZeroU32::new(20).expect("positive"))
                     .allow_burst(NonZeroU32::new(40).expect("positive")),
@@ -87,6 +90,7 @@ impl Limits {
         self.log_ins.retain_recent();
         self.failures.shrink();
         self.seeks.retain_recent();
+        self.seeks_by_address.retain_recent();
         self.actions.retain_recent();
         self.chat.retain_recent();
     }
@@ -106,6 +110,13 @@ impl Limits {
     /// busy): it does not count as a failure.
     pub fn log_in_not_tried(&self, name: &str, address: &str) {
         self.failures.not_tried(name, address);
+    }
+
+    /// Refuses a new game, seek, challenge or pool join beyond the player's rate or their
+    /// address's (all its players together).
+    fn check_seek(&self, player: i64, from: &str, what: &str) -> Result<(), ApiError> {
+        limited(&self.seeks, &player, what)?;
+        limited(&self.seeks_by_address, &from.to_string(), what)
     }
 
     /// Refuses a game action (move, offer, resignation) beyond the player's rate.
@@ -721,11 +732,14 @@ fn game_links(headers: &HeaderMap, id: &str) -> Value {
 
 async fn create(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    limited(&state.limits.seeks, &p.id, "new games")?;
+    state
+        .limits
+        .check_seek(p.id, &client_ip(conn.as_ref()), "new games")?;
     let new = req.new_game()?;
     let color = parse_color(req.color.as_deref())?;
     let table = state.online.create(Some(&p), new, color).await?;
@@ -956,11 +970,14 @@ async fn lobby(
 
 async fn seek(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    limited(&state.limits.seeks, &p.id, "seeks")?;
+    state
+        .limits
+        .check_seek(p.id, &client_ip(conn.as_ref()), "seeks")?;
     let new = req.new_game()?;
     let id = state
         .online
@@ -981,22 +998,28 @@ async fn cancel_seek(
 
 async fn accept_seek(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiPath(id): ApiPath<u64>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    limited(&state.limits.seeks, &p.id, "seeks")?;
+    state
+        .limits
+        .check_seek(p.id, &client_ip(conn.as_ref()), "seeks")?;
     let game = state.online.accept_seek(&p, id).await?;
     Ok(Json(json!({"game": game})))
 }
 
 async fn join_pool(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiPath(tc): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    limited(&state.limits.seeks, &p.id, "pool joins")?;
+    state
+        .limits
+        .check_seek(p.id, &client_ip(conn.as_ref()), "pool joins")?;
     let bad = || ApiError::BadRequest(format!("pool '{tc}' is not like 5+3"));
     let (m, i) = tc.split_once('+').ok_or_else(bad)?;
     let (m, i) = (
@@ -1018,11 +1041,14 @@ async fn leave_pool(
 
 async fn open_challenge(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiJson(req): ApiJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    limited(&state.limits.seeks, &p.id, "challenges")?;
+    state
+        .limits
+        .check_seek(p.id, &client_ip(conn.as_ref()), "challenges")?;
     let new = req.new_game()?;
     let table = state.online.create(None, new, None).await?;
     let mut body = game_links(&headers, &table.id);
@@ -1044,12 +1070,15 @@ async fn open_challenge(
 /// `clock.increment`, `rated`, and `color`, the sender's colour.
 async fn challenge_player(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     ApiPath(username): ApiPath<String>,
     OptionalJson(req): OptionalJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    limited(&state.limits.seeks, &p.id, "challenges")?;
+    state
+        .limits
+        .check_seek(p.id, &client_ip(conn.as_ref()), "challenges")?;
     let to: Player = state
         .online
         .db()
