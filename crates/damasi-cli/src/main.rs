@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod berger_cmd;
 mod book_cmds;
 mod engine_cmds;
 mod online_cmds;
@@ -65,6 +66,9 @@ enum Command {
     Puzzles(puzzle_cmds::PuzzlesArgs),
     /// Swiss tournaments: `damasi swiss pair --trf FILE` pairs the next round (FIDE Dutch).
     Swiss(swiss_cmd::SwissArgs),
+    /// Round robins: `damasi berger --players N --round R [--double]` prints round R's pairs
+    /// by FIDE's Berger tables.
+    Berger(berger_cmd::BergerArgs),
 }
 
 fn main() {
@@ -89,6 +93,7 @@ fn main() {
         Some(Command::Bot(a)) => online_cmds::bot(a),
         Some(Command::Puzzles(a)) => puzzle_cmds::puzzles(a),
         Some(Command::Swiss(a)) => swiss_cmd::swiss(a),
+        Some(Command::Berger(a)) => berger_cmd::berger(a),
     };
     if let Err(e) = result {
         if reader_went_away(&e) {
