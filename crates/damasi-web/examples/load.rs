@@ -275,9 +275,15 @@ async fn main() {
     }
     let (server, addrs) = if servers.is_empty() {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let server = tokio::spawn(damasi_web::serve(
+        // One address for every simulated player: its cap on connections is theirs together.
+        let options = damasi_web::ServeOptions {
+            connections_per_address: 2 * players + 16,
+            ..Default::default()
+        };
+        let server = tokio::spawn(damasi_web::serve_with(
             state,
             SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            options,
             move |addr| {
                 let _ = tx.send(addr);
             },

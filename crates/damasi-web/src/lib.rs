@@ -381,9 +381,8 @@ pub async fn serve_with(
         let app = app.clone();
         let trusted = trusted.clone();
         // A request that turns into a stream gives the slot back (see `streams::Client::hold`).
-        let slot = streams::ConnectionSlot::new(permit);
+        let slot = streams::ConnectionSlot::new(permit, place);
         tokio::spawn(async move {
-            let _place = place;
             let held = slot.clone();
             let service = hyper::service::service_fn(
                 move |mut req: hyper::Request<hyper::body::Incoming>| {

@@ -245,7 +245,9 @@ impl Drop for StreamPermit {
     }
 }
 
-/// The ordinary connections served now, counted per client address (by [`address_key`]).
+/// The ordinary connections served now, counted per client address (by [`address_key`]); a
+/// connection that turns into a stream or a socket gives its place back (see
+/// [`ConnectionSlot::release`]).
 #[derive(Default)]
 pub struct PerAddress(Mutex<HashMap<IpAddr, usize>>);
 
@@ -285,18 +287,20 @@ impl Drop for AddressPlace {
 /// The ordinary connection slot a connection holds (see [`crate::serve_with`]), in each of
 /// its requests' extensions, so that a request that turns into a stream can give it back.
 #[derive(Clone)]
-pub struct ConnectionSlot(Arc<Mutex<Option<OwnedSemaphorePermit>>>);
+pub struct ConnectionSlot(Arc<Mutex<Option<(OwnedSemaphorePermit, Option<AddressPlace>)>>>);
 
 impl ConnectionSlot {
-    /// The slot of a connection holding `permit`.
-    pub fn new(permit: OwnedSemaphorePermit) -> ConnectionSlot {
-        ConnectionSlot(Arc::new(Mutex::new(Some(permit))))
+    /// The slot of a connection holding `permit`, and its `place` among its address's
+    /// connections (none for a trusted proxy's).
+    pub fn new(permit: OwnedSemaphorePermit, place: Option<AddressPlace>) -> ConnectionSlot {
+        ConnectionSlot(Arc::new(Mutex::new(Some((permit, place)))))
     }
 
-    /// Gives the slot back (again: nothing).
+    /// Gives the slot and the address's place back (again: nothing): a stream is counted by
+    /// its own caps from then on.
     pub fn release(&self) {
-        let permit = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
-        drop(permit);
+        let held = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(held);
     }
 }
 
