@@ -287,7 +287,10 @@ impl Drop for AddressPlace {
 /// The ordinary connection slot a connection holds (see [`crate::serve_with`]), in each of
 /// its requests' extensions, so that a request that turns into a stream can give it back.
 #[derive(Clone)]
-pub struct ConnectionSlot(Arc<Mutex<Option<(OwnedSemaphorePermit, Option<AddressPlace>)>>>);
+pub struct ConnectionSlot(Arc<Mutex<Option<Held>>>);
+
+/// What an ordinary connection holds until it ends or turns into a stream.
+type Held = (OwnedSemaphorePermit, Option<AddressPlace>);
 
 impl ConnectionSlot {
     /// The slot of a connection holding `permit`, and its `place` among its address's
