@@ -19,7 +19,7 @@ pub struct SwissArgs {
 enum SwissCommand {
     /// Pair the next round of a FIDE TRF file by the Dutch system (C.04.3) and print it as
     /// pairing programs do: the number of pairs, then `WHITE BLACK` pairing numbers a line,
-    /// a bye as `N 0`.
+    /// a bye as `N 0`. At most 2,000 players (a server's Swiss has no more).
     Pair(PairArgs),
     /// Write a tournament of the server's store as a FIDE TRF file (standard output, or
     /// `--out`): the rounds complete, each player's points and place.
@@ -147,8 +147,7 @@ fn import(a: ImportArgs) -> Result<()> {
     use damasi_tournaments::swiss::{Entry, SwissSettings};
     let text = std::fs::read_to_string(&a.trf)
         .with_context(|| format!("cannot read {}", a.trf.display()))?;
-    let played = damasi_swiss::Tournament::from_trf(&text)
-        .with_context(|| format!("{}", a.trf.display()))?;
+    let played = read_trf(&text, &a.trf.display().to_string())?;
     let settings = SwissSettings {
         name: a
             .name
@@ -178,6 +177,25 @@ fn import(a: ImportArgs) -> Result<()> {
     Ok(())
 }
 
+/// The most players a TRF file may have to be paired or imported: a server's Swiss has no
+/// more ([`damasi_tournaments::swiss::MAX_PLAYERS`]). The pairing's time and memory grow
+/// faster than the number of players (docs/security.md, "Tournaments"): 9,000 players took
+/// 9.9 GB and more than two minutes without an answer.
+pub const MAX_TRF_PLAYERS: usize = damasi_tournaments::swiss::MAX_PLAYERS;
+
+/// Reads a TRF file's tournament, refusing one of more than [`MAX_TRF_PLAYERS`] players.
+fn read_trf(text: &str, name: &str) -> Result<damasi_swiss::Tournament> {
+    let t = damasi_swiss::Tournament::from_trf(text).with_context(|| name.to_string())?;
+    if t.players.len() > MAX_TRF_PLAYERS {
+        anyhow::bail!(
+            "{name}: {} players: damasi pairs at most {MAX_TRF_PLAYERS} (the time and memory \
+             a pairing takes grow faster than the number of players)",
+            t.players.len()
+        );
+    }
+    Ok(t)
+}
+
 fn pair(a: PairArgs) -> Result<()> {
     let text = if a.trf.as_os_str() == "-" {
         let mut s = String::new();
@@ -189,9 +207,8 @@ fn pair(a: PairArgs) -> Result<()> {
         std::fs::read_to_string(&a.trf)
             .with_context(|| format!("cannot read {}", a.trf.display()))?
     };
-    let name = a.trf.display();
-    let tournament =
-        damasi_swiss::Tournament::from_trf(&text).with_context(|| format!("{name}"))?;
+    let name = a.trf.display().to_string();
+    let tournament = read_trf(&text, &name)?;
     let pairing = damasi_swiss::pair_next_round(&tournament)
         .with_context(|| format!("{name}: no pairing"))?;
     print!("{}", pairing.to_pairs_format());

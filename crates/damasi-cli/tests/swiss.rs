@@ -175,3 +175,48 @@ fn a_tournament_imported_and_exported_pairs_as_the_reference() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no tournament nothing"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A TRF file of `n` players, none paired yet (as the reference cases write them).
+fn trf_of(n: usize) -> String {
+    let mut t = String::from("012 A big open\nXXC white1\n");
+    for i in 1..=n {
+        t.push_str(&format!(
+            "001 {i:>4}      Test{i:04} Player{i:04}               {:>4}                             0.0 {i:>4}\n",
+            2800 - (i % 1500)
+        ));
+    }
+    t.push_str("XXR 9\n");
+    t
+}
+
+/// More players than a server's Swiss may have (2,000) is refused at once with a clear
+/// error, before any pairing: 9,000 players took 9.9 GB and two minutes without an answer.
+#[test]
+fn a_file_of_too_many_players_is_refused_before_pairing() {
+    let dir = std::env::temp_dir().join(format!("damasi-swiss-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.trf");
+    std::fs::write(&big, trf_of(2001)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["swiss", "pair", "--trf"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "paired 2,001 players");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("big.trf") && err.contains("2001 players") && err.contains("at most 2000"),
+        "{err}"
+    );
+    // A small file of the same shape is paired.
+    let small = dir.join("small.trf");
+    std::fs::write(&small, trf_of(12)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["swiss", "pair", "--trf"])
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().next(), Some("6"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

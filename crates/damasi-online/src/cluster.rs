@@ -22,7 +22,9 @@
 //!   so players on different nodes pair up and one node pairs at a time.
 //! - **Roles** one node plays at a time (the Telegram bot's polling) are leases in that
 //!   shared state too ([`Online::hold_role`]); correspondence games' turns go to every node
-//!   on `damasi:turns`, so the bot hears the turns of games kept elsewhere.
+//!   on `damasi:turns`, so the bot hears the turns of games kept elsewhere, and every game's
+//!   end goes to every node on `damasi:finished`, so the tournament director hears the end of
+//!   a game of its round that another node kept (after a takeover, say).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -209,6 +211,8 @@ pub struct Cluster {
     relays: StdMutex<HashMap<String, broadcast::Sender<Arc<GameMessage>>>>,
     /// Per game owned elsewhere: the owner last seen, so forwarding needs no database query.
     owners: StdMutex<HashMap<String, String>>,
+    /// Whether this node's Redis subscriptions are live (see [`Online::hears_the_cluster`]).
+    listening: tokio::sync::watch::Sender<bool>,
 }
 
 /// The channel of game `id`'s events.
@@ -270,6 +274,7 @@ impl Cluster {
                 pending: StdMutex::new(HashMap::new()),
                 relays: StdMutex::new(HashMap::new()),
                 owners: StdMutex::new(HashMap::new()),
+                listening: tokio::sync::watch::channel(false).0,
             },
             client,
             rx,
@@ -347,6 +352,18 @@ impl Cluster {
     pub(super) fn publish_turn(&self, turn: &super::runner::YourTurn) {
         let payload = json!({"o": self.node, "e": turn}).to_string();
         let _ = self.outbox.send((TURNS_CHANNEL.to_string(), payload));
+    }
+
+    /// Sends a game's end to the other nodes' listeners (see [`super::runner::GameFinished`]).
+    pub(super) fn publish_finished(&self, f: &super::runner::GameFinished) {
+        let event = json!({
+            "id": f.id,
+            "players": f.players,
+            "outcome": f.outcome.map(|o| o.code()),
+            "rated": f.rated,
+        });
+        let payload = json!({"o": self.node, "e": event}).to_string();
+        let _ = self.outbox.send((FINISHED_CHANNEL.to_string(), payload));
     }
 
     /// Sends `cmd` about game `id` to `owner` and waits for its answer; `None` when no answer
@@ -499,7 +516,11 @@ async fn subscribe_once(
     pubsub.psubscribe("damasi:g:*").await?;
     pubsub.psubscribe("damasi:u:*").await?;
     pubsub.subscribe(TURNS_CHANNEL).await?;
+    pubsub.subscribe(FINISHED_CHANNEL).await?;
     pubsub.subscribe(node_channel(node)).await?;
+    if let Some(cluster) = inner.upgrade().as_ref().and_then(|i| i.cluster.as_ref()) {
+        cluster.listening.send_replace(true);
+    }
     if resync {
         if let Some(inner) = inner.upgrade() {
             tokio::spawn(resync_watchers(Online { inner }));
@@ -519,6 +540,8 @@ async fn subscribe_once(
             relay_game(&online, id, &payload);
         } else if channel == TURNS_CHANNEL {
             relay_turn(&online, &payload);
+        } else if channel == FINISHED_CHANNEL {
+            relay_finished(&online, &payload);
         } else if let Some(user) = channel.strip_prefix("damasi:u:") {
             if let (Ok(user), Ok(v)) = (user.parse(), serde_json::from_str::<Value>(&payload)) {
                 online.notify_here(user, v["e"].clone());
@@ -526,6 +549,9 @@ async fn subscribe_once(
         } else if let Ok(wire) = serde_json::from_str::<Wire>(&payload) {
             handle_wire(online, wire);
         }
+    }
+    if let Some(cluster) = inner.upgrade().as_ref().and_then(|i| i.cluster.as_ref()) {
+        cluster.listening.send_replace(false);
     }
     Err(redis::RedisError::from(std::io::Error::new(
         std::io::ErrorKind::ConnectionAborted,
@@ -594,6 +620,29 @@ fn relay_turn(online: &Online, payload: &str) {
 
 /// The Redis channel of correspondence games' turns.
 const TURNS_CHANNEL: &str = "damasi:turns";
+
+/// The Redis channel of every game's end.
+const FINISHED_CHANNEL: &str = "damasi:finished";
+
+/// A game's end on another node, for this node's listeners (the tournament director).
+fn relay_finished(online: &Online, payload: &str) {
+    let Some((_, e)) = from_elsewhere(online, payload) else {
+        return;
+    };
+    let (Some(id), Ok(players)) = (
+        e["id"].as_str(),
+        serde_json::from_value::<[Option<i64>; 2]>(e["players"].clone()),
+    ) else {
+        eprintln!("damasi-web: an unreadable game end from another process: {e}");
+        return;
+    };
+    let _ = online.inner.finished.send(super::runner::GameFinished {
+        id: id.to_string(),
+        players,
+        outcome: e["outcome"].as_str().and_then(|o| o.parse().ok()),
+        rated: e["rated"].as_bool().unwrap_or(false),
+    });
+}
 
 /// Who plays a role (see [`Online::hold_role`]), as stored.
 #[derive(Serialize, Deserialize)]
@@ -671,6 +720,21 @@ pub(super) fn is_not_owner(e: &ApiError) -> bool {
 
 /// Forwarding and leases: the parts of the service that only matter among several processes.
 impl Online {
+    /// Waits (at most `limit`) until this node hears the other nodes (its Redis subscriptions
+    /// are live: they begin in the background when the node starts, and again after an
+    /// outage); answers whether it does. A process alone hears everything at once. The
+    /// tournament director waits for it before resuming, so that no game's end is missed
+    /// between its start and its first tick.
+    pub async fn hears_the_cluster(&self, limit: Duration) -> bool {
+        let Some(cluster) = self.inner.cluster.as_ref() else {
+            return true;
+        };
+        let mut live = cluster.listening.subscribe();
+        tokio::time::timeout(limit, live.wait_for(|l| *l))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
     /// In a cluster, sends `cmd` about game `id` to its owner when that is another node and
     /// answers its reply; `None` when this node owns the game (or has just taken it over, or
     /// the id is not a game's), so the caller does the work here.

@@ -31,6 +31,7 @@
 //! fall with nobody there.
 
 pub mod accounts;
+pub mod addresses;
 pub mod brain;
 pub mod cluster;
 pub mod command;

@@ -21,7 +21,9 @@ use super::table::TableState;
 use super::{lock, Online, Table};
 
 /// A game that ended, for the service's own listeners (tournaments, the Telegram bot): they
-/// subscribe with [`Online::finished_games`] instead of editing the runner.
+/// subscribe with [`Online::finished_games`] instead of editing the runner. In a cluster every
+/// process hears every game's end (over Redis), so the tournament director hears the games of
+/// its rounds wherever they are kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameFinished {
     /// The game's id.
@@ -306,12 +308,16 @@ impl Online {
                 GameEvent::Finished => {
                     publish(self);
                     self.tell_players(state, "gameFinish");
-                    let _ = self.inner.finished.send(GameFinished {
+                    let finished = GameFinished {
                         id: table.id.clone(),
                         players: state.row.players,
                         outcome: state.core.game.outcome(),
                         rated: state.row.rated,
-                    });
+                    };
+                    if let Some(cluster) = &self.inner.cluster {
+                        cluster.publish_finished(&finished);
+                    }
+                    let _ = self.inner.finished.send(finished);
                 }
                 GameEvent::Said(line) => {
                     let mut event = json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text});
@@ -381,7 +387,8 @@ impl Online {
         self.inner.turns.subscribe()
     }
 
-    /// The games that end from now on (see [`GameFinished`]).
+    /// The games that end from now on (see [`GameFinished`]), in a cluster those of every
+    /// process's games.
     pub fn finished_games(&self) -> broadcast::Receiver<GameFinished> {
         self.inner.finished.subscribe()
     }

@@ -62,7 +62,8 @@ impl Tournaments {
             }
             let e = {
                 let v = arena_view(&arena);
-                Event::new(arena, v)
+                let by = arena.created_by;
+                Event::new(arena, v, by)
             };
             arenas.insert(id.to_string(), e.clone());
             e
@@ -110,12 +111,13 @@ impl Tournaments {
             ));
         }
         self.listen()?;
+        self.count_new(by)?;
         let arena = Arena::new(new_game_id()?, (by.id, by.name.clone()), now_ms(), settings)
             .map_err(api)?;
         let id = arena.id.clone();
         let event = {
             let v = arena_view(&arena);
-            Event::new(arena, v)
+            Event::new(arena, v, by.id)
         };
         let a = event.state.lock().await;
         self.save_arena(&event, &a).await?;
@@ -155,10 +157,29 @@ impl Tournaments {
         player: &Player,
         password: Option<&str>,
     ) -> Result<(), ApiError> {
+        self.join_arena_from(id, player, password, None).await
+    }
+
+    /// [`Tournaments::join_arena`] from the address `from` (counted in the wrong-password
+    /// limit per address, see [`crate::limits`]).
+    pub async fn join_arena_from(
+        &self,
+        id: &str,
+        player: &Player,
+        password: Option<&str>,
+        from: Option<std::net::IpAddr>,
+    ) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
         let mut a = e.state.lock().await;
         let known = a.players.iter().any(|p| p.user == player.id);
-        entry::check_join(player, a.settings.rated, &a.settings.entry, known, password)?;
+        self.check_entry(
+            id,
+            player,
+            (a.settings.rated, &a.settings.entry),
+            known,
+            password,
+            from,
+        )?;
         let rating = entry::entry_rating(
             self.online(),
             player,
@@ -229,11 +250,13 @@ impl Tournaments {
         }
     }
 
-    /// Starts what is due, ends what is over, pairs the free players.
+    /// Counts the games ended unnoticed (on another process: a game over in the database
+    /// counts, whoever ended it), starts what is due, ends what is over, pairs the free
+    /// players.
     pub(crate) async fn arena_tick(&self, e: &Event<Arena>) {
         let mut a = e.state.lock().await;
+        let mut changed = self.arena_catch_up(&mut a).await;
         let now = now_ms();
-        let mut changed = false;
         if a.status == Status::Created && a.settings.starts_ms.is_some_and(|t| t <= now) {
             changed |= a.start(now).is_ok();
         }
@@ -272,6 +295,29 @@ impl Tournaments {
                 eprintln!("damasi: arena {}: cannot store: {err:?}", a.id);
             }
         }
+    }
+
+    /// Records the results of `a`'s games in play that are over in the store (one query);
+    /// answers whether any was.
+    async fn arena_catch_up(&self, a: &mut Arena) -> bool {
+        let ids: Vec<String> = a.games.iter().map(|g| g.id.clone()).collect();
+        let ended = match self.online().db().ended_among(&ids).await {
+            Ok(ended) => ended,
+            Err(err) => {
+                eprintln!("damasi: arena {}: cannot read its games: {err:?}", a.id);
+                return false;
+            }
+        };
+        let mut changed = false;
+        for (g, outcome) in ended {
+            let outcome = outcome.as_deref().and_then(|o| o.parse().ok());
+            let plies = self.plies(&g, outcome).await;
+            if a.record(&g, crate::board_result(outcome, plies)) {
+                lock(&self.inner.games).remove(&g);
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Every arena in memory: ticked, and forgotten once over, with no game and no watcher.

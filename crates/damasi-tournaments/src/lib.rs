@@ -15,12 +15,14 @@
 pub mod arena;
 mod arenas;
 mod entry;
+pub mod limits;
 pub mod swiss;
 pub mod tiebreak;
 
 pub use arenas::{arena_results, arena_view, NewArena};
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
@@ -38,6 +40,9 @@ use swiss::{BoardResult, Entry, Status, Swiss, SwissError, SwissSettings};
 
 /// How often the director looks for a tournament to start or a round to pair.
 const TICK: Duration = Duration::from_millis(500);
+
+/// How long [`Tournaments::run`] waits for a cluster's messages before it resumes all the same.
+const LISTENING_WAIT: Duration = Duration::from_secs(5);
 
 /// Updates kept per watcher of a tournament before a slow one misses some (it then gets the
 /// whole state again).
@@ -59,15 +64,26 @@ struct Event<T> {
     state: Mutex<T>,
     updates: broadcast::Sender<Arc<Value>>,
     view: StdMutex<Arc<Value>>,
+    /// The organiser's account (counted in [`limits::OPEN_PER_ACCOUNT`]).
+    organiser: i64,
+    /// Whether a round is being paired (the organiser's button answered before it is done).
+    pairing: AtomicBool,
 }
 
 impl<T> Event<T> {
-    fn new(state: T, view: Value) -> Arc<Event<T>> {
+    fn new(state: T, view: Value, organiser: i64) -> Arc<Event<T>> {
         Arc::new(Event {
             view: StdMutex::new(Arc::new(view)),
             state: Mutex::new(state),
             updates: broadcast::channel(UPDATE_BUFFER).0,
+            organiser,
+            pairing: AtomicBool::new(false),
         })
+    }
+
+    /// Whether the tournament is not finished, as last stored.
+    fn open(&self) -> bool {
+        self.view()["status"] != "finished"
     }
 
     fn view(&self) -> Arc<Value> {
@@ -95,6 +111,8 @@ struct Inner {
     stopped: AtomicBool,
     /// Whether this process directs tournaments (see [`Tournaments::elsewhere`]).
     here: bool,
+    /// What one account or address may ask for in a while.
+    limits: limits::Limits,
 }
 
 /// The tournament director; cheap to clone.
@@ -105,6 +123,15 @@ pub struct Tournaments {
 
 fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What [`Tournaments::begin_next_round`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Begun {
+    /// The round is being paired; its games follow.
+    Pairing,
+    /// Nothing was left to pair: the tournament's status now.
+    Done(Status),
 }
 
 /// What an organiser asks for (the API's fields, already read).
@@ -141,6 +168,7 @@ impl Tournaments {
                 running: AtomicBool::new(false),
                 stopped: AtomicBool::new(false),
                 here,
+                limits: limits::Limits::new(),
             }),
         }
     }
@@ -150,6 +178,11 @@ impl Tournaments {
     pub async fn run(&self) -> Result<(), ApiError> {
         if !self.inner.here {
             return Ok(());
+        }
+        // In a cluster, the other processes' game endings are heard from here on (those
+        // missed meanwhile are read from the store on the first tick).
+        if !self.inner.online.hears_the_cluster(LISTENING_WAIT).await {
+            eprintln!("damasi: the tournament director does not hear the other processes yet");
         }
         self.listen()?;
         let rows = self
@@ -252,7 +285,8 @@ impl Tournaments {
             }
             let e = {
                 let v = view(&swiss);
-                Event::new(swiss, v)
+                let by = swiss.created_by;
+                Event::new(swiss, v, by)
             };
             events.insert(id.to_string(), e.clone());
             e
@@ -260,7 +294,7 @@ impl Tournaments {
         // Games made before a restart, and results missed while away.
         let mut s = event.state.lock().await;
         self.make_games(&mut s).await;
-        self.collect_results(&mut s).await;
+        self.collect_results(&event, &mut s).await;
         Ok(event.clone())
     }
 
@@ -284,6 +318,7 @@ impl Tournaments {
             &mut settings.entry,
         )?;
         self.listen()?;
+        self.count_new(by)?;
         let first = if new_game_id()?.as_bytes()[0] % 2 == 0 {
             Colour::White
         } else {
@@ -300,12 +335,48 @@ impl Tournaments {
         let id = swiss.id.clone();
         let event = {
             let v = view(&swiss);
-            Event::new(swiss, v)
+            Event::new(swiss, v, by.id)
         };
         let s = event.state.lock().await;
         self.save(&event, &s).await?;
         lock(&self.inner.events).insert(id, event.clone());
         Ok(view(&s))
+    }
+
+    /// Refuses a new tournament of `by` over the limits (429, see [`limits`]), else counts it.
+    fn count_new(&self, by: &Player) -> Result<(), ApiError> {
+        let open = lock(&self.inner.events)
+            .values()
+            .filter(|e| e.organiser == by.id && e.open())
+            .count()
+            + lock(&self.inner.arenas)
+                .values()
+                .filter(|e| e.organiser == by.id && e.open())
+                .count();
+        self.inner.limits.create(by.id, open)
+    }
+
+    /// Checks `player`'s entry to tournament `id` (see [`entry::check_join`]) under the
+    /// wrong-password limits: refused (429) after too many wrong ones from the account for
+    /// this tournament or from the address `from`; a wrong one counts.
+    fn check_entry(
+        &self,
+        id: &str,
+        player: &Player,
+        (rated, entry): (bool, &Entry),
+        known: bool,
+        password: Option<&str>,
+        from: Option<IpAddr>,
+    ) -> Result<(), ApiError> {
+        let guarded = matches!(entry, Entry::Password { .. }) && !known;
+        if guarded {
+            self.inner.limits.password_allowed(player.id, id, from)?;
+        }
+        let checked = entry::check_join(player, rated, entry, known, password);
+        if guarded && matches!(&checked, Err(e) if e.code() == "wrong-password") {
+            self.inner.limits.wrong_password(player.id, id, from);
+        }
+        checked
     }
 
     /// The tournament as the page and the API show it.
@@ -363,9 +434,28 @@ impl Tournaments {
         player: &Player,
         password: Option<&str>,
     ) -> Result<(), ApiError> {
+        self.join_from(id, player, password, None).await
+    }
+
+    /// [`Tournaments::join`] from the address `from` (counted in the wrong-password limit per
+    /// address, see [`limits`]).
+    pub async fn join_from(
+        &self,
+        id: &str,
+        player: &Player,
+        password: Option<&str>,
+        from: Option<IpAddr>,
+    ) -> Result<(), ApiError> {
         let event = self.event(id).await?;
         let mut s = event.state.lock().await;
-        entry::check_join(player, s.settings.rated, &s.settings.entry, false, password)?;
+        self.check_entry(
+            id,
+            player,
+            (s.settings.rated, &s.settings.entry),
+            false,
+            password,
+            from,
+        )?;
         let rating = entry::entry_rating(
             self.online(),
             player,
@@ -404,6 +494,39 @@ impl Tournaments {
         self.advance(&event, &mut s, true).await
     }
 
+    /// The organiser's button without waiting for the pairing: what
+    /// [`Tournaments::next_round_now`] does, answered as soon as the round is being paired
+    /// (the pairing of a large round takes seconds, on a blocking thread) with
+    /// [`Begun::Pairing`]; its games are made once it is done, and the tournament's view says
+    /// `"pairing": true` meanwhile. What is refused (not the organiser, a round in play, too
+    /// few players) is refused here as there.
+    pub async fn begin_next_round(&self, id: &str, by: &Player) -> Result<Begun, ApiError> {
+        let event = self.event(id).await?;
+        if event.pairing.load(Ordering::SeqCst) {
+            entry::check_organiser(event.organiser, by)?;
+            return Ok(Begun::Pairing);
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (t, by) = (self.clone(), by.clone());
+        tokio::spawn(async move {
+            let mut s = event.state.lock().await;
+            let mut told = Some(tx);
+            let done = match entry::check_organiser(s.created_by, &by) {
+                Ok(()) => t.advance_told(&event, &mut s, true, &mut told).await,
+                Err(e) => Err(e),
+            };
+            match (told.take(), done) {
+                (Some(tx), done) => {
+                    let _ = tx.send(done.map(|()| Begun::Done(s.status)));
+                }
+                (None, Err(e)) => eprintln!("damasi: tournament {}: {e:?}", s.id),
+                (None, Ok(())) => {}
+            }
+        });
+        rx.await
+            .map_err(|_| ApiError::Internal("the organiser's button was dropped".into()))?
+    }
+
     /// The organiser sets when the next round (or the first) is paired.
     pub async fn schedule(&self, id: &str, by: &Player, at: i64) -> Result<(), ApiError> {
         let event = self.event(id).await?;
@@ -433,6 +556,18 @@ impl Tournaments {
         event: &Event<Swiss>,
         s: &mut Swiss,
         now_asked: bool,
+    ) -> Result<(), ApiError> {
+        self.advance_told(event, s, now_asked, &mut None).await
+    }
+
+    /// [`Tournaments::advance`], sending [`Begun::Pairing`] on `told` (taken) when the pairing
+    /// begins.
+    async fn advance_told(
+        &self,
+        event: &Event<Swiss>,
+        s: &mut Swiss,
+        now_asked: bool,
+        told: &mut Option<tokio::sync::oneshot::Sender<Result<Begun, ApiError>>>,
     ) -> Result<(), ApiError> {
         let now = now_ms();
         match s.status {
@@ -472,12 +607,29 @@ impl Tournaments {
             }
         };
         if let Some(view) = view {
-            // Pairing a large tournament takes seconds: not on the server's threads.
-            let pairing = tokio::task::spawn_blocking(move || damasi_swiss::pair_next_round(&view))
-                .await
-                .map_err(|e| ApiError::Internal(format!("the pairing stopped: {e}")))?;
+            // Pairing a large tournament takes seconds: not on the server's threads, and the
+            // organiser's button is answered meanwhile.
+            event.pairing.store(true, Ordering::SeqCst);
+            let mut shown = self::view(s);
+            shown["pairing"] = json!(true);
+            event.publish(shown);
+            if let Some(tx) = told.take() {
+                let _ = tx.send(Ok(Begun::Pairing));
+            }
+            let pairing =
+                tokio::task::spawn_blocking(move || damasi_swiss::pair_next_round(&view)).await;
+            event.pairing.store(false, Ordering::SeqCst);
+            let pairing = match pairing {
+                Ok(p) => p,
+                Err(e) => {
+                    *s = before;
+                    event.publish(self::view(s));
+                    return Err(ApiError::Internal(format!("the pairing stopped: {e}")));
+                }
+            };
             if let Err(e) = s.paired(pairing, now) {
                 *s = before;
+                event.publish(self::view(s));
                 return Err(api(e));
             }
         }
@@ -615,11 +767,10 @@ impl Tournaments {
         }
     }
 
-    /// Reads from the store the games of the round in play that ended unnoticed.
-    async fn collect_results(&self, s: &mut Swiss) {
-        let Some(event) = lock(&self.inner.events).get(&s.id).cloned() else {
-            return;
-        };
+    /// Reads from the store the games of the round in play that ended unnoticed (on another
+    /// process, or while this one was away): a game over in the database counts, whoever
+    /// ended it. One query for the whole round; done on every tick.
+    async fn collect_results(&self, event: &Event<Swiss>, s: &mut Swiss) {
         let Some(round) = s.in_play() else { return };
         let games: Vec<String> = round
             .boards
@@ -627,13 +778,16 @@ impl Tournaments {
             .filter(|b| b.result.is_none())
             .filter_map(|b| b.game.clone())
             .collect();
-        for g in games {
-            if let Ok(Some((row, _))) = self.online().db().game(&g).await {
-                if row.status == "over" {
-                    let outcome = row.outcome.as_deref().and_then(|o| o.parse().ok());
-                    self.count_result(&event, s, &g, outcome).await;
-                }
+        let ended = match self.online().db().ended_among(&games).await {
+            Ok(ended) => ended,
+            Err(e) => {
+                eprintln!("damasi: tournament {}: cannot read its games: {e:?}", s.id);
+                return;
             }
+        };
+        for (g, outcome) in ended {
+            let outcome = outcome.as_deref().and_then(|o| o.parse().ok());
+            self.count_result(event, s, &g, outcome).await;
         }
     }
 
@@ -642,11 +796,12 @@ impl Tournaments {
         let events: Vec<Arc<Event<Swiss>>> = lock(&self.inner.events).values().cloned().collect();
         for e in events {
             let mut s = e.state.lock().await;
-            self.collect_results(&mut s).await;
+            self.collect_results(&e, &mut s).await;
         }
     }
 
-    /// Starts what is due, pairs what is due, and forgets finished tournaments.
+    /// Counts the games ended unnoticed (see [`Tournaments::collect_results`]), starts what
+    /// is due, pairs what is due, and forgets finished tournaments.
     async fn tick(&self) {
         self.arenas_tick().await;
         let events: Vec<(String, Arc<Event<Swiss>>)> = lock(&self.inner.events)
@@ -661,6 +816,10 @@ impl Tournaments {
                 }
                 continue;
             }
+            if self.inner.stopped.load(Ordering::SeqCst) {
+                return;
+            }
+            self.collect_results(&e, &mut s).await;
             if let Err(err) = self.advance(&e, &mut s, false).await {
                 eprintln!("damasi: tournament {id}: {err:?}");
             }

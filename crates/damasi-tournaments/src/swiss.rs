@@ -97,15 +97,52 @@ impl SwissSettings {
     }
 }
 
-/// Checks a tournament's name: 2 to 80 characters, none a control character.
+/// Checks a tournament's name: 2 to 80 characters, none a control character nor an invisible
+/// format character ([`is_format`]: direction overrides and marks, zero-width characters),
+/// which would make a name show as another, or turn the text around it on a page.
 pub(crate) fn check_name(name: &str) -> Result<(), SwissError> {
     let len = name.chars().count();
-    if !(2..=80).contains(&len) || name.chars().any(char::is_control) {
+    if !(2..=80).contains(&len) {
         return Err(SwissError::Invalid(
-            "a tournament's name has 2 to 80 characters".into(),
+            "name: a tournament's name has 2 to 80 characters".into(),
         ));
     }
+    if let Some(c) = name.chars().find(|c| c.is_control() || is_format(*c)) {
+        return Err(SwissError::Invalid(format!(
+            "name: U+{:04X} is a control or invisible formatting character (direction \
+             overrides, zero-width characters): write the name without it",
+            c as u32
+        )));
+    }
     Ok(())
+}
+
+/// Whether `c` is one of Unicode's format characters (general category Cf): invisible, they
+/// change how the text around them shows (U+202E turns it right to left, U+200B is a space
+/// of no width).
+pub fn is_format(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD
+        | 0x0600..=0x0605
+        | 0x061C
+        | 0x06DD
+        | 0x070F
+        | 0x0890..=0x0891
+        | 0x08E2
+        | 0x180E
+        | 0x200B..=0x200F
+        | 0x202A..=0x202E
+        | 0x2060..=0x2064
+        | 0x2066..=0x206F
+        | 0xFEFF
+        | 0xFFF9..=0xFFFB
+        | 0x110BD
+        | 0x110CD
+        | 0x13430..=0x1343F
+        | 0x1BCA0..=0x1BCA3
+        | 0x1D173..=0x1D17A
+        | 0xE0001
+        | 0xE0020..=0xE007F)
 }
 
 /// Where a tournament is.

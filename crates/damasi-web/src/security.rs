@@ -181,21 +181,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The key an address is counted by in every per-address limit: IPv4 as it is (also when
-/// written as IPv4-mapped IPv6), IPv6 by its /64 (one subscriber usually has a whole /64, and
-/// can pick any address in it).
-pub fn address_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(v4) => IpAddr::V4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let bits = u128::from(v6) & !((1u128 << 64) - 1);
-                IpAddr::V6(bits.into())
-            }
-        },
-    }
-}
+pub use damasi_online::addresses::address_key;
 
 /// The address a request comes from: the connection's peer, or, when the peer is one of the
 /// `trusted` proxies, the address the proxies say they were connected from. `X-Forwarded-For`

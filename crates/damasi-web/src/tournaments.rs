@@ -174,6 +174,28 @@ fn entry_of(conditions: Option<Conditions>) -> Entry {
 /// Default pause between rounds (lichess's default interval is a few seconds too).
 const DEFAULT_PAUSE_S: i64 = 10;
 
+/// How far in the past a start time may be (a clock a little behind, a form sent slowly).
+const START_SLACK_MS: i64 = 5 * 60_000;
+/// How far ahead a start time may be.
+const START_AHEAD_MS: i64 = 366 * 24 * 3_600_000;
+
+/// Checks a start time (Unix ms) given as `field`: not in the past (beyond
+/// [`START_SLACK_MS`]) and at most [`START_AHEAD_MS`] (a year) ahead.
+fn check_start(field: &str, at: i64) -> Result<i64, ApiError> {
+    let now = damasi_online::now_ms();
+    if at < now - START_SLACK_MS {
+        return Err(ApiError::BadRequest(format!(
+            "{field}: {at} is in the past (it is now {now}, Unix time in ms)"
+        )));
+    }
+    if at > now + START_AHEAD_MS {
+        return Err(ApiError::BadRequest(format!(
+            "{field}: {at} is more than a year ahead (it is now {now}, Unix time in ms)"
+        )));
+    }
+    Ok(at)
+}
+
 impl SwissRequest {
     fn settings(self) -> Result<NewSwiss, ApiError> {
         let rules = damasi_online::variant::parse("variant", self.variant.as_deref())?;
@@ -225,7 +247,10 @@ impl SwissRequest {
                 increment_ms,
                 // Rated unless asked otherwise, but games under other rules are casual.
                 rated: self.rated.unwrap_or(rules == damasi::RuleSet::default()),
-                starts_ms: self.starts_at,
+                starts_ms: self
+                    .starts_at
+                    .map(|at| check_start("startsAt", at))
+                    .transpose()?,
                 round_pause_ms: self
                     .round_interval
                     .unwrap_or(DEFAULT_PAUSE_S)
@@ -318,6 +343,7 @@ async fn schedule(
     let at = req
         .date
         .ok_or_else(|| ApiError::BadRequest("give the date: Unix time in ms".into()))?;
+    let at = check_start("date", at)?;
     state.tournaments.schedule(&id, &p, at).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -403,10 +429,12 @@ async fn arena_create(
     let minutes = req
         .minutes
         .ok_or_else(|| ApiError::BadRequest("give minutes: how long the arena lasts".into()))?;
-    let starts_ms = req.start_date.or_else(|| {
-        req.wait_minutes
-            .map(|w| damasi_online::now_ms() + w.clamp(0, 24 * 60) * 60_000)
-    });
+    let starts_ms = match req.start_date {
+        Some(at) => Some(check_start("startDate", at)?),
+        None => req
+            .wait_minutes
+            .map(|w| damasi_online::now_ms() + w.clamp(0, 24 * 60) * 60_000),
+    };
     let entry = entry_of(req.conditions);
     let settings = damasi_tournaments::arena::ArenaSettings {
         name: match req.name.as_deref().map(str::trim) {
@@ -459,18 +487,20 @@ async fn arena_show(
     Ok(Json(state.tournaments.show_arena(&id).await?))
 }
 
+/// Joins; wrong passwords are limited per account and tournament, and per address (429).
 async fn join<const IS_ARENA: bool>(
     State(state): State<AppState>,
     headers: HeaderMap,
+    client: Client,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<JoinRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    let (t, password) = (&state.tournaments, req.password.as_deref());
+    let (t, password, from) = (&state.tournaments, req.password.as_deref(), client.address);
     if IS_ARENA {
-        t.join_arena(&id, &p, password).await?;
+        t.join_arena_from(&id, &p, password, from).await?;
     } else {
-        t.join(&id, &p, password).await?;
+        t.join_from(&id, &p, password, from).await?;
     }
     Ok(Json(json!({"ok": true})))
 }
@@ -490,7 +520,9 @@ async fn withdraw<const IS_ARENA: bool>(
     Ok(Json(json!({"ok": true})))
 }
 
-/// The organiser: starts an arena; starts a Swiss or pairs its next round now.
+/// The organiser: starts an arena; starts a Swiss or pairs its next round now. A Swiss is
+/// answered as soon as its round is being paired (`"state": "pairing"`, its games follow;
+/// the pairing of a large round runs on a blocking thread), else with its status.
 async fn start<const IS_ARENA: bool>(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -499,10 +531,13 @@ async fn start<const IS_ARENA: bool>(
     let p = player(&state.online, &headers).await?;
     if IS_ARENA {
         state.tournaments.start_arena(&id, &p).await?;
-    } else {
-        state.tournaments.next_round_now(&id, &p).await?;
+        return Ok(Json(json!({"ok": true})));
     }
-    Ok(Json(json!({"ok": true})))
+    let state = match state.tournaments.begin_next_round(&id, &p).await? {
+        damasi_tournaments::Begun::Pairing => "pairing",
+        damasi_tournaments::Begun::Done(status) => status.as_str(),
+    };
+    Ok(Json(json!({"ok": true, "state": state})))
 }
 
 async fn terminate<const IS_ARENA: bool>(

@@ -771,3 +771,246 @@ fn a_role_is_one_nodes_and_every_node_hears_the_turns() {
         assert!(heard_b.try_recv().is_err(), "node b heard a turn twice");
     });
 }
+
+/// One process of a cluster without its web side: its own runtime (dropped to kill it), its
+/// online service and, for the process that runs them, the tournament director.
+struct Process {
+    runtime: Option<tokio::runtime::Runtime>,
+    online: Online,
+    director: Option<damasi_tournaments::Tournaments>,
+}
+
+impl Process {
+    fn start(pg: &str, redis: &str, directs: bool) -> Process {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (online, director) = runtime.block_on(async {
+            let online = clustered(pg, redis).await;
+            let director = if directs {
+                let d = damasi_tournaments::Tournaments::new(online.clone());
+                d.run().await.expect("the director resumes");
+                Some(d)
+            } else {
+                None
+            };
+            (online, director)
+        });
+        Process {
+            runtime: Some(runtime),
+            online,
+            director,
+        }
+    }
+
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.as_ref().expect("alive").block_on(f)
+    }
+
+    /// Runs `f` as a task of this process and waits for it from outside (the process goes on
+    /// by its own threads afterwards, as a process does, not by the caller's).
+    fn spawn_wait<F>(&self, f: F) -> F::Output
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (tx, rx) = std::sync::mpsc::channel();
+        self.runtime.as_ref().expect("alive").spawn(async move {
+            let _ = tx.send(f.await);
+        });
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("an answer from the process")
+    }
+
+    fn director(&self) -> &damasi_tournaments::Tournaments {
+        self.director.as_ref().expect("the director's process")
+    }
+
+    /// Dies at once, as `kill -9`: its leases are left to run out.
+    fn kill(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A Swiss of two rounds for three bots, made by `p`'s director and its first round paired:
+/// the tournament's id, its game, and White and Black of that game.
+fn swiss_with_a_round(
+    p: &Process,
+) -> (
+    String,
+    String,
+    damasi_web::online::accounts::Player,
+    damasi_web::online::accounts::Player,
+) {
+    use damasi_tournaments::swiss::{Entry, SwissSettings};
+    p.block_on(async {
+        let accounts = p.online.accounts();
+        let now = damasi_web::online::now_ms();
+        let organiser = accounts.add_bot(&unique("org"), now).await.unwrap();
+        let one = accounts.add_bot(&unique("sw"), now).await.unwrap();
+        let two = accounts.add_bot(&unique("sb"), now).await.unwrap();
+        // A third player: round 1 is one game and a bye, and round 2 can be paired.
+        let three = accounts.add_bot(&unique("sc"), now).await.unwrap();
+        let settings = SwissSettings {
+            name: "Küme turnuvası".into(),
+            rounds: 2,
+            initial_ms: 180_000,
+            increment_ms: 2000,
+            rated: false,
+            starts_ms: None,
+            round_pause_ms: 0,
+            entry: Entry::Anyone,
+            tiebreaks: damasi_tournaments::tiebreak::Tiebreak::FEDERATION.to_vec(),
+            rules: damasi::RuleSet::default(),
+        };
+        let d = p.director();
+        let created = d
+            .create(
+                &organiser,
+                damasi_tournaments::NewSwiss {
+                    settings,
+                    password: None,
+                },
+            )
+            .await
+            .unwrap();
+        let id = created["id"].as_str().unwrap().to_string();
+        d.join(&id, &one, None).await.unwrap();
+        d.join(&id, &two, None).await.unwrap();
+        d.join(&id, &three, None).await.unwrap();
+        d.next_round_now(&id, &organiser).await.unwrap();
+        let s = d.get(&id).await.unwrap();
+        let board = &s.rounds[0].boards[0];
+        let game = board.game.clone().expect("the round's game is made");
+        let white = s.entrants[board.white as usize - 1].user;
+        let black = s.entrants[board.black as usize - 1].user;
+        let by_id = |u: i64| {
+            [&one, &two, &three]
+                .into_iter()
+                .find(|p| p.id == u)
+                .cloned()
+                .expect("a player of the tournament")
+        };
+        let (white, black) = (by_id(white), by_id(black));
+        (id, game, white, black)
+    })
+}
+
+/// Waits (20 s at most) until `p`'s director has the result of the first round and has paired
+/// the second; answers the tournament's view.
+fn second_round_paired(p: &Process, id: &str) -> Value {
+    p.block_on(async {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let view = p.director().show(id).await.unwrap();
+            let rounds = view["rounds"].as_array().map_or(0, Vec::len);
+            if rounds == 2 {
+                return view;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the round never finished: {} game(s) ongoing after 20 s: {view}",
+                view["nbOngoing"]
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+}
+
+/// The scene of both tests below: the tournament director's process is killed (`kill -9`)
+/// with a Swiss round in play, the other process takes the round's game over and White
+/// moves there, the director is started again (on `director_redis`), and the game ends on
+/// the other process (Black resigns). Answers the director's process, the tournament's id,
+/// the game's id, and what the director's process heard of games ending from its start.
+fn a_round_ends_elsewhere_after_a_kill(
+    pg: &str,
+    redis: &str,
+    director_redis: &str,
+) -> (
+    Process,
+    String,
+    String,
+    tokio::sync::broadcast::Receiver<damasi_web::online::runner::GameFinished>,
+) {
+    let mut director = Process::start(pg, redis, true);
+    let other = Process::start(pg, redis, false);
+    let (id, game, white, black) = swiss_with_a_round(&director);
+
+    // kill -9 of the director; the other process takes its game over once the lease is out.
+    director.kill();
+    std::thread::sleep(LEASE + Duration::from_millis(600));
+    let first = Position::start();
+    let m = *first.legal_moves().iter().next().expect("a legal move");
+    let text = first.write_move(&m, Notation::Landing);
+    let (online, id_) = (other.online.clone(), game.clone());
+    other
+        .spawn_wait(async move {
+            let move_ = damasi_web::online::command::Command::Move { text };
+            online.run(&id_, &white, move_).await
+        })
+        .expect("White's move, on the process that took the game over");
+
+    // The director comes back (it finds the round in play, its game not over); the game ends
+    // on the other process.
+    let director = Process::start(pg, director_redis, true);
+    let heard = director.online.finished_games();
+    let (online, id_) = (other.online.clone(), game.clone());
+    other
+        .spawn_wait(async move {
+            let resign = damasi_web::online::command::Command::Resign;
+            online.run(&id_, &black, resign).await
+        })
+        .expect("Black resigns");
+    (director, id, game, heard)
+}
+
+/// The round's game ends on a process that is not the director's (after a `kill -9` of the
+/// director and its restart): the director must count it (it hears every process's endings
+/// over Redis, and reads the round's games from the store on each tick) and pair the next
+/// round, with no restart. Before, it heard only its own process's endings and the
+/// round showed "1 game ongoing" until the director was restarted again.
+#[test]
+fn a_swiss_round_ended_on_another_process_finishes_after_the_director_died() {
+    let _serial = one_at_a_time();
+    let Some((pg, redis)) = servers() else { return };
+    let (director, id, game, mut heard) = a_round_ends_elsewhere_after_a_kill(&pg, &redis, &redis);
+    let view = second_round_paired(&director, &id);
+    assert_eq!(view["rounds"][0]["games"][0]["result"], "1-0", "{view}");
+    assert_eq!(view["nbOngoing"], 1, "round 2's game is in play: {view}");
+    // The end is heard over Redis too (the store is the director's safety net); told once.
+    if let Ok(ended) = heard.try_recv() {
+        assert_eq!(ended.id, game);
+        assert_eq!(
+            ended.outcome.map(|o| o.code()).as_deref(),
+            Some("white:resignation")
+        );
+    }
+}
+
+/// The same, but the director's process cannot hear of the end (it listens on another Redis
+/// server, as if the message were lost): the game is over in the database, so it counts all
+/// the same, read from the store on the director's next tick.
+#[test]
+fn a_swiss_round_ended_unheard_is_caught_up_from_the_store() {
+    let _serial = one_at_a_time();
+    let Some((pg, redis)) = servers() else { return };
+    let deaf = OwnRedis::start();
+    let (director, id, _game, mut heard) =
+        a_round_ends_elsewhere_after_a_kill(&pg, &redis, &deaf.url());
+    let view = second_round_paired(&director, &id);
+    assert_eq!(view["rounds"][0]["games"][0]["result"], "1-0", "{view}");
+    assert!(
+        heard.try_recv().is_err(),
+        "nothing was heard: the store told"
+    );
+}

@@ -575,6 +575,18 @@ impl OnlineDb {
         both!(self.game(id))
     }
 
+    /// Those of `ids` that are over, each with its outcome's code (as [`OnlineGameRow`]'s):
+    /// one query however many games (the tournament director's catch-up, every tick).
+    pub async fn ended_among(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        both!(self.ended_among(ids))
+    }
+
     /// Ids of the games not over (to look after again after a restart).
     pub async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
         both!(self.unfinished())

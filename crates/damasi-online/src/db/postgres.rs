@@ -931,6 +931,21 @@ impl PostgresDb {
         )))
     }
 
+    pub(super) async fn ended_among(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT id, outcome FROM online_games WHERE status = 'over' AND id = ANY($1)",
+                &[&ids],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     pub(super) async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
         let c = self.client().await?;
         let rows = c

@@ -617,6 +617,32 @@ impl SqliteDb {
         .await
     }
 
+    /// Those of `ids` that are over, with their outcomes.
+    pub async fn ended_among(
+        &self,
+        ids: &[String],
+    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
+        let ids = ids.to_vec();
+        self.with(move |c| {
+            let mut ended = Vec::new();
+            // SQLite takes at most 32,766 parameters in one statement.
+            for chunk in ids.chunks(500) {
+                let marks = vec!["?"; chunk.len()].join(",");
+                let mut stmt = c.prepare(&format!(
+                    "SELECT id, outcome FROM online_games WHERE status = 'over' AND id IN ({marks})"
+                ))?;
+                let rows = stmt
+                    .query_map(rusqlite::params_from_iter(chunk), |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?;
+                ended.extend(rows);
+            }
+            Ok(ended)
+        })
+        .await
+    }
+
     /// Ids of the games not over (to look after again after a restart).
     pub async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
         self.with(|c| {
