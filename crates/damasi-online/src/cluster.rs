@@ -297,7 +297,7 @@ impl Cluster {
     /// Gives game `id`'s lease up.
     pub(super) async fn release(&self, id: &str) {
         if let Err(e) = self.db.release(id, &self.node).await {
-            eprintln!("damasi-web: cannot release game {id}: {e:?}");
+            eprintln!("damasi: cannot release game {id}: {e:?}");
         }
     }
 
@@ -449,28 +449,46 @@ async fn publisher(client: redis::Client, mut outbox: mpsc::UnboundedReceiver<(S
         // so the other nodes get every event in order once it is back; an outage longer than
         // OUTAGE_KEPT drops the batch, and the other nodes resync when they reconnect.
         let since = tokio::time::Instant::now();
+        // One line for the outage, not one per attempt (five a second).
+        let mut said = false;
         loop {
             if conn.is_none() {
                 match client.get_multiplexed_async_connection().await {
                     Ok(c) => conn = Some(c),
-                    Err(e) => {
-                        eprintln!("damasi-web: Redis: {e}");
+                    Err(e) if !said => {
+                        eprintln!(
+                            "damasi: Redis: {e}; events wait for it (at most {} s)",
+                            OUTAGE_KEPT.as_secs()
+                        );
+                        said = true;
                     }
+                    Err(_) => {}
                 }
             }
             if let Some(c) = conn.as_mut() {
                 let sent: redis::RedisResult<()> = pipe.query_async(c).await;
                 match sent {
-                    Ok(()) => break,
+                    Ok(()) => {
+                        if said {
+                            eprintln!(
+                                "damasi: Redis is back after {:.1} s",
+                                since.elapsed().as_secs_f64()
+                            );
+                        }
+                        break;
+                    }
                     Err(e) => {
-                        eprintln!("damasi-web: Redis publish: {e}");
+                        if !said {
+                            eprintln!("damasi: Redis publish: {e}");
+                            said = true;
+                        }
                         conn = None;
                     }
                 }
             }
             if since.elapsed() >= OUTAGE_KEPT {
                 eprintln!(
-                    "damasi-web: Redis away for {} s: {} events dropped",
+                    "damasi: Redis away for {} s: {} events dropped",
                     OUTAGE_KEPT.as_secs(),
                     batch.len()
                 );
@@ -484,8 +502,14 @@ async fn publisher(client: redis::Client, mut outbox: mpsc::UnboundedReceiver<(S
 /// How long events wait for Redis to come back before they are dropped.
 const OUTAGE_KEPT: Duration = Duration::from_secs(30);
 
+/// How soon a lost subscription is tried again: after an outage a node hears the others (and
+/// its watchers get the games' states) within this of Redis coming back.
+const RESUBSCRIBE_EVERY: Duration = Duration::from_millis(250);
+
 async fn subscriber(inner: Weak<Inner>, client: redis::Client) {
     let mut resync = false;
+    // One line for the outage, not one per attempt.
+    let mut said = false;
     loop {
         let Some(node) = inner
             .upgrade()
@@ -493,11 +517,14 @@ async fn subscriber(inner: Weak<Inner>, client: redis::Client) {
         else {
             return;
         };
-        match subscribe_once(&inner, &client, &node, resync).await {
+        match subscribe_once(&inner, &client, &node, resync, &mut said).await {
             Ok(()) => return,
             Err(e) => {
-                eprintln!("damasi-web: Redis subscription: {e}; again in 1 s");
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                if !said {
+                    eprintln!("damasi: Redis subscription: {e}; trying again until it is back");
+                    said = true;
+                }
+                tokio::time::sleep(RESUBSCRIBE_EVERY).await;
             }
         }
         // Events sent while this node was not listening are lost to it: once subscribed
@@ -511,6 +538,7 @@ async fn subscribe_once(
     client: &redis::Client,
     node: &str,
     resync: bool,
+    said: &mut bool,
 ) -> redis::RedisResult<()> {
     let mut pubsub = client.get_async_pubsub().await?;
     pubsub.psubscribe("damasi:g:*").await?;
@@ -520,6 +548,9 @@ async fn subscribe_once(
     pubsub.subscribe(node_channel(node)).await?;
     if let Some(cluster) = inner.upgrade().as_ref().and_then(|i| i.cluster.as_ref()) {
         cluster.listening.send_replace(true);
+    }
+    if std::mem::take(said) {
+        eprintln!("damasi: Redis subscription back");
     }
     if resync {
         if let Some(inner) = inner.upgrade() {
@@ -578,7 +609,7 @@ async fn resync_watchers(online: Online) {
             Ok(state) => {
                 let _ = tx.send(GameMessage::new(state));
             }
-            Err(e) => eprintln!("damasi-web: cannot resync game {id}: {e:?}"),
+            Err(e) => eprintln!("damasi: cannot resync game {id}: {e:?}"),
         }
     }
 }
@@ -614,7 +645,7 @@ fn relay_turn(online: &Online, payload: &str) {
         Ok(turn) => {
             let _ = online.inner.turns.send(turn);
         }
-        Err(e) => eprintln!("damasi-web: an unreadable turn from another process: {e}"),
+        Err(e) => eprintln!("damasi: an unreadable turn from another process: {e}"),
     }
 }
 
@@ -633,7 +664,7 @@ fn relay_finished(online: &Online, payload: &str) {
         e["id"].as_str(),
         serde_json::from_value::<[Option<i64>; 2]>(e["players"].clone()),
     ) else {
-        eprintln!("damasi-web: an unreadable game end from another process: {e}");
+        eprintln!("damasi: an unreadable game end from another process: {e}");
         return;
     };
     let _ = online.inner.finished.send(super::runner::GameFinished {
@@ -698,7 +729,7 @@ async fn renewer(inner: Weak<Inner>) {
         let Some(inner) = inner.upgrade() else { return };
         let online = Online { inner };
         if let Err(e) = online.renew_leases().await {
-            eprintln!("damasi-web: lease renewal: {e:?}");
+            eprintln!("damasi: lease renewal: {e:?}");
         }
     }
 }
@@ -807,7 +838,7 @@ impl Online {
         };
         for t in lost {
             eprintln!(
-                "damasi-web: game {} is now looked after by another process",
+                "damasi: game {} is now looked after by another process",
                 t.id
             );
             if let Some(timer) = lock(&t.timer).take() {
@@ -868,7 +899,7 @@ impl Online {
             match self.table(&id).await {
                 Ok(_) => taken += 1,
                 Err(e) if is_not_owner(&e) => {}
-                Err(e) => eprintln!("damasi-web: cannot take game {id} over: {e:?}"),
+                Err(e) => eprintln!("damasi: cannot take game {id} over: {e:?}"),
             }
         }
         Ok(taken)

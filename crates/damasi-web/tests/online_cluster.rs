@@ -648,9 +648,14 @@ fn a_short_redis_outage_loses_no_move() {
         let s3 = state_at(&mut sockets[0].1, "alice", 3, Some("started")).await;
         tokio::time::sleep(Duration::from_secs(3)).await;
         redis.up();
+        let back = std::time::Instant::now();
 
         // Bob, on B, hears of it once Redis is back (within next_state's 10 s).
         let seen = state_at(&mut sockets[1].1, "bob", 3, Some("started")).await;
+        eprintln!(
+            "TIMING bob heard {:?} after redis came back",
+            back.elapsed()
+        );
         assert!(
             seen["moves"].as_str().unwrap().ends_with(&text),
             "bob sees {seen} after alice's {text}"
