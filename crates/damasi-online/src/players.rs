@@ -187,14 +187,47 @@ impl Online {
     /// whose rating there is not provisional and who played a rated game there within
     /// [`ACTIVE_WITHIN`], best first.
     pub async fn leaderboard(&self, speed: Speed, nb: usize) -> Result<Vec<LeaderRow>, ApiError> {
+        self.leaders(
+            speed,
+            nb.min(MAX_LEADERBOARD),
+            rating::PROVISIONAL_DEVIATION,
+        )
+        .await
+    }
+
+    /// [`Online::leaderboard`] followed, when there is room left in its `nb` lines, by the
+    /// active players whose rating is still provisional (best first too): a new club's board
+    /// is not empty after its first event. [`rating::is_provisional`] tells them apart.
+    pub async fn leaderboard_with_provisional(
+        &self,
+        speed: Speed,
+        nb: usize,
+    ) -> Result<Vec<LeaderRow>, ApiError> {
+        let mut rows = self.leaderboard(speed, nb).await?;
+        let nb = nb.min(MAX_LEADERBOARD);
+        if rows.len() < nb {
+            // Everybody active, best first: the established ones are already listed.
+            let all = self.leaders(speed, nb + rows.len(), f64::MAX).await?;
+            let room = nb - rows.len();
+            rows.extend(
+                all.into_iter()
+                    .filter(|r| rating::is_provisional(&r.rating))
+                    .take(room),
+            );
+        }
+        Ok(rows)
+    }
+
+    /// The active accounts of `speed` whose deviation is at most `max_deviation`, best first.
+    async fn leaders(
+        &self,
+        speed: Speed,
+        nb: usize,
+        max_deviation: f64,
+    ) -> Result<Vec<LeaderRow>, ApiError> {
         let since = now_ms().saturating_sub(ACTIVE_WITHIN.as_millis() as i64);
         self.db()
-            .leaderboard(
-                speed.name(),
-                rating::PROVISIONAL_DEVIATION,
-                since,
-                nb.min(MAX_LEADERBOARD) as i64,
-            )
+            .leaderboard(speed.name(), max_deviation, since, nb as i64)
             .await
     }
 }

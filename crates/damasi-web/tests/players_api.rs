@@ -444,6 +444,26 @@ async fn profiles_histories_games_and_leaderboards_over_http() {
     assert!(users[1]["perfs"]["blitz"]["progress"].as_i64().unwrap() < 0);
     let (_, body) = get(&app, "/api/player/top/1/blitz", None).await;
     assert_eq!(body["users"].as_array().unwrap().len(), 1);
+    // The page's board (damasi's ?provisional=true): the newcomer, one rated game, follows
+    // the settled players, marked as lichess marks a provisional rating.
+    let (s, body) = get(&app, "/api/player/top/10/blitz?provisional=true", None).await;
+    assert_eq!(s, StatusCode::OK);
+    let users = body["users"].as_array().unwrap();
+    let names: Vec<&str> = users
+        .iter()
+        .map(|u| u["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Strong", "Weak", "Newcomer"]);
+    assert_eq!(users[2]["perfs"]["blitz"]["prov"], true, "{body}");
+    assert!(users[0]["perfs"]["blitz"].get("prov").is_none(), "{body}");
+    let (_, body) = get(&app, "/api/player/top/2/blitz?provisional=true", None).await;
+    let names: Vec<&str> = body["users"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["username"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Strong", "Weak"], "no room left for the newcomer");
     let (_, body) = get(&app, "/api/player/top/10/bullet", None).await;
     assert_eq!(body, json!({"users": []}));
     // The pages.

@@ -43,8 +43,11 @@ use super::{parse_color, NewGame, Online};
 
 /// Rate limits per client.
 pub struct Limits {
-    /// Sign-ups and guest sessions per address.
-    accounts: DefaultKeyedRateLimiter<String>,
+    /// Sign-ups per address: a club's members signing up from one router on its first
+    /// evening all get through ([`SIGN_UPS_AT_ONCE`]), a flood does not.
+    sign_ups: DefaultKeyedRateLimiter<String>,
+    /// Guest sessions per address, counted apart from sign-ups.
+    guests: DefaultKeyedRateLimiter<String>,
     /// Log-in attempts per address.
     log_ins: DefaultKeyedRateLimiter<String>,
     /// Failed log-ins per (name, address) and per name, whether or not an account has it.
@@ -61,6 +64,12 @@ pub struct Limits {
     chat: DefaultKeyedRateLimiter<i64>,
 }
 
+/// Sign-ups one address may make at once (a club of thirty behind one router); then one
+/// every [`SIGN_UP_EVERY`] more.
+pub const SIGN_UPS_AT_ONCE: u32 = 30;
+/// How often one more sign-up is allowed to an address that used up [`SIGN_UPS_AT_ONCE`].
+pub const SIGN_UP_EVERY: std::time::Duration = std::time::Duration::from_secs(120);
+
 fn per_minute(n: u32) -> Quota {
     Quota::per_minute(NonZeroU32::new(n).expect("limits are positive"))
 }
@@ -68,7 +77,14 @@ fn per_minute(n: u32) -> Quota {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            accounts: RateLimiter::keyed(per_minute(5)),
+            sign_ups: RateLimiter::keyed(
+                Quota::with_period(SIGN_UP_EVERY)
+                    .expect("a period")
+                    .allow_burst(NonZeroU32::new(SIGN_UPS_AT_ONCE).expect("positive")),
+            ),
+            guests: RateLimiter::keyed(
+                per_minute(5).allow_burst(NonZeroU32::new(SIGN_UPS_AT_ONCE).expect("positive")),
+            ),
             log_ins: RateLimiter::keyed(per_minute(10)),
             failures: LogInFailures::default(),
             password_checks: PasswordChecks::default(),
@@ -86,7 +102,8 @@ impl Default for Limits {
 impl Limits {
     /// Forgets clients not seen lately (called now and then, so the maps stay small).
     pub fn shrink(&self) {
-        self.accounts.retain_recent();
+        self.sign_ups.retain_recent();
+        self.guests.retain_recent();
         self.log_ins.retain_recent();
         self.failures.shrink();
         self.seeks.retain_recent();
@@ -317,7 +334,7 @@ async fn sign_up(
     ApiJson(c): ApiJson<Credentials>,
 ) -> Result<Response, HttpError> {
     let from = client_ip(conn.as_ref());
-    limited(&state.limits.accounts, &from, "sign-ups")?;
+    limited(&state.limits.sign_ups, &from, "sign-ups")?;
     let _check = state.limits.password_checks.start(&from)?;
     let p = state
         .online
@@ -360,9 +377,9 @@ async fn guest(
         return Ok(Json(account_json(&state.online, &p).await?).into_response());
     }
     limited(
-        &state.limits.accounts,
+        &state.limits.guests,
         &client_ip(conn.as_ref()),
-        "sign-ups",
+        "guest sessions",
     )?;
     let p = state.online.accounts().guest(now_ms()).await?;
     start_session(&state, &headers, p).await.map_err(HttpError)

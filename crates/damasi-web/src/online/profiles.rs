@@ -338,13 +338,23 @@ async fn blocking(
     Ok(Json(json!({ "users": users })))
 }
 
+/// What `GET /api/player/top/...` may ask besides lichess's path.
+#[derive(Deserialize)]
+struct LeaderQuery {
+    /// damasi's: also list the active players whose rating is still provisional, after the
+    /// others, each marked `"prov": true` (lichess's mark of a provisional rating).
+    provisional: Option<bool>,
+}
+
 /// `GET /api/player/top/{nb}/{perfType}` (lichess's): the best `nb` (1 to 100) active players
 /// of a speed class whose rating is not provisional: `{users: [{id, username, perfs:
 /// {perfType: {rating, progress}}}]}`, `progress` being the change over their last
-/// [`super::db::PROGRESS_GAMES`] rated games there.
+/// [`super::db::PROGRESS_GAMES`] rated games there. With `?provisional=true` (the page's),
+/// the provisional ones follow while there is room, marked `"prov": true`.
 async fn leaderboard(
     State(state): State<AppState>,
     ApiPath((nb, perf)): ApiPath<(String, String)>,
+    ApiQuery(q): ApiQuery<LeaderQuery>,
 ) -> Result<Json<Value>, HttpError> {
     let nb: usize = nb
         .parse()
@@ -357,16 +367,21 @@ async fn leaderboard(
             ))
         })?;
     let speed = parse_speed(&perf)?;
-    let rows = state.online.leaderboard(speed, nb).await?;
+    let rows = if q.provisional == Some(true) {
+        state.online.leaderboard_with_provisional(speed, nb).await?
+    } else {
+        state.online.leaderboard(speed, nb).await?
+    };
     let users: Vec<Value> = rows
         .iter()
         .map(|r| {
             let rating = r.rating.rating.round() as i64;
+            let mut perf = json!({"rating": rating, "progress": rating - r.before.round() as i64});
+            if super::rating::is_provisional(&r.rating) {
+                perf["prov"] = json!(true);
+            }
             let mut perfs = Map::new();
-            perfs.insert(
-                speed.name().to_string(),
-                json!({"rating": rating, "progress": rating - r.before.round() as i64}),
-            );
+            perfs.insert(speed.name().to_string(), perf);
             json!({
                 "id": r.user.name.to_ascii_lowercase(),
                 "username": r.user.name,

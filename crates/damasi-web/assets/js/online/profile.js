@@ -306,7 +306,12 @@ function renderLeaders() {
       const progress = document.createElement("span");
       progress.className = perf.progress > 0 ? "progress-up" : perf.progress < 0 ? "progress-down" : "";
       progress.textContent = perf.progress ? ` ${perf.progress > 0 ? "▲" : "▼"}${Math.abs(perf.progress)}` : "";
-      li.append(a, ` ${perf.rating}`, progress);
+      // A provisional rating (fewer games, still moving fast) is listed after the others, with "?".
+      li.append(a, ` ${perf.rating}${perf.prov ? "?" : ""}`, progress);
+      if (perf.prov) {
+        li.classList.add("provisional");
+        li.title = t("onProvisional");
+      }
       ol.appendChild(li);
     }
     section.appendChild(ol);
@@ -320,7 +325,7 @@ export async function startLeaders() {
   $("link-lobby").removeAttribute("aria-current");
   $("link-leaders").setAttribute("aria-current", "page");
   try {
-    const lists = await Promise.all(SPEEDS.map((s) => api("GET", `/api/player/top/10/${s}`)));
+    const lists = await Promise.all(SPEEDS.map((s) => api("GET", `/api/player/top/10/${s}?provisional=true`)));
     SPEEDS.forEach((s, i) => { leaders[s] = lists[i].users; });
   } catch (e) { showError(e); }
   renderLeaders();
