@@ -197,6 +197,81 @@ fn export_site_writes_the_main_page_for_no_server() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
+/// A failed export (#44: it left half a site behind) changes nothing: no new directory, an
+/// old site as it was, and no staging directory left beside it; a good export then replaces
+/// the old site whole.
+#[test]
+fn a_failed_export_site_leaves_the_directory_as_it_was() {
+    let base = std::env::temp_dir().join(format!("damasi-export-fail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let empty = base.join("no-wasm");
+    std::fs::create_dir_all(&empty).unwrap();
+    let export = |site: &std::path::Path, wasm: &std::path::Path| {
+        damasi(&[
+            "export-site",
+            site.to_str().unwrap(),
+            "--wasm-dir",
+            wasm.to_str().unwrap(),
+        ])
+    };
+    let leftovers = || {
+        std::fs::read_dir(&base)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".damasi-site-"))
+            .collect::<Vec<_>>()
+    };
+
+    // A new directory: not made at all.
+    let fresh = base.join("fresh");
+    let o = export(&fresh, &empty);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot export the site"));
+    assert!(
+        !fresh.exists(),
+        "half a site was left at {}",
+        fresh.display()
+    );
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+
+    // An old site: kept as it was.
+    let old = base.join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("index.html"), "the old site").unwrap();
+    let o = export(&old, &empty);
+    assert!(!o.status.success());
+    let kept: Vec<_> = std::fs::read_dir(&old).unwrap().collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(
+        std::fs::read_to_string(old.join("index.html")).unwrap(),
+        "the old site"
+    );
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+
+    // With the WebAssembly build, the old site is replaced whole.
+    let wasm = base.join("wasm");
+    std::fs::create_dir_all(&wasm).unwrap();
+    std::fs::write(wasm.join("damasi_wasm.js"), "// js").unwrap();
+    std::fs::write(wasm.join("damasi_wasm_bg.wasm"), b"\0asm").unwrap();
+    let o = export(&old, &wasm);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(
+        std::fs::read_to_string(old.join("index.html")).unwrap(),
+        "the old site"
+    );
+    assert!(old.join("app/js/main.js").is_file());
+    let listed = stdout(&o);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l == old.join("app/index.html").to_str().unwrap()),
+        "the files are listed where they are now: {listed}"
+    );
+    assert!(leftovers().is_empty(), "{:?}", leftovers());
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
 #[test]
 fn serve_options_work_without_the_word_serve() {
     // `damasi --port N` is `damasi serve --port N`: a bad value is refused by `serve`'s own

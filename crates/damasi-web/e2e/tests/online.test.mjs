@@ -189,6 +189,10 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   await alice.page.press("#chat-input", "Enter");
   await bob.page.waitForFunction((t) => document.getElementById("chat-lines").textContent.includes(t), "good luck!");
   await shot("spectator", carol.page);
+  // The spectator is told the chat is the players' own, not shown an empty box (#44).
+  assert.ok(await carol.page.isVisible('[data-testid="chat-private"]'));
+  assert.ok(await carol.page.isHidden("#chat-lines"));
+  assert.ok(await alice.page.isHidden('[data-testid="chat-private"]'));
   await bob.page.check("#chat-hide");
   assert.ok(await bob.page.isHidden("#chat-lines"));
 
@@ -264,6 +268,20 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   const pdn = await carol.page.evaluate((u) => fetch(u).then((r) => r.text()), pdnHref);
   assert.match(pdn, new RegExp(`\\[White "${ALICE}"\\]`));
   assert.match(pdn, /\[Result "1-0"\]/);
+
+  // Review saves the game among the saved games once: pressed again, from another tab, the
+  // same copy opens (#44: each press added another copy).
+  const reviewed = [];
+  for (let i = 0; i < 2; i++) {
+    const tab = await carol.page.context().newPage();
+    await tab.goto(carol.page.url());
+    await tab.waitForSelector("#after-game:not([hidden])");
+    await tab.click("#btn-review");
+    await tab.waitForFunction(() => /^#\/review\/\d+$/.test(location.hash));
+    reviewed.push(await tab.evaluate(() => location.hash));
+    await tab.close();
+  }
+  assert.equal(reviewed[1], reviewed[0]);
 
   for (const x of [alice, bob, carol, lobby]) assert.deepEqual(x.errors, []);
 });

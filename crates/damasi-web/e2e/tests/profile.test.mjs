@@ -146,6 +146,18 @@ test("a player's page: rating graph, games with filters, follow, block and chall
   await page.waitForSelector("body[data-ready='1']");
   assert.equal(await page.$$eval(`${tid("leaderboard")} section`, (s) => s.length), 5);
   assert.equal(await page.getAttribute(tid("link-leaders"), "aria-current"), "page");
+  // Provisional players are listed all the same, marked "?" (#44 item 7: a new club's
+  // leaderboards were "Nobody yet" after a whole tournament).
+  await page.waitForFunction(() => /\d\?/.test(document.querySelector('[data-testid="leaders-blitz"]').textContent));
+  assert.match(await page.textContent(tid("leaders-blitz")), new RegExp(`(${ADA}|${BEN}) \\d+\\?`));
 
   assert.deepEqual(errors, []);
+
+  // The address of nobody's profile says so, and shows no profile's parts (#44: it was
+  // titled with the name and said "the game may have been deleted").
+  await page.goto(`${URL_BASE}/@/nobody_${tag}`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="profile-name"]').textContent === "No such player");
+  assert.match(await page.textContent(tid("profile-record")), new RegExp(`There is no player called nobody_${tag}`));
+  assert.equal(await page.isVisible(tid("profile-games")), false);
+  assert.equal(await page.title(), "No such player");
 });

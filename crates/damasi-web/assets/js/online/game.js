@@ -367,12 +367,24 @@ function wireGame() {
     browseTo(to);
   });
   // Review: the game saved among this server's games, then opened in the main page's review.
+  // Saved once: pressed again (or after a reload), the copy saved before is opened, as long as
+  // it is still among the saved games.
   $("btn-review").addEventListener("click", async () => {
+    const key = "damasi.online.reviewed." + view.id;
+    const saved = Number(localStorage.getItem(key));
+    if (saved > 0) {
+      const there = await fetch(`/api/games/${saved}`).then((res) => res.ok, () => false);
+      if (there) { location.href = "/#/review/" + saved; return; }
+      localStorage.removeItem(key);
+    }
     const r = await act($("btn-review"), async () => {
       const pdn = await fetch(`/api/online/games/${encodeURIComponent(view.id)}/pdn`).then((res) => res.text());
       return api("POST", "/api/pdn/import", { pdn });
     });
-    if (r && r.ids && r.ids.length) location.href = "/#/review/" + r.ids[0];
+    if (r && r.ids && r.ids.length) {
+      localStorage.setItem(key, String(r.ids[0]));
+      location.href = "/#/review/" + r.ids[0];
+    }
   });
   $("btn-abort").addEventListener("click", gameAction({ t: "abort" }, "abort"));
   $("btn-resign").addEventListener("click", () => { view.resignAsk = true; renderActions(); $("btn-resign-yes").focus(); });

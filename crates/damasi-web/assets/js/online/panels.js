@@ -271,6 +271,10 @@ export function renderChat() {
   const canTalk = !!(f && f.chatEnabled && view.you);
   $("chat-form").hidden = !canTalk;
   $("chat").hidden = !(f && f.chatEnabled);
+  // The players' chat is theirs alone: a spectator is told so rather than shown an empty box.
+  const spectator = !!(f && f.chatEnabled && !view.you);
+  $("chat-private").hidden = !spectator;
+  ul.hidden = spectator;
 }
 
 export function renderInfo() {

@@ -4,7 +4,7 @@
 // POST /api/rel/{follow,unfollow,block,unblock}/{name}, POST /api/challenge/{name},
 // GET /api/player/top/{nb}/{speed}.
 import { $ } from "../util.js";
-import { api, showError } from "../api.js";
+import { ApiError, api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
 import { act, cap, casualUnderOtherRules, clockText, fillDays, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
@@ -214,11 +214,16 @@ async function loadProfile() {
       api("GET", path(view.name)), api("GET", path(view.name) + "/rating-history"),
     ]);
   } catch (e) {
-    $("pr-name").textContent = view.name;
+    // No such player: say so, and show none of a profile's parts (no games to find).
+    const missing = e instanceof ApiError && e.status === 404;
+    $("profile-view").classList.toggle("missing", missing);
+    $("pr-name").textContent = missing ? t("onNoSuchPlayer") : view.name;
     $("pr-record").textContent = t("onNoPlayer", { name: view.name });
-    showError(e);
+    if (missing) document.title = t("onNoSuchPlayer");
+    else showError(e);
     return false;
   }
+  $("profile-view").classList.remove("missing");
   renderProfile();
   return true;
 }
@@ -273,6 +278,10 @@ export async function startProfile(name) {
 /** Draws the profile again (in another language). */
 export function redrawProfile() {
   fillDays($("ch-days"));
+  if ($("profile-view").classList.contains("missing")) {
+    $("pr-name").textContent = document.title = t("onNoSuchPlayer");
+    $("pr-record").textContent = t("onNoPlayer", { name: view.name });
+  }
   renderProfile();
   renderGames();
 }
