@@ -10,6 +10,15 @@ export function t(key, vars) {
   for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(v);
   return s;
 }
+/**
+ * `key`'s text for a count `n` (as `{n}`): the key's `:one` form when `n` is 1 and the
+ * language has one ("It is your move in 1 game."), else the key's own.
+ * @param {string} key @param {number} n @param {Record<string, any>} [vars]
+ */
+export function tn(key, n, vars) {
+  const one = n === 1 && window.I18N[lang] && window.I18N[lang][key + ":one"];
+  return t(one ? key + ":one" : key, { ...vars, n });
+}
 export function hasText(key) { return Object.prototype.hasOwnProperty.call(window.I18N.en, key); }
 export function sideName(side) { return t(side === "white" || side === "W" ? "white" : "black"); }
 

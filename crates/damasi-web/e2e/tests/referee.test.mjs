@@ -191,7 +191,7 @@ test("a PDN import keeps every good game and lists the broken one with its line"
   await page.click("#tab-games");
   await page.fill("#pdn-text", PARTLY_BROKEN);
   await page.click("#pdn-form button[type=submit]");
-  await toastMatching(page, /Imported 2 game\(s\)\. 1 game\(s\) could not be read/);
+  await toastMatching(page, /Imported 2 games\. 1 game could not be read/);
   await page.waitForSelector("#pdn-report:not([hidden])");
   const items = await page.$$eval("#pdn-report-list li", (ls) => ls.map((l) => l.textContent));
   assert.equal(items.length, 1, items.join("\n"));

@@ -2,7 +2,7 @@
 // the live games and the person's games in progress (from their event stream).
 import { $ } from "../util.js";
 import { api } from "../api.js";
-import { t } from "../i18n.js";
+import { t, tn } from "../i18n.js";
 import { act, casualUnderOtherRules, clockText, daysHours, fillDays, go, rulesText, sideWord, speedName, toast } from "./common.js";
 import { ensureSession, loadRecent, session } from "./account.js";
 import { events, startEvents, stopEvents } from "./events.js";
@@ -43,7 +43,8 @@ function renderWaiting() {
   const ul = $("waiting");
   ul.innerHTML = "";
   $("waiting-box").hidden = waiting.length === 0;
-  $("waiting-notice").textContent = waiting.length ? t("onYourMoveNotice", { n: waiting.length }) : "";
+  $("waiting-notice").textContent = waiting.length ? tn("onYourMoveNotice", waiting.length) : "";
+  renderMyGames();
   document.title = (waiting.length ? `(${waiting.length}) ` : "") + t("onTitleLobby");
   for (const g of waiting) {
     const li = document.createElement("li");
@@ -178,8 +179,10 @@ function renderLive(games) {
 function renderMyGames() {
   const ul = $("my-games");
   ul.innerHTML = "";
-  $("my-games-box").hidden = lobby.myGames.size === 0;
-  for (const [id, color] of lobby.myGames) {
+  // A game waiting for the person's move is listed there (with the opponent), not twice.
+  const shown = [...lobby.myGames].filter(([id]) => !waiting.some((g) => g.gameId === id));
+  $("my-games-box").hidden = shown.length === 0;
+  for (const [id, color] of shown) {
     const li = document.createElement("li");
     const a = document.createElement("a");
     a.href = "/online/" + id;

@@ -1,6 +1,6 @@
 // The games view: the saved games (resume, PDN, delete) and the PDN import.
 import { $ } from "../util.js";
-import { t, outcomeText, announce, toast } from "../i18n.js";
+import { t, tn, outcomeText, announce, toast } from "../i18n.js";
 import { api, ApiError, importErrorText, showError } from "../api.js";
 import { loadGame } from "./play.js";
 import { setMode } from "../router.js";
@@ -97,7 +97,7 @@ export async function importPdn(text) {
     const res = await api("POST", "/api/pdn/import", { pdn: text });
     const ids = Array.isArray(res && res.ids) ? res.ids : [];
     const errors = Array.isArray(res && res.errors) ? res.errors : [];
-    const msg = t("imported", { n: ids.length }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
+    const msg = tn("imported", ids.length) + (errors.length ? ". " + tn("importBroken", errors.length) : "");
     toast(msg, errors.length ? 7000 : 3500);
     announce(msg);
     showImportReport(ids.length, errors, ids, studyLinks(text, ids, errors));
@@ -153,7 +153,7 @@ export function studyLinks(text, ids, errors) {
 export function showImportReport(imported, errors, ids = [], studies = new Map()) {
   const box = $("pdn-report");
   box.hidden = false;
-  $("pdn-report-head").textContent = t("imported", { n: imported }) + (errors.length ? ". " + t("importBroken", { n: errors.length }) : "");
+  $("pdn-report-head").textContent = tn("imported", imported) + (errors.length ? ". " + tn("importBroken", errors.length) : "");
   const list = $("pdn-report-list");
   list.innerHTML = "";
   for (const err of errors) {
