@@ -72,3 +72,24 @@ for (const [label, viewport] of [["desktop", { width: 1366, height: 768 }], ["ph
     await apiCall("DELETE", `/api/games/${id}`);
   });
 }
+
+// #44: "Type a move" was disabled on the first screen while the status invited a first move.
+test("a move typed on the first screen starts the game; a wrong one starts none", async () => {
+  const { p, errors } = await freshPage("");
+  await p.waitForFunction(() => document.querySelector("#status").textContent.includes("first move"));
+  assert.ok(await p.isEnabled("#move-input"));
+  const before = await nextId();
+  await apiCall("DELETE", `/api/games/${before}`);
+  await p.fill("#move-input", "c3-c6");
+  await p.press("#move-input", "Enter");
+  await p.waitForFunction(() => /c3-c6/.test(document.querySelector("#toast").textContent));
+  assert.equal(await p.evaluate(() => !!window.game), false, "a wrong move starts no game");
+  await p.fill("#move-input", "c3-c4");
+  await p.press("#move-input", "Enter");
+  await p.waitForFunction(() => window.game && game.plies.length >= 1, null, { timeout: 30000 });
+  assert.equal(await p.evaluate(() => game.plies[0].move.landing), "c3-c4");
+  const id = await p.evaluate(() => game.id);
+  assert.ok(id > before, "the good move made the game");
+  assert.deepEqual(errors, []);
+  await apiCall("DELETE", `/api/games/${id}`);
+});

@@ -476,7 +476,8 @@ export function renderButtons() {
   $("btn-draw").disabled = !personToMove() || left <= 0;
   $("btn-draw").title = t("offersLeft", { n: Math.max(0, left) });
   $("btn-resign").disabled = !going || (!vsEngine() && !!drawInfo().pending);
-  $("move-input").disabled = !personToMove();
+  // Before the first game the person is to move too: a typed move starts it (startDraftTyped).
+  $("move-input").disabled = !personToMove() && !(S.mode === "play" && !S.game);
   $("btn-retry").hidden = !(S.mode === "play" && engineToMove() && engineState() === "failed" && !S.offline && S.viewPly === null);
   $("btn-retry").disabled = S.acting > 0;
   renderDrawAsk();
@@ -592,6 +593,7 @@ function confirmMove(m) {
 }
 
 export async function typedMove(text) {
+  if (!S.game && S.mode === "play") return startDraftTyped(text);
   if (!S.game || S.acting || S.viewPly !== null) return;
   const id = S.game.id;
   await act(async () => {
@@ -684,6 +686,23 @@ async function startDraft(m, opts = {}) {
   const move = S.game && S.game.plies.length === 0 && S.game.legal.find((x) => x.landing === m.landing);
   if (move) await humanMove(move, { confirmed: true, dragged: opts.dragged });
   else if (!S.game) renderDraft();
+}
+
+// A move typed before the first game: read on the start position first, so that a wrong
+// one starts no game (and says why); a good one starts the game as a move on the board does.
+/** @param {string} text */
+async function startDraftTyped(text) {
+  if (S.game || S.acting) return;
+  let m;
+  try {
+    m = (await api("POST", "/api/move", { fen: START_FEN, move: text })).move;
+  } catch (e) {
+    e.typed = text;   // an illegal move's message quotes what was typed
+    showError(e);
+    return;
+  }
+  $("move-input").value = "";
+  await startDraft(m);
 }
 
 // The side whose last move a take-back removes: against the engine the person's own (the
