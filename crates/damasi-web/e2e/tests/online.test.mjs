@@ -129,6 +129,14 @@ test("two players sign up, play a rated game by link with a spectator, and see t
   await bob.page.click("#btn-seat");
   await bob.page.waitForFunction(() => /you play black/.test(document.getElementById("game-info").textContent));
   await bob.page.waitForFunction(() => document.getElementById("seat-box").hidden);
+  // On a phone the game's actions are on the first screen too, above the account box (#44:
+  // they were at y = 869-943 on an 844 px screen).
+  await bob.page.setViewportSize({ width: 390, height: 844 });
+  const actions = await bob.page.locator("#game-actions").boundingBox();
+  const account = await bob.page.locator("#account").boundingBox();
+  assert.ok(actions && actions.y + actions.height <= 844, `the game's actions are on a phone's first screen: ${JSON.stringify(actions)}`);
+  assert.ok(account && account.y > actions.y, "the account box comes after the game's actions");
+  if (desktop) await bob.page.setViewportSize(desktop);
   // Each sees the other's name and provisional rating; Bob's board is turned for Black.
   await alice.page.waitForFunction((n) => document.getElementById("name-top").textContent.includes(n), BOB);
   assert.match(await alice.page.textContent("#name-top"), /\(1500\?\)/);
