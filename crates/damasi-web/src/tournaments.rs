@@ -258,6 +258,7 @@ impl SwissRequest {
                 entry,
                 tiebreaks,
                 rules,
+                system: damasi_tournaments::swiss::System::Swiss,
             },
             password: self.password,
         })
