@@ -161,6 +161,7 @@ fn import(a: ImportArgs) -> Result<()> {
         round_pause_ms: a.pause.saturating_mul(1000),
         entry: Entry::Anyone,
         tiebreaks: damasi_tournaments::tiebreak::Tiebreak::FEDERATION.to_vec(),
+        system: damasi_tournaments::swiss::System::Swiss,
         rules: a.rules,
     };
     let rt = runtime()?;

@@ -1,7 +1,10 @@
 //! damasi's tournaments, beside the online core and with no HTTP in them: Swiss events paired
-//! by the FIDE Dutch system as the federation runs them, and arenas.
+//! by the FIDE Dutch system as the federation runs them, round robins paired by FIDE's Berger
+//! tables (a Swiss event of another [`swiss::System`]: the same director, storage and views),
+//! and arenas.
 //!
-//! - [`swiss`]: a Swiss tournament's state and rules (entries, rounds, byes, forfeits), pure.
+//! - [`swiss`]: a Swiss tournament's (or a round robin's) state and rules (entries, rounds,
+//!   byes, forfeits), pure.
 //! - [`tiebreak`]: standings with FIDE's tie-breaks.
 //! - [`arena`]: an arena's state and rules (lichess's scoring, pairing the free players), pure.
 //! - [`Tournaments`]: the director. It makes each round's games in the online service,
@@ -583,7 +586,7 @@ impl Tournaments {
                     return Ok(());
                 }
                 if let Err(e) = s.start() {
-                    if due && !now_asked && s.active() < 2 {
+                    if due && !now_asked && matches!(e, SwissError::Refused("too-few-players", _)) {
                         // Nobody to play: the tournament is called off.
                         s.close();
                         return self.save(event, s).await;
@@ -606,7 +609,14 @@ impl Tournaments {
                 return Err(api(e));
             }
         };
-        if let Some(view) = view {
+        if view.is_some() && s.settings.system.is_round_robin() {
+            // A round robin's round is read from the Berger tables: nothing to wait for.
+            let pairing = s.berger_pairing();
+            if let Err(e) = s.paired(pairing, now) {
+                *s = before;
+                return Err(api(e));
+            }
+        } else if let Some(view) = view {
             // Pairing a large tournament takes seconds: not on the server's threads, and the
             // organiser's button is answered meanwhile.
             event.pairing.store(true, Ordering::SeqCst);
@@ -951,7 +961,11 @@ pub fn summary(s: &Swiss) -> Value {
         "createdBy": s.organiser,
         "status": s.status.as_str(),
         "round": s.rounds.len(),
-        "nbRounds": s.settings.rounds,
+        "nbRounds": s.nb_rounds(),
+        // damasi's: how the rounds are paired (`swiss`, `roundRobin`) and, for a round robin,
+        // whether it is double.
+        "system": s.settings.system.key(),
+        "double": s.settings.system == swiss::System::DoubleRoundRobin,
         "nbPlayers": s.entrants.len(),
         "nbOngoing": s.in_play().map_or(0, |r| r.boards.iter().filter(|b| b.result.is_none()).count()),
         "clock": {"limit": s.settings.initial_ms / 1000, "increment": s.settings.increment_ms / 1000},

@@ -10,8 +10,23 @@
 //!   pairing-allocated bye gives a point. Withdrawn players are not paired.
 //! - A game not started in time (aborted) is a forfeit: the side that had to move loses. A
 //!   player who forfeits two games is withdrawn.
+//!
+//! A round robin ([`System::RoundRobin`], single or double) is the same event with another
+//! source of pairings, FIDE's Berger tables ([`damasi_swiss::berger`]):
+//!
+//! - 3 to 24 players; entries close at the start, when the players are numbered by rating
+//!   (then name), as for the Swiss, and the number of rounds follows (`n - 1` for `n` players,
+//!   `n` when odd, twice that when double).
+//! - With an odd number, the player the table pairs against the missing number rests: no game
+//!   and 0 points (`Z`, a zero-point bye, in the TRF), as in FIDE's round robins; every player
+//!   rests once a cycle.
+//! - A withdrawn player's remaining games are forfeits (`-`, the opponent `+`), made at once
+//!   without a game; a game between two withdrawn players is not played and neither scores
+//!   (`Z` for both). Withdrawn or not, every round of the table is played.
 
-use damasi_swiss::{Colour, GameResult, Pairing, Player, ResultCode, RoundEntry, Tournament};
+use damasi_swiss::{
+    berger, Colour, GameResult, Pairing, Player, ResultCode, RoundEntry, Tournament,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::tiebreak::{self, Standing, Tiebreak};
@@ -41,6 +56,36 @@ pub enum Entry {
     },
 }
 
+/// How the rounds are paired.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum System {
+    /// The FIDE Dutch system, round after round.
+    #[default]
+    Swiss,
+    /// A round robin by FIDE's Berger tables: everybody meets everybody once.
+    RoundRobin,
+    /// A double round robin: everybody meets everybody twice, the second time with the
+    /// colours reversed.
+    DoubleRoundRobin,
+}
+
+impl System {
+    /// Whether the rounds come from the Berger tables.
+    pub fn is_round_robin(self) -> bool {
+        self != System::Swiss
+    }
+
+    /// Its name in the API (`swiss`, `roundRobin`; a double round robin is `roundRobin` with
+    /// `double`).
+    pub fn key(self) -> &'static str {
+        match self {
+            System::Swiss => "swiss",
+            System::RoundRobin | System::DoubleRoundRobin => "roundRobin",
+        }
+    }
+}
+
 /// What the organiser chose.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -67,13 +112,29 @@ pub struct SwissSettings {
     /// tournaments stored before it was chosen are the federation's).
     #[serde(default, with = "damasi_online::variant::serde_rules")]
     pub rules: damasi::RuleSet,
+    /// How the rounds are paired (tournaments stored before it are Swiss). For a round robin
+    /// `rounds` is set when it starts, from the number of players.
+    #[serde(default)]
+    pub system: System,
 }
 
 impl SwissSettings {
     /// Checks the settings; the time control is checked by the online service.
     pub fn check(&self) -> Result<(), SwissError> {
         check_name(&self.name)?;
-        if !(1..=MAX_ROUNDS).contains(&self.rounds) {
+        if self.system.is_round_robin() {
+            if let Entry::List { names } = &self.entry {
+                let n = names.len() as u32;
+                if !(berger::MIN_PLAYERS..=berger::MAX_PLAYERS).contains(&n) {
+                    return Err(SwissError::Invalid(format!(
+                        "conditions.allowList: a round robin has {} to {} players, the list \
+                         names {n}",
+                        berger::MIN_PLAYERS,
+                        berger::MAX_PLAYERS
+                    )));
+                }
+            }
+        } else if !(1..=MAX_ROUNDS).contains(&self.rounds) {
             return Err(SwissError::Invalid(format!(
                 "a tournament has 1 to {MAX_ROUNDS} rounds"
             )));
@@ -355,14 +416,18 @@ impl Swiss {
         id: String,
         created_by: (i64, String),
         now: i64,
-        settings: SwissSettings,
+        mut settings: SwissSettings,
         first_colour: Colour,
     ) -> Result<Swiss, SwissError> {
         settings.check()?;
+        if settings.system.is_round_robin() {
+            // Known at the start, from the number of players.
+            settings.rounds = 0;
+        }
         let played = Tournament {
             name: Some(settings.name.clone()),
             players: Vec::new(),
-            total_rounds: Some(settings.rounds),
+            total_rounds: (settings.rounds > 0).then_some(settings.rounds),
             initial_colour: Some(first_colour),
             other_lines: Vec::new(),
         };
@@ -512,7 +577,34 @@ impl Swiss {
 
     /// Whether players may still join: before the last round is paired.
     pub fn open_for_entries(&self) -> bool {
+        if self.settings.system.is_round_robin() {
+            return self.status == Status::Created;
+        }
         self.status != Status::Finished && (self.rounds.len() as u32) < self.settings.rounds
+    }
+
+    /// The number of rounds: the settings' for a Swiss; for a round robin, its table's (before
+    /// the start, for the players in so far, at least 3).
+    pub fn nb_rounds(&self) -> u32 {
+        if self.settings.system.is_round_robin() && self.status == Status::Created {
+            let n = (self.entrants.len() as u32).clamp(berger::MIN_PLAYERS, berger::MAX_PLAYERS);
+            return berger::round_count(n, self.double()).unwrap_or(0);
+        }
+        self.settings.rounds
+    }
+
+    fn double(&self) -> bool {
+        self.settings.system == System::DoubleRoundRobin
+    }
+
+    /// The result written for the round's bye: a zero-point bye (a rest) in a round robin, the
+    /// pairing-allocated bye (a point) in a Swiss.
+    fn bye_code(&self) -> ResultCode {
+        if self.settings.system.is_round_robin() {
+            ResultCode::ZeroPointBye
+        } else {
+            ResultCode::PairingAllocatedBye
+        }
     }
 
     /// `user` (named `name`, rated `rating`) joins; `allowed` says whether they passed the
@@ -543,6 +635,14 @@ impl Swiss {
             e.withdrawn = false;
             e.forfeits = 0;
             return Ok(());
+        }
+        if self.settings.system.is_round_robin()
+            && self.entrants.len() >= berger::MAX_PLAYERS as usize
+        {
+            return Err(SwissError::Refused(
+                "tournament-full",
+                format!("the round robin is full ({} players)", berger::MAX_PLAYERS),
+            ));
         }
         if self.entrants.len() >= MAX_PLAYERS {
             return Err(SwissError::Refused(
@@ -643,10 +743,34 @@ impl Swiss {
                 "the tournament has started".into(),
             ));
         }
-        if self.active() < 2 {
+        if self.active() < 2 && !self.settings.system.is_round_robin() {
             return Err(SwissError::Refused(
                 "too-few-players",
                 "a tournament needs two players to start".into(),
+            ));
+        }
+        if self.settings.system.is_round_robin() {
+            let n = self.entrants.len() as u32;
+            let rounds = berger::round_count(n, self.double()).map_err(|_| {
+                SwissError::Refused(
+                    "too-few-players",
+                    format!(
+                        "a round robin needs {} to {} players to start, it has {n}",
+                        berger::MIN_PLAYERS,
+                        berger::MAX_PLAYERS
+                    ),
+                )
+            })?;
+            self.settings.rounds = rounds;
+            self.played.total_rounds = Some(rounds);
+            // TRF-16's line 092, the type of tournament (free text).
+            self.played.other_lines.push(format!(
+                "092 Individual: {}",
+                if self.double() {
+                    "double round robin (Berger tables)"
+                } else {
+                    "round robin (Berger tables)"
+                }
             ));
         }
         self.entrants.sort_by(seed_order);
@@ -665,9 +789,24 @@ impl Swiss {
     /// tournament finishes instead and answers none.
     pub fn pair_next(&mut self, now: i64) -> Result<Option<&Round>, SwissError> {
         match self.to_pair()? {
+            Some(_) if self.settings.system.is_round_robin() => {
+                let pairing = self.berger_pairing();
+                self.paired(pairing, now)
+            }
             Some(view) => self.paired(damasi_swiss::pair_next_round(&view), now),
             None => Ok(None),
         }
+    }
+
+    /// A round robin's next round from the Berger tables (the players numbered 1 to n at the
+    /// start). Instant: no need of a thread of its own.
+    pub fn berger_pairing(&self) -> Result<Pairing, damasi_swiss::PairError> {
+        berger::pair_round(
+            self.entrants.len() as u32,
+            self.rounds.len() as u32 + 1,
+            self.double(),
+        )
+        .map_err(|e| damasi_swiss::PairError::InvalidTournament(e.to_string()))
     }
 
     /// The first half of [`Swiss::pair_next`]: the tournament as the pairing program must
@@ -687,7 +826,9 @@ impl Swiss {
                 "the round being played is not over".into(),
             ));
         }
-        if self.rounds.len() as u32 >= self.settings.rounds || self.active() < 2 {
+        if self.rounds.len() as u32 >= self.settings.rounds
+            || (self.active() < 2 && !self.settings.system.is_round_robin())
+        {
             self.finish();
             return Ok(None);
         }
@@ -720,25 +861,39 @@ impl Swiss {
             }
             Err(e) => return Err(SwissError::Pairing(e.to_string())),
         };
+        let withdrawn = |n: u32| {
+            self.entrants
+                .get(n as usize - 1)
+                .is_some_and(|e| e.withdrawn)
+        };
+        let round_robin = self.settings.system.is_round_robin();
+        let boards = pairing
+            .pairs
+            .iter()
+            // A round robin's game between two withdrawn players is not played: both rest.
+            .filter(|&&(w, b)| !(round_robin && withdrawn(w) && withdrawn(b)))
+            .map(|&(white, black)| Board {
+                white,
+                black,
+                game: None,
+                // A withdrawn player's game in a round robin is a forfeit, at once.
+                result: match (round_robin, withdrawn(white), withdrawn(black)) {
+                    (true, true, _) => Some(BoardResult::WhiteForfeits),
+                    (true, _, true) => Some(BoardResult::BlackForfeits),
+                    _ => None,
+                },
+            })
+            .collect();
         self.rounds.push(Round {
             number: self.rounds.len() as u32 + 1,
-            boards: pairing
-                .pairs
-                .iter()
-                .map(|&(white, black)| Board {
-                    white,
-                    black,
-                    game: None,
-                    result: None,
-                })
-                .collect(),
+            boards,
             bye: pairing.bye,
             paired_ms: now,
         });
         self.next_round_ms = None;
         let round = self.rounds.last().expect("just pushed");
-        if round.boards.is_empty() {
-            // Only a bye: the round is complete at once.
+        if round.complete() {
+            // Only a bye, or only forfeits: the round is complete at once.
             self.complete_round(now);
             return Ok(self.rounds.last());
         }
@@ -792,7 +947,9 @@ impl Swiss {
         let round = self.rounds.last().expect("a round was paired");
         let pairing = Pairing {
             pairs: round.boards.iter().map(|b| (b.white, b.black)).collect(),
-            bye: round.bye,
+            // A round robin's rest is a zero-point bye, which is what the report gives a
+            // player paired with nobody.
+            bye: round.bye.filter(|_| !self.settings.system.is_round_robin()),
         };
         let results: Vec<GameResult> = round
             .boards
@@ -802,7 +959,9 @@ impl Swiss {
         self.played
             .add_round(&pairing, &results)
             .expect("a round paired from this tournament fits it");
-        if self.rounds.len() as u32 >= self.settings.rounds || self.active() < 2 {
+        if self.rounds.len() as u32 >= self.settings.rounds
+            || (self.active() < 2 && !self.settings.system.is_round_robin())
+        {
             self.finish();
         } else {
             self.next_round_ms = Some(now + self.settings.round_pause_ms);
@@ -858,6 +1017,7 @@ impl Swiss {
             .collect();
         // Entrants who joined before the start appear once it starts.
         rounds.resize(self.entrants.len(), Vec::new());
+        let bye_code = self.bye_code();
         if let Some(r) = self.in_play() {
             let mut put = |n: u32, e: RoundEntry| {
                 if let Some(list) = rounds.get_mut(n as usize - 1) {
@@ -870,7 +1030,7 @@ impl Swiss {
                     RoundEntry {
                         opponent: None,
                         colour: None,
-                        result: ResultCode::PairingAllocatedBye,
+                        result: bye_code,
                     },
                 );
             }
@@ -906,4 +1066,173 @@ fn seed_order(a: &Entrant, b: &Entrant) -> std::cmp::Ordering {
             .to_ascii_lowercase()
             .cmp(&b.name.to_ascii_lowercase())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn round_robin(system: System) -> Swiss {
+        let settings = SwissSettings {
+            name: "Round robin".into(),
+            // Set at the start for a round robin.
+            rounds: 3,
+            initial_ms: 60_000,
+            increment_ms: 0,
+            rated: false,
+            starts_ms: None,
+            round_pause_ms: 0,
+            entry: Entry::Anyone,
+            tiebreaks: Tiebreak::ROUND_ROBIN.to_vec(),
+            rules: damasi::RuleSet::default(),
+            system,
+        };
+        Swiss::new("rr".into(), (1, "org".into()), 0, settings, Colour::White).unwrap()
+    }
+
+    /// Joins players `p1`, `p2`, ... rated so that `pN` gets pairing number N.
+    fn with_players(system: System, n: u32) -> Swiss {
+        let mut s = round_robin(system);
+        for i in 1..=n {
+            s.join(i as i64 + 10, &format!("p{i}"), 2000 - i * 10)
+                .unwrap();
+        }
+        s
+    }
+
+    #[test]
+    fn five_players_each_rest_once_and_meet_once() {
+        let mut s = round_robin(System::RoundRobin);
+        // Joined in the reverse order of their ratings: numbered by rating at the start.
+        for i in (1..=5u32).rev() {
+            s.join(i as i64 + 10, &format!("p{i}"), 2000 - i * 10)
+                .unwrap();
+        }
+        assert_eq!(s.nb_rounds(), 5);
+        s.start().unwrap();
+        let names: Vec<&str> = s.entrants.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["p1", "p2", "p3", "p4", "p5"]);
+        assert_eq!(
+            s.join(99, "late", 1500).unwrap_err(),
+            SwissError::Refused(
+                "tournament-closed",
+                "the tournament takes no more entries".into()
+            )
+        );
+        let mut rests = [0; 5];
+        let mut met = HashSet::new();
+        for r in 1..=5 {
+            let round = s.pair_next(r).unwrap().expect("a round").clone();
+            assert_eq!(round.boards.len(), 2, "round {r}");
+            let rest = round.bye.expect("a rest every round");
+            rests[rest as usize - 1] += 1;
+            // While it is in play the rest shows as a zero-point bye.
+            assert_eq!(
+                s.entries()[rest as usize - 1].last().unwrap().result,
+                ResultCode::ZeroPointBye
+            );
+            for (i, b) in round.boards.iter().enumerate() {
+                assert!(met.insert((b.white.min(b.black), b.white.max(b.black))));
+                assert!(b.white != rest && b.black != rest);
+                // White wins every game.
+                s.record_board(i, BoardResult::WhiteWins, r);
+            }
+        }
+        assert_eq!(rests, [1; 5]);
+        assert_eq!(met.len(), 10);
+        assert_eq!(s.status, Status::Finished);
+        // Points: a game won as White is a point, the rest none.
+        let mut whites = [0u32; 5];
+        for round in &s.rounds {
+            for b in &round.boards {
+                whites[b.white as usize - 1] += 2;
+            }
+        }
+        for l in s.standings() {
+            assert_eq!(l.halves, whites[l.number as usize - 1]);
+        }
+        // The report: every player has five rounds, one of them `0000 - Z`, and the type of
+        // tournament on line 092.
+        let trf = crate::export_trf(&s);
+        assert!(trf.contains("092 Individual: round robin"), "{trf}");
+        assert!(trf.contains("XXR 5"), "{trf}");
+        let back = Tournament::from_trf(&trf).unwrap();
+        for p in &back.players {
+            assert_eq!(p.rounds.len(), 5);
+            let rests: Vec<_> = p
+                .rounds
+                .iter()
+                .filter(|e| e.result == ResultCode::ZeroPointBye && e.opponent.is_none())
+                .collect();
+            assert_eq!(rests.len(), 1, "{trf}");
+            assert_eq!(p.points_tenths, whites[p.number as usize - 1] * 5);
+        }
+    }
+
+    #[test]
+    fn a_round_robin_has_three_to_twenty_four_players() {
+        let mut s = with_players(System::RoundRobin, 2);
+        let e = s.start().unwrap_err();
+        assert!(
+            matches!(&e, SwissError::Refused("too-few-players", m) if m.contains("3 to 24")),
+            "{e:?}"
+        );
+        let mut s = with_players(System::DoubleRoundRobin, 24);
+        assert_eq!(
+            s.join(99, "p25", 1000).unwrap_err(),
+            SwissError::Refused(
+                "tournament-full",
+                "the round robin is full (24 players)".into()
+            )
+        );
+        assert_eq!(s.nb_rounds(), 46);
+        s.start().unwrap();
+        assert_eq!(s.settings.rounds, 46);
+        let mut settings = round_robin(System::RoundRobin).settings;
+        settings.entry = Entry::List {
+            names: vec!["a".into(), "b".into()],
+        };
+        let e = settings.check().unwrap_err();
+        assert!(e.to_string().starts_with("conditions.allowList:"), "{e}");
+    }
+
+    #[test]
+    fn a_withdrawn_players_games_are_forfeits() {
+        // Four players: round 1 is 1-4, 2-3; round 2 4-3, 1-2; round 3 2-4, 3-1.
+        let mut s = with_players(System::RoundRobin, 4);
+        s.start().unwrap();
+        // 2 and 3 withdraw before round 1 is paired: their game is not played (both rest).
+        s.withdraw(12).unwrap();
+        s.withdraw(13).unwrap();
+        let round = s.pair_next(1).unwrap().unwrap().clone();
+        assert_eq!(round.boards.len(), 1);
+        assert_eq!((round.boards[0].white, round.boards[0].black), (1, 4));
+        assert!(s.record_board(0, BoardResult::WhiteWins, 1));
+        // Rounds 2 and 3: every game has a withdrawn player, a forfeit at once.
+        for r in 2..=3 {
+            let round = s.pair_next(r).unwrap().unwrap().clone();
+            assert!(round.boards.iter().all(|b| b.game.is_none()));
+            assert!(s.in_play().is_none(), "round {r} is complete at once");
+        }
+        assert_eq!(s.status, Status::Finished);
+        let entries = s.entries();
+        use ResultCode as R;
+        let codes = |n: usize| entries[n - 1].iter().map(|e| e.result).collect::<Vec<_>>();
+        assert_eq!(codes(1), [R::Win, R::ForfeitWin, R::ForfeitWin]);
+        assert_eq!(codes(2), [R::ZeroPointBye, R::ForfeitLoss, R::ForfeitLoss]);
+        assert_eq!(codes(3), [R::ZeroPointBye, R::ForfeitLoss, R::ForfeitLoss]);
+        assert_eq!(codes(4), [R::Loss, R::ForfeitWin, R::ForfeitWin]);
+        let points: Vec<(u32, u32)> = s.standings().iter().map(|l| (l.number, l.halves)).collect();
+        assert_eq!(points, [(1, 6), (4, 4), (2, 0), (3, 0)]);
+    }
+
+    #[test]
+    fn a_swiss_stored_before_the_system_is_a_swiss() {
+        let s = with_players(System::Swiss, 3);
+        let mut stored = serde_json::to_value(&s).unwrap();
+        stored["settings"].as_object_mut().unwrap().remove("system");
+        let back: Swiss = serde_json::from_value(stored).unwrap();
+        assert_eq!(back.settings.system, System::Swiss);
+    }
 }

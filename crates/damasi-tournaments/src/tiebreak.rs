@@ -1,6 +1,7 @@
-//! Standings of a Swiss tournament: points, then the tie-breaks the organiser chose in their
-//! order (the federation's default: Buchholz cut-1, Buchholz, Sonneborn-Berger, wins), then
-//! the pairing number.
+//! Standings of a Swiss tournament or a round robin: points, then the tie-breaks the organiser
+//! chose in their order (the federation's default for a Swiss: Buchholz cut-1, Buchholz,
+//! Sonneborn-Berger, wins; for a round robin: Sonneborn-Berger, direct encounter, wins, Koya),
+//! then the pairing number.
 //!
 //! The tie-breaks follow FIDE's tie-break regulations (C.07, 2023 and later):
 //! - an opponent's score is their final score as it stands;
@@ -8,6 +9,14 @@
 //!   counts as a game against a *dummy opponent* with the player's own score;
 //! - cut-1 drops the least value, and a round the player chose not to play (a zero- or
 //!   half-point bye, a forfeit loss, an absence) is cut before any other.
+//!
+//! - direct encounter (DE) is worked out among the players still tied when it is reached (equal
+//!   points and equal on every tie-break before it): the points each scored in the games
+//!   between them, forfeits counted as their result, if every two of them have met (at least
+//!   once); else, or for a player tied with nobody, 0;
+//! - Koya (KS) is the points scored against the opponents who have at least half of the
+//!   points they could have scored (one a round, rounds without an opponent or a game left
+//!   out: a round robin's rest round, an absence), forfeits counted as their result.
 //!
 //! Points are counted in half points (`u32`, a win 2, a draw 1) so that every value is exact.
 
@@ -27,6 +36,12 @@ pub enum Tiebreak {
     SonnebornBerger,
     /// Games won over the board (FIDE's WON).
     Wins,
+    /// Direct encounter (FIDE's DE): the points scored in the games among the tied players,
+    /// if all of them have met.
+    DirectEncounter,
+    /// The Koya system (FIDE's KS): points scored against the opponents with at least half of
+    /// the possible points.
+    Koya,
 }
 
 impl Tiebreak {
@@ -38,6 +53,14 @@ impl Tiebreak {
         Tiebreak::Wins,
     ];
 
+    /// The default for a round robin: Sonneborn-Berger, direct encounter, wins, Koya.
+    pub const ROUND_ROBIN: [Tiebreak; 4] = [
+        Tiebreak::SonnebornBerger,
+        Tiebreak::DirectEncounter,
+        Tiebreak::Wins,
+        Tiebreak::Koya,
+    ];
+
     /// Its short name (FIDE's abbreviation).
     pub fn abbreviation(self) -> &'static str {
         match self {
@@ -45,6 +68,8 @@ impl Tiebreak {
             Tiebreak::Buchholz => "BH",
             Tiebreak::SonnebornBerger => "SB",
             Tiebreak::Wins => "WON",
+            Tiebreak::DirectEncounter => "DE",
+            Tiebreak::Koya => "KS",
         }
     }
 }
@@ -58,8 +83,8 @@ pub struct Standing {
     pub number: u32,
     /// Points in half points.
     pub halves: u32,
-    /// The tie-break values in the order asked: Buchholz in half points, Sonneborn-Berger in
-    /// quarter points (a score times points), wins as a count.
+    /// The tie-break values in the order asked: Buchholz, direct encounter and Koya in half
+    /// points, Sonneborn-Berger in quarter points (a score times points), wins as a count.
     pub tiebreaks: Vec<u32>,
 }
 
@@ -91,6 +116,19 @@ pub fn standings(rounds: &[Vec<RoundEntry>], order: &[Tiebreak]) -> Vec<Standing
             Some(o) if e.game_played() => score.get(o as usize - 1).copied().unwrap_or(0),
             _ => own,
         }
+    };
+    // Koya: whether player `o` has at least half of the points they could have scored, a
+    // point for each round but a rest round (zero-point bye) or an absence: their score in
+    // half points is at least that number of rounds.
+    let at_least_half = |o: u32| -> bool {
+        let Some(r) = rounds.get(o as usize - 1) else {
+            return false;
+        };
+        let possible = r
+            .iter()
+            .filter(|e| !matches!(e.result, ResultCode::ZeroPointBye | ResultCode::Absent))
+            .count() as u32;
+        score[o as usize - 1] >= possible
     };
     let mut lines: Vec<Standing> = rounds
         .iter()
@@ -127,6 +165,13 @@ pub fn standings(rounds: &[Vec<RoundEntry>], order: &[Tiebreak]) -> Vec<Standing
                                 && matches!(e.result, ResultCode::Win | ResultCode::UnratedWin)
                         })
                         .count() as u32,
+                    // Worked out below, among the tied players.
+                    Tiebreak::DirectEncounter => 0,
+                    Tiebreak::Koya => entries
+                        .iter()
+                        .filter(|e| e.opponent.is_some_and(&at_least_half))
+                        .map(|e| halves(e.result))
+                        .sum(),
                 })
                 .collect();
             Standing {
@@ -137,6 +182,49 @@ pub fn standings(rounds: &[Vec<RoundEntry>], order: &[Tiebreak]) -> Vec<Standing
             }
         })
         .collect();
+    // Direct encounter depends on who is still tied when it is reached: worked out in order,
+    // each time over the groups equal on points and on the tie-breaks before it.
+    for (k, t) in order.iter().enumerate() {
+        if *t != Tiebreak::DirectEncounter {
+            continue;
+        }
+        let mut groups: std::collections::BTreeMap<(u32, Vec<u32>), Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (i, l) in lines.iter().enumerate() {
+            groups
+                .entry((l.halves, l.tiebreaks[..k].to_vec()))
+                .or_default()
+                .push(i);
+        }
+        for group in groups.values().filter(|g| g.len() > 1) {
+            let numbers: Vec<u32> = group.iter().map(|&i| lines[i].number).collect();
+            let among = |i: usize| -> (Vec<u32>, u32) {
+                let mut met = Vec::new();
+                let mut points = 0;
+                for e in &rounds[i] {
+                    match e.opponent {
+                        Some(o) if numbers.contains(&o) => {
+                            met.push(o);
+                            points += halves(e.result);
+                        }
+                        _ => {}
+                    }
+                }
+                (met, points)
+            };
+            let all_met = group.iter().all(|&i| {
+                let (met, _) = among(i);
+                numbers
+                    .iter()
+                    .all(|&o| o == lines[i].number || met.contains(&o))
+            });
+            if all_met {
+                for &i in group {
+                    lines[i].tiebreaks[k] = among(i).1;
+                }
+            }
+        }
+    }
     lines.sort_by(|a, b| {
         b.halves
             .cmp(&a.halves)
@@ -238,5 +326,144 @@ mod tests {
         let s = standings(&rounds, &Tiebreak::FEDERATION);
         assert_eq!((s[0].number, s[1].number), (1, 2));
         assert_eq!(s[0].tiebreaks, s[1].tiebreaks);
+    }
+
+    /// A round robin of `players` by the Berger tables, each game's result given by
+    /// `result(a, b)` for the lower number `a` (`'1'`, `'='`, `'0'`); the rest rounds are
+    /// zero-point byes.
+    fn round_robin(players: u32, result: impl Fn(u32, u32) -> char) -> Vec<Vec<RoundEntry>> {
+        let mut rounds = vec![Vec::new(); players as usize];
+        for pairing in damasi_swiss::berger::schedule(players, false).unwrap() {
+            for (w, b) in pairing.pairs {
+                let r = result(w.min(b), w.max(b));
+                let flip = |c: char| match c {
+                    '1' => '0',
+                    '0' => '1',
+                    c => c,
+                };
+                let (rw, rb) = if w < b { (r, flip(r)) } else { (flip(r), r) };
+                rounds[w as usize - 1].push(game(b, true, rw));
+                rounds[b as usize - 1].push(game(w, false, rb));
+            }
+            if let Some(p) = pairing.bye {
+                rounds[p as usize - 1].push(unplayed('Z'));
+            }
+        }
+        rounds
+    }
+
+    /// Five players, a single round robin (each has one rest round, `Z`, 0 points). Results,
+    /// the lower number's first:
+    ///
+    /// | | 1 | 2 | 3 | 4 | 5 |
+    /// |---|---|---|---|---|---|
+    /// | 1 | | 1 | ½ | ½ | 0 |
+    /// | 2 | 0 | | 1 | 1 | 0 |
+    /// | 3 | ½ | 0 | | 1 | ½ |
+    /// | 4 | ½ | 0 | 0 | | 0 |
+    /// | 5 | 1 | 1 | ½ | 1 | |
+    ///
+    /// Scores: 1: 2, 2: 2, 3: 2, 4: ½, 5: 3½ (10 games, 10 points).
+    fn five() -> Vec<Vec<RoundEntry>> {
+        round_robin(5, |a, b| match (a, b) {
+            (1, 2) | (2, 3) | (2, 4) | (3, 4) => '1',
+            (1, 3) | (1, 4) | (3, 5) => '=',
+            _ => '0',
+        })
+    }
+
+    #[test]
+    fn a_hand_worked_round_robin() {
+        let s = standings(&five(), &Tiebreak::ROUND_ROBIN);
+        // Sonneborn-Berger (opponent's score times the points scored against them; the rest
+        // round scores nothing):
+        //   1: 2 (p2, won) + 2*½ (p3) + ½*½ (p4) + 0 (p5)  = 3¼ -> 13 quarters
+        //   2: 0 (p1) + 2 (p3, won) + ½ (p4, won) + 0 (p5) = 2½ -> 10
+        //   3: 2*½ (p1) + 0 (p2) + ½ (p4, won) + 3½*½ (p5)  = 3¼ -> 13
+        //   4: 2*½ (p1)                                     = 1  -> 4
+        //   5: 2 (p1) + 2 (p2) + 2*½ (p3) + ½ (p4)          = 5½ -> 22
+        // Tied after points and SB: 1 and 3 (2 points, 3¼); they met and drew: DE ½ each
+        // (1 half point); 2, 4 and 5 are tied with nobody: DE 0.
+        // Wins over the board: 1: 1, 2: 2, 3: 1, 4: 0, 5: 3.
+        // Koya: half of the 4 possible points is 2: players 1, 2, 3 (2) and 5 (3½) qualify,
+        // 4 (½) does not.
+        //   1: 1 (p2) + ½ (p3) + 0 (p5) = 1½ -> 3 halves;  2: 0 + 1 (p3) + 0 = 1 -> 2
+        //   3: ½ (p1) + 0 (p2) + ½ (p5) = 1 -> 2;  4: ½ (p1) -> 1;  5: 1 + 1 + ½ = 2½ -> 5
+        // 1 and 3 are still tied after WON (1 each): Koya puts 1 (1½) ahead of 3 (1).
+        let got: Vec<(u32, u32, Vec<u32>)> = s
+            .iter()
+            .map(|l| (l.number, l.halves, l.tiebreaks.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (5, 7, vec![22, 0, 3, 5]),
+                (1, 4, vec![13, 1, 1, 3]),
+                (3, 4, vec![13, 1, 1, 2]),
+                (2, 4, vec![10, 0, 2, 2]),
+                (4, 1, vec![4, 0, 0, 1]),
+            ]
+        );
+    }
+
+    #[test]
+    fn direct_encounter_first_separates_three_who_all_met() {
+        // 1, 2 and 3 are tied on 2 points and have all met: among them 1 scored 1½ (beat 2,
+        // drew 3), 2 scored 1 (lost to 1, beat 3), 3 scored ½: DE 3, 2, 1 half points.
+        let s = standings(
+            &five(),
+            &[Tiebreak::DirectEncounter, Tiebreak::SonnebornBerger],
+        );
+        let got: Vec<(u32, Vec<u32>)> = s.iter().map(|l| (l.number, l.tiebreaks.clone())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (5, vec![0, 22]),
+                (1, vec![3, 13]),
+                (2, vec![2, 10]),
+                (3, vec![1, 13]),
+                (4, vec![0, 4]),
+            ]
+        );
+    }
+
+    #[test]
+    fn direct_encounter_needs_every_tied_player_to_have_met() {
+        // In the Swiss example, 1 and 5 are tied on 2½ and never met: DE gives nothing, and
+        // the next tie-break (wins: 1 has two, 5 none) decides.
+        let s = standings(&example(), &[Tiebreak::DirectEncounter, Tiebreak::Wins]);
+        let got: Vec<(u32, Vec<u32>)> = s.iter().map(|l| (l.number, l.tiebreaks.clone())).collect();
+        assert_eq!(got[0], (1, vec![0, 2]));
+        assert_eq!(got[1], (5, vec![0, 0]));
+        // Two tied players who met: the winner of their game is ahead, whatever the numbers.
+        let rounds = vec![
+            vec![game(2, true, '0'), game(3, false, '1')],
+            vec![game(1, false, '1'), game(3, true, '0')],
+            vec![game(2, false, '1'), game(1, true, '0')],
+        ];
+        // All three have 1 point and all met: DE 1 each; by pairing number.
+        let s = standings(&rounds, &[Tiebreak::DirectEncounter]);
+        assert!(s.iter().all(|l| l.tiebreaks == vec![2]));
+        let two = vec![vec![game(2, true, '0')], vec![game(1, false, '1')]];
+        let s = standings(&two, &[Tiebreak::DirectEncounter]);
+        assert_eq!(s[0].number, 2);
+    }
+
+    #[test]
+    fn koya_leaves_out_the_rest_round_from_the_possible_points() {
+        // Three players, single round robin: 1 beats 2, 2 beats 3, 1 and 3 draw. Each has one
+        // rest round and two games: half of the possible is 1 point. Scores: 1: 1½, 2: 1,
+        // 3: ½; 1 and 2 qualify.
+        // Koya: 1: 1 (p2) -> 2 halves; 2: 0 (p1) -> 0; 3: ½ (p1) + 0 (p2) -> 1.
+        let rounds = round_robin(3, |a, b| match (a, b) {
+            (1, 2) | (2, 3) => '1',
+            _ => '=',
+        });
+        let s = standings(&rounds, &[Tiebreak::Koya]);
+        let got: Vec<(u32, u32, Vec<u32>)> = s
+            .iter()
+            .map(|l| (l.number, l.halves, l.tiebreaks.clone()))
+            .collect();
+        assert_eq!(got, vec![(1, 3, vec![2]), (2, 2, vec![0]), (3, 1, vec![1])]);
     }
 }

@@ -34,6 +34,7 @@ fn swiss(rules: RuleSet, rated: bool) -> SwissSettings {
         round_pause_ms: 0,
         entry: Entry::Anyone,
         tiebreaks: Tiebreak::FEDERATION.to_vec(),
+        system: damasi_tournaments::swiss::System::Swiss,
         rules,
     }
 }

@@ -6,7 +6,9 @@
 //!   body is JSON or a form with lichess's fields: `name`, `clock.limit`, `clock.increment`
 //!   (seconds), `nbRounds`, `startsAt` (Unix ms), `roundInterval` (seconds), `rated`,
 //!   `password`, `conditions.allowList` (names, by commas or lines), and damasi's
-//!   `tiebreaks` (`buchholzCut1,buchholz,sonnebornBerger,wins`, the default).
+//!   `tiebreaks` (`buchholzCut1,buchholz,sonnebornBerger,wins`, the default; also
+//!   `directEncounter`, `koya`), `system` (`swiss`, the default, or `roundRobin`: FIDE's
+//!   Berger tables, 3 to 24 players, `nbRounds` not used) and `double` (a double round robin).
 //! - `GET /api/swiss/{id}`: the tournament with its standings and every round's games.
 //! - `POST /api/swiss/{id}/join` (`password`), `POST /api/swiss/{id}/withdraw`.
 //! - `POST /api/swiss/{id}/start` (the organiser: start now, or pair the next round now),
@@ -35,7 +37,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use damasi_online::db::TournamentFilter;
 use damasi_online::error::ApiError;
-use damasi_tournaments::swiss::{Entry, SwissSettings};
+use damasi_tournaments::swiss::{Entry, SwissSettings, System};
 use damasi_tournaments::tiebreak::Tiebreak;
 use damasi_tournaments::NewSwiss;
 use serde::Deserialize;
@@ -137,6 +139,28 @@ struct SwissRequest {
     /// lichess's `variant`: `standard` or a rule-set name (see `damasi_online::variant`).
     #[serde(default)]
     variant: Option<String>,
+    /// damasi's: `swiss` (the default) or `roundRobin`.
+    #[serde(default)]
+    system: Option<String>,
+    /// damasi's: with `system=roundRobin`, a double round robin.
+    #[serde(default)]
+    double: Option<bool>,
+}
+
+/// The pairing system asked for: `system` (`swiss` or `roundRobin`) and `double`.
+fn system_of(system: Option<&str>, double: Option<bool>) -> Result<System, ApiError> {
+    let double = double.unwrap_or(false);
+    match system.map(str::trim).filter(|s| !s.is_empty()) {
+        None | Some("swiss") if double => Err(ApiError::BadRequest(
+            "double: only a round robin is played double (give system=roundRobin)".into(),
+        )),
+        None | Some("swiss") => Ok(System::Swiss),
+        Some("roundRobin") if double => Ok(System::DoubleRoundRobin),
+        Some("roundRobin") => Ok(System::RoundRobin),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "system: '{other}' is not swiss or roundRobin"
+        ))),
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -220,14 +244,17 @@ impl SwissRequest {
                 ))
             }
         };
+        let system = system_of(self.system.as_deref(), self.double)?;
         let tiebreaks = match self.tiebreaks.as_deref().filter(|t| !t.trim().is_empty()) {
+            None if system.is_round_robin() => Tiebreak::ROUND_ROBIN.to_vec(),
             None => Tiebreak::FEDERATION.to_vec(),
             Some(list) => list
                 .split(',')
                 .map(|w| {
                     serde_json::from_value::<Tiebreak>(json!(w.trim())).map_err(|_| {
                         ApiError::BadRequest(format!(
-                            "tie-break '{}' is not buchholzCut1, buchholz, sonnebornBerger or wins",
+                            "tiebreaks: '{}' is not buchholzCut1, buchholz, sonnebornBerger, \
+                             wins, directEncounter or koya",
                             w.trim()
                         ))
                     })
@@ -240,7 +267,11 @@ impl SwissRequest {
                 // lichess names a tournament left without one.
                 name: match self.name.as_deref().map(str::trim) {
                     Some(n) if !n.is_empty() => n.to_string(),
-                    _ => format!("Swiss {control}"),
+                    _ => match system {
+                        System::Swiss => format!("Swiss {control}"),
+                        System::RoundRobin => format!("Round robin {control}"),
+                        System::DoubleRoundRobin => format!("Double round robin {control}"),
+                    },
                 },
                 rounds: self.nb_rounds.unwrap_or(7),
                 initial_ms,
@@ -258,6 +289,7 @@ impl SwissRequest {
                 entry,
                 tiebreaks,
                 rules,
+                system,
             },
             password: self.password,
         })

@@ -876,6 +876,7 @@ fn swiss_with_a_round(
             round_pause_ms: 0,
             entry: Entry::Anyone,
             tiebreaks: damasi_tournaments::tiebreak::Tiebreak::FEDERATION.to_vec(),
+            system: damasi_tournaments::swiss::System::Swiss,
             rules: damasi::RuleSet::default(),
         };
         let d = p.director();

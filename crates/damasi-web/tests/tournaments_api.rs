@@ -409,3 +409,186 @@ async fn start_answers_while_the_round_is_paired() {
     let (status, _, v) = send_from(&app, Method::POST, &start, &organiser, json!({}), None).await;
     assert_eq!(status, StatusCode::CONFLICT, "{v}");
 }
+
+/// A round robin over HTTP: `POST /api/swiss/new` with `system=roundRobin` (and `double`),
+/// its mistakes answered 400 naming the field; five players join, the entries close at the
+/// start, and the five rounds of the Berger table are played (Black resigns every game):
+/// every round has two games and one player resting, everybody rests once, and the
+/// standings, the TRF and the PDN say so.
+#[tokio::test]
+async fn a_round_robin_over_the_api() {
+    let state = AppState::in_memory();
+    let app = router(state.clone());
+    let organiser = account(&state, "Organiser").await;
+    let body = |extra: Value| {
+        let mut b = json!({"name": "Club league", "clock": {"limit": 180, "increment": 2},
+            "roundInterval": 0});
+        for (k, v) in extra.as_object().unwrap() {
+            b[k] = v.clone();
+        }
+        b
+    };
+    // Mistakes, each named.
+    let many: Vec<String> = (1..=25).map(|i| format!("p{i}")).collect();
+    for (extra, field) in [
+        (json!({"system": "roundrobin"}), "system:"),
+        (json!({"double": true}), "double:"),
+        (
+            json!({"system": "roundRobin", "conditions": {"allowList": many.join(",")}}),
+            "conditions.allowList:",
+        ),
+        (
+            json!({"system": "roundRobin", "conditions": {"allowList": "a,b"}}),
+            "conditions.allowList:",
+        ),
+        (
+            json!({"system": "roundRobin", "tiebreaks": "koya,foo"}),
+            "tiebreaks:",
+        ),
+    ] {
+        let (status, _, v) = create(&app, &organiser, body(extra.clone())).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{extra}: {v}");
+        let message = v["error"].as_str().unwrap();
+        assert!(message.starts_with(field), "{extra}: {v}");
+    }
+    let (status, _, v) = create(
+        &app,
+        &organiser,
+        body(json!({"system": "roundRobin", "double": true})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["system"].as_str(), v["double"].as_bool()),
+        (Some("roundRobin"), Some(true))
+    );
+    assert_eq!(v["tieBreaks"], json!(["SB", "DE", "WON", "KS"]));
+
+    // A single round robin of five (nbRounds is the table's, whatever is sent).
+    let (status, _, v) = create(
+        &app,
+        &organiser,
+        body(json!({"system": "roundRobin", "nbRounds": 9})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(
+        (v["system"].as_str(), v["double"].as_bool()),
+        (Some("roundRobin"), Some(false))
+    );
+    let id = v["id"].as_str().unwrap().to_string();
+    let mut tokens = std::collections::HashMap::new();
+    for name in ["Ayse", "Berk", "Cem", "Deniz", "Ece"] {
+        let token = account(&state, name).await;
+        let uri = format!("/api/swiss/{id}/join");
+        let (status, _, v) = send_from(&app, Method::POST, &uri, &token, json!({}), None).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        tokens.insert(name.to_string(), token);
+    }
+    let view = |app: Router, id: String| async move {
+        send(&app, Method::GET, &format!("/api/swiss/{id}"), None, None)
+            .await
+            .1
+    };
+    assert_eq!(view(app.clone(), id.clone()).await["nbRounds"], 5);
+    let start = format!("/api/swiss/{id}/start");
+    let (status, _, v) = send_from(&app, Method::POST, &start, &organiser, json!({}), None).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let late = account(&state, "Late").await;
+    let (status, _, v) = send_from(
+        &app,
+        Method::POST,
+        &format!("/api/swiss/{id}/join"),
+        &late,
+        json!({}),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, v["code"].as_str()),
+        (StatusCode::CONFLICT, Some("tournament-closed")),
+        "{v}"
+    );
+
+    // Black resigns every game as soon as it is made.
+    let mut shown = Value::Null;
+    for _ in 0..600 {
+        shown = view(app.clone(), id.clone()).await;
+        if shown["status"] == "finished" {
+            break;
+        }
+        if let Some(round) = shown["rounds"].as_array().and_then(|r| r.last()) {
+            for g in round["games"].as_array().unwrap() {
+                let (Some(game), true) = (g["id"].as_str(), g["result"].is_null()) else {
+                    continue;
+                };
+                let black = &tokens[g["black"].as_str().unwrap()];
+                let uri = format!("/api/board/game/{game}/resign");
+                send_from(&app, Method::POST, &uri, black, json!({}), None).await;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(shown["status"], "finished", "{shown}");
+    let rounds = shown["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 5);
+    let mut rests = std::collections::HashMap::new();
+    let mut whites = std::collections::HashMap::<String, f64>::new();
+    let mut met = std::collections::HashSet::new();
+    for r in rounds {
+        let games = r["games"].as_array().unwrap();
+        assert_eq!(games.len(), 2, "{r}");
+        *rests
+            .entry(r["bye"].as_str().unwrap().to_string())
+            .or_insert(0) += 1;
+        for g in games {
+            assert_eq!(g["result"], "1-0", "{g}");
+            let (w, b) = (g["white"].as_str().unwrap(), g["black"].as_str().unwrap());
+            assert!(
+                met.insert(if w < b { (w, b) } else { (b, w) }),
+                "{w} met {b} twice"
+            );
+            *whites.entry(w.to_string()).or_default() += 1.0;
+        }
+    }
+    assert_eq!(met.len(), 10);
+    assert_eq!(rests.len(), 5);
+    assert!(rests.values().all(|&n| n == 1), "{rests:?}");
+    // The standings: a point for each game as White, none for the rest.
+    for line in shown["standings"].as_array().unwrap() {
+        let name = line["username"].as_str().unwrap();
+        assert_eq!(
+            line["points"].as_f64(),
+            Some(whites.get(name).copied().unwrap_or(0.0)),
+            "{line}"
+        );
+    }
+    // The report: five rounds, each player's line with one rest (`0000 - Z`).
+    let (status, trf, _) = send(&app, Method::GET, &format!("/swiss/{id}.trf"), None, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let trf = trf.as_str().unwrap();
+    assert!(
+        trf.contains("XXR 5") && trf.contains("092 Individual: round robin"),
+        "{trf}"
+    );
+    let lines: Vec<&str> = trf.lines().filter(|l| l.starts_with("001")).collect();
+    assert_eq!(lines.len(), 5);
+    for l in lines {
+        assert_eq!(l.matches("0000 - Z").count(), 1, "{l}");
+    }
+    // The games as PDN: ten.
+    let (status, pdn, _) = send(
+        &app,
+        Method::GET,
+        &format!("/api/swiss/{id}/games"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        pdn.as_str().unwrap().matches("[Result \"").count(),
+        10,
+        "{pdn}"
+    );
+}

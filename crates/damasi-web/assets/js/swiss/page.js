@@ -27,6 +27,8 @@ const clockText = (c, days) =>
   days ? (days === 1 ? t("onDayAMove") : t("onDaysAMove", { n: days })) : `${+(c.limit / 60).toFixed(2)}+${c.increment}`;
 /** @param {string} s */
 const statusText = (s) => t("swStatus:" + s);
+/** How a tournament is paired: "Swiss", "Round robin", "Double round robin". @param {any} v */
+const systemText = (v) => t(v.system !== "roundRobin" ? "swSystem:swiss" : v.double ? "swSystem:doubleRoundRobin" : "swSystem:roundRobin");
 /** A number of points as people write them: 2½. @param {number} p */
 const pointsText = (p) => (Number.isInteger(p) ? String(p) : `${Math.floor(p) || ""}½`);
 
@@ -63,6 +65,7 @@ async function showList() {
       const a = /** @type {HTMLAnchorElement} */ (el("a", s.name));
       a.href = (s.arena ? "/tournament/" : "/swiss/") + s.id;
       name.append(a);
+      if (s.system === "roundRobin") name.append(el("span", " · " + systemText(s), "hint"));
       row.append(name, el("td", statusText(s.status)), el("td", String(s.nbPlayers)),
         el("td", s.arena ? t("swArenaMinutes", { n: s.minutes }) : `${s.round} / ${s.nbRounds}`), el("td", clockText(s.clock, s.days)));
       body.append(row);
@@ -91,11 +94,14 @@ async function create(/** @type {Event} */ e) {
     return;
   }
   const days = $("c-days").value;
+  const kind = $("c-kind").value;
+  const roundRobin = kind === "roundRobin" || kind === "doubleRoundRobin";
   const body = {
     name: $("c-name").value,
     // A correspondence Swiss: days a move instead of the clock.
     ...(days ? { days: Number(days) } : { clock: { limit: Math.round(+$("c-minutes").value * 60), increment: +$("c-increment").value } }),
-    nbRounds: +$("c-rounds").value,
+    // A round robin's rounds follow from its players.
+    ...(roundRobin ? { system: "roundRobin", double: kind === "doubleRoundRobin" } : { nbRounds: +$("c-rounds").value }),
     roundInterval: +$("c-pause").value,
     rated: $("c-rated").checked,
     variant: $("c-variant").value,
@@ -178,7 +184,8 @@ function render() {
   $("t-view").hidden = false;
   $("t-name").textContent = v.name;
   document.title = v.name + " · damasi";
-  const info = [statusText(v.status), t("swRoundOf", { n: v.round, total: v.nbRounds }),
+  const roundRobin = v.system === "roundRobin";
+  const info = [statusText(v.status), systemText(v), t("swRoundOf", { n: v.round, total: v.nbRounds }),
     t("swPlayerCount", { n: v.nbPlayers }), clockText(v.clock, v.days), v.rated ? t("swRated") : t("swCasual"),
     rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
   if (v.status === "created" && v.startsAt) info.push(t("swStartsAtTime", { time: new Date(v.startsAt).toLocaleString() }));
@@ -186,7 +193,8 @@ function render() {
   $("t-info").textContent = info.join(" · ");
 
   const mine = myLine();
-  const open = v.status !== "finished" && v.round < v.nbRounds;
+  // A round robin takes entries until it starts, a Swiss until its last round is paired.
+  const open = roundRobin ? v.status === "created" : v.status !== "finished" && v.round < v.nbRounds;
   const canJoin = !!me && (!me.guest || !v.rated);
   $("btn-join").hidden = !(canJoin && open && (!mine || mine.withdrawn));
   $("t-password").hidden = $("btn-join").hidden || !v.password;
@@ -237,7 +245,8 @@ function render() {
       list.append(item);
     }
     box.append(list);
-    if (r.bye) box.append(el("p", t("swBye", { name: r.bye }), "hint"));
+    // A round robin's bye is a rest (no game, no points); a Swiss's a point.
+    if (r.bye) box.append(el("p", t(roundRobin ? "swRest" : "swBye", { name: r.bye }), "hint"));
     rounds.append(box);
   }
   $("link-trf").href = `/swiss/${v.id}.trf`;
@@ -273,17 +282,22 @@ async function boot() {
     $("create-form").addEventListener("submit", create);
     casualUnderOtherRules("c-variant", "c-rated");
     fillDays($("c-days"));
-    // Days a move set the clock aside (a Swiss only: an arena's games are live).
+    // Days a move set the clock aside (a Swiss or a round robin: an arena's games are live).
     const clockFields = () => {
-      const days = $("c-kind").value === "swiss" && !!$("c-days").value;
+      const days = $("c-kind").value !== "arena" && !!$("c-days").value;
       /** @type {HTMLInputElement} */ ($("c-minutes")).disabled = days;
       /** @type {HTMLInputElement} */ ($("c-increment")).disabled = days;
     };
     $("c-days").addEventListener("change", clockFields);
     $("c-kind").addEventListener("change", () => {
-      const arena = $("c-kind").value === "arena";
+      const kind = $("c-kind").value;
+      const arena = kind === "arena";
+      const roundRobin = kind === "roundRobin" || kind === "doubleRoundRobin";
       for (const e of document.querySelectorAll(".swiss-only")) /** @type {HTMLElement} */ (e).hidden = arena;
       for (const e of document.querySelectorAll(".arena-only")) /** @type {HTMLElement} */ (e).hidden = !arena;
+      for (const e of document.querySelectorAll(".round-robin-only")) /** @type {HTMLElement} */ (e).hidden = !roundRobin;
+      // A round robin's rounds follow from its players.
+      $("c-rounds-label").hidden = arena || roundRobin;
       clockFields();
     });
     await showList();
