@@ -462,7 +462,7 @@ Object.assign(window.I18N.en, {
   onRecord: "{all} games: {win} won, {draw} drawn, {loss} lost", onNoHistory: "No rated games yet: no rating history.",
   onNoGames: "No games.", onWinShort: "won", onLossShort: "lost", onDrawShort: "draw",
   onNoPlayer: "There is no player called {name}.", onNoSuchPlayer: "No such player", onChatPrivate: "The players' chat is private: only they see it.", onNoLeaders: "Nobody yet.",
-  onLeadersNote: "Players with a settled rating and a rated game in the last 30 days.",
+  onLeadersNote: "Players with a rated game in the last 30 days; provisional ratings (marked ?) come after the settled ones.",
   "err:blocked": "Refused: {detail}", "err:guest": "Guests cannot follow or block players: sign up first.",
   "err:too-many-relations": "You follow or block too many players.",
 });
@@ -477,7 +477,7 @@ Object.assign(window.I18N.tr, {
   onRecord: "{all} oyun: {win} galibiyet, {draw} beraberlik, {loss} yenilgi", onNoHistory: "Henüz puanlı oyun yok: puan geçmişi boş.",
   onNoGames: "Oyun yok.", onWinShort: "kazandı", onLossShort: "kaybetti", onDrawShort: "berabere",
   onNoPlayer: "{name} adında bir oyuncu yok.", onNoSuchPlayer: "Böyle bir oyuncu yok", onChatPrivate: "Oyuncuların sohbeti özeldir: yalnız onlar görür.", onNoLeaders: "Henüz kimse yok.",
-  onLeadersNote: "Puanı kesinleşmiş ve son 30 günde puanlı oyun oynamış oyuncular.",
+  onLeadersNote: "Son 30 günde puanlı oyun oynamış oyuncular; geçici puanlar (? ile) kesinleşmiş olanlardan sonra gelir.",
   "err:blocked": "Reddedildi: engelleme nedeniyle bu oyuncuyla oynayamazsınız.", "err:guest": "Misafirler oyuncu takip edemez ya da engelleyemez: önce kaydolun.",
   "err:too-many-relations": "Çok fazla oyuncuyu takip ediyor ya da engelliyorsunuz.",
 });

@@ -301,6 +301,7 @@ function showWithoutServer() {
   if (Local.noServer) {
     $("tab-puzzle").hidden = true;
     $("link-online").hidden = true;
+    $("link-tournaments").hidden = true;
     $("no-server-note").hidden = false;
   }
 }

@@ -160,6 +160,20 @@ test("an arena: created with the form, joined, played, scored live, ended with a
   await carol.page.waitForSelector("#podium li");
   assert.match(await carol.page.textContent("#podium li"), new RegExp(ALICE + " · 2"));
   await dave.page.waitForSelector("#podium li");
+  // The list shows the arena once, with its minutes (#44: twice, one copy "undefined /
+  // undefined" leading to a blank page); every header leads to the list.
+  await carol.page.goto(URL_BASE + "/online");
+  await carol.page.waitForSelector("body[data-ready='1']");
+  await carol.page.click("[data-testid='link-tournaments']");
+  await carol.page.waitForURL(/\/swiss$/);
+  await carol.page.waitForFunction((n) => document.getElementById("t-list").textContent.includes(n), "Akşam arenası " + tag);
+  const rows = await carol.page.$$eval("#t-list tbody tr", (trs, n) => trs.filter((r) => r.textContent.includes(n)).map((r) => r.textContent), "Akşam arenası " + tag);
+  assert.equal(rows.length, 1, JSON.stringify(rows));
+  assert.doesNotMatch(rows[0], /undefined/);
+  assert.match(rows[0], /arena|arenası/);
+  await carol.page.goto(URL_BASE + "/");
+  await carol.page.waitForSelector("[data-testid='link-tournaments']");
+  assert.equal(await carol.page.getAttribute("[data-testid='link-tournaments']", "href"), "/swiss");
   assert.deepEqual(carol.errors, []);
   assert.deepEqual(dave.errors, []);
 });

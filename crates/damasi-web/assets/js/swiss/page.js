@@ -46,11 +46,9 @@ async function showList() {
   $("create-form").hidden = !(me && !me.guest);
   const body = $("t-list").querySelector("tbody");
   try {
+    // One list of every event, each once: GET /api/swiss lists the arenas too (kind "arena").
     const { tournaments } = await api("GET", "/api/swiss");
-    const arenas = await api("GET", "/api/tournament");
-    for (const a of [...arenas.created, ...arenas.started, ...arenas.finished]) {
-      tournaments.push({ ...a, arena: true, round: null });
-    }
+    for (const s of tournaments) s.arena = s.kind === "arena";
     body.innerHTML = "";
     if (!tournaments.length) {
       const row = el("tr");
