@@ -62,11 +62,16 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   await alice.page.click("#btn-join");
   await alice.page.waitForFunction(() => document.querySelectorAll("#standings tbody tr").length === 1);
 
-  // Bob signs up, in Turkish, and joins from the tournament's page.
+  // Bob signs up, in Turkish, finds the event in the lobby (#44 item 2) and joins from the
+  // tournament's page.
   bob = await open("/online");
   await bob.page.click("#lang-tr");
   await signUp(bob.page, BOB);
-  await bob.page.goto(url);
+  const id = url.split("/").pop();
+  await bob.page.waitForSelector(`[data-testid="event-${id}"]`);
+  assert.match(await bob.page.textContent(`[data-testid="event-${id}"]`), new RegExp(`Kulüp kupası ${tag}.*kayıt açık`));
+  await bob.page.click(`[data-testid="event-${id}"] a`);
+  await bob.page.waitForURL(url);
   await bob.page.waitForSelector("body[data-ready='1']");
   assert.equal((await bob.page.textContent("#btn-join")).trim(), "Katıl");
   await bob.page.click("#btn-join");

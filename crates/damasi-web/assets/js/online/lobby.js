@@ -2,7 +2,7 @@
 // the live games and the person's games in progress (from their event stream).
 import { $ } from "../util.js";
 import { api } from "../api.js";
-import { t, tn } from "../i18n.js";
+import { t, tn, getLang } from "../i18n.js";
 import { act, casualUnderOtherRules, clockText, daysHours, fillDays, go, rulesText, sideWord, speedName, toast } from "./common.js";
 import { ensureSession, loadRecent, session } from "./account.js";
 import { events, startEvents, stopEvents } from "./events.js";
@@ -254,12 +254,51 @@ function wireLobby() {
   });
 }
 
+/** @type {any[]} the events being played or taking entries (GET /api/swiss) */
+let soon = [];
+
+/** Asks for the events being played or taking entries, for the lobby's list. */
+async function refreshEvents() {
+  try {
+    const { tournaments } = await api("GET", "/api/swiss");
+    soon = (tournaments || []).filter((/** @type {any} */ e) => e.status === "started" || e.status === "created");
+  } catch (_) {
+    soon = [];   // e.g. a process of a cluster that does not direct the tournaments
+  }
+  // Being played first, then by start time (those with none last), at most five.
+  const at = (/** @type {any} */ e) => (e.status === "started" ? 0 : e.startsAt || Number.MAX_SAFE_INTEGER);
+  soon.sort((a, b) => at(a) - at(b));
+  soon = soon.slice(0, 5);
+  renderEvents();
+}
+
+/** The events starting soon or being played, each a link to its page. */
+function renderEvents() {
+  $("events-box").hidden = soon.length === 0;
+  const ul = $("events-soon");
+  ul.innerHTML = "";
+  for (const e of soon) {
+    const li = document.createElement("li");
+    li.dataset.testid = "event-" + e.id;
+    const a = document.createElement("a");
+    a.href = (e.kind === "arena" ? "/tournament/" : "/swiss/") + e.id;
+    a.textContent = e.name;
+    const span = document.createElement("span");
+    span.textContent = e.status === "started" ? t("onEventPlaying")
+      : e.startsAt ? t("onEventStarts", { time: new Date(e.startsAt).toLocaleString(getLang(), { weekday: "short", hour: "2-digit", minute: "2-digit" }) })
+        : t("onEventOpen");
+    li.append(a, span);
+    ul.appendChild(li);
+  }
+}
+
 /** Draws the lobby again (in another language). */
 export function redrawLobby() {
   document.title = t("onTitleLobby");
   fillDays($("new-days"));
   renderWaiting();
   renderMyGames();
+  renderEvents();
   refreshLobby();
 }
 
@@ -281,6 +320,8 @@ export function startLobby() {
   refreshLobby();
   loadRecent();
   setInterval(() => { if (!document.hidden) refreshLobby(); }, 3000);
+  refreshEvents();
+  setInterval(() => { if (!document.hidden) refreshEvents(); }, 30000);
   // "New opponent" after a game comes here with its pool (`?pool=5+3`): join it at once.
   const pool = new URLSearchParams(location.search).get("pool");
   if (pool) {
