@@ -398,14 +398,21 @@ async fn games(
         .unwrap_or("localhost")
         .to_string();
     let mut text = String::new();
+    let event_url = format!("http://{host}/swiss/{id}");
     for round in &s.rounds {
-        for board in &round.boards {
+        for (i, board) in round.boards.iter().enumerate() {
             let Some(game) = &board.game else { continue };
             let site = format!("http://{host}/online/{game}");
             let pdn = state
                 .online
                 .pdn(game, damasi::Notation::Landing, &site)
                 .await?;
+            let pdn = in_event(
+                &pdn,
+                &s.settings.name,
+                &event_url,
+                &format!("{}.{}", round.number, i + 1),
+            );
             text.push_str(&pdn);
             if !text.ends_with("\n\n") {
                 text.push('\n');
@@ -416,6 +423,26 @@ async fn games(
         &format!("damasi-swiss-{id}.pdn"),
         text,
     ))
+}
+
+/// A game's PDN as one of an event's: `Event` the event's name (not "damasi rated blitz
+/// game"), `Round` as arbiters write it (`round.board`), and `EventURL` the event's page (a
+/// link back from a file that travels alone).
+fn in_event(pdn: &str, name: &str, url: &str, round: &str) -> String {
+    let quoted = |v: &str| v.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut out = String::with_capacity(pdn.len() + 96);
+    for line in pdn.split_inclusive('\n') {
+        if line.starts_with("[Event ") {
+            out.push_str(&format!("[Event \"{}\"]\n", quoted(name)));
+            out.push_str(&format!("[EventURL \"{}\"]\n", quoted(url)));
+        } else if line.starts_with("[Date ") {
+            out.push_str(line);
+            out.push_str(&format!("[Round \"{}\"]\n", quoted(round)));
+        } else if !line.starts_with("[Round ") {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 #[derive(Deserialize, Default)]

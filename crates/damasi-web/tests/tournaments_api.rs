@@ -586,9 +586,27 @@ async fn a_round_robin_over_the_api() {
     )
     .await;
     assert_eq!(status, StatusCode::OK);
+    let pdn = pdn.as_str().unwrap();
+    assert_eq!(pdn.matches("[Result \"").count(), 10, "{pdn}");
+    // Each game says its event, round and board, and links back to the event's page (#44
+    // item 5: they said "damasi casual blitz game" and `Round "?"`).
+    let name = shown["name"].as_str().unwrap();
     assert_eq!(
-        pdn.as_str().unwrap().matches("[Result \"").count(),
+        pdn.matches(&format!("[Event \"{name}\"]")).count(),
         10,
         "{pdn}"
     );
+    assert_eq!(pdn.matches(&format!("/swiss/{id}\"]")).count(), 10, "{pdn}");
+    for round in 1..=5 {
+        assert_eq!(
+            pdn.matches(&format!("[Round \"{round}.")).count(),
+            2,
+            "{pdn}"
+        );
+    }
+    assert!(
+        pdn.contains("[Round \"5.2\"]") && !pdn.contains("[Round \"?\"]"),
+        "{pdn}"
+    );
+    assert!(!pdn.contains("game\"]"), "{pdn}");
 }
