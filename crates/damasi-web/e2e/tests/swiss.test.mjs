@@ -111,6 +111,14 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   assert.equal(lines[1][1], BOB);
   assert.equal(lines[1][2], "0");
   assert.ok(await alice.page.isHidden("#btn-join"));
+  // The tie-breaks are named and explained under the table, in each reader's language (#44
+  // item 5: "BH-C1 BH SB WON" had no legend, and "WON" stayed English in Turkish).
+  assert.deepEqual(await alice.page.$$eval("#standings-head th", (ths) => ths.slice(3).map((th) => th.textContent)), ["BH-C1", "BH", "SB", "W"]);
+  assert.match(await alice.page.textContent("#tb-legend"), /Buchholz cut 1: the opponents' points added up/);
+  await bob.page.goto(url);
+  await bob.page.waitForFunction(() => document.querySelectorAll("#standings-head th").length === 7);
+  assert.deepEqual(await bob.page.$$eval("#standings-head th", (ths) => ths.slice(3).map((th) => th.textContent)), ["BH-K1", "BH", "SB", "G"]);
+  assert.match(await bob.page.textContent("#tb-legend"), /Galibiyet: tahtada kazanılan oyunlar/);
   // The report file is FIDE's TRF.
   const trf = await alice.page.evaluate(async (href) => (await fetch(href)).text(), await alice.page.getAttribute("#link-trf", "href"));
   assert.match(trf, /^012 Kulüp kupası/m);

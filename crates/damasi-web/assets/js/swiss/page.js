@@ -3,7 +3,7 @@
 // games), kept live by its WebSocket (/api/swiss/{id}/socket).
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
-import { t, applyI18n, wireLangs, toast } from "../i18n.js";
+import { t, hasText, applyI18n, wireLangs, toast } from "../i18n.js";
 import { casualUnderOtherRules, fillDays, rulesText } from "../online/common.js";
 
 /** @type {any} who is signed in ({id, name, guest}) or null */
@@ -106,11 +106,22 @@ async function create(/** @type {Event} */ e) {
     password: $("c-password").value || null,
     startsAt: starts ? new Date(starts).getTime() : null,
     conditions: { allowList: $("c-list").value || null },
+    ...($("c-tiebreaks").value ? { tiebreaks: $("c-tiebreaks").value } : {}),
   };
   try {
     const s = await api("POST", "/api/swiss/new", body);
     location.href = "/swiss/" + s.id;
   } catch (err) { showError(err); }
+}
+
+/**
+ * A tie-break's short name (FIDE's abbreviation, e.g. `BH-C1`) or, with `"Long"`, what it
+ * counts, in the reader's language; an abbreviation this page does not know as it is.
+ * @param {string} abbreviation @param {string} [form]
+ */
+function tbText(abbreviation, form = "") {
+  const key = "tb:" + abbreviation + form;
+  return hasText(key) ? t(key) : abbreviation;
 }
 
 /** My line in the standings, if I am in the tournament. */
@@ -217,7 +228,16 @@ function render() {
 
   const head = $("standings-head");
   head.innerHTML = "";
-  for (const h of ["#", t("swName"), t("swPoints"), ...v.tieBreaks]) head.append(el("th", h));
+  for (const h of ["#", t("swName"), t("swPoints")]) head.append(el("th", h));
+  // Each tie-break by its short name in the reader's language, explained under the table.
+  const legend = $("tb-legend");
+  legend.innerHTML = "";
+  for (const tb of v.tieBreaks) {
+    const th = el("th", tbText(tb));
+    th.title = tbText(tb, "Long");
+    head.append(th);
+    legend.append(el("dt", tbText(tb)), el("dd", tbText(tb, "Long")));
+  }
   const body = $("standings").querySelector("tbody");
   body.innerHTML = "";
   for (const l of v.standings) {
