@@ -936,7 +936,9 @@ pub async fn import_swiss(
     Ok(swiss.id)
 }
 
-/// `s` as a TRF file: the rounds complete, each player's points and place.
+/// `s` as a TRF file: the rounds complete, each player's points and place, and TRF-16's
+/// lines of the event: its dates (042 start, 052 end, 132 each round's), the number of
+/// players (062), the organiser as the chief arbiter (102) and the time control (122).
 pub fn export_trf(s: &Swiss) -> String {
     let mut t = s.played.clone();
     let standings = s.standings();
@@ -945,7 +947,54 @@ pub fn export_trf(s: &Swiss) -> String {
             p.rank = Some(line.rank);
         }
     }
+    let mut lines = event_lines(s);
+    // A tournament read from a file keeps its own lines of these kinds only where damasi
+    // knows nothing better.
+    let ours: Vec<String> = lines.iter().map(|l| l[..3].to_string()).collect();
+    lines.extend(
+        t.other_lines
+            .iter()
+            .filter(|l| !ours.iter().any(|code| l.starts_with(code)))
+            .cloned(),
+    );
+    t.other_lines = lines;
     t.to_trf()
+}
+
+/// TRF-16's lines 042, 052, 062, 102, 122 and 132 of `s` (the dates in UTC).
+fn event_lines(s: &Swiss) -> Vec<String> {
+    // `YYYY/MM/DD`, and `YY/MM/DD` for line 132, from PDN's `YYYY.MM.DD`.
+    let date = |ms: i64| damasi::pdn::pdn_date(ms.div_euclid(1000)).replace('.', "/");
+    let mut lines = Vec::new();
+    if let Some(first) = s.rounds.first() {
+        lines.push(format!("042 {}", date(first.paired_ms)));
+    }
+    if s.status == Status::Finished {
+        if let Some(last) = s.rounds.last() {
+            lines.push(format!("052 {}", date(last.paired_ms)));
+        }
+    }
+    lines.push(format!("062 {}", s.entrants.len()));
+    lines.push(format!("102 {}", s.organiser));
+    let control = match damasi_online::days_per_turn(s.settings.initial_ms, s.settings.increment_ms)
+    {
+        Some(days) => format!("{days} days a move (correspondence)"),
+        None => format!(
+            "{} min + {} s a move",
+            s.settings.initial_ms as f64 / 60_000.0,
+            s.settings.increment_ms / 1000
+        ),
+    };
+    lines.push(format!("122 {control}"));
+    if !s.rounds.is_empty() {
+        // The first round's date in columns 92-99, each next one 10 columns further.
+        let mut line = format!("132{}", " ".repeat(86));
+        for r in &s.rounds {
+            line.push_str(&format!("  {}", &date(r.paired_ms)[2..]));
+        }
+        lines.push(line);
+    }
+    lines
 }
 
 /// Points in half points as a number (`2.5`).

@@ -573,8 +573,38 @@ async fn a_round_robin_over_the_api() {
     );
     let lines: Vec<&str> = trf.lines().filter(|l| l.starts_with("001")).collect();
     assert_eq!(lines.len(), 5);
-    for l in lines {
+    for l in &lines {
         assert_eq!(l.matches("0000 - Z").count(), 1, "{l}");
+    }
+    // TRF-16's lines of the event (#44 item 5): the dates, the players, the time control, and
+    // each round's date in the columns of that round's results (92-99, then every 10).
+    let today = damasi::pdn::pdn_date(damasi_web::online::now_ms() / 1000).replace('.', "/");
+    assert!(trf.contains(&format!("042 {today}")), "{trf}");
+    assert!(trf.contains(&format!("052 {today}")), "{trf}");
+    assert!(trf.contains("\n062 5\n"), "{trf}");
+    assert!(
+        trf.lines()
+            .any(|l| l.starts_with("122 ") && l.contains(" min + ")),
+        "{trf}"
+    );
+    let dates = trf
+        .lines()
+        .find(|l| l.starts_with("132"))
+        .expect("line 132");
+    for round in 0..5 {
+        let at = 91 + 10 * round;
+        assert_eq!(
+            &dates[at..at + 8],
+            &today[2..],
+            "round {}: {dates:?}",
+            round + 1
+        );
+        // The same columns of a player's line hold that round's opponent (or 0000).
+        assert!(
+            lines[0][at..at + 4].trim().parse::<u32>().is_ok(),
+            "{}",
+            lines[0]
+        );
     }
     // The games as PDN: ten.
     let (status, pdn, _) = send(
