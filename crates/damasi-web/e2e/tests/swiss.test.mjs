@@ -115,6 +115,11 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   // item 5: "BH-C1 BH SB WON" had no legend, and "WON" stayed English in Turkish).
   assert.deepEqual(await alice.page.$$eval("#standings-head th", (ths) => ths.slice(3).map((th) => th.textContent)), ["BH-C1", "BH", "SB", "W"]);
   assert.match(await alice.page.textContent("#tb-legend"), /Buchholz cut 1: the opponents' points added up/);
+  // The crosstable: a line a player, a column a round: the opponent's place, colour, result.
+  const cross = await alice.page.$$eval("#crosstable tbody tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.equal(cross.length, 2);
+  assert.match(cross[0].join("|"), new RegExp(`^1\\|${ALICE}\\|2[wb] 1\\|1$`));
+  assert.match(cross[1].join("|"), new RegExp(`^2\\|${BOB}\\|1[wb] 0\\|0$`));
   await bob.page.goto(url);
   await bob.page.waitForFunction(() => document.querySelectorAll("#standings-head th").length === 7);
   assert.deepEqual(await bob.page.$$eval("#standings-head th", (ths) => ths.slice(3).map((th) => th.textContent)), ["BH-K1", "BH", "SB", "G"]);

@@ -248,6 +248,8 @@ function render() {
     body.append(row);
   }
 
+  renderCrosstable(v);
+
   const rounds = $("rounds");
   rounds.innerHTML = "";
   for (const r of [...v.rounds].reverse()) {
@@ -269,6 +271,60 @@ function render() {
   }
   $("link-trf").href = `/swiss/${v.id}.trf`;
   $("link-pdn").href = `/api/swiss/${v.id}/games`;
+}
+
+/**
+ * The crosstable: a line a player in the standings' order, a column a round, each cell the
+ * opponent's place, the colour and the result (`3w 1`, `5b ½`, `+` a forfeit won, `−` lost,
+ * a bye or rest), then the points.
+ * @param {any} v
+ */
+function renderCrosstable(v) {
+  const table = $("crosstable");
+  $("crosstable-box").hidden = !v.rounds.length;
+  const place = new Map(v.standings.map((/** @type {any} */ l) => [l.username, l.rank]));
+  const cells = new Map(v.standings.map((/** @type {any} */ l) => [l.username, /** @type {string[]} */ ([])]));
+  const roundRobin = v.system === "roundRobin";
+  v.rounds.forEach((/** @type {any} */ r, /** @type {number} */ i) => {
+    for (const g of r.games) {
+      const [w, b] = scores(g.result);
+      const put = (/** @type {string} */ who, /** @type {string} */ them, /** @type {string} */ colour, /** @type {string} */ score) => {
+        const line = cells.get(who);
+        if (line) line[i] = score === "+" || score === "−" ? score : `${place.get(them) || "?"}${t(colour)} ${score}`;
+      };
+      put(g.white, g.black, "swW", w);
+      put(g.black, g.white, "swB", b);
+    }
+    const bye = r.bye && cells.get(r.bye);
+    if (bye) bye[i] = t(roundRobin ? "swRestCell" : "swByeCell");
+  });
+  const head = table.querySelector("thead tr");
+  head.innerHTML = "";
+  head.append(el("th", "#"), el("th", t("swName")));
+  v.rounds.forEach((/** @type {any} */ r) => head.append(el("th", String(r.number))));
+  head.append(el("th", t("swPoints")));
+  const body = table.querySelector("tbody");
+  body.innerHTML = "";
+  for (const l of v.standings) {
+    const row = el("tr");
+    row.append(el("td", String(l.rank)), el("td", l.username));
+    const line = cells.get(l.username) || [];
+    v.rounds.forEach((/** @type {any} */ _r, /** @type {number} */ i) => row.append(el("td", line[i] || "")));
+    row.append(el("td", pointsText(l.points)));
+    body.append(row);
+  }
+}
+
+/** White's and Black's scores in a board's result (`*` while it is played). @param {string|null} result */
+function scores(result) {
+  switch (result) {
+    case "1-0": return ["1", "0"];
+    case "0-1": return ["0", "1"];
+    case "½-½": return ["½", "½"];
+    case "+/-": return ["+", "−"];
+    case "-/+": return ["−", "+"];
+    default: return ["*", "*"];
+  }
 }
 
 /** The tournament's live view: every change comes over the socket. */
