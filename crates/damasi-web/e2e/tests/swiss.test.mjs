@@ -177,6 +177,11 @@ test("an arena: created with the form, joined, played, scored live, ended with a
   await carol.page.click("#btn-end");
   await carol.page.waitForSelector("#podium li");
   assert.match(await carol.page.textContent("#podium li"), new RegExp(ALICE + " · 2"));
+  // The games column counts games, the sheet says what each brought (#44: "Games" showed
+  // points), and no "Play it" stays after the end.
+  const first = await carol.page.$$eval("#standings tbody tr:first-child td", (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(first.slice(2), ["2", "1", "2"]);
+  assert.ok(await carol.page.isHidden("[data-testid='my-game']"));
   await dave.page.waitForSelector("#podium li");
   // The list shows the arena once, with its minutes (#44: twice, one copy "undefined /
   // undefined" leading to a blank page); every header leads to the list.

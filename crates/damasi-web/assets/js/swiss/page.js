@@ -149,7 +149,8 @@ function renderArena() {
   $("btn-start").hidden = !(organiser && v.status === "created");
   $("btn-start").textContent = t("swStartNow");
   $("btn-end").hidden = !(organiser && open);
-  const game = me && v.ongoing.find((/** @type {any} */ g) => g.white === me.name || g.black === me.name);
+  // Once the arena is over, no "Play it" stays behind, even for a game still being finished.
+  const game = me && open && v.ongoing.find((/** @type {any} */ g) => g.white === me.name || g.black === me.name);
   $("my-game").hidden = !game;
   $("my-game").innerHTML = "";
   if (game) {
@@ -163,13 +164,14 @@ function renderArena() {
   for (const p of v.podium || []) $("podium").append(el("li", `${p.username} · ${p.score}`));
   const head = $("standings-head");
   head.innerHTML = "";
-  for (const h of ["#", t("swName"), t("swScore"), t("swSheet")]) head.append(el("th", h));
+  // The games played, then the points each brought (lichess's sheet: 2 a win, 4 on a streak).
+  for (const h of ["#", t("swName"), t("swScore"), t("swGamesPlayed"), t("swSheet")]) head.append(el("th", h));
   const body = $("standings").querySelector("tbody");
   body.innerHTML = "";
   for (const p of players) {
     const row = el("tr", undefined, p.paused ? "withdrawn" : "");
     row.append(el("td", String(p.rank)), el("td", p.username + (p.fire ? " 🔥" : "") + (p.paused ? " " + t("swPausedMark") : "")),
-      el("td", String(p.score)), el("td", p.sheet.scores, "sheet"));
+      el("td", String(p.score)), el("td", String(p.sheet.scores.length)), el("td", p.sheet.scores, "sheet"));
     body.append(row);
   }
   $("ongoing").hidden = !v.ongoing.length;
