@@ -160,4 +160,16 @@ test("a player's page: rating graph, games with filters, follow, block and chall
   assert.match(await page.textContent(tid("profile-record")), new RegExp(`There is no player called nobody_${tag}`));
   assert.equal(await page.isVisible(tid("profile-games")), false);
   assert.equal(await page.title(), "No such player");
+
+  // A game aborted before any move is listed as aborted, not lost (#44: an arena game never
+  // played showed as a loss on the profile).
+  const g = await call(ada, "POST", "/api/online/games", { minutes: 3, increment: 2, rated: false, color: "white" });
+  assert.equal(g.status, 200, JSON.stringify(g.body));
+  assert.equal((await call(ben, "POST", `/api/online/games/${g.body.id}/join`, {})).status, 200);
+  const aborted = await call(ada, "POST", `/api/online/games/${g.body.id}/abort`, {});
+  assert.equal(aborted.status, 200, JSON.stringify(aborted.body));
+  await page.goto(`${URL_BASE}/@/${BEN}`);
+  await page.waitForSelector(`#pr-games a[href="/online/${g.body.id}"]`);
+  const cell = await page.$eval(`#pr-games a[href="/online/${g.body.id}"]`, (a) => a.closest("tr").children[1].textContent);
+  assert.equal(cell, "aborted");
 });

@@ -177,7 +177,8 @@ function renderGames() {
     a.href = "/online/" + encodeURIComponent(g.id);
     a.textContent = `${g.white || "?"} – ${g.black || "?"}`;
     players.appendChild(a);
-    const who = g.outcome ? g.outcome.split(":")[0] : "";
+    // "white", "black" or "draw"; nothing for an aborted game (never played: #44 showed it lost).
+    const who = g.outcome && g.outcome !== "aborted" ? g.outcome.split(":")[0] : "";
     const side = g.white === name ? "white" : "black";
     const result = document.createElement("td");
     result.textContent = g.status === "open" ? t("onOpen") : g.status === "playing" ? t("onPlaying") :
