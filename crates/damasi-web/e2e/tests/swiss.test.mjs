@@ -80,27 +80,31 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   assert.ok(await bob.page.isVisible("#btn-withdraw"));
   assert.ok(await bob.page.isHidden("#btn-start"), "only the organiser starts it");
 
-  // Alice starts it: both pages show the pairing and each player's game.
+  // Alice starts it. Both players, left on the tournament's page, are taken to their game
+  // (#44 item 3: they lost it by forfeit), and both make their first move in time.
   await alice.page.click("#btn-start");
-  for (const p of [alice.page, bob.page]) {
-    await p.waitForSelector("#rounds .round[data-round='1'] li a");
-    await p.waitForSelector("[data-testid='my-game-link']");
-  }
-  const pairing = (await alice.page.textContent("#rounds .round li a")).trim();
-  assert.ok(pairing.includes(ALICE) && pairing.includes(BOB), pairing);
-  assert.match(await bob.page.textContent("#rounds h3"), /1\. tur/);
-  const gameUrl = await bob.page.getAttribute("[data-testid='my-game-link']", "href");
+  for (const p of [alice.page, bob.page]) await p.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  const gameId = bob.page.url().split("/").pop();
+  assert.equal(alice.page.url().split("/").pop(), gameId);
+  await alice.page.waitForFunction(() => /you play (white|black)/.test(document.getElementById("game-info").textContent));
+  const aliceWhite = /you play white/.test(await alice.page.textContent("#game-info"));
+  const [white, black] = aliceWhite ? [alice.page, bob.page] : [bob.page, alice.page];
+  const move = (p, m) => p.evaluate(async ([id, m]) => (await fetch(`/api/online/games/${id}/move`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ move: m }) })).status, [gameId, m]);
+  assert.equal(await move(white, "c3-c4"), 200);
+  assert.equal(await move(black, "f6-f5"), 200);
+  await alice.page.waitForFunction(() => document.querySelectorAll("#movelist .mv[data-ply]").length === 2);
 
-  // Bob opens his game and resigns it.
-  await bob.page.click("[data-testid='my-game-link']");
-  await bob.page.waitForURL(/\/online\/[A-Za-z0-9]+$/);
-  await bob.page.waitForSelector("body[data-ready='1']");
-  const gameId = gameUrl.split("/").pop();
+  // Bob resigns; back on the tournament's page, the round shows the pairing and the result.
   const status = await bob.page.evaluate(async (id) => {
     const r = await fetch(`/api/online/games/${id}/resign`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     return r.status;
   }, gameId);
   assert.equal(status, 200);
+  await alice.page.goto(url);
+  await alice.page.waitForSelector("#rounds .round[data-round='1'] li a");
+  const pairing = (await alice.page.textContent("#rounds .round li a")).trim();
+  assert.ok(pairing.includes(ALICE) && pairing.includes(BOB), pairing);
+  assert.ok(alice.page.url().endsWith(url.split("/").pop()), "coming back stays on the tournament's page");
 
   // Alice's page: the result, the standings with Alice first on a point, finished.
   await alice.page.waitForFunction(() => /1-0|0-1/.test(document.querySelector("#rounds .round .result")?.textContent || ""));
@@ -122,6 +126,7 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   assert.match(cross[1].join("|"), new RegExp(`^2\\|${BOB}\\|1[wb] 0\\|0$`));
   await bob.page.goto(url);
   await bob.page.waitForFunction(() => document.querySelectorAll("#standings-head th").length === 7);
+  assert.match(await bob.page.textContent("#rounds h3"), /1\. tur/);
   assert.deepEqual(await bob.page.$$eval("#standings-head th", (ths) => ths.slice(3).map((th) => th.textContent)), ["BH-K1", "BH", "SB", "G"]);
   assert.match(await bob.page.textContent("#tb-legend"), /Galibiyet: tahtada kazanılan oyunlar/);
   // The report file is FIDE's TRF.
@@ -162,12 +167,15 @@ test("an arena: created with the form, joined, played, scored live, ended with a
   await dave.page.click("#btn-join");
   await carol.page.waitForFunction(() => document.querySelectorAll("#standings tbody tr").length === 2);
   await carol.page.click("#btn-start");
-  // Paired at once: both see their game.
-  for (const p of [carol.page, dave.page]) await p.waitForSelector("[data-testid='my-game-link']");
-  const gameId = (await dave.page.getAttribute("[data-testid='my-game-link']", "href")).split("/").pop();
+  // Paired at once: both are taken to their game (#44 item 3).
+  for (const p of [carol.page, dave.page]) await p.waitForURL(/\/online\/[A-Za-z0-9]+$/);
+  const gameId = dave.page.url().split("/").pop();
+  assert.equal(carol.page.url().split("/").pop(), gameId);
   const status = await dave.page.evaluate(async (id) => (await fetch(`/api/online/games/${id}/resign`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status, gameId);
   assert.equal(status, 200);
   // Carol's page: 2 points for the win, on top.
+  await carol.page.goto(url);
+  await dave.page.goto(url);
   await carol.page.waitForFunction(() => {
     const first = document.querySelector("#standings tbody tr");
     return !!first && first.querySelectorAll("td")[2].textContent === "2";

@@ -14,6 +14,7 @@ import { SIDES, act, copyField, go, over, plies, resultSentence, running, toast 
 import { ensureSession, loadAccount, session } from "./account.js";
 import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state.js";
 import { connect, send, socket, watchSilence, wireReconnects } from "./socket.js";
+import { events, startEvents } from "./events.js";
 import {
   chatHidden, chatKey, renderActions, renderChat, renderChatHidden, renderClocks, renderInfo,
   renderAfterGame, renderMoves, renderPlayers, renderResult, renderTitle, setStatus, statusText,
@@ -286,6 +287,7 @@ function applyState(s, fromFull = false) {
     view.resignAsk = false;
     if (prev) announce(resultSentence(s));
     if (view.full && view.full.rated) loadAccount();
+    if (view.you) followNextGame();
   }
   if (s.rematch && view.you && !view.followed && prev && !prev.rematch) {
     view.followed = true;
@@ -293,6 +295,23 @@ function applyState(s, fromFull = false) {
   }
   renderGame();
   loadLegal();
+}
+
+/**
+ * After the player's game ends, their next one (an arena's pairing, a Swiss's next round, a
+ * seek taken elsewhere) opens here as it would in the lobby (#44 item 3): the account's event
+ * stream tells of each game that starts; those already going on come first and are left.
+ */
+function followNextGame() {
+  if (!session.me) return;
+  events.onEvent = (/** @type {any} */ ev) => {
+    if (ev.type !== "gameStart" || !ev.game || ev.game.id === view.id || !events.burstDone) return;
+    playSound("low");
+    document.title = "▶ " + t("swYourGameStarts");
+    toast(t("swYourGameStarts"));
+    setTimeout(() => go(ev.game.id), 700);
+  };
+  startEvents();
 }
 
 /** @param {any} msg */

@@ -5,6 +5,7 @@ import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, hasText, applyI18n, wireLangs, toast } from "../i18n.js";
 import { casualUnderOtherRules, fillDays, rulesText } from "../online/common.js";
+import { playSound } from "../sound.js";
 
 /** @type {any} who is signed in ({id, name, guest}) or null */
 let me = null;
@@ -124,6 +125,24 @@ function tbText(abbreviation, form = "") {
   return hasText(key) ? t(key) : abbreviation;
 }
 
+/**
+ * Takes the player to their new game (#44: players left on the tournament page lost their
+ * games by forfeit): a sound, the tab's title, then the game's page, where the first move's
+ * 30 s are counted. Not in a correspondence event (its moves take days), and once a game:
+ * coming back to the tournament's page leaves the player there.
+ * @param {{id: string}|null|undefined} game
+ */
+function takeToGame(game) {
+  if (!game || !game.id || view.days) return;
+  const key = "damasi.takenTo." + game.id;
+  if (sessionStorage.getItem(key)) return;
+  sessionStorage.setItem(key, "1");
+  playSound("low");
+  document.title = "▶ " + t("swYourGameStarts");
+  toast(t("swYourGameStarts"));
+  setTimeout(() => { location.href = "/online/" + game.id; }, 700);
+}
+
 /** My line in the standings, if I am in the tournament. */
 const myLine = () => (me && view ? view.standings.find((/** @type {any} */ l) => l.username === me.name) : null);
 
@@ -151,6 +170,7 @@ function renderArena() {
   $("btn-end").hidden = !(organiser && open);
   // Once the arena is over, no "Play it" stays behind, even for a game still being finished.
   const game = me && open && v.ongoing.find((/** @type {any} */ g) => g.white === me.name || g.black === me.name);
+  if (v.status === "started") takeToGame(game);
   $("my-game").hidden = !game;
   $("my-game").innerHTML = "";
   if (game) {
@@ -219,6 +239,7 @@ function render() {
 
   // My game of the round in play.
   const game = me && last && last.games.find((/** @type {any} */ g) => !g.result && (g.white === me.name || g.black === me.name));
+  if (v.status === "started") takeToGame(game);
   $("my-game").hidden = !game;
   $("my-game").innerHTML = "";
   if (game) {
