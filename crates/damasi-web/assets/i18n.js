@@ -454,6 +454,10 @@ Object.assign(window.I18N.tr, {
 Object.assign(window.I18N.en, {
   onLeaders: "Leaderboards", onMyProfile: "Your profile", onFollowingOnline: "Followed players online",
   onOnlineTag: "online", onFollow: "Follow", onUnfollow: "Unfollow", onBlock: "Block", onUnblock: "Unblock",
+  onChallengeFrom: "{name} challenges you: {what}", onChallengesWaiting: "Challenges: {n}", onChallengesTitle: "Challenges to you",
+  onChallengeDeclined: "{name} declined the challenge: {reason}",
+  "decline:generic": "not now", "decline:later": "later, please", "decline:tooFast": "too fast", "decline:tooSlow": "too slow",
+  "decline:timeControl": "another time control, please", "decline:rated": "a rated game, please", "decline:casual": "a casual game, please",
   onChallenge: "Challenge", onSendChallenge: "Send the challenge", onRatingHistory: "Rating history",
   onPlayerGames: "Games", onFilters: "Filters", onAll: "All", onSpeedLabel: "Speed", onResult: "Result",
   onWins: "Wins", onDraws: "Draws", onLosses: "Losses", onPlayers: "Players", onDate: "Date",
@@ -469,6 +473,10 @@ Object.assign(window.I18N.en, {
 Object.assign(window.I18N.tr, {
   onLeaders: "Sıralamalar", onMyProfile: "Profiliniz", onFollowingOnline: "Takip ettiğiniz çevrimiçi oyuncular",
   onOnlineTag: "çevrimiçi", onFollow: "Takip et", onUnfollow: "Takibi bırak", onBlock: "Engelle", onUnblock: "Engeli kaldır",
+  onChallengeFrom: "{name} size meydan okuyor: {what}", onChallengesWaiting: "Davetler: {n}", onChallengesTitle: "Size gelen davetler",
+  onChallengeDeclined: "{name} daveti reddetti: {reason}",
+  "decline:generic": "şimdi değil", "decline:later": "daha sonra", "decline:tooFast": "çok hızlı", "decline:tooSlow": "çok yavaş",
+  "decline:timeControl": "başka bir süre lütfen", "decline:rated": "puanlı bir oyun lütfen", "decline:casual": "puansız bir oyun lütfen",
   onChallenge: "Meydan oku", onSendChallenge: "Davet gönder", onRatingHistory: "Puan geçmişi",
   onPlayerGames: "Oyunlar", onFilters: "Süzgeçler", onAll: "Tümü", onSpeedLabel: "Hız", onResult: "Sonuç",
   onWins: "Galibiyetler", onDraws: "Beraberlikler", onLosses: "Yenilgiler", onPlayers: "Oyuncular", onDate: "Tarih",

@@ -87,6 +87,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/online/account.js"),
     ),
     (
+        "/js/online/challenges.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/challenges.js"),
+    ),
+    (
         "/js/online/common.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/online/common.js"),

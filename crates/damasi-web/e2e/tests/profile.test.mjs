@@ -141,6 +141,24 @@ test("a player's page: rating graph, games with filters, follow, block and chall
   const pending = await call(ada, "GET", `/api/online/games/${id}`);
   assert.equal(pending.status, 200);
 
+  // Ada, in the lobby in her own browser, sees the challenge (#44 item 4: it reached only the
+  // API's event stream): the header's count and the lobby's list with Accept and Decline. She
+  // declines, and Ben's game page says who declined and why.
+  const adaBrowser = await launch();
+  opened.push(adaBrowser);
+  const cut = ada.indexOf("=");
+  await adaBrowser.context.addCookies([{ name: ada.slice(0, cut), value: ada.slice(cut + 1), url: URL_BASE }]);
+  const adaPage = await adaBrowser.context.newPage();
+  adaPage.setDefaultTimeout(15000);
+  await adaPage.goto(`${URL_BASE}/online`);
+  await adaPage.waitForSelector(`[data-testid="challenge-${id}"]`);
+  assert.match(await adaPage.textContent(`[data-testid="challenge-${id}"]`), new RegExp(`${BEN} challenges you: 5\\+3`));
+  assert.equal(await adaPage.textContent('[data-testid="challenge-badge"]'), "Challenges: 1");
+  await adaPage.click(`[data-testid="challenge-${id}"] [data-testid="challenge-decline"]`);
+  await adaPage.waitForSelector(`[data-testid="challenge-${id}"]`, { state: "detached" });
+  assert.ok(await adaPage.isHidden('[data-testid="challenge-badge"]'));
+  await page.waitForFunction((n) => document.getElementById("toast").textContent.includes(`${n} declined the challenge: not now`), ADA);
+
   // The leaderboards: five speeds (correspondence too); nobody's rating is settled yet.
   await page.goto(`${URL_BASE}/player`);
   await page.waitForSelector("body[data-ready='1']");

@@ -10,8 +10,10 @@ export const events = {
   /** settles once the stream has announced the games already going on */
   ready: Promise.resolve(),
   burstDone: false,
-  /** What is done with each event. @type {(ev: any) => void} */
+  /** What the view does with each event. @type {(ev: any) => void} */
   onEvent: (_ev) => {},
+  /** What every page does besides (the header's challenges). @type {((ev: any) => void)[]} */
+  listeners: [],
 };
 
 // Opens the stream (when someone is signed in and it is not open yet); it is opened again
@@ -47,7 +49,12 @@ export function startEvents() {
           while ((i = buf.indexOf("\n")) >= 0) {
             const line = buf.slice(0, i).trim();
             buf = buf.slice(i + 1);
-            if (line) { try { events.onEvent(JSON.parse(line)); } catch (_) { /* not JSON */ } }
+            if (!line) continue;
+            let ev;
+            try { ev = JSON.parse(line); } catch (_) { continue; }   // not JSON
+            for (const f of [events.onEvent, ...events.listeners]) {
+              try { f(ev); } catch (e) { console.warn(e); }
+            }
           }
         }
       } catch (_) {

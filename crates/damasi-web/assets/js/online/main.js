@@ -10,6 +10,7 @@ import { loadAccount, renderAccount, wireAccount } from "./account.js";
 import { redrawLobby, startLobby } from "./lobby.js";
 import { flipBoard, redrawGame, startGame } from "./game.js";
 import { redrawLeaders, redrawProfile, startLeaders, startProfile } from "./profile.js";
+import { redrawChallenges, startChallenges } from "./challenges.js";
 
 // The header's ? (keyboard shortcuts) and ⚙ (settings), and their keys, as on the main page.
 function wireHeader(/** @type {boolean} */ inGame) {
@@ -55,6 +56,7 @@ async function boot() {
   wireHeader(!!m);
   wireLangs(() => {
     renderAccount();
+    redrawChallenges();
     if (m) redrawGame();
     else if (profile) redrawProfile();
     else if (leaders) redrawLeaders();
@@ -66,6 +68,8 @@ async function boot() {
   else if (profile) await startProfile(decodeURIComponent(profile[1]));
   else if (leaders) await startLeaders();
   else startLobby();
+  // After the view: the lobby sets the stream's own handler first.
+  startChallenges();
   document.body.dataset.ready = "1";
 }
 
