@@ -924,6 +924,8 @@ mod wire_record {
         let state = s.state_json(start);
         println!("STATE {state}");
         println!("FULL {}", s.full_json(start, Some(&p(1))));
+        println!("START {}", s.game_event("gameStart", Color::White));
+        println!("CHALLENGE {}", s.challenge_json(&p(2), None, "created"));
         let typed: crate::messages::GameState = serde_json::from_value(state.clone()).unwrap();
         let mut back =
             serde_json::to_value(crate::messages::GameMessage::GameState(Box::new(typed))).unwrap();

@@ -195,10 +195,173 @@ pub struct ChallengeRef {
     pub status: String,
 }
 
+/// A player in a challenge (`challenger`, `destUser`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ChallengeUser {
+    /// The lowercased name.
+    pub id: String,
+    /// The name.
+    pub name: String,
+    /// The rating, if known.
+    pub rating: Option<i64>,
+}
+
+/// A challenge's time control: a clock (seconds) or days a move.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum TimeControl {
+    /// A live clock.
+    Clock {
+        /// Initial time (s).
+        limit: i64,
+        /// Increment (s).
+        increment: i64,
+        /// As `minutes+seconds`.
+        show: String,
+    },
+    /// Correspondence.
+    #[serde(rename_all = "camelCase")]
+    Correspondence {
+        /// Days a move.
+        days_per_turn: i64,
+    },
+}
+
+/// A perf as a challenge names it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct PerfName {
+    /// The speed class.
+    pub name: String,
+}
+
+/// A direct challenge as lichess's API writes it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Challenge {
+    /// The game's id.
+    pub id: String,
+    /// The game's page.
+    pub url: String,
+    /// `created`, `declined`, ...
+    pub status: String,
+    /// Who sent it.
+    pub challenger: Option<ChallengeUser>,
+    /// Who it is to.
+    pub dest_user: ChallengeUser,
+    /// The rules.
+    pub variant: Variant,
+    /// Whether rated.
+    pub rated: bool,
+    /// The speed class.
+    pub speed: String,
+    /// The control.
+    pub time_control: TimeControl,
+    /// The colour asked for (`random` for none).
+    pub color: String,
+    /// The sender's colour.
+    pub final_color: Option<String>,
+    /// The perf.
+    pub perf: PerfName,
+}
+
+/// The opponent in a `gameStart`/`gameFinish` event.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Opponent {
+    /// The lowercased name.
+    pub id: Option<String>,
+    /// The name.
+    pub username: Option<String>,
+    /// The rating.
+    pub rating: Option<i64>,
+}
+
+/// A game's status name.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct StatusName {
+    /// `created`, `started`, or the end's reason code.
+    pub name: String,
+}
+
+/// What a client may use the game with.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Compat {
+    /// The Bot API.
+    pub bot: bool,
+    /// The Board API.
+    pub board: bool,
+}
+
+/// The game of a `gameStart`/`gameFinish` event, for one side.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct EventGame {
+    /// The game's id.
+    pub game_id: String,
+    /// The same id.
+    pub full_id: String,
+    /// The same id.
+    pub id: String,
+    /// The side's colour.
+    pub color: String,
+    /// The position.
+    pub fen: String,
+    /// Whether the side has moved.
+    pub has_moved: bool,
+    /// Whether it is the side's turn.
+    pub is_my_turn: bool,
+    /// The last move, if any.
+    pub last_move: Option<String>,
+    /// The side's time (s).
+    pub seconds_left: i64,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// Whether rated.
+    pub rated: bool,
+    /// The speed class.
+    pub speed: String,
+    /// The perf (the speed class).
+    pub perf: String,
+    /// `friend` or `lobby`.
+    pub source: String,
+    /// The status.
+    pub status: StatusName,
+    /// The outcome's code, if over.
+    pub outcome: Option<String>,
+    /// The winner's colour, if any.
+    pub winner: Option<String>,
+    /// The rules.
+    pub variant: Variant,
+    /// The APIs it works with.
+    pub compat: Compat,
+}
+
 /// A user event (of the account's event stream), tagged by `type`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum UserEvent {
+    /// A game of the user's started.
+    GameStart {
+        /// The game.
+        game: Box<EventGame>,
+    },
+    /// A game of the user's ended.
+    GameFinish {
+        /// The game.
+        game: Box<EventGame>,
+    },
+    /// A challenge to (or from) the user.
+    Challenge {
+        /// The challenge.
+        challenge: Box<Challenge>,
+    },
+    /// A challenge was declined.
+    #[serde(rename_all = "camelCase")]
+    ChallengeDeclined {
+        /// The challenge.
+        challenge: Box<Challenge>,
+        /// The reason's key.
+        decline_reason: String,
+    },
     /// A challenge to the user was canceled by its sender.
     ChallengeCanceled {
         /// The challenge.
@@ -268,5 +431,24 @@ mod tests {
         let parsed: GameMessage = serde_json::from_str(FULL).unwrap();
         // Keys in the order serde_json's map writes them: the exact line comes back.
         assert_eq!(serde_json::to_value(&parsed).unwrap().to_string(), FULL);
+    }
+
+    /// Recorded from today's `TableState::game_event` (command.rs `wire_record`).
+    const START: &str = r#"{"game":{"color":"white","compat":{"board":true,"bot":true},"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fullId":"g1","gameId":"g1","hasMoved":true,"id":"g1","isMyTurn":false,"lastMove":"c3-c4","opponent":{"id":"p2","rating":null,"username":"p2"},"outcome":null,"perf":"bullet","rated":false,"secondsLeft":60,"source":"lobby","speed":"bullet","status":{"name":"started"},"variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"},"winner":null},"type":"gameStart"}"#;
+    /// Recorded from today's `TableState::challenge_json` (command.rs `wire_record`).
+    const CHALLENGE: &str = r#"{"challenger":{"id":"p1","name":"p1","rating":null},"color":"random","destUser":{"id":"p2","name":"p2","rating":null},"finalColor":"white","id":"g1","perf":{"name":"bullet"},"rated":false,"speed":"bullet","status":"created","timeControl":{"increment":0,"limit":60,"show":"1+0","type":"clock"},"url":"/online/g1","variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"}}"#;
+
+    #[test]
+    fn user_events_match_the_wire() {
+        round_trip::<UserEvent>(START);
+        let finish = START.replace("gameStart", "gameFinish");
+        round_trip::<UserEvent>(&finish);
+        round_trip::<UserEvent>(&format!(
+            r#"{{"challenge":{CHALLENGE},"type":"challenge"}}"#
+        ));
+        round_trip::<UserEvent>(&format!(
+            r#"{{"challenge":{CHALLENGE},"declineReason":"generic","type":"challengeDeclined"}}"#
+        ));
+        round_trip::<Challenge>(CHALLENGE);
     }
 }
