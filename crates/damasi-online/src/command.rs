@@ -870,3 +870,65 @@ mod tests {
         assert_eq!(s.status, Status::Over);
     }
 }
+
+#[cfg(test)]
+mod wire_record {
+    use super::*;
+    use crate::db::OnlineGameRow;
+
+    /// Today's `gameState` and `gameFull` after one move, printed (run with `--nocapture`)
+    /// to record the wire lines the typed messages are tested against; and the live
+    /// `gameState` round-trips through [`crate::messages::GameState`].
+    #[test]
+    fn record_game_lines() {
+        let mut s = TableState::new(OnlineGameRow {
+            id: "g1".into(),
+            created_ms: 0,
+            players: [None, None],
+            initial_ms: 60_000,
+            increment_ms: 0,
+            rated: false,
+            chat: true,
+            status: "open".into(),
+            outcome: None,
+            turn_started_ms: None,
+            diffs: [None, None],
+            invited: None,
+            rules: damasi::RuleSet::default(),
+        });
+        let p = |id: i64| Player {
+            id,
+            name: format!("p{id}"),
+            guest: false,
+        };
+        let start = Instant::now();
+        let now = Now {
+            at: start,
+            wall_ms: 0,
+        };
+        let cfg = OnlineConfig::default();
+        let want = Some(Color::White);
+        apply(&mut s, Some(&p(1)), &Command::Join { want }, now, &cfg).unwrap();
+        apply(
+            &mut s,
+            Some(&p(2)),
+            &Command::Join { want: None },
+            now,
+            &cfg,
+        )
+        .unwrap();
+        let mv = Command::Move {
+            text: "c3-c4".into(),
+        };
+        apply(&mut s, Some(&p(1)), &mv, now, &cfg).unwrap();
+        let state = s.state_json(start);
+        println!("STATE {state}");
+        println!("FULL {}", s.full_json(start, Some(&p(1))));
+        println!("START {}", s.game_event("gameStart", Color::White));
+        println!("CHALLENGE {}", s.challenge_json(&p(2), None, "created"));
+        let typed: crate::messages::GameState = serde_json::from_value(state.clone()).unwrap();
+        let mut back =
+            serde_json::to_value(crate::messages::GameMessage::GameState(Box::new(typed))).unwrap();
+        assert_eq!(back.take(), state);
+    }
+}

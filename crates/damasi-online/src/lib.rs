@@ -41,6 +41,7 @@ pub mod hashing;
 pub mod init_data;
 pub mod live;
 pub mod lobby;
+pub mod messages;
 pub mod players;
 pub mod rating;
 pub mod record;
