@@ -288,3 +288,38 @@ impl Drop for StopOnDrop {
         self.0.stop();
     }
 }
+
+/// Where the engine searches in an online game: the position after `moves` (the game's move
+/// list as its `gameState` writes it, space separated) under `rules`, with the positions that
+/// may repeat and the plies since the last capture, so that a seat played by the engine sees a
+/// repetition or the no-capture limit coming as the game will judge them.
+pub fn game_root(moves: &str, rules: damasi::RuleSet) -> Result<damasi_engine::SearchRoot, String> {
+    let mut game = damasi::Game::with_rules(rules);
+    for (i, m) in moves.split_whitespace().enumerate() {
+        game.play_text(m)
+            .map_err(|e| format!("move {} ({m}) of the game: {e}", i + 1))?;
+    }
+    Ok(damasi_engine::SearchRoot::from_game(&game))
+}
+
+#[cfg(test)]
+mod root_tests {
+    use super::game_root;
+    use damasi::{Color, RuleSet};
+
+    #[test]
+    fn the_root_holds_the_game_s_rules_and_count_since_a_capture() {
+        let rules = RuleSet::from_name("turkish; no-capture-limit 50").unwrap();
+        // Three quiet moves: Black to move, three plies without a capture.
+        let root = game_root("c3-c4 f6-f5 c4-c5", rules).unwrap();
+        assert_eq!(root.rules, rules);
+        assert_eq!(root.plies_since_capture, 3);
+        assert_eq!(root.position.side_to_move(), Color::Black);
+        // c6 takes c5 by jumping to c4: the count starts again, and one quiet move after it.
+        let root = game_root("c3-c4 f6-f5 c4-c5 c6xc4 a3-a4", rules).unwrap();
+        assert_eq!(root.plies_since_capture, 1);
+        // A move that is not legal is named with its number.
+        let err = game_root("c3-c4 c4-c5", RuleSet::default()).unwrap_err();
+        assert!(err.contains("move 2 (c4-c5)"), "{err}");
+    }
+}

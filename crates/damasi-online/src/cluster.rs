@@ -31,6 +31,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, Weak};
 use std::time::Duration;
 
+use damasi::Color;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -42,7 +43,8 @@ use crate::now_ms;
 use super::accounts::Player;
 use super::command::Command;
 use super::db::PostgresDb;
-use super::{lock, GameMessage, Inner, Online, Table, EVENT_BUFFER};
+use super::messages::{GameMessage, UserEvent};
+use super::{lock, Inner, Online, Outgoing, Table, EVENT_BUFFER};
 use tokio::time::Instant;
 
 /// Timings of a cluster.
@@ -208,7 +210,7 @@ pub struct Cluster {
     next_rid: AtomicU64,
     pending: StdMutex<HashMap<u64, oneshot::Sender<Result<Value, ApiError>>>>,
     /// Per game: the local channel every watcher on this node listens to.
-    relays: StdMutex<HashMap<String, broadcast::Sender<Arc<GameMessage>>>>,
+    relays: StdMutex<HashMap<String, broadcast::Sender<Arc<Outgoing>>>>,
     /// Per game owned elsewhere: the owner last seen, so forwarding needs no database query.
     owners: StdMutex<HashMap<String, String>>,
     /// Whether this node's Redis subscriptions are live (see [`Online::hears_the_cluster`]).
@@ -323,7 +325,7 @@ impl Cluster {
     }
 
     /// The local channel of game `id` (made on first use).
-    pub(super) fn channel(&self, id: &str) -> broadcast::Sender<Arc<GameMessage>> {
+    pub(super) fn channel(&self, id: &str) -> broadcast::Sender<Arc<Outgoing>> {
         lock(&self.relays)
             .entry(id.to_string())
             .or_insert_with(|| broadcast::channel(EVENT_BUFFER).0)
@@ -335,15 +337,25 @@ impl Cluster {
         lock(&self.relays).retain(|id, tx| tx.receiver_count() > 0 || keep(id));
     }
 
-    /// Sends `event` of game `id` to the other nodes (in order).
-    pub(super) fn publish_game(&self, id: &str, event: &Value) {
-        let payload = json!({"o": self.node, "e": event}).to_string();
+    /// Sends `out`, a message of game `id`, to the other nodes (in order).
+    pub(super) fn publish_game(&self, id: &str, out: &Outgoing) {
+        let envelope = Envelope {
+            o: self.node.clone(),
+            e: &out.message,
+            h: out.hidden_from.map(|c| c.name().to_string()),
+        };
+        let payload = serde_json::to_string(&envelope).expect("a message serializes");
         let _ = self.outbox.send((game_channel(id), payload));
     }
 
     /// Sends `event` to `user`'s listeners on every node (this one included).
-    pub(super) fn publish_user(&self, user: i64, event: &Value) {
-        let payload = json!({"o": self.node, "e": event}).to_string();
+    pub(super) fn publish_user(&self, user: i64, event: &UserEvent) {
+        let envelope = Envelope {
+            o: self.node.clone(),
+            e: event,
+            h: None,
+        };
+        let payload = serde_json::to_string(&envelope).expect("an event serializes");
         let _ = self.outbox.send((user_channel(user), payload));
     }
 
@@ -574,8 +586,13 @@ async fn subscribe_once(
         } else if channel == FINISHED_CHANNEL {
             relay_finished(&online, &payload);
         } else if let Some(user) = channel.strip_prefix("damasi:u:") {
-            if let (Ok(user), Ok(v)) = (user.parse(), serde_json::from_str::<Value>(&payload)) {
-                online.notify_here(user, v["e"].clone());
+            match (
+                user.parse(),
+                serde_json::from_str::<Envelope<UserEvent>>(&payload),
+            ) {
+                (Ok(user), Ok(envelope)) => online.notify_here(user, envelope.e),
+                (_, Err(e)) => eprintln!("damasi: an unreadable user event from Redis: {e}"),
+                (Err(_), _) => {}
             }
         } else if let Ok(wire) = serde_json::from_str::<Wire>(&payload) {
             handle_wire(online, wire);
@@ -596,7 +613,7 @@ async fn resync_watchers(online: Online) {
     let Some(cluster) = online.inner.cluster.as_ref() else {
         return;
     };
-    let watched: Vec<(String, broadcast::Sender<Arc<GameMessage>>)> = lock(&cluster.relays)
+    let watched: Vec<(String, broadcast::Sender<Arc<Outgoing>>)> = lock(&cluster.relays)
         .iter()
         .filter(|(_, tx)| tx.receiver_count() > 0)
         .map(|(id, tx)| (id.clone(), tx.clone()))
@@ -607,7 +624,7 @@ async fn resync_watchers(online: Online) {
         }
         match online.snapshot(&id).await {
             Ok(state) => {
-                let _ = tx.send(GameMessage::new(state));
+                let _ = tx.send(Outgoing::new(GameMessage::GameState(Box::new(state)), None));
             }
             Err(e) => eprintln!("damasi: cannot resync game {id}: {e:?}"),
         }
@@ -616,13 +633,37 @@ async fn resync_watchers(online: Online) {
 
 /// An event of game `id` from another node, for this node's watchers.
 fn relay_game(online: &Online, id: &str, payload: &str) {
-    let Some((cluster, event)) = from_elsewhere(online, payload) else {
+    let Some(cluster) = online.inner.cluster.as_ref() else {
         return;
+    };
+    let envelope = match serde_json::from_str::<Envelope<GameMessage>>(payload) {
+        Ok(envelope) if envelope.o == cluster.node => return,
+        Ok(envelope) => envelope,
+        Err(e) => {
+            eprintln!("damasi: an unreadable message of game {id} from Redis: {e}");
+            return;
+        }
     };
     let tx = lock(&cluster.relays).get(id).cloned();
     if let Some(tx) = tx {
-        let _ = tx.send(GameMessage::new(event));
+        let hidden_from = envelope.h.as_deref().and_then(Color::from_name);
+        let _ = tx.send(Outgoing::new(envelope.e, hidden_from));
     }
+}
+
+/// A message as a reply between nodes carries it.
+fn to_wire(message: GameMessage) -> Value {
+    serde_json::to_value(message).expect("a message serializes")
+}
+
+/// What goes between nodes on a Redis channel: the node that sent it (`o`), what it carries
+/// (`e`), and for a game's message the side it is hidden from (`h`).
+#[derive(Serialize, Deserialize)]
+struct Envelope<T> {
+    o: String,
+    e: T,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    h: Option<String>,
 }
 
 /// The event (`e`) a payload `{o: node, e: event}` carries when another node sent it, with
@@ -705,8 +746,14 @@ fn handle_wire(online: Online, wire: Wire) {
             Request::Run { by, cmd, reply } => {
                 online.execute_here(&game, by.as_ref(), &cmd, reply).await
             }
-            Request::Full { viewer } => online.full_here(&game, viewer.as_ref()).await,
-            Request::State => online.state_here(&game).await,
+            Request::Full { viewer } => online
+                .full_here(&game, viewer.as_ref())
+                .await
+                .map(|full| to_wire(GameMessage::GameFull(Box::new(full)))),
+            Request::State => online
+                .state_here(&game)
+                .await
+                .map(|state| to_wire(GameMessage::GameState(Box::new(state)))),
         };
         if let Some(cluster) = online.inner.cluster.as_ref() {
             cluster.reply(&from, wire.rid, result);

@@ -12,12 +12,12 @@
 
 use damasi::{Color, DrawReason, Outcome, WinReason};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use crate::error::ApiError;
 
 use super::accounts::Player;
+use super::messages::{ChallengeRef, UserEvent};
 use super::table::{abandonment, ChatLine, Deadline, Status, TableState};
 use super::{NewGame, OnlineConfig};
 
@@ -157,7 +157,7 @@ pub enum GameEvent {
         /// The account.
         user: i64,
         /// The event.
-        event: Value,
+        event: UserEvent,
     },
 }
 
@@ -273,8 +273,13 @@ pub fn apply(
 }
 
 /// lichess's `challengeCanceled` event about game `id`.
-pub(super) fn canceled_event(id: &str) -> Value {
-    json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}})
+pub(super) fn canceled_event(id: &str) -> UserEvent {
+    UserEvent::ChallengeCanceled {
+        challenge: ChallengeRef {
+            id: id.to_string(),
+            status: "canceled".to_string(),
+        },
+    }
 }
 
 /// The `challengeCanceled` event for `to` about game `id`.
@@ -547,11 +552,10 @@ fn decline(state: &mut TableState, player: &Player, reason: &str) -> Result<Appl
             "there is no challenge to you waiting in this game",
         ));
     }
-    let event = json!({
-        "type": "challengeDeclined",
-        "challenge": state.challenge_json(player, None, "declined"),
-        "declineReason": reason,
-    });
+    let event = UserEvent::ChallengeDeclined {
+        challenge: Box::new(state.challenge(player, None, "declined")),
+        decline_reason: reason.to_string(),
+    };
     let told: Vec<GameEvent> = state
         .seats
         .iter()
@@ -862,6 +866,7 @@ mod tests {
         let done = run(&mut s, Some(&b), decline, at(start, 2));
         match &done.events[..] {
             [GameEvent::Finished, GameEvent::Notify { user: 1, event }] => {
+                let event = serde_json::to_value(event).unwrap();
                 assert_eq!(event["type"], "challengeDeclined");
                 assert_eq!(event["declineReason"], "later");
             }
@@ -876,11 +881,11 @@ mod wire_record {
     use super::*;
     use crate::db::OnlineGameRow;
 
-    /// Today's `gameState` and `gameFull` after one move, printed (run with `--nocapture`)
-    /// to record the wire lines the typed messages are tested against; and the live
-    /// `gameState` round-trips through [`crate::messages::GameState`].
+    /// The typed messages after one move write every field of the lines recorded from the
+    /// `json!` builders they replaced (`crate::messages::tests`), with the same values; the
+    /// state adds the last move (`lastMove`), which the old lines did not have.
     #[test]
-    fn record_game_lines() {
+    fn typed_messages_write_the_recorded_lines() {
         let mut s = TableState::new(OnlineGameRow {
             id: "g1".into(),
             created_ms: 0,
@@ -921,14 +926,34 @@ mod wire_record {
             text: "c3-c4".into(),
         };
         apply(&mut s, Some(&p(1)), &mv, now, &cfg).unwrap();
-        let state = s.state_json(start);
-        println!("STATE {state}");
-        println!("FULL {}", s.full_json(start, Some(&p(1))));
-        println!("START {}", s.game_event("gameStart", Color::White));
-        println!("CHALLENGE {}", s.challenge_json(&p(2), None, "created"));
-        let typed: crate::messages::GameState = serde_json::from_value(state.clone()).unwrap();
-        let mut back =
-            serde_json::to_value(crate::messages::GameMessage::GameState(Box::new(typed))).unwrap();
-        assert_eq!(back.take(), state);
+        use crate::messages::tests::{CHALLENGE, FULL, START, STATE};
+        use crate::messages::{GameMessage, UserEvent};
+        use serde_json::Value;
+        let recorded = |line: &str| serde_json::from_str::<Value>(line).unwrap();
+        let without_last_move = |mut v: Value| {
+            let last = v.as_object_mut().unwrap().remove("lastMove").unwrap();
+            (v, last)
+        };
+        let state = serde_json::to_value(GameMessage::GameState(Box::new(s.state(start)))).unwrap();
+        let (state, last) = without_last_move(state);
+        assert_eq!(state, recorded(STATE));
+        assert_eq!(last["landing"], "c3-c4");
+        assert_eq!(last["from"], "c3");
+        assert_eq!(last["route"], serde_json::json!(["c4"]));
+        let mut full =
+            serde_json::to_value(GameMessage::GameFull(Box::new(s.full(start, Some(&p(1))))))
+                .unwrap();
+        let (inner, _) = without_last_move(full["state"].take());
+        full["state"] = inner;
+        assert_eq!(full, recorded(FULL));
+        let start_event = UserEvent::GameStart {
+            game: Box::new(s.event_game(Color::White)),
+        };
+        assert_eq!(serde_json::to_value(start_event).unwrap(), recorded(START));
+        let challenge = s.challenge(&p(2), None, "created");
+        assert_eq!(
+            serde_json::to_value(challenge).unwrap(),
+            recorded(CHALLENGE)
+        );
     }
 }

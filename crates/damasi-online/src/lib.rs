@@ -56,7 +56,6 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{Color, RuleSet};
-use serde_json::Value;
 use tokio::sync::{broadcast, Mutex};
 use tokio::task::AbortHandle;
 use tokio::time::Instant;
@@ -75,6 +74,7 @@ use cluster::{Cluster, ClusterConfig, ClusterError};
 use command::Command;
 use db::OnlineDb;
 use lobby::Lobby;
+use messages::{GameFull, GameMessage, UserEvent};
 use runner::GameFinished;
 use table::TableState;
 
@@ -127,31 +127,37 @@ pub fn open_expired(created_ms: i64, initial_ms: i64, increment_ms: i64, now_ms:
 /// state again).
 const EVENT_BUFFER: usize = 64;
 
-/// One event of a game as every watcher gets it: the JSON, and its text, made once (a game
-/// with many watchers serializes each event once, not once per watcher).
+/// One message of a game as every watcher gets it: the message, the side it is hidden from
+/// (a chat line is not shown to a player who blocks its writer), and its text, made once (a
+/// game with many watchers serializes each message once, not once per watcher).
 #[derive(Debug)]
-pub struct GameMessage {
-    /// The event.
-    pub value: Value,
-    /// `value` as JSON text.
+pub struct Outgoing {
+    /// The message.
+    pub message: GameMessage,
+    /// The side that does not see it: the server's to know, never sent.
+    pub hidden_from: Option<Color>,
+    /// `message` as JSON text.
     pub text: String,
 }
 
-impl GameMessage {
-    /// The message of `value`.
-    pub fn new(value: Value) -> Arc<GameMessage> {
-        let text = match value.get(table::HIDDEN_FROM) {
-            // Whom a chat line is hidden from is the server's to know, not the writer's.
-            Some(_) => {
-                let mut shown = value.clone();
-                if let Some(o) = shown.as_object_mut() {
-                    o.remove(table::HIDDEN_FROM);
-                }
-                shown.to_string()
-            }
-            None => value.to_string(),
-        };
-        Arc::new(GameMessage { value, text })
+impl Outgoing {
+    /// The outgoing `message`, hidden from `hidden_from`.
+    pub fn new(message: GameMessage, hidden_from: Option<Color>) -> Arc<Outgoing> {
+        let text = serde_json::to_string(&message).expect("a message serializes");
+        Arc::new(Outgoing {
+            message,
+            hidden_from,
+            text,
+        })
+    }
+
+    /// Whether it may go to a viewer seated at `side` (None: a spectator): the players' chat
+    /// lines go to the players only, and not to a player who blocks the writer.
+    pub fn visible_to(&self, side: Option<Color>) -> bool {
+        match side {
+            None => !matches!(self.message, GameMessage::ChatLine { .. }),
+            Some(side) => self.hidden_from != Some(side),
+        }
     }
 }
 
@@ -162,7 +168,7 @@ pub struct Table {
     /// Its state.
     pub state: Mutex<TableState>,
     /// Every change, as the message watchers get.
-    pub events: broadcast::Sender<Arc<GameMessage>>,
+    pub events: broadcast::Sender<Arc<Outgoing>>,
     timer: StdMutex<Option<AbortHandle>>,
 }
 
@@ -176,7 +182,7 @@ impl Drop for Table {
 
 /// A watcher's start: the game's `gameFull` (with `you`), the watcher's colour if they play
 /// it, and the channel of its next events.
-pub type Watch = (Value, Option<Color>, broadcast::Receiver<Arc<GameMessage>>);
+pub type Watch = (GameFull, Option<Color>, broadcast::Receiver<Arc<Outgoing>>);
 
 /// A day, in ms: a correspondence game's time a move is a whole number of them.
 pub const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -274,7 +280,7 @@ struct Inner {
     accounts: Accounts,
     config: OnlineConfig,
     tables: StdMutex<HashMap<String, Arc<Table>>>,
-    users: StdMutex<HashMap<i64, broadcast::Sender<Arc<Value>>>>,
+    users: StdMutex<HashMap<i64, broadcast::Sender<Arc<UserEvent>>>>,
     lobby: StdMutex<Lobby>,
     /// Open event streams per player on this process (see [`lobby::Listening`]).
     listeners: StdMutex<HashMap<i64, lobby::Listener>>,
@@ -387,19 +393,21 @@ impl Online {
 
     /// A new table's event channel: in a cluster, the one this node's watchers of the game
     /// listen to whoever owns it.
-    fn new_channel(&self, id: &str) -> broadcast::Sender<Arc<GameMessage>> {
+    fn new_channel(&self, id: &str) -> broadcast::Sender<Arc<Outgoing>> {
         match &self.inner.cluster {
             Some(c) => c.channel(id),
             None => broadcast::channel(EVENT_BUFFER).0,
         }
     }
 
-    /// Sends `event` to every watcher of `table`, on every node.
-    fn emit(&self, table: &Table, event: Value) {
+    /// Sends `message` to every watcher of `table` but the side it is hidden from, on every
+    /// node.
+    fn emit(&self, table: &Table, message: GameMessage, hidden_from: Option<Color>) {
+        let out = Outgoing::new(message, hidden_from);
         if let Some(c) = &self.inner.cluster {
-            c.publish_game(&table.id, &event);
+            c.publish_game(&table.id, &out);
         }
-        let _ = table.events.send(GameMessage::new(event));
+        let _ = table.events.send(out);
     }
 
     /// A service with its database in memory (tests).
@@ -432,7 +440,7 @@ impl Online {
     }
 
     /// The event channel of `user` (`gameStart`, `gameFinish`, `challenge`).
-    pub fn user_events(&self, user: i64) -> broadcast::Receiver<Arc<Value>> {
+    pub fn user_events(&self, user: i64) -> broadcast::Receiver<Arc<UserEvent>> {
         let mut users = lock(&self.inner.users);
         users
             .entry(user)
@@ -441,7 +449,7 @@ impl Online {
     }
 
     /// Tells `user` about something (nothing happens if nobody listens), on every node.
-    pub fn notify(&self, user: i64, event: Value) {
+    pub fn notify(&self, user: i64, event: UserEvent) {
         match &self.inner.cluster {
             Some(c) => c.publish_user(user, &event),
             None => self.notify_here(user, event),
@@ -449,7 +457,7 @@ impl Online {
     }
 
     /// Tells `user`'s listeners on this node.
-    fn notify_here(&self, user: i64, event: Value) {
+    fn notify_here(&self, user: i64, event: UserEvent) {
         let users = lock(&self.inner.users);
         if let Some(tx) = users.get(&user) {
             let _ = tx.send(Arc::new(event));
@@ -458,7 +466,8 @@ impl Online {
 
     /// Sends the current state to every watcher of `table`.
     fn publish(&self, table: &Table, state: &TableState) {
-        self.emit(table, state.state_json(Instant::now()));
+        let message = GameMessage::GameState(Box::new(state.state(Instant::now())));
+        self.emit(table, message, None);
     }
 
     /// A connection of `side` to game `id` opened or closed: a player with no connection

@@ -43,6 +43,10 @@ pub struct GameState {
     pub days_per_turn: Option<i64>,
     /// The legal moves of the side to move, while the game is played.
     pub legal: Option<Vec<damasi::MoveInfo>>,
+    /// The last move with its route and captures (none before the first), for a page to
+    /// play it on its board. Not in lichess's `gameState`: clients that do not know it skip it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<damasi::MoveInfo>,
     /// A finished game's positions, one per ply.
     pub fens: Option<Vec<String>>,
     /// White offers a draw.
@@ -184,6 +188,25 @@ pub enum GameMessage {
         /// When the other may claim the win (s), if it may.
         claim_win_in_seconds: Option<u64>,
     },
+}
+
+impl GameMessage {
+    /// The message as one line of JSON, as sockets and streams send it.
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).expect("a message serializes")
+    }
+}
+
+impl From<GameFull> for GameMessage {
+    fn from(full: GameFull) -> GameMessage {
+        GameMessage::GameFull(Box::new(full))
+    }
+}
+
+impl From<GameState> for GameMessage {
+    fn from(state: GameState) -> GameMessage {
+        GameMessage::GameState(Box::new(state))
+    }
 }
 
 /// The status of a canceled challenge.
@@ -335,6 +358,42 @@ pub struct EventGame {
     pub compat: Compat,
 }
 
+/// A game being played, as lichess's `GET /api/account/playing` lists it (`nowPlaying`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct NowPlaying {
+    /// The game's id.
+    pub game_id: String,
+    /// The same id.
+    pub full_id: String,
+    /// The player's colour.
+    pub color: String,
+    /// The position.
+    pub fen: String,
+    /// Whether the player has moved.
+    pub has_moved: bool,
+    /// Whether it is the player's turn.
+    pub is_my_turn: bool,
+    /// The last move (empty before the first).
+    pub last_move: String,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// The perf (the speed class).
+    pub perf: String,
+    /// The speed class.
+    pub speed: String,
+    /// Whether rated.
+    pub rated: bool,
+    /// The player's time, or what is left of a correspondence turn (s).
+    pub seconds_left: i64,
+    /// Always `friend`.
+    pub source: String,
+    /// The rules.
+    pub variant: Variant,
+    /// A correspondence game's days a move.
+    pub days_per_turn: Option<i64>,
+}
+
 /// A user event (of the account's event stream), tagged by `type`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -369,8 +428,23 @@ pub enum UserEvent {
     },
 }
 
+impl UserEvent {
+    /// The event as one line of JSON, as the event stream sends it.
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).expect("an event serializes")
+    }
+
+    /// The id of the challenge it is about, if it is a `challenge` event.
+    pub fn challenge_id(&self) -> Option<&str> {
+        match self {
+            UserEvent::Challenge { challenge } => Some(&challenge.id),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::{json, Value};
 
@@ -416,9 +490,9 @@ mod tests {
     }
 
     /// Recorded from today's `TableState::state_json` (command.rs `wire_record`).
-    const STATE: &str = r#"{"bdraw":false,"binc":0,"brematch":false,"btakeback":false,"btime":60000,"daysPerTurn":null,"description":null,"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fens":null,"firstMoveMs":30000,"gone":{"black":false,"white":false},"legal":[{"captured":"a6-a5","captures":[],"from":"a6","landing":"a6-a5","promotion":false,"route":["a5"],"to":"a5"},{"captured":"b6-b5","captures":[],"from":"b6","landing":"b6-b5","promotion":false,"route":["b5"],"to":"b5"},{"captured":"c6-c5","captures":[],"from":"c6","landing":"c6-c5","promotion":false,"route":["c5"],"to":"c5"},{"captured":"d6-d5","captures":[],"from":"d6","landing":"d6-d5","promotion":false,"route":["d5"],"to":"d5"},{"captured":"e6-e5","captures":[],"from":"e6","landing":"e6-e5","promotion":false,"route":["e5"],"to":"e5"},{"captured":"f6-f5","captures":[],"from":"f6","landing":"f6-f5","promotion":false,"route":["f5"],"to":"f5"},{"captured":"g6-g5","captures":[],"from":"g6","landing":"g6-g5","promotion":false,"route":["g5"],"to":"g5"},{"captured":"h6-h5","captures":[],"from":"h6","landing":"h6-h5","promotion":false,"route":["h5"],"to":"h5"}],"moves":"c3-c4","outcome":null,"ply":1,"ratingDiff":{"black":null,"white":null},"rematch":null,"status":"started","turn":"black","type":"gameState","version":4,"wdraw":false,"winc":0,"winner":null,"wrematch":false,"wtakeback":false,"wtime":60000}"#;
+    pub(crate) const STATE: &str = r#"{"bdraw":false,"binc":0,"brematch":false,"btakeback":false,"btime":60000,"daysPerTurn":null,"description":null,"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fens":null,"firstMoveMs":30000,"gone":{"black":false,"white":false},"legal":[{"captured":"a6-a5","captures":[],"from":"a6","landing":"a6-a5","promotion":false,"route":["a5"],"to":"a5"},{"captured":"b6-b5","captures":[],"from":"b6","landing":"b6-b5","promotion":false,"route":["b5"],"to":"b5"},{"captured":"c6-c5","captures":[],"from":"c6","landing":"c6-c5","promotion":false,"route":["c5"],"to":"c5"},{"captured":"d6-d5","captures":[],"from":"d6","landing":"d6-d5","promotion":false,"route":["d5"],"to":"d5"},{"captured":"e6-e5","captures":[],"from":"e6","landing":"e6-e5","promotion":false,"route":["e5"],"to":"e5"},{"captured":"f6-f5","captures":[],"from":"f6","landing":"f6-f5","promotion":false,"route":["f5"],"to":"f5"},{"captured":"g6-g5","captures":[],"from":"g6","landing":"g6-g5","promotion":false,"route":["g5"],"to":"g5"},{"captured":"h6-h5","captures":[],"from":"h6","landing":"h6-h5","promotion":false,"route":["h5"],"to":"h5"}],"moves":"c3-c4","outcome":null,"ply":1,"ratingDiff":{"black":null,"white":null},"rematch":null,"status":"started","turn":"black","type":"gameState","version":4,"wdraw":false,"winc":0,"winner":null,"wrematch":false,"wtakeback":false,"wtime":60000}"#;
     /// Recorded from today's `TableState::full_json` (command.rs `wire_record`).
-    const FULL: &str = r#"{"black":{"guest":false,"id":2,"name":"p2","provisional":null,"rating":null},"chat":[],"chatEnabled":true,"clock":{"increment":0,"initial":60000},"createdAt":0,"daysPerTurn":null,"id":"g1","initialFen":"startpos","rated":false,"speed":"bullet","state":{"bdraw":false,"binc":0,"brematch":false,"btakeback":false,"btime":60000,"daysPerTurn":null,"description":null,"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fens":null,"firstMoveMs":30000,"gone":{"black":false,"white":false},"legal":[{"captured":"a6-a5","captures":[],"from":"a6","landing":"a6-a5","promotion":false,"route":["a5"],"to":"a5"},{"captured":"b6-b5","captures":[],"from":"b6","landing":"b6-b5","promotion":false,"route":["b5"],"to":"b5"},{"captured":"c6-c5","captures":[],"from":"c6","landing":"c6-c5","promotion":false,"route":["c5"],"to":"c5"},{"captured":"d6-d5","captures":[],"from":"d6","landing":"d6-d5","promotion":false,"route":["d5"],"to":"d5"},{"captured":"e6-e5","captures":[],"from":"e6","landing":"e6-e5","promotion":false,"route":["e5"],"to":"e5"},{"captured":"f6-f5","captures":[],"from":"f6","landing":"f6-f5","promotion":false,"route":["f5"],"to":"f5"},{"captured":"g6-g5","captures":[],"from":"g6","landing":"g6-g5","promotion":false,"route":["g5"],"to":"g5"},{"captured":"h6-h5","captures":[],"from":"h6","landing":"h6-h5","promotion":false,"route":["h5"],"to":"h5"}],"moves":"c3-c4","outcome":null,"ply":1,"ratingDiff":{"black":null,"white":null},"rematch":null,"status":"started","turn":"black","type":"gameState","version":4,"wdraw":false,"winc":0,"winner":null,"wrematch":false,"wtakeback":false,"wtime":60000},"type":"gameFull","variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"},"white":{"guest":false,"id":1,"name":"p1","provisional":null,"rating":null},"you":"white"}"#;
+    pub(crate) const FULL: &str = r#"{"black":{"guest":false,"id":2,"name":"p2","provisional":null,"rating":null},"chat":[],"chatEnabled":true,"clock":{"increment":0,"initial":60000},"createdAt":0,"daysPerTurn":null,"id":"g1","initialFen":"startpos","rated":false,"speed":"bullet","state":{"bdraw":false,"binc":0,"brematch":false,"btakeback":false,"btime":60000,"daysPerTurn":null,"description":null,"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fens":null,"firstMoveMs":30000,"gone":{"black":false,"white":false},"legal":[{"captured":"a6-a5","captures":[],"from":"a6","landing":"a6-a5","promotion":false,"route":["a5"],"to":"a5"},{"captured":"b6-b5","captures":[],"from":"b6","landing":"b6-b5","promotion":false,"route":["b5"],"to":"b5"},{"captured":"c6-c5","captures":[],"from":"c6","landing":"c6-c5","promotion":false,"route":["c5"],"to":"c5"},{"captured":"d6-d5","captures":[],"from":"d6","landing":"d6-d5","promotion":false,"route":["d5"],"to":"d5"},{"captured":"e6-e5","captures":[],"from":"e6","landing":"e6-e5","promotion":false,"route":["e5"],"to":"e5"},{"captured":"f6-f5","captures":[],"from":"f6","landing":"f6-f5","promotion":false,"route":["f5"],"to":"f5"},{"captured":"g6-g5","captures":[],"from":"g6","landing":"g6-g5","promotion":false,"route":["g5"],"to":"g5"},{"captured":"h6-h5","captures":[],"from":"h6","landing":"h6-h5","promotion":false,"route":["h5"],"to":"h5"}],"moves":"c3-c4","outcome":null,"ply":1,"ratingDiff":{"black":null,"white":null},"rematch":null,"status":"started","turn":"black","type":"gameState","version":4,"wdraw":false,"winc":0,"winner":null,"wrematch":false,"wtakeback":false,"wtime":60000},"type":"gameFull","variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"},"white":{"guest":false,"id":1,"name":"p1","provisional":null,"rating":null},"you":"white"}"#;
 
     #[test]
     fn game_state_matches_the_wire() {
@@ -434,9 +508,9 @@ mod tests {
     }
 
     /// Recorded from today's `TableState::game_event` (command.rs `wire_record`).
-    const START: &str = r#"{"game":{"color":"white","compat":{"board":true,"bot":true},"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fullId":"g1","gameId":"g1","hasMoved":true,"id":"g1","isMyTurn":false,"lastMove":"c3-c4","opponent":{"id":"p2","rating":null,"username":"p2"},"outcome":null,"perf":"bullet","rated":false,"secondsLeft":60,"source":"lobby","speed":"bullet","status":{"name":"started"},"variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"},"winner":null},"type":"gameStart"}"#;
+    pub(crate) const START: &str = r#"{"game":{"color":"white","compat":{"board":true,"bot":true},"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fullId":"g1","gameId":"g1","hasMoved":true,"id":"g1","isMyTurn":false,"lastMove":"c3-c4","opponent":{"id":"p2","rating":null,"username":"p2"},"outcome":null,"perf":"bullet","rated":false,"secondsLeft":60,"source":"lobby","speed":"bullet","status":{"name":"started"},"variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"},"winner":null},"type":"gameStart"}"#;
     /// Recorded from today's `TableState::challenge_json` (command.rs `wire_record`).
-    const CHALLENGE: &str = r#"{"challenger":{"id":"p1","name":"p1","rating":null},"color":"random","destUser":{"id":"p2","name":"p2","rating":null},"finalColor":"white","id":"g1","perf":{"name":"bullet"},"rated":false,"speed":"bullet","status":"created","timeControl":{"increment":0,"limit":60,"show":"1+0","type":"clock"},"url":"/online/g1","variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"}}"#;
+    pub(crate) const CHALLENGE: &str = r#"{"challenger":{"id":"p1","name":"p1","rating":null},"color":"random","destUser":{"id":"p2","name":"p2","rating":null},"finalColor":"white","id":"g1","perf":{"name":"bullet"},"rated":false,"speed":"bullet","status":"created","timeControl":{"increment":0,"limit":60,"show":"1+0","type":"clock"},"url":"/online/g1","variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"}}"#;
 
     #[test]
     fn user_events_match_the_wire() {

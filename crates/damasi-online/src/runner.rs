@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use damasi::{Color, Outcome};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
@@ -17,6 +17,7 @@ use super::accounts::Player;
 use super::cluster::{self, Request};
 use super::command::{apply, Command, GameEvent, Now, Reply};
 use super::db::RatedResult;
+use super::messages::{GameMessage, UserEvent};
 use super::table::TableState;
 use super::{lock, Online, Table};
 
@@ -160,8 +161,11 @@ impl Online {
         match applied.reply {
             Reply::Refused(e) => Err(e),
             _ if !reply => Ok(Value::Null),
-            Reply::State => Ok(state.state_json(Instant::now())),
-            Reply::Seated(side) => Ok(json!(side.name())),
+            Reply::State => Ok(serde_json::to_value(GameMessage::GameState(Box::new(
+                state.state(Instant::now()),
+            )))
+            .expect("a state serializes")),
+            Reply::Seated(side) => Ok(Value::from(side.name())),
             Reply::Nothing => Ok(Value::Null),
         }
     }
@@ -290,12 +294,13 @@ impl Online {
                 online.publish(table, state);
             }
         };
+        let full = |now| GameMessage::GameFull(Box::new(state.full(now, None)));
         for event in events {
             match event {
-                GameEvent::Seated => self.emit(table, state.full_json(now, None)),
+                GameEvent::Seated => self.emit(table, full(now), None),
                 GameEvent::Started => {
-                    self.emit(table, state.full_json(now, None));
-                    self.tell_players(state, "gameStart");
+                    self.emit(table, full(now), None);
+                    self.tell_players(state, false);
                     self.your_turn(state, at.wall_ms);
                 }
                 GameEvent::Moved { .. } => {
@@ -307,7 +312,7 @@ impl Online {
                 }
                 GameEvent::Finished => {
                     publish(self);
-                    self.tell_players(state, "gameFinish");
+                    self.tell_players(state, true);
                     let finished = GameFinished {
                         id: table.id.clone(),
                         players: state.row.players,
@@ -319,34 +324,41 @@ impl Online {
                     }
                     let _ = self.inner.finished.send(finished);
                 }
-                GameEvent::Said(line) => {
-                    let mut event = json!({"type": "chatLine", "room": "player", "username": line.name, "text": line.text});
-                    if let Some(side) = line.hidden_from {
-                        event[super::table::HIDDEN_FROM] = json!(side.name());
-                    }
-                    self.emit(table, event)
-                }
+                GameEvent::Said(line) => self.emit(
+                    table,
+                    GameMessage::ChatLine {
+                        room: "player".to_string(),
+                        username: line.name.clone(),
+                        text: line.text.clone(),
+                    },
+                    line.hidden_from,
+                ),
                 GameEvent::Presence { side, gone } => self.emit(
                     table,
-                    json!({
-                        "type": "opponentGone",
-                        "side": *side.name(),
-                        "gone": gone,
+                    GameMessage::OpponentGone {
+                        side: side.name().to_string(),
+                        gone: *gone,
                         // No claims in correspondence games: the turn's days are the limit.
-                        "claimWinInSeconds": (*gone && state.days_per_turn().is_none())
+                        claim_win_in_seconds: (*gone && state.days_per_turn().is_none())
                             .then(|| self.inner.config.claim_after.as_secs()),
-                    }),
+                    },
+                    None,
                 ),
                 GameEvent::Notify { user, event } => self.notify(*user, event.clone()),
             }
         }
     }
 
-    /// Sends both players their `gameStart` or `gameFinish` event.
-    fn tell_players(&self, state: &TableState, kind: &str) {
+    /// Sends both players their `gameStart` event, or their `gameFinish` one when `finished`.
+    fn tell_players(&self, state: &TableState, finished: bool) {
         for (i, seat) in state.seats.iter().enumerate() {
             if let Some(p) = seat {
-                self.notify(p.id, state.game_event(kind, Color::BOTH[i]));
+                let game = Box::new(state.event_game(Color::BOTH[i]));
+                let event = match finished {
+                    true => UserEvent::GameFinish { game },
+                    false => UserEvent::GameStart { game },
+                };
+                self.notify(p.id, event);
             }
         }
     }

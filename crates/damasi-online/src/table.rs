@@ -13,11 +13,15 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use damasi::{Color, Game, Move, Notation, Outcome, Position, TimeControl, WinReason};
-use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use crate::error::ApiError;
 use crate::live::LiveGame;
+use crate::messages::{
+    ByColor, Challenge, ChallengeUser, ChatEntry, Clock as GameClock, Compat, EventGame, GameFull,
+    GameMessage, GameState, Opponent, PerfName, Seat, StatusName,
+    TimeControl as ChallengeTimeControl,
+};
 use crate::record::Record;
 use crate::{days_per_turn, DAY_MS};
 
@@ -287,72 +291,83 @@ impl TableState {
     /// A direct challenge as lichess's API writes it (`challenge`, `challengeDeclined`
     /// events and the answer to `POST /api/challenge/{username}`): its sender is the seated
     /// player, `to` the one challenged, `asked` the colour the sender asked for.
-    pub fn challenge_json(&self, to: &Player, asked: Option<Color>, status: &str) -> Value {
-        let user = |p: &Player, i: Option<usize>| {
-            json!({
-                "id": p.name.to_ascii_lowercase(),
-                "name": p.name,
-                "rating": i.and_then(|i| self.ratings[i]).map(|r| r.rating.round() as i64),
-            })
+    pub fn challenge(&self, to: &Player, asked: Option<Color>, status: &str) -> Challenge {
+        let user = |p: &Player, i: Option<usize>| ChallengeUser {
+            id: p.name.to_ascii_lowercase(),
+            name: p.name.clone(),
+            rating: i
+                .and_then(|i| self.ratings[i])
+                .map(|r| r.rating.round() as i64),
         };
         let from = self.seats.iter().position(Option::is_some);
-        let final_color = from.map(|i| Color::BOTH[i].name());
-        json!({
-            "id": self.row.id,
-            "url": format!("/online/{}", self.row.id),
-            "status": status,
-            "challenger": from.and_then(|i| self.seats[i].as_ref().map(|p| user(p, Some(i)))),
-            "destUser": user(to, None),
-            "variant": crate::variant::json(&self.row.rules),
-            "rated": self.row.rated,
-            "speed": self.speed().name(),
-            "timeControl": self.time_control_json(),
-            "color": asked.map_or("random", Color::name),
-            "finalColor": final_color,
-            "perf": {"name": self.speed().name()},
-        })
+        Challenge {
+            id: self.row.id.clone(),
+            url: format!("/online/{}", self.row.id),
+            status: status.to_string(),
+            challenger: from.and_then(|i| self.seats[i].as_ref().map(|p| user(p, Some(i)))),
+            dest_user: user(to, None),
+            variant: crate::variant::of(&self.row.rules),
+            rated: self.row.rated,
+            speed: self.speed().name().to_string(),
+            time_control: self.time_control(),
+            color: asked.map_or("random", Color::name).to_string(),
+            final_color: from.map(|i| Color::BOTH[i].name().to_string()),
+            perf: PerfName {
+                name: self.speed().name().to_string(),
+            },
+        }
     }
 
-    /// A player's `gameStart` or `gameFinish` event (`kind`) for `side`, in lichess's shape:
-    /// `game.gameId`, the colour, whose turn, the opponent, the position.
-    pub fn game_event(&self, kind: &str, side: Color) -> Value {
+    /// The game of a player's `gameStart` or `gameFinish` event for `side`, in lichess's
+    /// shape: `game.gameId`, the colour, whose turn, the opponent, the position.
+    pub fn event_game(&self, side: Color) -> EventGame {
         let opponent = &self.seats[(!side).index()];
         let rating = self.ratings[(!side).index()].map(|r| r.rating.round() as i64);
         let outcome = self.core.game.outcome();
-        json!({
-            "type": kind,
-            "game": {
-                "gameId": self.row.id,
-                "fullId": self.row.id,
-                "id": self.row.id,
-                "color": side.name(),
-                "fen": self.core.game.position().to_fen(),
-                "hasMoved": self.moves.len() > side.index(),
-                "isMyTurn": self.status == Status::Playing
-                    && self.core.game.position().side_to_move() == side,
-                "lastMove": self.moves.last(),
-                // The side's time: its clock, or what is left of a correspondence turn.
-                "secondsLeft": self.clocks_now(Instant::now())[side.index()] / 1000,
-                "opponent": {
-                    "id": opponent.as_ref().map(|p| p.name.to_ascii_lowercase()),
-                    "username": opponent.as_ref().map(|p| p.name.clone()),
-                    "rating": rating,
-                },
-                "rated": self.row.rated,
-                "speed": self.speed().name(),
-                "perf": self.speed().name(),
-                "source": if self.row.invited.is_some() { "friend" } else { "lobby" },
-                "status": {"name": match self.status {
+        EventGame {
+            game_id: self.row.id.clone(),
+            full_id: self.row.id.clone(),
+            id: self.row.id.clone(),
+            color: side.name().to_string(),
+            fen: self.core.game.position().to_fen(),
+            has_moved: self.moves.len() > side.index(),
+            is_my_turn: self.status == Status::Playing
+                && self.core.game.position().side_to_move() == side,
+            last_move: self.moves.last().cloned(),
+            // The side's time: its clock, or what is left of a correspondence turn.
+            seconds_left: (self.clocks_now(Instant::now())[side.index()] / 1000) as i64,
+            opponent: Opponent {
+                id: opponent.as_ref().map(|p| p.name.to_ascii_lowercase()),
+                username: opponent.as_ref().map(|p| p.name.clone()),
+                rating,
+            },
+            rated: self.row.rated,
+            speed: self.speed().name().to_string(),
+            perf: self.speed().name().to_string(),
+            source: if self.row.invited.is_some() {
+                "friend"
+            } else {
+                "lobby"
+            }
+            .to_string(),
+            status: StatusName {
+                name: match self.status {
                     Status::Open => "created",
                     Status::Playing => "started",
                     Status::Over => outcome.map_or("aborted", |o| o.reason_code()),
-                }},
-                "outcome": self.row.outcome,
-                "winner": outcome.and_then(|o| o.winner()).map(Color::name),
-                "variant": crate::variant::json(&self.row.rules),
-                "compat": {"bot": true, "board": true},
+                }
+                .to_string(),
             },
-        })
+            outcome: self.row.outcome.clone(),
+            winner: outcome
+                .and_then(|o| o.winner())
+                .map(|c| c.name().to_string()),
+            variant: crate::variant::of(&self.row.rules),
+            compat: Compat {
+                bot: true,
+                board: true,
+            },
+        }
     }
 
     /// The speed class of the time control.
@@ -375,15 +390,18 @@ impl TableState {
 
     /// The control as lichess's challenges write it: `{type: "clock", limit, increment,
     /// show}` (seconds) or `{type: "correspondence", daysPerTurn}`.
-    pub fn time_control_json(&self) -> Value {
+    pub fn time_control(&self) -> ChallengeTimeControl {
         match self.days_per_turn() {
-            Some(days) => json!({"type": "correspondence", "daysPerTurn": days}),
-            None => json!({
-                "type": "clock",
-                "limit": self.row.initial_ms / 1000,
-                "increment": self.row.increment_ms / 1000,
-                "show": format!("{}+{}", clock_minutes(self.row.initial_ms), self.row.increment_ms / 1000),
-            }),
+            Some(days_per_turn) => ChallengeTimeControl::Correspondence { days_per_turn },
+            None => ChallengeTimeControl::Clock {
+                limit: self.row.initial_ms / 1000,
+                increment: self.row.increment_ms / 1000,
+                show: format!(
+                    "{}+{}",
+                    clock_minutes(self.row.initial_ms),
+                    self.row.increment_ms / 1000
+                ),
+            },
         }
     }
 
@@ -699,7 +717,7 @@ impl TableState {
     }
 
     /// The `gameState` message as of `now`.
-    pub fn state_json(&self, now: Instant) -> Value {
+    pub fn state(&self, now: Instant) -> GameState {
         let [wtime, btime] = self.clocks_now(now);
         let outcome = self.core.game.outcome();
         let status = match (self.status, &outcome) {
@@ -707,21 +725,27 @@ impl TableState {
             (_, Some(o)) => o.reason_code().to_string(),
             (_, None) => "started".to_string(),
         };
-        let winner = outcome.and_then(|o| o.winner()).map(Color::name);
-        json!({
-            "type": "gameState",
-            "moves": self.moves.join(" "),
-            "wtime": wtime,
-            "btime": btime,
-            "winc": self.row.increment_ms,
-            "binc": self.row.increment_ms,
-            "status": status,
-            "winner": winner,
-            "outcome": outcome.map(|o| o.code()),
-            "description": match (self.missed_first_move, outcome) {
+        let game = &self.core.game;
+        let ply = game.ply();
+        GameState {
+            moves: self.moves.join(" "),
+            wtime: wtime as i64,
+            btime: btime as i64,
+            winc: self.row.increment_ms,
+            binc: self.row.increment_ms,
+            status,
+            winner: outcome
+                .and_then(|o| o.winner())
+                .map(|c| c.name().to_string()),
+            outcome: outcome.map(|o| o.code()),
+            description: match (self.missed_first_move, outcome) {
                 (Some(side), Some(Outcome::Aborted)) => Some(format!(
                     "Aborted: {} did not move within {}.",
-                    if side == Color::White { "White" } else { "Black" },
+                    if side == Color::White {
+                        "White"
+                    } else {
+                        "Black"
+                    },
                     match self.days_per_turn() {
                         Some(1) => "1 day".to_string(),
                         Some(days) => format!("{days} days"),
@@ -730,78 +754,96 @@ impl TableState {
                 )),
                 (_, o) => o.map(|o| o.describe()),
             },
-            "firstMoveMs": self.first_move_left(now),
+            first_move_ms: self.first_move_left(now),
             // A correspondence game's days a move (null for a live game).
-            "daysPerTurn": self.days_per_turn(),
+            days_per_turn: self.days_per_turn(),
             // The legal moves of the side to move, with their routes: one message per ply
             // brings the move, the position, both clocks and what may be played next.
-            "legal": (self.status == Status::Playing && !self.core.game.is_over())
-                .then(|| damasi::MoveInfo::legal(self.core.game.position())),
+            legal: (self.status == Status::Playing && !game.is_over())
+                .then(|| damasi::MoveInfo::legal(game.position())),
+            // The last move with its route and captures, for the page to play it on the board.
+            last_move: match (
+                ply.checked_sub(1).and_then(|p| game.position_at(p)),
+                game.history().last(),
+            ) {
+                (Some(before), Some(m)) => Some(damasi::MoveInfo::new(&before, m)),
+                _ => None,
+            },
             // A finished game's positions, one per ply from the start, to replay it.
-            "fens": (self.status == Status::Over).then(|| self.positions()),
-            "wdraw": self.draw_offer == Some(Color::White),
-            "bdraw": self.draw_offer == Some(Color::Black),
-            "wtakeback": self.takeback_offer == Some(Color::White),
-            "btakeback": self.takeback_offer == Some(Color::Black),
-            "wrematch": self.rematch[0],
-            "brematch": self.rematch[1],
-            "rematch": self.rematch_id,
-            "ratingDiff": { "white": self.row.diffs[0], "black": self.row.diffs[1] },
-            "fen": self.core.game.position().to_fen(),
-            "ply": self.core.game.ply(),
-            "turn": self.core.game.position().side_to_move().name(),
-            "gone": { "white": self.gone_since[0].is_some(), "black": self.gone_since[1].is_some() },
-            "version": self.version,
-        })
+            fens: (self.status == Status::Over).then(|| self.positions()),
+            wdraw: self.draw_offer == Some(Color::White),
+            bdraw: self.draw_offer == Some(Color::Black),
+            wtakeback: self.takeback_offer == Some(Color::White),
+            btakeback: self.takeback_offer == Some(Color::Black),
+            wrematch: self.rematch[0],
+            brematch: self.rematch[1],
+            rematch: self.rematch_id.clone(),
+            rating_diff: ByColor {
+                white: self.row.diffs[0],
+                black: self.row.diffs[1],
+            },
+            fen: game.position().to_fen(),
+            ply: ply as u64,
+            turn: game.position().side_to_move().name().to_string(),
+            gone: ByColor {
+                white: self.gone_since[0].is_some(),
+                black: self.gone_since[1].is_some(),
+            },
+            version: self.version,
+        }
     }
 
     /// The `gameFull` message as of `now` for `viewer`: who plays, the control, the state,
     /// `you` (the viewer's colour, or null), and the players' chat, which only the players
     /// see (spectators get an empty one, as on lichess where the players' room is theirs).
-    pub fn full_json(&self, now: Instant, viewer: Option<&Player>) -> Value {
+    pub fn full(&self, now: Instant, viewer: Option<&Player>) -> GameFull {
         let you = viewer.and_then(|p| self.side_of(p.id));
-        let seat = |i: usize| match &self.seats[i] {
-            None => Value::Null,
-            Some(p) => {
+        let seat = |i: usize| {
+            self.seats[i].as_ref().map(|p| {
                 let r = self.ratings[i];
-                json!({
-                    "id": p.id,
-                    "name": p.name,
-                    "guest": p.guest,
-                    "rating": r.map(|r| r.rating.round() as i64),
-                    "provisional": r.map(|r| rating::is_provisional(&r)),
-                })
-            }
+                Seat {
+                    id: p.id,
+                    name: p.name.clone(),
+                    guest: p.guest,
+                    rating: r.map(|r| r.rating.round() as i64),
+                    provisional: r.map(|r| rating::is_provisional(&r)),
+                }
+            })
         };
-        json!({
-            "type": "gameFull",
-            "id": self.row.id,
-            "rated": self.row.rated,
-            "chatEnabled": self.row.chat,
-            "speed": self.speed().name(),
-            "variant": crate::variant::json(&self.row.rules),
+        GameFull {
+            id: self.row.id.clone(),
+            rated: self.row.rated,
+            chat_enabled: self.row.chat,
+            speed: self.speed().name().to_string(),
+            variant: crate::variant::of(&self.row.rules),
             // lichess's: a correspondence game has no clock, and its days a move.
-            "clock": match self.days_per_turn() {
-                Some(_) => Value::Null,
-                None => json!({ "initial": self.row.initial_ms, "increment": self.row.increment_ms }),
+            clock: match self.days_per_turn() {
+                Some(_) => None,
+                None => Some(GameClock {
+                    initial: self.row.initial_ms,
+                    increment: self.row.increment_ms,
+                }),
             },
-            "daysPerTurn": self.days_per_turn(),
-            "initialFen": "startpos",
-            "createdAt": self.row.created_ms,
-            "white": seat(0),
-            "black": seat(1),
-            "chat": match you {
+            days_per_turn: self.days_per_turn(),
+            initial_fen: "startpos".to_string(),
+            created_at: self.row.created_ms,
+            white: seat(0),
+            black: seat(1),
+            chat: match you {
                 Some(side) => self
                     .chat
                     .iter()
                     .filter(|l| l.hidden_from != Some(side))
-                    .map(|l| json!({"username": l.name, "text": l.text}))
-                    .collect::<Vec<_>>(),
+                    .map(|l| ChatEntry {
+                        username: l.name.clone(),
+                        text: l.text.clone(),
+                    })
+                    .collect(),
                 None => Vec::new(),
             },
-            "state": self.state_json(now),
-            "you": you.map(Color::name),
-        })
+            state: GameMessage::GameState(Box::new(self.state(now))),
+            you: you.map(|c| c.name().to_string()),
+        }
     }
 }
 
@@ -876,20 +918,6 @@ pub fn clean_chat(text: &str) -> String {
     }
     out.trim().to_string()
 }
-
-/// Whether an event of the table may go to a viewer seated at `side` (None: a spectator): the
-/// players' chat lines go to the players only, and not to a player who blocks the writer
-/// (the line's [`HIDDEN_FROM`], which the text sent leaves out).
-pub fn visible_to(event: &Value, side: Option<Color>) -> bool {
-    match side {
-        None => event["type"] != "chatLine",
-        Some(side) => event[HIDDEN_FROM] != side.name(),
-    }
-}
-
-/// The key of a `chatLine` event naming the side that does not see it (it blocks the
-/// writer); kept in the event's value for [`visible_to`], left out of the text sent.
-pub const HIDDEN_FROM: &str = "_hiddenFrom";
 
 /// A checked move, ready to be saved and played.
 #[derive(Clone, Debug)]

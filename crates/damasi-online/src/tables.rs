@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{Color, Outcome};
-use serde_json::{json, Value};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
@@ -16,6 +15,7 @@ use crate::now_ms;
 use super::accounts::Player;
 use super::command::{self, Command};
 use super::db::{OnlineGameRow, RatingRow};
+use super::messages::{GameFull, UserEvent};
 use super::table::{Status, TableState};
 use super::OPEN_GAME_LIFETIME;
 use super::{cluster, lock, new_game_id, random_color, rating, NewGame, Online, Table};
@@ -54,7 +54,9 @@ impl Online {
         let table = self.create_for(Some(from), new, color, Some(to.id)).await?;
         let event = {
             let s = table.state.lock().await;
-            json!({"type": "challenge", "challenge": s.challenge_json(to, color, "created")})
+            UserEvent::Challenge {
+                challenge: Box::new(s.challenge(to, color, "created")),
+            }
         };
         self.notify(to.id, event);
         Ok(table)
@@ -246,7 +248,7 @@ impl Online {
     }
 
     /// Ids, players and clocks of the games being played now (newest first, at most `limit`).
-    pub async fn live_games(&self, limit: usize) -> Vec<Value> {
+    pub async fn live_games(&self, limit: usize) -> Vec<GameFull> {
         if let Some(cluster) = &self.inner.cluster {
             // Every node's games: the ids from the database, each game from its owner.
             let ids = cluster.db.playing(limit as i64).await.unwrap_or_default();
@@ -264,7 +266,7 @@ impl Online {
         for t in tables {
             let s = t.state.lock().await;
             if s.status == Status::Playing {
-                out.push((s.row.created_ms, s.full_json(now, None)));
+                out.push((s.row.created_ms, s.full(now, None)));
             }
         }
         out.sort_by_key(|(created, _)| std::cmp::Reverse(*created));
@@ -320,7 +322,7 @@ impl Online {
     /// The challenges waiting for `to`, as lichess's `challenge` events (an event stream
     /// announces them when it opens, so a challenge sent before is not missed). Read from the
     /// database, so any process answers.
-    pub async fn challenges_to(&self, to: &Player) -> Result<Vec<Value>, ApiError> {
+    pub async fn challenges_to(&self, to: &Player) -> Result<Vec<UserEvent>, ApiError> {
         let mut out = Vec::new();
         for id in self.inner.db.challenges_to(to.id).await? {
             let Some((row, _)) = self.inner.db.game(&id).await? else {
@@ -328,7 +330,9 @@ impl Online {
             };
             let seats = self.seats_of(row.players).await?;
             let state = TableState::restore(row, seats, &[], None)?;
-            out.push(json!({"type": "challenge", "challenge": state.challenge_json(to, None, "created")}));
+            out.push(UserEvent::Challenge {
+                challenge: Box::new(state.challenge(to, None, "created")),
+            });
         }
         Ok(out)
     }

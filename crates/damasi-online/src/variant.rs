@@ -25,7 +25,7 @@
 //! ```
 
 use damasi::RuleSet;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::ApiError;
 
@@ -69,15 +69,24 @@ pub fn key(rules: &RuleSet) -> String {
 /// rules crate writes it (`rules`, e.g. `turkish` for the default) and its options one by one
 /// (`noCaptureLimit`: plies, or null; `kingBeatsLoneMan`), so a page can word them in its
 /// language without reading the name.
-pub fn json(rules: &RuleSet) -> Value {
+pub fn of(rules: &RuleSet) -> crate::messages::Variant {
     let standard = *rules == RuleSet::default();
-    json!({
-        "key": key(rules),
-        "name": if standard { "Standard".to_string() } else { rules.name() },
-        "rules": rules.name(),
-        "noCaptureLimit": rules.no_capture_limit,
-        "kingBeatsLoneMan": rules.king_beats_lone_man,
-    })
+    crate::messages::Variant {
+        key: key(rules),
+        name: if standard {
+            "Standard".to_string()
+        } else {
+            rules.name()
+        },
+        rules: rules.name(),
+        no_capture_limit: rules.no_capture_limit,
+        king_beats_lone_man: rules.king_beats_lone_man,
+    }
+}
+
+/// [`of`] as a JSON value, for answers that are not typed messages.
+pub fn json(rules: &RuleSet) -> Value {
+    serde_json::to_value(of(rules)).expect("a variant serializes")
 }
 
 /// `serde` for a [`RuleSet`] field: written as its [`key`], read by [`parse`]; a missing

@@ -3,7 +3,7 @@
 
 use damasi::pdn::{pdn_date, write_game, PdnGame};
 use damasi::{Color, Notation};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
@@ -11,18 +11,27 @@ use crate::error::ApiError;
 
 use super::accounts::Player;
 use super::cluster::Request;
+use super::messages::{
+    Compat, EventGame, GameFull, GameMessage, GameState, NowPlaying, Opponent, StatusName,
+    UserEvent,
+};
 use super::rating::Speed;
 use super::table::TableState;
 use super::{Online, Watch};
 
 impl Online {
     /// Game `id` as `gameFull`, with `you`: the viewer's colour or null.
-    pub async fn full(&self, id: &str, viewer: Option<&Player>) -> Result<Value, ApiError> {
+    pub async fn full(&self, id: &str, viewer: Option<&Player>) -> Result<GameFull, ApiError> {
         let request = || Request::Full {
             viewer: viewer.cloned(),
         };
         if let Some(r) = self.forward(id, request).await {
-            return r;
+            return match from_wire(r?)? {
+                GameMessage::GameFull(full) => Ok(*full),
+                _ => Err(ApiError::Internal(
+                    "another process answered no gameFull".into(),
+                )),
+            };
         }
         self.full_here(id, viewer).await
     }
@@ -31,50 +40,58 @@ impl Online {
         &self,
         id: &str,
         viewer: Option<&Player>,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<GameFull, ApiError> {
         let table = self.table(id).await?;
         let s = table.state.lock().await;
-        Ok(s.full_json(Instant::now(), viewer))
+        Ok(s.full(Instant::now(), viewer))
     }
 
     /// Game `id`'s current `gameState` (for a watcher that missed events).
-    pub async fn snapshot(&self, id: &str) -> Result<Value, ApiError> {
+    pub async fn snapshot(&self, id: &str) -> Result<GameState, ApiError> {
         if let Some(r) = self.forward(id, || Request::State).await {
-            return r;
+            return match from_wire(r?)? {
+                GameMessage::GameState(state) => Ok(*state),
+                _ => Err(ApiError::Internal(
+                    "another process answered no gameState".into(),
+                )),
+            };
         }
         self.state_here(id).await
     }
 
-    pub(super) async fn state_here(&self, id: &str) -> Result<Value, ApiError> {
+    pub(super) async fn state_here(&self, id: &str) -> Result<GameState, ApiError> {
         let table = self.table(id).await?;
         let s = table.state.lock().await;
-        Ok(s.state_json(Instant::now()))
+        Ok(s.state(Instant::now()))
     }
 
     /// Starts watching game `id`: its `gameFull` (with `you`), the viewer's colour, and the
     /// channel of its next events. In a cluster the events come from the owner through this
     /// node's relay, and those older than the `gameFull` are dropped.
     pub async fn watch(&self, id: &str, viewer: Option<&Player>) -> Result<Watch, ApiError> {
-        let side_in = |full: &Value| full["you"].as_str().and_then(Color::from_name);
         if let Some(cluster) = &self.inner.cluster {
             let mut events = cluster.channel(id).subscribe();
             let request = || Request::Full {
                 viewer: viewer.cloned(),
             };
             if let Some(r) = self.forward(id, request).await {
-                let full = r?;
+                let GameMessage::GameFull(full) = from_wire(r?)? else {
+                    return Err(ApiError::Internal(
+                        "another process answered no gameFull".into(),
+                    ));
+                };
                 // The owner sends events and replies in one ordered stream: what is waiting
                 // now is older than the reply.
                 while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = events.try_recv()
                 {
                 }
-                let side = side_in(&full);
-                return Ok((full, side, events));
+                let side = full.you.as_deref().and_then(Color::from_name);
+                return Ok((*full, side, events));
             }
         }
         let table = self.table(id).await?;
         let s = table.state.lock().await;
-        let full = s.full_json(Instant::now(), viewer);
+        let full = s.full(Instant::now(), viewer);
         let side = viewer.and_then(|p| s.side_of(p.id));
         Ok((full, side, table.events.subscribe()))
     }
@@ -85,7 +102,11 @@ impl Online {
     /// `lastMove`, `opponent`, `speed`, `rated`, and damasi's `daysPerTurn`. The games where it
     /// is the player's move come first, the least time left first; then the others, newest
     /// first. Each game is read where it is kept, so any process answers.
-    pub async fn now_playing(&self, player: &Player, limit: i64) -> Result<Vec<Value>, ApiError> {
+    pub async fn now_playing(
+        &self,
+        player: &Player,
+        limit: i64,
+    ) -> Result<Vec<NowPlaying>, ApiError> {
         let mut out = Vec::new();
         for id in self.inner.db.playing_of(player.id, limit).await? {
             let full = match self.full(&id, Some(player)).await {
@@ -99,18 +120,47 @@ impl Online {
             }
         }
         // Stable: within each group the newest stay first.
-        out.sort_by_key(|g| {
-            let mine = g["isMyTurn"].as_bool() == Some(true);
-            (
-                !mine,
-                if mine {
-                    g["secondsLeft"].as_i64()
-                } else {
-                    None
-                },
-            )
-        });
+        out.sort_by_key(|g| (!g.is_my_turn, g.is_my_turn.then_some(g.seconds_left)));
         Ok(out)
+    }
+
+    /// The `gameStart` event of game `id` for `player`, as an event stream opened while the
+    /// game is being played tells it first (none when `player` does not play it or it is not
+    /// being played). Read where the game is kept, so any process answers.
+    pub async fn game_start(
+        &self,
+        id: &str,
+        player: &Player,
+    ) -> Result<Option<UserEvent>, ApiError> {
+        let full = self.full(id, Some(player)).await?;
+        Ok(now_playing_entry(&full).map(|g| UserEvent::GameStart {
+            game: Box::new(EventGame {
+                game_id: g.game_id,
+                full_id: g.full_id,
+                id: full.id.clone(),
+                color: g.color,
+                fen: g.fen,
+                has_moved: g.has_moved,
+                is_my_turn: g.is_my_turn,
+                last_move: Some(g.last_move).filter(|m| !m.is_empty()),
+                seconds_left: g.seconds_left,
+                opponent: g.opponent,
+                rated: g.rated,
+                speed: g.speed,
+                perf: g.perf,
+                source: g.source,
+                status: StatusName {
+                    name: "started".to_string(),
+                },
+                outcome: None,
+                winner: None,
+                variant: g.variant,
+                compat: Compat {
+                    bot: true,
+                    board: true,
+                },
+            }),
+        }))
     }
 
     /// Game `id` as a PDN file in `notation` (lichess: `GET /game/export/{id}`), `site` its
@@ -139,46 +189,56 @@ impl Online {
     }
 }
 
+/// A message another process sent as its reply, read back.
+fn from_wire(v: Value) -> Result<GameMessage, ApiError> {
+    serde_json::from_value(v)
+        .map_err(|e| ApiError::Internal(format!("another process's message is unreadable: {e}")))
+}
+
 /// One `nowPlaying` entry from a player's `gameFull` (none when the game is not being played
 /// or the viewer does not play it).
-fn now_playing_entry(full: &Value) -> Option<Value> {
-    let state = &full["state"];
-    if state["status"] != "started" {
+fn now_playing_entry(full: &GameFull) -> Option<NowPlaying> {
+    let GameMessage::GameState(state) = &full.state else {
+        return None;
+    };
+    if state.status != "started" {
         return None;
     }
-    let you = full["you"].as_str().and_then(Color::from_name)?;
+    let you = full.you.as_deref().and_then(Color::from_name)?;
     let them = match you {
-        Color::White => &full["black"],
-        Color::Black => &full["white"],
+        Color::White => &full.black,
+        Color::Black => &full.white,
     };
     let left_ms = match you {
-        Color::White => state["wtime"].as_i64(),
-        Color::Black => state["btime"].as_i64(),
-    }
-    .unwrap_or(0);
-    let moves = state["moves"].as_str().unwrap_or_default();
-    let plies = moves.split_whitespace().count();
-    let id = full["id"].clone();
-    let opponent = them["name"].as_str();
-    Some(json!({
-        "gameId": id,
-        "fullId": id,
-        "color": you.name(),
-        "fen": state["fen"],
-        "hasMoved": plies > you.index(),
-        "isMyTurn": state["turn"] == you.name(),
-        "lastMove": moves.split_whitespace().last().unwrap_or_default(),
-        "opponent": {
-            "id": opponent.map(str::to_ascii_lowercase),
-            "username": opponent,
-            "rating": them["rating"],
+        Color::White => state.wtime,
+        Color::Black => state.btime,
+    };
+    let plies = state.moves.split_whitespace().count();
+    let opponent = them.as_ref().map(|s| s.name.clone());
+    Some(NowPlaying {
+        game_id: full.id.clone(),
+        full_id: full.id.clone(),
+        color: you.name().to_string(),
+        fen: state.fen.clone(),
+        has_moved: plies > you.index(),
+        is_my_turn: state.turn == you.name(),
+        last_move: state
+            .moves
+            .split_whitespace()
+            .last()
+            .unwrap_or_default()
+            .to_string(),
+        opponent: Opponent {
+            id: opponent.as_deref().map(str::to_ascii_lowercase),
+            username: opponent,
+            rating: them.as_ref().and_then(|s| s.rating),
         },
-        "perf": full["speed"],
-        "speed": full["speed"],
-        "rated": full["rated"],
-        "secondsLeft": left_ms / 1000,
-        "source": "friend",
-        "variant": {"key": "standard", "name": "Standard"},
-        "daysPerTurn": full["daysPerTurn"],
-    }))
+        perf: full.speed.clone(),
+        speed: full.speed.clone(),
+        rated: full.rated,
+        seconds_left: left_ms / 1000,
+        source: "friend".to_string(),
+        variant: full.variant.clone(),
+        days_per_turn: full.days_per_turn,
+    })
 }

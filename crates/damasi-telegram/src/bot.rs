@@ -15,6 +15,7 @@ use damasi_online::brain::Brain;
 use damasi_online::command::Command;
 use damasi_online::db::{SecretKind, ShownGame};
 use damasi_online::error::ApiError;
+use damasi_online::messages::{GameFull, GameMessage, GameState};
 use damasi_online::runner::YourTurn;
 use damasi_online::{now_ms, NewGame, Online};
 use serde::{Deserialize, Serialize};
@@ -416,21 +417,29 @@ impl Telegram {
                 eprintln!("damasi-telegram: cannot watch game {game_id}");
                 return;
             };
-            // Seats do not change once the game is played: the engine's is read once.
+            // Seats and rules do not change once the game is played: read once.
             let engine = self.engine_seat(&id, &full).await;
+            let rules = damasi_online::variant::parse("variant", Some(&full.variant.rules))
+                .unwrap_or_default();
             self.redraw(&id);
-            let mut over = self
-                .after_state(&id, &game_id, &full["state"], engine.as_ref())
-                .await;
+            let mut over = match &full.state {
+                GameMessage::GameState(state) => {
+                    self.after_state(&id, &game_id, state, rules, engine.as_ref())
+                        .await
+                }
+                _ => false,
+            };
             while !over {
                 let state = match events.recv().await {
-                    Ok(event) if event.value["type"] == "gameState" => event.value.clone(),
-                    Ok(_) => {
-                        self.redraw(&id);
-                        continue;
-                    }
+                    Ok(event) => match &event.message {
+                        GameMessage::GameState(state) => state.clone(),
+                        _ => {
+                            self.redraw(&id);
+                            continue;
+                        }
+                    },
                     Err(RecvError::Lagged(_)) => match self.inner.online.snapshot(&game_id).await {
-                        Ok(state) => state,
+                        Ok(state) => Box::new(state),
                         Err(e) => {
                             eprintln!("damasi-telegram: game {game_id}: {}", e.message());
                             continue;
@@ -440,7 +449,7 @@ impl Telegram {
                 };
                 self.redraw(&id);
                 over = self
-                    .after_state(&id, &game_id, &state, engine.as_ref())
+                    .after_state(&id, &game_id, &state, rules, engine.as_ref())
                     .await;
             }
             if over {
@@ -456,7 +465,7 @@ impl Telegram {
 
     /// The engine's seat in the game `full` that message `id` shows, if it plays there: its
     /// account, its colour and its level.
-    async fn engine_seat(&self, id: &str, full: &serde_json::Value) -> Option<EngineSeat> {
+    async fn engine_seat(&self, id: &str, full: &GameFull) -> Option<EngineSeat> {
         let shown = lock(&self.inner.shown).get(id).cloned()?;
         let level = shown.lock().await.settings.level;
         if level == 0 {
@@ -471,26 +480,34 @@ impl Telegram {
         })
     }
 
-    /// After the game's `gameState` `state`: starts the engine's move when it is its turn.
-    /// Answers whether the game is over.
+    /// After the game's `gameState` `state` (a game under `rules`): starts the engine's move
+    /// when it is its turn. Answers whether the game is over.
     async fn after_state(
         &self,
         id: &str,
         game_id: &str,
-        state: &serde_json::Value,
+        state: &GameState,
+        rules: RuleSet,
         engine: Option<&EngineSeat>,
     ) -> bool {
-        if !state["outcome"].is_null() {
+        if state.outcome.is_some() {
             return true;
         }
         let Some(engine) = engine else {
             return false;
         };
-        if state["status"] != "started" || state["turn"] != engine.side.name() {
+        if state.status != "started" || state.turn != engine.side.name() {
             return false;
         }
-        let Some(Ok(position)) = state["fen"].as_str().map(Position::from_fen) else {
-            return false;
+        // The search starts from the game itself: its rules, the positions that may repeat
+        // and the plies since the last capture, so the engine sees a repetition or the
+        // no-capture limit coming as the game will judge them.
+        let root = match damasi_online::brain::game_root(&state.moves, rules) {
+            Ok(root) => root,
+            Err(e) => {
+                eprintln!("damasi-telegram: game {game_id}: {e}");
+                return false;
+            }
         };
         let Some(shown) = lock(&self.inner.shown).get(id).cloned() else {
             return false;
@@ -504,20 +521,15 @@ impl Telegram {
         let me = self.clone();
         let (game_id, engine) = (game_id.to_string(), engine.clone());
         self.spawn(async move {
-            me.engine_moves(&game_id, &engine.player, position, engine.level)
+            me.engine_moves(&game_id, &engine.player, root, engine.level)
                 .await;
             shown.lock().await.thinking = false;
         });
         false
     }
 
-    async fn engine_moves(&self, game_id: &str, engine: &Player, position: Position, level: u8) {
-        let root = SearchRoot {
-            position,
-            history: Vec::new(),
-            rules: RuleSet::default(),
-            plies_since_capture: 0,
-        };
+    async fn engine_moves(&self, game_id: &str, engine: &Player, root: SearchRoot, level: u8) {
+        let position = root.position;
         let limits = Limits::move_time(Level::new(level).move_time());
         let thought = match self.inner.brain.think(root, level, limits, true).await {
             Ok(t) => t,

@@ -1,23 +1,14 @@
 //! A game as the bot reads it from the online service's `gameFull`: who sits where, the
 //! position, the legal moves with their routes, the clocks and how it ended.
 
-use damasi::{Color, Outcome, Position, Square};
-use serde::Deserialize;
-use serde_json::Value;
+use damasi::{Color, MoveInfo, Outcome, Position, Square};
+use damasi_online::messages::{self, GameFull, GameMessage};
 
 /// A legal move as the service describes it.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-pub struct Legal {
-    /// Landing notation (what the bot plays).
-    pub landing: String,
-    /// Start square.
-    pub from: String,
-    /// End square.
-    pub to: String,
-}
+pub type Legal = MoveInfo;
 
 /// A seat's player.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seat {
     /// Account id.
     pub id: i64,
@@ -58,56 +49,46 @@ pub struct GameView {
 
 impl GameView {
     /// Reads a `gameFull` message.
-    pub fn from_full(full: &Value) -> Result<GameView, String> {
-        let state = &full["state"];
-        let text = |v: &Value, what: &str| {
-            v.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| format!("gameFull without {what}"))
+    pub fn from_full(full: &GameFull) -> Result<GameView, String> {
+        let GameMessage::GameState(state) = &full.state else {
+            return Err("gameFull without its state".into());
         };
-        let seat = |v: &Value| {
-            serde_json::from_value::<Option<Seat>>(v.clone())
-                .ok()
-                .flatten()
+        let seat = |s: &Option<messages::Seat>| {
+            s.as_ref().map(|s| Seat {
+                id: s.id,
+                name: s.name.clone(),
+            })
         };
-        let fen = text(&state["fen"], "state.fen")?;
-        let position = Position::from_fen(&fen).map_err(|e| format!("gameFull fen: {e}"))?;
-        let legal = match &state["legal"] {
-            Value::Null => Vec::new(),
-            v => serde_json::from_value(v.clone()).map_err(|e| format!("gameFull legal: {e}"))?,
-        };
-        let moves = state["moves"].as_str().unwrap_or("");
-        let outcome = state["outcome"]
-            .as_str()
+        let position = Position::from_fen(&state.fen).map_err(|e| format!("gameFull fen: {e}"))?;
+        let outcome = state
+            .outcome
+            .as_deref()
             .map(|c| {
                 c.parse::<Outcome>()
                     .map_err(|e| format!("gameFull outcome: {e}"))
             })
             .transpose()?;
-        let draw_offer = if state["wdraw"].as_bool() == Some(true) {
+        let draw_offer = if state.wdraw {
             Some(Color::White)
-        } else if state["bdraw"].as_bool() == Some(true) {
+        } else if state.bdraw {
             Some(Color::Black)
         } else {
             None
         };
         Ok(GameView {
-            id: text(&full["id"], "id")?,
-            seats: [seat(&full["white"]), seat(&full["black"])],
+            id: full.id.clone(),
+            seats: [seat(&full.white), seat(&full.black)],
             position,
-            legal,
-            plies: moves.split_whitespace().count(),
-            last_move: moves.split_whitespace().last().map(str::to_string),
-            clocks: [
-                state["wtime"].as_u64().unwrap_or(0),
-                state["btime"].as_u64().unwrap_or(0),
-            ],
-            first_move_ms: state["firstMoveMs"].as_u64(),
-            open: state["status"].as_str() == Some("created"),
+            legal: state.legal.clone().unwrap_or_default(),
+            plies: state.moves.split_whitespace().count(),
+            last_move: state.moves.split_whitespace().last().map(str::to_string),
+            clocks: [state.wtime.max(0) as u64, state.btime.max(0) as u64],
+            first_move_ms: state.first_move_ms,
+            open: state.status == "created",
             outcome,
             draw_offer,
-            rated: full["rated"].as_bool().unwrap_or(false),
-            days_per_turn: full["daysPerTurn"].as_u64(),
+            rated: full.rated,
+            days_per_turn: full.days_per_turn.map(|d| d.max(0) as u64),
         })
     }
 
@@ -159,24 +140,32 @@ pub fn clock_text(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn a_game_full_is_read() {
-        let full = json!({
-            "type": "gameFull", "id": "abcd1234", "rated": false,
-            "white": {"id": 3, "name": "tg-ali", "guest": true},
-            "black": null,
-            "state": {
-                "fen": "W:Wa2:Bh7", "moves": "", "wtime": 600000, "btime": 600000,
-                "status": "created", "outcome": null, "legal": null, "wdraw": false, "bdraw": false
-            }
-        });
+        // A line as the service sends it: an open game, White seated.
+        let line = r#"{"type": "gameFull", "id": "abcd1234", "rated": false, "chatEnabled": true,
+            "speed": "rapid", "variant": {"key": "standard", "name": "Standard", "rules": "turkish",
+            "noCaptureLimit": null, "kingBeatsLoneMan": false}, "clock": {"initial": 600000,
+            "increment": 0}, "daysPerTurn": null, "initialFen": "startpos", "createdAt": 0,
+            "white": {"id": 3, "name": "tg-ali", "guest": true, "rating": null, "provisional": null},
+            "black": null, "chat": [], "you": null,
+            "state": {"type": "gameState", "fen": "W:Wa2:Bh7", "moves": "", "wtime": 600000,
+                "btime": 600000, "winc": 0, "binc": 0, "status": "created", "winner": null,
+                "outcome": null, "description": null, "firstMoveMs": null, "daysPerTurn": null,
+                "legal": null, "fens": null, "wdraw": false, "bdraw": false, "wtakeback": false,
+                "btakeback": false, "wrematch": false, "brematch": false, "rematch": null,
+                "ratingDiff": {"white": null, "black": null}, "ply": 0, "turn": "white",
+                "gone": {"white": false, "black": false}, "version": 1}}"#;
+        let GameMessage::GameFull(full) = serde_json::from_str(line).unwrap() else {
+            panic!("not a gameFull");
+        };
         let g = GameView::from_full(&full).unwrap();
         assert!(g.open && !g.playing());
         assert_eq!(g.side_of(3), Some(Color::White));
         assert_eq!(g.side_of(4), None);
         assert_eq!(g.plies, 0);
+        assert_eq!(g.clocks, [600_000, 600_000]);
     }
 
     #[test]

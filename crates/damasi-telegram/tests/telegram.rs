@@ -113,7 +113,8 @@ impl World {
     }
 
     async fn state(&self, game: &str) -> Value {
-        self.online.full(game, None).await.unwrap()
+        let full = self.online.full(game, None).await.unwrap();
+        serde_json::to_value(damasi_online::messages::GameMessage::from(full)).unwrap()
     }
 
     /// The side to move of `position` plays its first legal move in `game` by pressing, and

@@ -527,7 +527,7 @@ async fn a_correspondence_swiss_pairs_games_of_days_a_move() {
         .as_str()
         .unwrap()
         .to_string();
-    let full = online.full(&game, None).await.unwrap();
+    let full = serde_json::to_value(online.full(&game, None).await.unwrap()).unwrap();
     assert_eq!(full["daysPerTurn"], 7);
     assert_eq!(full["clock"], Value::Null);
     assert_eq!(full["speed"], "correspondence");

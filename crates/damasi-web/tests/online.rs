@@ -39,7 +39,13 @@ const BLITZ: NewGame = NewGame {
 async fn state(online: &Online, id: &str) -> Value {
     let t = online.table(id).await.unwrap();
     let s = t.state.lock().await;
-    s.state_json(tokio::time::Instant::now())
+    let state = s.state(tokio::time::Instant::now());
+    wire(&damasi_web::online::messages::GameMessage::from(state))
+}
+
+/// A typed message or event as the wire writes it.
+fn wire<T: serde::Serialize>(m: &T) -> Value {
+    serde_json::to_value(m).unwrap()
 }
 
 async fn wait() {
@@ -79,7 +85,7 @@ async fn a_friend_takes_the_free_seat_and_both_hear_the_game_start() {
     let side = online.join(&t.id, &b, None).await.unwrap();
     assert_eq!(side, damasi::Color::Black);
     for rx in [&mut a_events, &mut b_events] {
-        let e = rx.recv().await.unwrap();
+        let e = wire(&*rx.recv().await.unwrap());
         assert_eq!(e["type"], "gameStart");
         assert_eq!(e["game"]["id"], t.id.as_str());
     }
@@ -118,7 +124,7 @@ async fn moves_are_charged_with_the_increment_and_only_the_mover_may_move() {
 
     tokio::time::advance(Duration::from_secs(5)).await;
     play(&online, &t.id, &a, "c3-c4").await.unwrap(); // the first move is free
-    let e = events.recv().await.unwrap().value.clone();
+    let e = wire(&events.recv().await.unwrap().message);
     assert_eq!(e["type"], "gameState");
     assert_eq!(e["moves"], "c3-c4");
     tokio::time::advance(Duration::from_secs(7)).await;
@@ -634,7 +640,7 @@ async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
     }
     let (row, _) = db.game(&fresh).await.unwrap().unwrap();
     assert_eq!(row.status, "open");
-    let ev = events.try_recv().expect("challengeCanceled");
+    let ev = wire(&*events.try_recv().expect("challengeCanceled"));
     assert_eq!(ev["type"], "challengeCanceled");
     assert_eq!(ev["challenge"]["id"], challenge.as_str());
     assert!(db.unfinished().await.unwrap() == vec![fresh.clone()]);
@@ -646,11 +652,7 @@ async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
     db.save_game(row).await.unwrap();
     assert_eq!(online.expire_open().await.unwrap(), 1);
     assert_eq!(held.state.lock().await.row.status, "over");
-    let ev = watch
-        .try_recv()
-        .expect("the state after the abort")
-        .value
-        .clone();
+    let ev = wire(&watch.try_recv().expect("the state after the abort").message);
     assert_eq!(ev["status"], "aborted", "{ev}");
     // Nothing more to withdraw.
     assert_eq!(online.expire_open().await.unwrap(), 0);
@@ -693,7 +695,7 @@ async fn a_correspondence_flag_falls_after_its_days_with_nobody_connected() {
     let mut turns = online.your_turns();
     let new = NewGame::correspondence(2, true, true).unwrap();
     let t = online.create_paired(&a, &b, new).await.unwrap();
-    let full = online.full(&t.id, Some(&a)).await.unwrap();
+    let full = wire(&online.full(&t.id, Some(&a)).await.unwrap());
     assert_eq!(full["speed"], "correspondence");
     assert_eq!(full["clock"], Value::Null);
     assert_eq!(full["daysPerTurn"], 2);

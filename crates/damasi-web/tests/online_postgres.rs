@@ -513,7 +513,7 @@ async fn a_games_rules_are_stored_in_postgres_and_survive_a_restart() {
     assert_eq!(refused.code(), "game-over");
     play(&other, &standard.id, &a, "c3-c4").await.unwrap();
     let full = other.full(&limited.id, None).await.unwrap();
-    assert_eq!(full["variant"]["key"], "turkish; no-capture-limit 4");
+    assert_eq!(full.variant.key, "turkish; no-capture-limit 4");
     let listed = db.games_of(a.id, 10).await.unwrap();
     let rules_of = |id: &str| listed.iter().find(|g| g.row.id == id).unwrap().row.rules;
     assert_eq!(rules_of(&limited.id), limit);

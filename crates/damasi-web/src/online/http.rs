@@ -40,6 +40,7 @@ use super::rating::{self, Speed};
 use super::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
 use super::table::Status;
 use super::{parse_color, NewGame, Online};
+use damasi_online::messages::GameMessage;
 
 /// Rate limits per client.
 pub struct Limits {
@@ -783,7 +784,10 @@ async fn show(
         .await
         .ok()
         .flatten();
-    Ok(Json(state.online.full(&id, me.as_ref()).await?))
+    let full = GameMessage::from(state.online.full(&id, me.as_ref()).await?);
+    Ok(Json(
+        serde_json::to_value(full).expect("a message serializes"),
+    ))
 }
 
 /// `GET /api/online/games/{id}/pdn?notation=landing`: the game as a PDN file.
@@ -1070,7 +1074,7 @@ async fn open_challenge(
     let table = state.online.create(None, new, None).await?;
     let mut body = game_links(&headers, &table.id);
     body["id"] = json!(table.id);
-    let time_control = table.state.lock().await.time_control_json();
+    let time_control = table.state.lock().await.time_control();
     body["challenge"] = json!({
         "id": table.id,
         "status": "created",
@@ -1107,7 +1111,9 @@ async fn challenge_player(
     let color = parse_color(req.color.as_deref())?;
     let table = state.online.challenge(&p, &to, new, color).await?;
     let s = table.state.lock().await;
-    Ok(Json(s.challenge_json(&to, color, "created")))
+    Ok(Json(
+        serde_json::to_value(s.challenge(&to, color, "created")).expect("a challenge serializes"),
+    ))
 }
 
 #[derive(Deserialize, Default)]
@@ -1186,9 +1192,13 @@ pub(super) fn ndjson(rx: mpsc::Receiver<Result<Bytes, Infallible>>) -> Response 
 }
 
 fn line(v: &Value) -> Result<Bytes, Infallible> {
-    let mut s = v.to_string();
-    s.push('\n');
-    Ok(Bytes::from(s))
+    text_line(v.to_string())
+}
+
+/// `text` as one NDJSON line.
+fn text_line(mut text: String) -> Result<Bytes, Infallible> {
+    text.push('\n');
+    Ok(Bytes::from(text))
 }
 
 async fn event_stream(
@@ -1207,27 +1217,26 @@ async fn event_stream(
     let mut first = Vec::new();
     for g in state.online.db().games_of(p.id, 20).await? {
         if g.row.status == Status::Playing.as_str() {
-            let color = if g.row.players[0] == Some(p.id) {
-                "white"
-            } else {
-                "black"
-            };
-            first.push(json!({"type": "gameStart", "game": {"gameId": g.row.id, "id": g.row.id, "color": color}}));
+            match state.online.game_start(&g.row.id, &p).await {
+                Ok(Some(event)) => first.push(event),
+                Ok(None) | Err(ApiError::NotFound(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
         }
     }
     // Then the challenges waiting for the player (sent before the stream opened); the same
     // challenge arriving live meanwhile is not told twice.
     let pending = state.online.challenges_to(&p).await?;
-    let replayed: Vec<Value> = pending
+    let replayed: Vec<String> = pending
         .iter()
-        .map(|c| c["challenge"]["id"].clone())
+        .filter_map(|c| c.challenge_id().map(str::to_string))
         .collect();
     first.extend(pending);
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         let _listening = listening;
-        for v in &first {
-            if tx.send(line(v)).await.is_err() {
+        for event in &first {
+            if tx.send(text_line(event.text())).await.is_err() {
                 return;
             }
         }
@@ -1241,12 +1250,14 @@ async fn event_stream(
             };
             let out = match next {
                 Err(_) => Ok(Bytes::from_static(b"\n")),
-                Ok(Ok(v))
-                    if v["type"] == "challenge" && replayed.contains(&v["challenge"]["id"]) =>
+                Ok(Ok(event))
+                    if event
+                        .challenge_id()
+                        .is_some_and(|id| replayed.iter().any(|r| r == id)) =>
                 {
                     continue
                 }
-                Ok(Ok(v)) => line(&v),
+                Ok(Ok(event)) => text_line(event.text()),
                 Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => return,
             };
@@ -1268,10 +1279,12 @@ async fn game_stream(
 ) -> Result<Response, HttpError> {
     let who = state.online.accounts().identify_with(&headers).await?;
     let me = who.as_ref().map(|(p, _)| p.clone());
-    let (mut full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
+    let (full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
     // Counted once it is known whether the viewer is seated: players come before spectators.
     let viewer = Viewer::of_game(me.as_ref().map(|p| p.id), side.is_some());
     let permit = state.streams.open(client.address, viewer)?;
+    // lichess's gameFull on a stream has no `you`.
+    let mut full = serde_json::to_value(GameMessage::from(full)).expect("a message serializes");
     if let Some(o) = full.as_object_mut() {
         o.remove("you");
     }
@@ -1309,7 +1322,7 @@ async fn stream_game(
     id: &str,
     full: Value,
     side: Option<Color>,
-    events: &mut broadcast::Receiver<Arc<super::GameMessage>>,
+    events: &mut broadcast::Receiver<Arc<damasi_online::Outgoing>>,
 ) {
     if tx.send(line(&full)).await.is_err() {
         return;
@@ -1324,12 +1337,12 @@ async fn stream_game(
                 }
                 continue;
             }
-            Ok(Ok(m)) if !super::table::visible_to(&m.value, side) => continue,
+            Ok(Ok(m)) if !m.visible_to(side) => continue,
             Ok(Ok(m)) => Ok(Bytes::from(format!("{}\n", m.text))),
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
                 // Too slow: missed events are replaced by the whole state.
                 match online.snapshot(id).await {
-                    Ok(v) => line(&v),
+                    Ok(v) => text_line(GameMessage::from(v).text()),
                     Err(_) => continue,
                 }
             }

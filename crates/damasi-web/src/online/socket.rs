@@ -24,6 +24,7 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::header::HeaderMap;
 use axum::response::Response;
+use damasi_online::messages::GameMessage;
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -106,7 +107,12 @@ async fn run(
     let mut revocation = who
         .clone()
         .map(|(p, cred)| RevocationWatch::start(online.accounts(), p, cred));
-    if !send(&mut socket, Message::Text(full.to_string().into())).await {
+    if !send(
+        &mut socket,
+        Message::Text(GameMessage::from(full).text().into()),
+    )
+    .await
+    {
         return;
     }
     if let Some(side) = side {
@@ -146,11 +152,11 @@ async fn run(
             }
             event = events.recv() => {
                 let v = match event {
-                    Ok(m) if !super::table::visible_to(&m.value, side) => continue,
+                    Ok(m) if !m.visible_to(side) => continue,
                     Ok(m) => m.text.clone(),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         match online.snapshot(&id).await {
-                            Ok(v) => v.to_string(),
+                            Ok(v) => GameMessage::from(v).text(),
                             Err(_) => continue,
                         }
                     }

@@ -6,8 +6,8 @@ use super::commands::play;
 use damasi_web::online::accounts::Player;
 use damasi_web::online::command::Command;
 use damasi_web::online::db::{GameFilter, GameResult, Relation};
+use damasi_web::online::messages::{GameFull, GameMessage};
 use damasi_web::online::rating::{is_provisional, Speed};
-use damasi_web::online::table::visible_to;
 use damasi_web::online::{now_ms, NewGame, Online};
 use damasi_web::ApiError;
 
@@ -94,27 +94,21 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
     let mut lines = Vec::new();
     while lines.len() < 2 {
         let m = a_events.recv().await.unwrap();
-        if m.value["type"] == "chatLine" {
+        if matches!(m.message, GameMessage::ChatLine { .. }) {
             lines.push(m);
         }
     }
-    assert_eq!(lines[0].value["text"], "hello from b");
-    assert!(!visible_to(&lines[0].value, a_side));
-    assert!(visible_to(&lines[0].value, b_side));
+    let sent: serde_json::Value = serde_json::from_str(&lines[0].text).unwrap();
+    assert_eq!(sent["text"], "hello from b");
+    assert!(!lines[0].visible_to(a_side));
+    assert!(lines[0].visible_to(b_side));
     assert!(
         !lines[0].text.contains("hidden"),
         "the text sent says nothing of the block: {}",
         lines[0].text
     );
-    assert!(visible_to(&lines[1].value, a_side) && visible_to(&lines[1].value, b_side));
-    let chat_of = |full: &serde_json::Value| {
-        full["chat"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| l["text"].as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
-    };
+    assert!(lines[1].visible_to(a_side) && lines[1].visible_to(b_side));
+    let chat_of = |full: &GameFull| full.chat.iter().map(|l| l.text.clone()).collect::<Vec<_>>();
     let (full_a, _, _) = online.watch(&t.id, Some(&a)).await.unwrap();
     let (full_b, _, _) = online.watch(&t.id, Some(&b)).await.unwrap();
     assert_eq!(chat_of(&full_a), ["hello from a"]);

@@ -1,8 +1,9 @@
-// One online game at /online/{id}: the server keeps the game and its clocks, says which moves
-// are legal (GET /api/moves) and sends every change over the game's socket (socket.js). The
+// One online game at /online/{id}: the server keeps the game and its clocks and sends every
+// change over the game's socket (socket.js): each state brings the legal moves and the last
+// move with its route and captures, which the board plays step by step. The
 // page keeps the last state in one object (state.js) and draws everything from it in one
 // redraw: the board is the main page's (board/: input, capture routes, animation, arrows).
-import { $, FILES, other } from "../util.js";
+import { $, other } from "../util.js";
 import { api, ApiError, errorText, showError } from "../api.js";
 import { announce, sideName, t } from "../i18n.js";
 import { parseFen } from "../position.js";
@@ -24,31 +25,6 @@ import {
 /** @param {string} text @returns {string[]} */
 function landingSquares(text) {
   return (text || "").match(/[a-h][1-8]/g) || [];
-}
-
-/**
- * The move `text` (landing notation) played on `pos`, as the board animates it: its landing
- * squares and the pieces it takes (the one opposing piece between two landing squares).
- * @param {any} pos @param {string} text
- */
-function moveOn(pos, text) {
-  const squares = landingSquares(text);
-  if (squares.length < 2 || !pos || !pos.pieces[squares[0]]) return null;
-  const mover = pos.pieces[squares[0]].c;
-  /** @type {string[]} */
-  const captures = [];
-  if (text.includes("x")) {
-    for (let i = 1; i < squares.length; i++) {
-      const [a, b] = [squares[i - 1], squares[i]];
-      let f = FILES.indexOf(a[0]), r = Number(a[1]);
-      const df = Math.sign(FILES.indexOf(b[0]) - f), dr = Math.sign(Number(b[1]) - r);
-      for (f += df, r += dr; FILES[f] + r !== b && f >= 0 && f < 8 && r >= 1 && r <= 8; f += df, r += dr) {
-        const p = pos.pieces[FILES[f] + r];
-        if (p && p.c !== mover) { captures.push(FILES[f] + r); break; }
-      }
-    }
-  }
-  return { from: squares[0], route: squares.slice(1), to: squares[squares.length - 1], captures, landing: text };
 }
 
 /** The last move's squares: the one sent, else the last the server has. */
@@ -209,33 +185,16 @@ function refused(e) {
   renderGame();
 }
 
-async function loadLegal() {
+/** The legal moves of the person's turn, as the server's state carries them. */
+function loadLegal() {
   const s = view.state;
   if (!s || !running(s) || !view.you || s.turn !== view.you) { view.legal = []; view.legalFen = ""; return; }
   if (view.legalFen === s.fen) return;
-  const fen = s.fen;
-  // The server's state carries them: no request (older servers did not: asked then).
-  if (Array.isArray(s.legal)) {
-    view.legal = s.legal;
-    view.legalFen = fen;
-    renderBoard();
-    setStatus(statusText());
-    if (view.premove && myTurn()) playPremove();
-    return;
-  }
-  try {
-    const rules = view.full && view.full.variant ? "&rules=" + encodeURIComponent(view.full.variant.rules) : "";
-    const r = await api("GET", "/api/moves?fen=" + encodeURIComponent(fen) + rules);
-    if (view.state && view.state.fen === fen) {
-      view.legal = r.moves || [];
-      view.legalFen = fen;
-      renderBoard();
-      setStatus(statusText());
-      if (view.premove && myTurn()) playPremove();
-    }
-  } catch (e) {
-    showError(e);
-  }
+  view.legal = Array.isArray(s.legal) ? s.legal : [];
+  view.legalFen = s.fen;
+  renderBoard();
+  setStatus(statusText());
+  if (view.premove && myTurn()) playPremove();
 }
 
 /** The whole game (the socket's first message, or GET). @param {any} full */
@@ -271,9 +230,9 @@ function applyState(s, fromFull = false) {
     const last = now[now.length - 1];
     playSound(last.includes("x") ? "capture" : "move");
     announce(t("played", { side: sideName(now.length % 2 === 1 ? "white" : "black"), move: last }));
-    // Another's move is played on the board step by step.
-    const m = now.length === before + 1 && !view.animating ? moveOn(shownBefore, last) : null;
-    if (m) animate(m);
+    // Another's move is played on the board step by step, as the server describes it.
+    const m = s.lastMove;
+    if (m && now.length === before + 1 && !view.animating && shownBefore && shownBefore.pieces[m.from]) animate(m);
   }
   if (prev && now.length < before) announce(t("onTakenBack"));
   // The person's offer answered with a no (it went while no move was made).
