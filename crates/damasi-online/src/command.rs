@@ -521,6 +521,13 @@ fn rematch(state: &mut TableState, player: &Player) -> Result<Applied, ApiError>
             "a rematch can be asked for once the game is over",
         ));
     }
+    if state.row.event.is_some() {
+        // As on lichess: a tournament pairs its own games.
+        return Err(ApiError::conflict(
+            "tournament-game",
+            "a tournament's game has no rematch: the tournament pairs the next one",
+        ));
+    }
     if state.rematch_id.is_some() || state.rematch[side.index()] {
         return Ok(Applied::unchanged(Reply::State));
     }
@@ -650,6 +657,7 @@ mod tests {
             diffs: [None, None],
             invited: None,
             rules: damasi::RuleSet::default(),
+            event: None,
         })
     }
 
@@ -680,6 +688,29 @@ mod tests {
 
     fn mv(text: &str) -> Command {
         Command::Move { text: text.into() }
+    }
+
+    #[test]
+    fn a_tournament_game_has_no_rematch() {
+        let (w, b) = (player(1), player(2));
+        let start = Instant::now();
+        for event in [None, Some("swiss/club1".to_string())] {
+            let mut s = started(&w, &b, start);
+            s.row.event = event.clone();
+            run(&mut s, Some(&w), mv("c3-c4"), at(start, 10));
+            run(&mut s, Some(&b), Command::Resign, at(start, 20));
+            let asked = apply(
+                &mut s,
+                Some(&w),
+                &Command::Rematch,
+                at(start, 30),
+                &OnlineConfig::default(),
+            );
+            match event {
+                None => assert!(asked.is_ok()),
+                Some(_) => assert_eq!(asked.unwrap_err().code(), "tournament-game"),
+            }
+        }
     }
 
     #[test]
@@ -900,6 +931,7 @@ mod wire_record {
             diffs: [None, None],
             invited: None,
             rules: damasi::RuleSet::default(),
+            event: None,
         });
         let p = |id: i64| Player {
             id,

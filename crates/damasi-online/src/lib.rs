@@ -127,6 +127,10 @@ pub fn open_expired(created_ms: i64, initial_ms: i64, increment_ms: i64, now_ms:
 /// state again).
 const EVENT_BUFFER: usize = 64;
 
+/// Events of every account waiting for a front end that tells people (a tournament's round
+/// pairs every entrant at once).
+const EVERY_USER_BUFFER: usize = 4096;
+
 /// One message of a game as every watcher gets it: the message, the side it is hidden from
 /// (a chat line is not shown to a player who blocks its writer), and its text, made once (a
 /// game with many watchers serializes each message once, not once per watcher).
@@ -291,6 +295,8 @@ struct Inner {
     /// Every turn of a correspondence game that begins on this process (see
     /// [`runner::YourTurn`]).
     turns: broadcast::Sender<runner::YourTurn>,
+    /// Every account's events on this node, for the front ends that tell people elsewhere.
+    every_user: broadcast::Sender<(i64, Arc<UserEvent>)>,
     /// Set when this process is one of several (`--pubsub`).
     cluster: Option<Cluster>,
     /// The Mini App log-ins used on this process (see [`init_data::UsedInitData`]).
@@ -363,6 +369,7 @@ impl Online {
                 present: StdMutex::new(HashMap::new()),
                 finished: broadcast::channel(EVENT_BUFFER).0,
                 turns: broadcast::channel(EVENT_BUFFER).0,
+                every_user: broadcast::channel(EVERY_USER_BUFFER).0,
                 cluster,
                 used_init_data: init_data::UsedInitData::default(),
             }),
@@ -458,10 +465,19 @@ impl Online {
 
     /// Tells `user`'s listeners on this node.
     fn notify_here(&self, user: i64, event: UserEvent) {
+        let event = Arc::new(event);
+        let _ = self.inner.every_user.send((user, event.clone()));
         let users = lock(&self.inner.users);
         if let Some(tx) = users.get(&user) {
-            let _ = tx.send(Arc::new(event));
+            let _ = tx.send(event);
         }
+    }
+
+    /// Every account's events from now on (a game started or ended, a challenge), with the
+    /// account's id: a front end that reaches people elsewhere (the Telegram bot) tells its
+    /// linked users from it. In a cluster every process hears every account's events.
+    pub fn every_user_event(&self) -> broadcast::Receiver<(i64, Arc<UserEvent>)> {
+        self.inner.every_user.subscribe()
     }
 
     /// Sends the current state to every watcher of `table`.

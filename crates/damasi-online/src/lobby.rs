@@ -522,7 +522,7 @@ impl Drop for Listening {
                     })
                     .await;
                 if let Err(e) = cleared {
-                    eprintln!("damasi-web: cannot clear player {user}'s seeks: {e:?}");
+                    eprintln!("damasi: cannot clear player {user}'s seeks: {e:?}");
                 }
                 let now = now_ms();
                 super::lock(&online.inner.listeners)

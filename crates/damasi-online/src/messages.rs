@@ -158,6 +158,12 @@ pub struct GameFull {
     pub state: GameMessage,
     /// The viewer's colour, if a player.
     pub you: Option<String>,
+    /// The arena that paired the game (lichess's `tournamentId`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<String>,
+    /// The Swiss or round robin that paired the game (lichess's `swissId`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss_id: Option<String>,
 }
 
 /// A message to a game's watchers, tagged by `type`.
@@ -344,7 +350,8 @@ pub struct EventGame {
     pub speed: String,
     /// The perf (the speed class).
     pub perf: String,
-    /// `friend` or `lobby`.
+    /// Where it came from, as lichess says: `friend` (a challenge), `lobby`, `swiss` or
+    /// `arena` (a tournament's pairing).
     pub source: String,
     /// The status.
     pub status: StatusName,

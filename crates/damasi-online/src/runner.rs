@@ -199,7 +199,7 @@ impl Online {
                 GameEvent::Finished => match self.finish_stored(&table.id, state).await {
                     Err(e) if i > 0 => {
                         eprintln!(
-                            "damasi-web: cannot store the end of game {}: {e:?}; trying again",
+                            "damasi: cannot store the end of game {}: {e:?}; trying again",
                             table.id
                         );
                         self.finish_later(table);
@@ -279,7 +279,7 @@ impl Online {
                         online.publish(&table, &state);
                         return;
                     }
-                    Err(e) => eprintln!("damasi-web: game {} still not stored: {e:?}", table.id),
+                    Err(e) => eprintln!("damasi: game {} still not stored: {e:?}", table.id),
                 }
             }
         });
@@ -432,7 +432,7 @@ impl Online {
                         Err(ApiError::NotFound(_)) => return,
                         Err(e) if cluster::is_not_owner(&e) => return,
                         Err(e) => {
-                            eprintln!("damasi-web: cannot end game {id} on time: {e:?}");
+                            eprintln!("damasi: cannot end game {id} on time: {e:?}");
                             tokio::time::sleep(FINISH_RETRY).await;
                         }
                     }

@@ -344,10 +344,12 @@ impl TableState {
             rated: self.row.rated,
             speed: self.speed().name().to_string(),
             perf: self.speed().name().to_string(),
-            source: if self.row.invited.is_some() {
-                "friend"
-            } else {
-                "lobby"
+            // lichess's sources: a tournament's pairing, a challenge, the lobby.
+            source: match (self.row.swiss_id(), self.row.arena_id(), self.row.invited) {
+                (Some(_), _, _) => "swiss",
+                (_, Some(_), _) => "arena",
+                (_, _, Some(_)) => "friend",
+                _ => "lobby",
             }
             .to_string(),
             status: StatusName {
@@ -843,6 +845,8 @@ impl TableState {
             },
             state: GameMessage::GameState(Box::new(self.state(now))),
             you: you.map(|c| c.name().to_string()),
+            tournament_id: self.row.arena_id().map(str::to_string),
+            swiss_id: self.row.swiss_id().map(str::to_string),
         }
     }
 }

@@ -28,7 +28,7 @@ impl Online {
         new: NewGame,
         color: Option<Color>,
     ) -> Result<Arc<Table>, ApiError> {
-        self.create_for(creator, new, color, None).await
+        self.create_for(creator, new, color, None, None).await
     }
 
     /// Challenges `to` to a game (lichess's `POST /api/challenge/{username}`): a game with
@@ -51,7 +51,9 @@ impl Online {
                 message: format!("{} does not accept challenges from you", to.name),
             });
         }
-        let table = self.create_for(Some(from), new, color, Some(to.id)).await?;
+        let table = self
+            .create_for(Some(from), new, color, Some(to.id), None)
+            .await?;
         let event = {
             let s = table.state.lock().await;
             UserEvent::Challenge {
@@ -68,6 +70,7 @@ impl Online {
         new: NewGame,
         color: Option<Color>,
         invited: Option<i64>,
+        event: Option<String>,
     ) -> Result<Arc<Table>, ApiError> {
         new.check()?;
         if let Some(p) = creator {
@@ -87,6 +90,7 @@ impl Online {
             diffs: [None, None],
             invited,
             rules: new.rules,
+            event,
         };
         let mut state = TableState::new(row);
         state.first_move_time = self.inner.config.abort_after;
@@ -116,6 +120,23 @@ impl Online {
         new: NewGame,
     ) -> Result<Arc<Table>, ApiError> {
         let table = self.create(Some(white), new, Some(Color::White)).await?;
+        self.join(&table.id, black, Some(Color::Black)).await?;
+        Ok(table)
+    }
+
+    /// [`Online::create_paired`] for a tournament's pairing: the game belongs to the event
+    /// at page path `event` (`swiss/ID`, `tournament/ID`), which its messages name, and it
+    /// has no rematch.
+    pub async fn create_paired_in(
+        &self,
+        white: &Player,
+        black: &Player,
+        new: NewGame,
+        event: String,
+    ) -> Result<Arc<Table>, ApiError> {
+        let table = self
+            .create_for(Some(white), new, Some(Color::White), None, Some(event))
+            .await?;
         self.join(&table.id, black, Some(Color::Black)).await?;
         Ok(table)
     }
@@ -215,7 +236,7 @@ impl Online {
             match self.execute(&id, None, Command::Expire, true).await {
                 Ok(v) if !v.is_null() => n += 1,
                 Ok(_) => {}
-                Err(e) => eprintln!("damasi-web: cannot withdraw open game {id}: {e:?}"),
+                Err(e) => eprintln!("damasi: cannot withdraw open game {id}: {e:?}"),
             }
         }
         Ok(n)
@@ -225,7 +246,7 @@ impl Online {
     /// open games too old to be taken (see [`Online::expire_open`]).
     pub async fn resume_all(&self) -> Result<usize, ApiError> {
         if let Err(e) = self.expire_open().await {
-            eprintln!("damasi-web: cannot withdraw old open games: {e:?}");
+            eprintln!("damasi: cannot withdraw old open games: {e:?}");
         }
         if self.inner.cluster.is_some() {
             // Among several: only the games nobody looks after.

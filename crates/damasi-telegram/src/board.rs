@@ -127,6 +127,14 @@ pub enum Press {
     Language(Lang),
     /// A skin chosen with `/skin`.
     Skin(Skin),
+    /// An answer to a direct challenge told in the private chat: the game's id, and
+    /// whether it is accepted. Only the one challenged can answer, so nothing needs signing.
+    Challenge {
+        /// The challenge's game.
+        game: String,
+        /// Accepted, or declined.
+        accept: bool,
+    },
 }
 
 /// The actions under the board.
@@ -218,6 +226,9 @@ impl Press {
             Press::Start(s) => format!("{}{}", s.signed_part(), s.tag),
             Press::Language(l) => format!("L{}", l.code()),
             Press::Skin(s) => format!("K{}", s.code()),
+            Press::Challenge { game, accept } => {
+                format!("C{}{game}", if *accept { 'a' } else { 'd' })
+            }
         }
     }
 
@@ -270,6 +281,23 @@ impl Press {
             }
             'L' => Press::Language(Lang::ALL.into_iter().find(|l| l.code() == rest)?),
             'K' => Press::Skin(Skin::from_code(rest)?),
+            'C' => {
+                let (answer, game) = rest.split_at_checked(1)?;
+                let valid = !game.is_empty()
+                    && game.len() <= 16
+                    && game.bytes().all(|b| b.is_ascii_alphanumeric());
+                if !valid {
+                    return None;
+                }
+                Press::Challenge {
+                    game: game.to_string(),
+                    accept: match answer {
+                        "a" => true,
+                        "d" => false,
+                        _ => return None,
+                    },
+                }
+            }
             _ => return None,
         })
     }
@@ -532,6 +560,14 @@ mod tests {
             }),
             Press::Language(Lang::Ru),
             Press::Skin(Skin::Checkered),
+            Press::Challenge {
+                game: "abcdEFGH1234wxyz".into(),
+                accept: true,
+            },
+            Press::Challenge {
+                game: "abcd1234".into(),
+                accept: false,
+            },
         ];
         for p in presses {
             let data = p.encode();
@@ -550,6 +586,11 @@ mod tests {
             "J1:2:3:1:0:en:plain",
             "J1:2:3:1:0:en:p:1c0a0e0:0a1b2c3dAAAA",
             "Lxx",
+            "C",
+            "Ca",
+            "Cxabcd1234",
+            "Cdabc-1234",
+            "Ca12345678901234567",
             "Kwood",
             "?",
         ] {

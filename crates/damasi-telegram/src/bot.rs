@@ -16,7 +16,6 @@ use damasi_online::command::Command;
 use damasi_online::db::{SecretKind, ShownGame};
 use damasi_online::error::ApiError;
 use damasi_online::messages::{GameFull, GameMessage, GameState};
-use damasi_online::runner::YourTurn;
 use damasi_online::{now_ms, NewGame, Online};
 use serde::{Deserialize, Serialize};
 use teloxide_core::payloads::{
@@ -25,12 +24,12 @@ use teloxide_core::payloads::{
 };
 use teloxide_core::requests::Requester;
 use teloxide_core::types::{
-    AllowedUpdate, CallbackQuery, ChatId, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
+    AllowedUpdate, CallbackQuery, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
     InlineQuery, InlineQueryResult, InlineQueryResultArticle, InputMessageContent,
     InputMessageContentText, Message, UpdateKind, User,
 };
 use teloxide_core::{ApiError as TgApiError, Bot, RequestError};
-use tokio::sync::{broadcast, mpsc, watch, Mutex};
+use tokio::sync::{mpsc, watch, Mutex};
 use tokio::time::Instant;
 
 use crate::board::{keyboard, Action, BoardView, Button, ButtonKind, Press, Skin, Start};
@@ -40,6 +39,8 @@ use crate::offers::{
     minute_of, offer_expires_ms, BeginLimit, PressKey, Taken, UsedOffers, NONCE_LEN,
 };
 use crate::texts::{Lang, Text};
+
+mod notices;
 
 /// The service name of Telegram accounts and the prefix of its messages in the database.
 const SERVICE: &str = damasi_online::init_data::TELEGRAM;
@@ -317,6 +318,8 @@ impl Telegram {
         }
         let turns = self.inner.online.your_turns();
         self.spawn(self.clone().tell_turns(turns));
+        let events = self.inner.online.every_user_event();
+        self.spawn(self.clone().tell_events(events));
         if let Some(redraws) = lock(&self.inner.redraws).take() {
             self.spawn(self.clone().edit_messages(redraws));
         }
@@ -786,6 +789,9 @@ impl Telegram {
                 lang.text(Text::BadOffer).to_string()
             }
             (Some(Press::Language(l)), _) => self.choose_language(&c.from, l).await,
+            (Some(Press::Challenge { game, accept }), _) => {
+                self.answer_challenge(&c, &game, accept).await
+            }
             (Some(Press::Skin(s)), _) => self.choose_skin(&c.from, s).await,
             (Some(press), Some(id)) => self.press(&c.from, &id, press).await,
             _ => String::new(),
@@ -1061,7 +1067,7 @@ impl Telegram {
                 }
             }
             Press::Start(_) => String::new(),
-            Press::Language(_) | Press::Skin(_) => String::new(),
+            Press::Language(_) | Press::Skin(_) | Press::Challenge { .. } => String::new(),
         }
     }
 
@@ -1193,74 +1199,6 @@ impl Telegram {
                         Err(e) => eprintln!("damasi-telegram: editing {id}: {e}"),
                     }
                 }
-            }
-        }
-    }
-
-    /// Tells the Telegram users tied to an account (by `/link`, or the bot's own `tg-`
-    /// accounts) that a correspondence game waits for their move: a message in their private
-    /// chat with the bot, with the opponent's move, the time left and the game's page. Live
-    /// games send none (see [`YourTurn`]).
-    async fn tell_turns(self, mut turns: broadcast::Receiver<YourTurn>) {
-        loop {
-            match turns.recv().await {
-                Ok(turn) => {
-                    let me = self.clone();
-                    self.spawn(async move { me.tell_turn(turn).await });
-                }
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    eprintln!("damasi-telegram: {n} turn notices missed (too many at once)");
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-            }
-        }
-    }
-
-    async fn tell_turn(&self, turn: YourTurn) {
-        let db = self.inner.online.db();
-        let ids = match db.outside_ids_of(SERVICE, turn.player).await {
-            Ok(ids) => ids,
-            Err(e) => {
-                eprintln!(
-                    "damasi-telegram: who to tell of {}: {}",
-                    turn.id,
-                    e.message()
-                );
-                return;
-            }
-        };
-        for outside_id in ids {
-            let Ok(chat) = outside_id.parse::<i64>() else {
-                continue;
-            };
-            let settings: PersonSettings = match db.outside_account(SERVICE, &outside_id).await {
-                Ok(Some(a)) => serde_json::from_str(&a.settings).unwrap_or_default(),
-                _ => PersonSettings::default(),
-            };
-            let lang = Lang::from_code(settings.lang.as_deref());
-            let opponent = turn.opponent.as_deref().unwrap_or("?");
-            let mut lines = vec![lang.say(Text::YourMove, &[opponent])];
-            if let Some(m) = &turn.last_move {
-                lines.push(lang.say(Text::LastMove, &[m]));
-            }
-            let left = (turn.deadline_ms - now_ms()).max(0) as u64;
-            lines.push(format!(
-                "{} ({})",
-                lang.say(Text::TimeLeft, &[&lang.days_hours(left)]),
-                lang.say(Text::DaysAMove, &[&turn.days_per_turn.to_string()])
-            ));
-            let mut message = self.inner.bot.send_message(ChatId(chat), lines.join("\n"));
-            if let Some(url) = &self.inner.config.public_url {
-                let page = format!("{}/online/{}", url.trim_end_matches('/'), turn.id);
-                message = message.reply_markup(markup(&[vec![Button {
-                    text: lang.text(Text::OnTheWeb).into(),
-                    kind: ButtonKind::Url(page),
-                }]]));
-            }
-            // A person who never opened a chat with the bot cannot be written to: Telegram
-            // refuses, and that is all.
-            if let Err(e) = message.await {
-                eprintln!("damasi-telegram: telling {outside_id} of {}: {e}", turn.id);
             }
         }
     }

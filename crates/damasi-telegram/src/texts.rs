@@ -314,6 +314,32 @@ impl Lang {
                 "Server məşğuldur, bir azdan yenə cəhd et",
                 "Сервер занят, попробуйте чуть позже",
             ],
+            EventGameBegun => [
+                "🏆 Turnuva oyunun başladı: {} ile",
+                "🏆 Your tournament game has begun: against {}",
+                "🏆 Turnir oyunun başladı: {} ilə",
+                "🏆 Ваша турнирная партия началась: против {}",
+            ],
+            ChallengeFrom => [
+                "⚔ {} seni oyuna davet ediyor ({})",
+                "⚔ {} challenges you to a game ({})",
+                "⚔ {} səni oyuna dəvət edir ({})",
+                "⚔ {} вызывает вас на партию ({})",
+            ],
+            AcceptChallenge => ["✅ Kabul et", "✅ Accept", "✅ Qəbul et", "✅ Принять"],
+            DeclineChallenge => ["❌ Reddet", "❌ Decline", "❌ Rədd et", "❌ Отклонить"],
+            ChallengeAccepted => [
+                "Kabul edildi: oyun başladı",
+                "Accepted: the game has begun",
+                "Qəbul edildi: oyun başladı",
+                "Принято: партия началась",
+            ],
+            ChallengeDeclined => [
+                "Davet reddedildi",
+                "Challenge declined",
+                "Dəvət rədd edildi",
+                "Вызов отклонён",
+            ],
             YourMove => [
                 "♟ Sıra sende: {} ile oyunun",
                 "♟ Your move in your game with {}",
@@ -500,6 +526,12 @@ pub enum Text {
     YourMove,
     TimeLeft,
     DaysAMove,
+    EventGameBegun,
+    ChallengeFrom,
+    AcceptChallenge,
+    DeclineChallenge,
+    ChallengeAccepted,
+    ChallengeDeclined,
 }
 
 #[cfg(test)]

@@ -782,3 +782,144 @@ async fn unlink_unties_the_telegram_user_from_the_account() {
         })
         .await;
 }
+
+/// Issue #44, items 3 and 4: a linked person hears in their private chat of a tournament's
+/// game that has begun (with its page) and of a direct challenge, which they accept or
+/// decline with its buttons; only the one challenged can answer, and other games begin
+/// without a message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linked_people_hear_of_challenges_and_tournament_games() {
+    let w = world().await;
+    let ayse = link(&w, &ali(), "ayse").await;
+    let bora = link(&w, &bob(), "bora").await;
+    let blitz = damasi_online::NewGame {
+        initial_ms: 300_000,
+        increment_ms: 3_000,
+        rated: false,
+        chat: true,
+        rules: damasi::RuleSet::default(),
+    };
+    let sent_to = |chat: i64, words: &'static str| {
+        move |b: &Value| b["chat_id"] == chat && b["text"].as_str().unwrap_or("").contains(words)
+    };
+
+    // Bora challenges Ayşe: Ali (her Telegram) gets the challenge with two buttons.
+    let challenge = w.online.challenge(&bora, &ayse, blitz, None).await.unwrap();
+    let told = w
+        .api
+        .wait_call("sendMessage", sent_to(111, "challenges you"))
+        .await;
+    assert!(
+        told["text"].as_str().unwrap().contains("bora 5+3"),
+        "{told}"
+    );
+    let buttons = &told["reply_markup"]["inline_keyboard"][0];
+    assert_eq!(buttons[0]["callback_data"], format!("Ca{}", challenge.id));
+    assert_eq!(buttons[1]["callback_data"], format!("Cd{}", challenge.id));
+    let has_button = |data: String| {
+        move |m: &support::bot_api::Shown| {
+            m.keyboard
+                .iter()
+                .flatten()
+                .any(|b| b["callback_data"] == data.as_str())
+        }
+    };
+    let message_id = w
+        .api
+        .find_chat_message(111, has_button(format!("Ca{}", challenge.id)))
+        .unwrap();
+    // Cem sends the same press (a made-up one: the data is no secret): refused, as Cem's
+    // account is not the one challenged.
+    w.api.push(bot_api::private_message(&cem(), "/help"));
+    w.api
+        .wait_call("sendMessage", |b| b["chat_id"] == 333)
+        .await;
+    let cems = w.api.find_chat_message(333, |_| true).unwrap();
+    let answer = w
+        .api
+        .press_chat_button(&cem(), cems, &format!("Ca{}", challenge.id))
+        .await;
+    assert!(
+        !answer.is_empty() && !answer.contains("Accepted"),
+        "{answer}"
+    );
+    // Ali accepts: the game begins, the buttons give way to the game's page.
+    let answer = w
+        .api
+        .press_chat_button(&ali(), message_id, &format!("Ca{}", challenge.id))
+        .await;
+    assert_eq!(answer, "Accepted: the game has begun");
+    let full = w.state(&challenge.id).await;
+    assert_eq!(full["state"]["status"], "started");
+    assert!(
+        full["white"].is_object() && full["black"].is_object(),
+        "{full}"
+    );
+    let shown = w.api.chat_message(111, message_id).unwrap();
+    assert_eq!(
+        shown.keyboard[0][0]["url"],
+        format!("https://dama.example/online/{}", challenge.id)
+    );
+    // A second challenge, declined: the game never begins and Bora hears the decline.
+    let mut bora_events = w.online.user_events(bora.id);
+    let second = w.online.challenge(&bora, &ayse, blitz, None).await.unwrap();
+    w.api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == 111 && b.to_string().contains(&format!("Cd{}", second.id))
+        })
+        .await;
+    let message_id = w
+        .api
+        .find_chat_message(111, has_button(format!("Cd{}", second.id)))
+        .unwrap();
+    let answer = w
+        .api
+        .press_chat_button(&ali(), message_id, &format!("Cd{}", second.id))
+        .await;
+    assert_eq!(answer, "Challenge declined");
+    let declined = loop {
+        let e = serde_json::to_value(&*bora_events.recv().await.unwrap()).unwrap();
+        if e["type"] == "challengeDeclined" {
+            break e;
+        }
+    };
+    assert_eq!(declined["challenge"]["id"], second.id.as_str());
+    assert_eq!(w.state(&second.id).await["state"]["status"], "aborted");
+    assert!(w
+        .api
+        .chat_message(111, message_id)
+        .unwrap()
+        .keyboard
+        .is_empty());
+
+    // A tournament pairs them: both hear, with the game's page; a game paired otherwise
+    // (a pool, a seek) begins with no message.
+    let event = w
+        .online
+        .create_paired_in(&ayse, &bora, blitz, "swiss/club1".into())
+        .await
+        .unwrap();
+    for chat in [111, 222] {
+        let told = w
+            .api
+            .wait_call("sendMessage", |b| {
+                b["chat_id"] == chat && b.to_string().contains(&format!("/online/{}", event.id))
+            })
+            .await;
+        let text = told["text"].as_str().unwrap();
+        assert!(text.contains("Your tournament game has begun"), "{text}");
+        assert!(
+            text.contains(if chat == 111 { "bora" } else { "ayse" }),
+            "{text}"
+        );
+    }
+    let full = w.state(&event.id).await;
+    assert_eq!(full["swissId"], "club1");
+    let other = w.online.create_paired(&ayse, &bora, blitz).await.unwrap();
+    // The tournament's messages came after the pairing: any for `other` would have too.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!w.api.calls("sendMessage").iter().any(|c| c
+        .body
+        .to_string()
+        .contains(&format!("/online/{}", other.id))));
+}

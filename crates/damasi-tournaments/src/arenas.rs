@@ -272,7 +272,10 @@ impl Tournaments {
             let made = async {
                 let white = self.player(a.players[w].user).await?;
                 let black = self.player(a.players[b].user).await?;
-                self.online().create_paired(&white, &black, new).await
+                let event = format!("tournament/{}", a.id);
+                self.online()
+                    .create_paired_in(&white, &black, new, event)
+                    .await
             }
             .await;
             match made {

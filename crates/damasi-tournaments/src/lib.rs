@@ -676,7 +676,10 @@ impl Tournaments {
             let made = async {
                 let white = self.player(s.entrants[w as usize - 1].user).await?;
                 let black = self.player(s.entrants[b as usize - 1].user).await?;
-                self.online().create_paired(&white, &black, new).await
+                let event = format!("swiss/{}", s.id);
+                self.online()
+                    .create_paired_in(&white, &black, new, event)
+                    .await
             }
             .await;
             match made {

@@ -531,6 +531,9 @@ async fn a_correspondence_swiss_pairs_games_of_days_a_move() {
     assert_eq!(full["daysPerTurn"], 7);
     assert_eq!(full["clock"], Value::Null);
     assert_eq!(full["speed"], "correspondence");
+    // The game names its tournament (lichess's swissId), and has no rematch.
+    assert_eq!(full["swissId"], id);
+    assert!(full.get("tournamentId").is_none(), "{full}");
     // An arena lasts minutes: its games cannot be of days.
     let arena = damasi_tournaments::arena::ArenaSettings {
         name: "Gün arenası".into(),

@@ -171,6 +171,21 @@ pub struct OnlineGameRow {
     /// The rules it is played under (stored as the rule set's name; games stored before
     /// the column existed read as the default).
     pub rules: damasi::RuleSet,
+    /// The tournament that paired it, as its page's path (`swiss/ID` for a Swiss or round
+    /// robin, `tournament/ID` for an arena); none for other games.
+    pub event: Option<String>,
+}
+
+impl OnlineGameRow {
+    /// The Swiss (or round robin) that paired the game, by id.
+    pub fn swiss_id(&self) -> Option<&str> {
+        self.event.as_deref()?.strip_prefix("swiss/")
+    }
+
+    /// The arena that paired the game, by id.
+    pub fn arena_id(&self) -> Option<&str> {
+        self.event.as_deref()?.strip_prefix("tournament/")
+    }
 }
 
 /// One game in a player's list.
@@ -329,7 +344,7 @@ fn games_page_sql(filter: &GameFilter) -> (String, String) {
         format!(
             "SELECT g.id, g.created_ms, g.white_id, g.black_id, g.initial_ms, g.increment_ms, \
              g.rated, g.chat, g.status, g.outcome, g.turn_started_ms, g.white_diff, g.black_diff, \
-             g.invited_id, g.rules, w.name, b.name, \
+             g.invited_id, g.rules, g.event, w.name, b.name, \
              (SELECT COUNT(*) FROM online_moves m WHERE m.game_id = g.id) \
              FROM online_games g LEFT JOIN users w ON w.id = g.white_id \
              LEFT JOIN users b ON b.id = g.black_id \

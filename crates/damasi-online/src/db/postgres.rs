@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS online_games (
 );
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS invited_id BIGINT REFERENCES users(id);
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS rules TEXT NOT NULL DEFAULT 'turkish';
+ALTER TABLE online_games ADD COLUMN IF NOT EXISTS event TEXT;
 CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
@@ -114,7 +115,7 @@ CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
 ";
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
-    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules";
+    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules, event";
 
 /// Deletes a user's secrets whose hash starts with `$2` (all when it is null), but `$3`.
 const REVOKE: &str = "DELETE FROM secrets WHERE user_id = $1 \
@@ -140,6 +141,7 @@ fn game_row(r: &Row) -> Result<OnlineGameRow, ApiError> {
         diffs: [r.get(11), r.get(12)],
         invited: r.get(13),
         rules: super::stored_rules(r.get(0), r.get(14)).map_err(ApiError::Internal)?,
+        event: r.get(15),
     })
 }
 
@@ -400,8 +402,8 @@ impl PostgresDb {
                 .map(|r| {
                     Ok(GameSummary {
                         row: game_row(r)?,
-                        names: [r.get(15), r.get(16)],
-                        plies: r.get(17),
+                        names: [r.get(16), r.get(17)],
+                        plies: r.get(18),
                     })
                 })
                 .collect::<Result<_, ApiError>>()?,
@@ -443,7 +445,7 @@ async fn open(url: &str) -> Result<Client, String> {
         .map_err(|e| format!("cannot connect to PostgreSQL: {e}"))?;
     tokio::spawn(async move {
         if let Err(e) = connection.await {
-            eprintln!("damasi-web: PostgreSQL connection: {e}");
+            eprintln!("damasi: PostgreSQL connection: {e}");
         }
     });
     Ok(client)
@@ -744,7 +746,7 @@ impl PostgresDb {
         c.execute(
             &format!(
                 "INSERT INTO online_games ({GAME_COLUMNS}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
                  ON CONFLICT (id) DO UPDATE SET {}",
                 super::upsert_set(GAME_COLUMNS)
             ),
@@ -764,6 +766,7 @@ impl PostgresDb {
                 &g.diffs[1],
                 &g.invited,
                 &g.rules.name(),
+                &g.event,
             ],
         )
         .await
@@ -1013,8 +1016,8 @@ impl PostgresDb {
             .map(|r| {
                 Ok(GameSummary {
                     row: game_row(r)?,
-                    names: [r.get(15), r.get(16)],
-                    plies: r.get(17),
+                    names: [r.get(16), r.get(17)],
+                    plies: r.get(18),
                 })
             })
             .collect()

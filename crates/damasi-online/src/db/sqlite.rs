@@ -17,7 +17,7 @@ use super::{
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS online_games (
     white_diff INTEGER,
     black_diff INTEGER,
     invited_id INTEGER REFERENCES users(id),
-    rules TEXT NOT NULL DEFAULT 'turkish'
+    rules TEXT NOT NULL DEFAULT 'turkish',
+    event TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
@@ -107,7 +108,7 @@ pub struct SqliteDb {
 }
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
-    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules";
+    chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules, event";
 
 fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
     Ok(OnlineGameRow {
@@ -130,6 +131,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
                 rusqlite::Error::FromSqlConversionFailure(14, rusqlite::types::Type::Text, e.into())
             })?
         },
+        event: r.get(15)?,
     })
 }
 
@@ -191,6 +193,19 @@ impl SqliteDb {
                 "ALTER TABLE online_games ADD COLUMN rules TEXT NOT NULL DEFAULT 'turkish'",
             )
             .map_err(e)?;
+        }
+        // Schema 5: the tournament that paired a game.
+        let has_event: bool = conn
+            .query_row(
+                "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = 'event'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(e)?
+            > 0;
+        if !has_event {
+            conn.execute_batch("ALTER TABLE online_games ADD COLUMN event TEXT")
+                .map_err(e)?;
         }
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
@@ -462,7 +477,7 @@ impl SqliteDb {
             c.execute(
                 &format!(
                     "INSERT INTO online_games ({GAME_COLUMNS}) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
                      ON CONFLICT (id) DO UPDATE SET {}",
                     super::upsert_set(GAME_COLUMNS)
                 ),
@@ -482,6 +497,7 @@ impl SqliteDb {
                     g.diffs[1],
                     g.invited,
                     g.rules.name(),
+                    g.event,
                 ],
             )?;
             Ok(())
@@ -705,8 +721,8 @@ impl SqliteDb {
             let rows = stmt.query_map(params![user, limit], |r| {
                 Ok(GameSummary {
                     row: game_row(r)?,
-                    names: [r.get(15)?, r.get(16)?],
-                    plies: r.get(17)?,
+                    names: [r.get(16)?, r.get(17)?],
+                    plies: r.get(18)?,
                 })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
@@ -1011,8 +1027,8 @@ impl SqliteDb {
                 .query_map(params![user, limit, offset], |r| {
                     Ok(GameSummary {
                         row: game_row(r)?,
-                        names: [r.get(15)?, r.get(16)?],
-                        plies: r.get(17)?,
+                        names: [r.get(16)?, r.get(17)?],
+                        plies: r.get(18)?,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
@@ -1092,6 +1108,7 @@ mod tests {
             diffs: [None, None],
             invited: None,
             rules: damasi::RuleSet::default(),
+            event: None,
         };
         db.save_game(row.clone()).await.unwrap();
         db.add_shown_game(ShownGame {

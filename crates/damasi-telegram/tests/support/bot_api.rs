@@ -42,6 +42,8 @@ struct Inner {
     updates: Vec<Value>,
     next_update: i64,
     messages: HashMap<String, Shown>,
+    /// Messages sent to chats, by (chat id, message id).
+    chat_messages: HashMap<(i64, i64), Shown>,
     next_message: i64,
     next_press: i64,
 }
@@ -127,6 +129,50 @@ impl BotApi {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// The id of the newest message sent to chat `chat` for which `matches`.
+    pub fn find_chat_message(&self, chat: i64, matches: impl Fn(&Shown) -> bool) -> Option<i64> {
+        self.lock()
+            .chat_messages
+            .iter()
+            .filter(|((c, _), m)| *c == chat && matches(m))
+            .map(|((_, id), _)| *id)
+            .max()
+    }
+
+    /// The message `message_id` sent to chat `chat`, as shown now.
+    pub fn chat_message(&self, chat: i64, message_id: i64) -> Option<Shown> {
+        self.lock().chat_messages.get(&(chat, message_id)).cloned()
+    }
+
+    /// `from` presses the button with `data` under message `message_id` of their private
+    /// chat with the bot; answers what the bot told them.
+    pub async fn press_chat_button(&self, from: &Value, message_id: i64, data: &str) -> String {
+        let id = {
+            let mut inner = self.lock();
+            inner.next_press += 1;
+            format!("cb{}", inner.next_press)
+        };
+        let shown = self
+            .chat_message(from["id"].as_i64().unwrap(), message_id)
+            .expect("the message was sent");
+        self.push(json!({"callback_query": {
+            "id": id, "from": from, "chat_instance": "-78", "data": data,
+            "message": {
+                "message_id": message_id, "date": 1_764_150_000,
+                "chat": {"id": from["id"], "type": "private", "first_name": from["first_name"]},
+                "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
+                "text": shown.text,
+                "reply_markup": {"inline_keyboard": shown.keyboard},
+            }
+        }}));
+        let answer = self
+            .wait_call("answerCallbackQuery", |b| {
+                b["callback_query_id"] == id.as_str()
+            })
+            .await;
+        answer["text"].as_str().unwrap_or("").to_string()
     }
 
     /// Inline message `id` as shown now.
@@ -274,6 +320,36 @@ async fn call(
                 let _ = tokio::time::timeout_at(deadline, news).await;
             }
         }
+        // A chat's message, by chat and message id: the edited message comes back (an
+        // inline message's edit answers `true`).
+        "editmessagereplymarkup" if body["inline_message_id"].is_null() => {
+            let key = (
+                body["chat_id"].as_i64().unwrap_or(0),
+                body["message_id"].as_i64().unwrap_or(0),
+            );
+            let mut inner = api.lock();
+            let Some(m) = inner.chat_messages.get_mut(&key) else {
+                return Json(json!({"ok": false, "error_code": 400,
+                    "description": "Bad Request: message to edit not found"}));
+            };
+            let keyboard = keyboard_of(&body["reply_markup"]);
+            if keyboard == m.keyboard {
+                return Json(json!({"ok": false, "error_code": 400,
+                    "description": "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"}));
+            }
+            m.keyboard = keyboard;
+            m.edits.push(Instant::now());
+            let mut message = json!({
+                "message_id": key.1, "date": 1_764_150_000,
+                "chat": {"id": key.0, "type": "private", "first_name": "someone"},
+                "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
+                "text": m.text,
+            });
+            if !m.keyboard.is_empty() {
+                message["reply_markup"] = json!({"inline_keyboard": m.keyboard});
+            }
+            ok(message)
+        }
         "editmessagetext" | "editmessagereplymarkup" => {
             let id = body["inline_message_id"].as_str().unwrap_or("").to_string();
             let mut inner = api.lock();
@@ -296,12 +372,30 @@ async fn call(
             ok(json!(true))
         }
         "answerinlinequery" | "answercallbackquery" => ok(json!(true)),
-        "sendmessage" => ok(json!({
-            "message_id": 900, "date": 1_764_150_000,
-            "chat": {"id": body["chat_id"], "type": "private", "first_name": "someone"},
-            "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
-            "text": body["text"]
-        })),
+        "sendmessage" => {
+            let mut inner = api.lock();
+            inner.next_message += 1;
+            let message_id = 900 + inner.next_message;
+            let chat = body["chat_id"].as_i64().unwrap_or(0);
+            inner.chat_messages.insert(
+                (chat, message_id),
+                Shown {
+                    text: body["text"].as_str().unwrap_or("").to_string(),
+                    keyboard: keyboard_of(&body["reply_markup"]),
+                    edits: Vec::new(),
+                },
+            );
+            let mut message = json!({
+                "message_id": message_id, "date": 1_764_150_000,
+                "chat": {"id": body["chat_id"], "type": "private", "first_name": "someone"},
+                "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
+                "text": body["text"]
+            });
+            if !body["reply_markup"].is_null() {
+                message["reply_markup"] = body["reply_markup"].clone();
+            }
+            ok(message)
+        }
         other => Json(json!({"ok": false, "error_code": 404,
             "description": format!("Not Found: method {other} is not in the stand-in")})),
     }

@@ -191,7 +191,11 @@ export function renderActions() {
   }
   // After the game.
   const seated = f && f.white && f.black;
-  const canRematch = over(s) && !!you && seated && !s.rematch;
+  // A tournament's game has no rematch: the tournament pairs the next one; its page is linked.
+  const event = f && (f.swissId ? "/swiss/" + f.swissId : f.tournamentId ? "/tournament/" + f.tournamentId : "");
+  $("event-link").hidden = !event;
+  if (event) /** @type {HTMLAnchorElement} */ ($("event-link")).href = event;
+  const canRematch = over(s) && !!you && seated && !s.rematch && !event;
   $("btn-rematch").hidden = !canRematch;
   if (canRematch) {
     const mine = offer("rematch", you), theirs = offer("rematch", opp);
