@@ -18,6 +18,8 @@
 //! - `GET /swiss/{id}.trf` (and `/api/swiss/{id}.trf`): FIDE's tournament report file.
 //! - `GET /api/swiss/{id}/games`: every game as PDN.
 //! - `GET /api/swiss/{id}/socket`: the tournament's view, then each change.
+//! - `GET /swiss/{id}/print` (and `/tournament/{id}/print`): the pairings and standings
+//!   for the wall, a page to print.
 //!
 //! Arenas, as lichess's arena API: `GET /api/tournament` (`created`, `started`, `finished`),
 //! `POST /api/tournament` (`name`, `clockTime` minutes, `clockIncrement` seconds, `minutes`
@@ -78,13 +80,17 @@ pub fn routes() -> Router<AppState> {
 const ARENA: bool = true;
 const SWISS: bool = false;
 
-/// The page routes: `/swiss` (the list and the form to create one) and `/swiss/{id}` (one
-/// tournament; `/swiss/{id}.trf` is its report file).
+/// The page routes: `/swiss` (the list and the form to create one), `/swiss/{id}` (one
+/// tournament; `/swiss/{id}.trf` is its report file), `/tournament/{id}` (an arena), and
+/// each one's pairings and standings for the wall, `/swiss/{id}/print` and
+/// `/tournament/{id}/print`.
 pub fn pages() -> Router<AppState> {
     Router::new()
         .route("/swiss", get(crate::assets::swiss_page))
         .route("/swiss/{id}", get(page_or_trf))
+        .route("/swiss/{id}/print", get(crate::assets::print_page))
         .route("/tournament/{id}", get(crate::assets::swiss_page))
+        .route("/tournament/{id}/print", get(crate::assets::print_page))
 }
 
 #[derive(Deserialize, Default)]
