@@ -411,23 +411,20 @@ impl Tournaments {
         limit: i64,
     ) -> Result<Vec<Value>, ApiError> {
         let rows = self.online().db().tournaments(filter, limit).await?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|r| {
-                if r.kind == "arena" {
-                    let a: arena::Arena = serde_json::from_str(&r.data).ok()?;
-                    let mut v = arena_view(&a);
-                    let o = v.as_object_mut()?;
-                    o.remove("standing");
-                    o.remove("ongoing");
-                    return Some(v);
-                }
-                let s: Swiss = serde_json::from_str(&r.data).ok()?;
-                let mut v = summary(&s);
-                v["kind"] = json!("swiss");
-                Some(v)
-            })
-            .collect())
+        Ok(rows.iter().filter_map(|r| listed(r, None)).collect())
+    }
+
+    /// The newest tournaments `user` entered (Swiss, round robins and arenas), at most
+    /// `limit`, as lists show them, each with the player's own line as `player`: `rank`,
+    /// `points` (a Swiss) or `score` and `games` (an arena), and `withdrawn` (a Swiss) or
+    /// `paused` (an arena); `player` is null where they left before the start.
+    pub async fn played_by(&self, user: i64, limit: i64) -> Result<Vec<Value>, ApiError> {
+        let rows = self
+            .online()
+            .db()
+            .tournaments(TournamentFilter::Player(user), limit)
+            .await?;
+        Ok(rows.iter().filter_map(|r| listed(r, Some(user))).collect())
     }
 
     /// `player` joins tournament `id` (`password` if it needs one).
@@ -549,7 +546,7 @@ impl Tournaments {
         let event = self.event(id).await?;
         let mut s = event.state.lock().await;
         entry::check_organiser(s.created_by, by)?;
-        s.close();
+        s.close(now_ms());
         self.save(&event, &s).await
     }
 
@@ -588,7 +585,7 @@ impl Tournaments {
                 if let Err(e) = s.start() {
                     if due && !now_asked && matches!(e, SwissError::Refused("too-few-players", _)) {
                         // Nobody to play: the tournament is called off.
-                        s.close();
+                        s.close(now);
                         return self.save(event, s).await;
                     }
                     return Err(api(e));
@@ -602,7 +599,7 @@ impl Tournaments {
             }
         }
         let before = s.clone();
-        let view = match s.to_pair() {
+        let view = match s.to_pair(now) {
             Ok(v) => v,
             Err(e) => {
                 *s = before;
@@ -879,6 +876,121 @@ fn row_of(s: &Swiss) -> Result<TournamentRow, ApiError> {
     })
 }
 
+/// A stored tournament as lists show it (`kind` `swiss` or `arena`); with `player`, that
+/// account's line of its standings as `player` (see [`Tournaments::played_by`]).
+fn listed(r: &TournamentRow, player: Option<i64>) -> Option<Value> {
+    if r.kind == "arena" {
+        let a: arena::Arena = serde_json::from_str(&r.data).ok()?;
+        let mut v = arena_view(&a);
+        let o = v.as_object_mut()?;
+        o.remove("standing");
+        o.remove("ongoing");
+        if let Some(user) = player {
+            let ranking = a.ranking();
+            v["player"] = ranking
+                .iter()
+                .position(|&i| a.players[i].user == user)
+                .map_or(Value::Null, |place| {
+                    let p = &a.players[ranking[place]];
+                    json!({"rank": place + 1, "score": p.score, "games": p.sheet.len(),
+                        "paused": p.paused})
+                });
+        }
+        return Some(v);
+    }
+    let s: Swiss = serde_json::from_str(&r.data).ok()?;
+    let mut v = summary(&s);
+    v["kind"] = json!("swiss");
+    if let Some(user) = player {
+        v["player"] = s
+            .standings()
+            .into_iter()
+            .find_map(|l| {
+                let e = s.entrants.get(l.number as usize - 1)?;
+                (e.user == user).then(|| {
+                    json!({"rank": l.rank, "points": points(l.halves),
+                        "withdrawn": e.withdrawn})
+                })
+            })
+            .unwrap_or(Value::Null);
+    }
+    Some(v)
+}
+
+/// The event a game was played in, as a PDN file of the game names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventGame {
+    /// The tournament's id.
+    pub id: String,
+    /// `swiss` (a Swiss or a round robin: its page is `/swiss/{id}`) or `arena`
+    /// (`/tournament/{id}`).
+    pub kind: &'static str,
+    /// The tournament's name.
+    pub name: String,
+    /// PDN's `Round`: `round.board` in a Swiss or a round robin ([`pdn_round`]), `-` in an
+    /// arena (it has no rounds).
+    pub round: String,
+}
+
+/// PDN's `Round` of the board at `index` (from 0) of `round`: `3.2`, as arbiters write it
+/// (and `GET /api/swiss/{id}/games` does).
+pub fn pdn_round(round: &swiss::Round, index: usize) -> String {
+    format!("{}.{}", round.number, index + 1)
+}
+
+/// The tournament online game `game` was played in, if any, read from the store (so any
+/// process of a cluster answers, for a finished tournament too): among the tournaments its
+/// White (or its only seated player) entered, the one whose rounds or sheets hold it.
+pub async fn event_of_game(db: &OnlineDb, game: &str) -> Result<Option<EventGame>, ApiError> {
+    let Some((row, _)) = db.game(game).await? else {
+        return Ok(None);
+    };
+    let Some(player) = row.players.iter().flatten().next().copied() else {
+        return Ok(None);
+    };
+    let rows = db
+        .tournaments(TournamentFilter::PlayerGame { player, game }, 16)
+        .await?;
+    for r in rows {
+        if r.kind == "arena" {
+            let Ok(a) = serde_json::from_str::<arena::Arena>(&r.data) else {
+                continue;
+            };
+            let played = a.games.iter().any(|g| g.id == game)
+                || a.players
+                    .iter()
+                    .any(|p| p.sheet.iter().any(|e| e.game == game));
+            if played {
+                return Ok(Some(EventGame {
+                    id: a.id,
+                    kind: "arena",
+                    name: a.settings.name,
+                    round: "-".into(),
+                }));
+            }
+            continue;
+        }
+        let Ok(s) = serde_json::from_str::<Swiss>(&r.data) else {
+            continue;
+        };
+        for round in &s.rounds {
+            if let Some(i) = round
+                .boards
+                .iter()
+                .position(|b| b.game.as_deref() == Some(game))
+            {
+                return Ok(Some(EventGame {
+                    round: pdn_round(round, i),
+                    id: s.id,
+                    kind: "swiss",
+                    name: s.settings.name,
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// The stored Swiss tournament `id` (for tools that read the store without a server).
 pub async fn stored_swiss(db: &OnlineDb, id: &str) -> Result<Swiss, ApiError> {
     let row = db
@@ -964,7 +1076,8 @@ pub fn export_trf(s: &Swiss) -> String {
     t.to_trf()
 }
 
-/// TRF-16's lines 042, 052, 062, 102, 122 and 132 of `s` (the dates in UTC).
+/// TRF-16's lines 042, 052, 062, 102, 122 and 132 of `s` (the dates in UTC): 042 the first
+/// round's day, 052 the day it finished.
 fn event_lines(s: &Swiss) -> Vec<String> {
     // `YYYY/MM/DD`, and `YY/MM/DD` for line 132, from PDN's `YYYY.MM.DD`.
     let date = |ms: i64| damasi::pdn::pdn_date(ms.div_euclid(1000)).replace('.', "/");
@@ -974,7 +1087,12 @@ fn event_lines(s: &Swiss) -> Vec<String> {
     }
     if s.status == Status::Finished {
         if let Some(last) = s.rounds.last() {
-            lines.push(format!("052 {}", date(last.paired_ms)));
+            // The day it ended (a correspondence round lasts days), or for one stored before
+            // that was kept, the day of its last round.
+            lines.push(format!(
+                "052 {}",
+                date(s.finished_ms.unwrap_or(last.paired_ms))
+            ));
         }
     }
     lines.push(format!("062 {}", s.entrants.len()));

@@ -370,6 +370,10 @@ pub struct Swiss {
     pub rounds: Vec<Round>,
     /// When the next round is to be paired (Unix ms), once the last one is complete.
     pub next_round_ms: Option<i64>,
+    /// When it finished (Unix ms): TRF's end date (line 052). None before, and for those
+    /// stored before it was kept (their last round's date stands for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_ms: Option<i64>,
 }
 
 mod trf_text {
@@ -442,6 +446,7 @@ impl Swiss {
             played,
             rounds: Vec::new(),
             next_round_ms: None,
+            finished_ms: None,
         })
     }
 
@@ -554,6 +559,7 @@ impl Swiss {
             entrants,
             played,
             rounds,
+            finished_ms: None,
         })
     }
 
@@ -788,7 +794,7 @@ impl Swiss {
     /// than two players are left, or no pairing is possible (everybody left has met), the
     /// tournament finishes instead and answers none.
     pub fn pair_next(&mut self, now: i64) -> Result<Option<&Round>, SwissError> {
-        match self.to_pair()? {
+        match self.to_pair(now)? {
             Some(_) if self.settings.system.is_round_robin() => {
                 let pairing = self.berger_pairing();
                 self.paired(pairing, now)
@@ -813,7 +819,7 @@ impl Swiss {
     /// see it (withdrawn players have an entry for the round already, so they are not paired),
     /// or none when the tournament is over instead. The pairing of a large tournament takes
     /// a while: the director runs it on a thread of its own.
-    pub fn to_pair(&mut self) -> Result<Option<Tournament>, SwissError> {
+    pub fn to_pair(&mut self, now: i64) -> Result<Option<Tournament>, SwissError> {
         if self.status != Status::Started {
             return Err(SwissError::Refused(
                 "not-started",
@@ -829,7 +835,7 @@ impl Swiss {
         if self.rounds.len() as u32 >= self.settings.rounds
             || (self.active() < 2 && !self.settings.system.is_round_robin())
         {
-            self.finish();
+            self.finish(now);
             return Ok(None);
         }
         let mut view = self.played.clone();
@@ -856,7 +862,7 @@ impl Swiss {
             Ok(p) => p,
             // Everybody has met everybody they may meet: the tournament is over.
             Err(damasi_swiss::PairError::NoValidPairing) => {
-                self.finish();
+                self.finish(now);
                 return Ok(None);
             }
             Err(e) => return Err(SwissError::Pairing(e.to_string())),
@@ -962,15 +968,17 @@ impl Swiss {
         if self.rounds.len() as u32 >= self.settings.rounds
             || (self.active() < 2 && !self.settings.system.is_round_robin())
         {
-            self.finish();
+            self.finish(now);
         } else {
             self.next_round_ms = Some(now + self.settings.round_pause_ms);
         }
     }
 
-    fn finish(&mut self) {
+    /// It is over, at `now` (Unix ms).
+    fn finish(&mut self, now: i64) {
         self.status = Status::Finished;
         self.next_round_ms = None;
+        self.finished_ms = Some(now);
     }
 
     /// Sets when the next round is paired (the first: when the tournament starts), as
@@ -995,15 +1003,15 @@ impl Swiss {
         Ok(())
     }
 
-    /// Ends the tournament now (the organiser): the round in play counts with the results
-    /// in; unfinished games are left out of the standings.
-    pub fn close(&mut self) {
+    /// Ends the tournament at `now` (Unix ms; the organiser): the round in play counts with
+    /// the results in; unfinished games are left out of the standings.
+    pub fn close(&mut self, now: i64) {
         if let Some(last) = self.rounds.last() {
             if !last.complete() {
                 self.rounds.pop();
             }
         }
-        self.finish();
+        self.finish(now);
     }
 
     /// Each player's rounds: those complete, then the games of the round in play that are
@@ -1234,5 +1242,38 @@ mod tests {
         stored["settings"].as_object_mut().unwrap().remove("system");
         let back: Swiss = serde_json::from_value(stored).unwrap();
         assert_eq!(back.settings.system, System::Swiss);
+    }
+
+    /// TRF's end date (line 052) is the day the tournament finished, not the day its last
+    /// round was paired (a correspondence round lasts days); its start (042) is round 1's.
+    #[test]
+    fn the_report_ends_on_the_day_it_finished() {
+        const DAY: i64 = 86_400_000;
+        // 2026-01-01 00:00 UTC.
+        let mut now = 1_767_225_600_000;
+        let mut s = with_players(System::RoundRobin, 3);
+        s.start().unwrap();
+        while s.status != Status::Finished {
+            let round = s.pair_next(now).unwrap().expect("a round").clone();
+            // Each round's game takes three days.
+            now += 3 * DAY;
+            for i in 0..round.boards.len() {
+                s.record_board(i, BoardResult::WhiteWins, now);
+            }
+        }
+        assert_eq!(s.rounds.len(), 3);
+        assert_eq!(s.finished_ms, Some(now));
+        let trf = crate::export_trf(&s);
+        assert!(trf.contains("\n042 2026/01/01\n"), "{trf}");
+        assert!(trf.contains("\n052 2026/01/10\n"), "{trf}");
+        // Stored and read back, it keeps the day; one stored before it was kept reads as
+        // none, and its report ends on its last round's day as before.
+        let mut stored = serde_json::to_value(&s).unwrap();
+        let back: Swiss = serde_json::from_value(stored.clone()).unwrap();
+        assert_eq!(back.finished_ms, Some(now));
+        stored.as_object_mut().unwrap().remove("finishedMs");
+        let old: Swiss = serde_json::from_value(stored).unwrap();
+        assert_eq!(old.finished_ms, None);
+        assert!(crate::export_trf(&old).contains("\n052 2026/01/07\n"));
     }
 }

@@ -67,9 +67,19 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/i18n.js"),
     ),
     (
+        "/js/swiss/common.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/swiss/common.js"),
+    ),
+    (
         "/js/swiss/page.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/swiss/page.js"),
+    ),
+    (
+        "/js/swiss/print.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/swiss/print.js"),
     ),
     (
         "/js/local.js",
@@ -222,6 +232,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/views/study.js"),
     ),
     (
+        "/print.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/print.css"),
+    ),
+    (
         "/online.css",
         "text/css; charset=utf-8",
         include_str!("../assets/online.css"),
@@ -339,6 +354,19 @@ pub async fn swiss_page() -> Response {
             (header::CACHE_CONTROL, "no-cache"),
         ],
         include_str!("../assets/swiss.html"),
+    )
+        .into_response()
+}
+
+/// A tournament's pairings and standings for the wall (`/swiss/{id}/print`,
+/// `/tournament/{id}/print`): black on white, no header, A4.
+pub async fn print_page() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        include_str!("../assets/print.html"),
     )
         .into_response()
 }

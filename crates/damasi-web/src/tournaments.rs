@@ -18,6 +18,8 @@
 //! - `GET /swiss/{id}.trf` (and `/api/swiss/{id}.trf`): FIDE's tournament report file.
 //! - `GET /api/swiss/{id}/games`: every game as PDN.
 //! - `GET /api/swiss/{id}/socket`: the tournament's view, then each change.
+//! - `GET /swiss/{id}/print` (and `/tournament/{id}/print`): the pairings and standings
+//!   for the wall, a page to print.
 //!
 //! Arenas, as lichess's arena API: `GET /api/tournament` (`created`, `started`, `finished`),
 //! `POST /api/tournament` (`name`, `clockTime` minutes, `clockIncrement` seconds, `minutes`
@@ -78,13 +80,17 @@ pub fn routes() -> Router<AppState> {
 const ARENA: bool = true;
 const SWISS: bool = false;
 
-/// The page routes: `/swiss` (the list and the form to create one) and `/swiss/{id}` (one
-/// tournament; `/swiss/{id}.trf` is its report file).
+/// The page routes: `/swiss` (the list and the form to create one), `/swiss/{id}` (one
+/// tournament; `/swiss/{id}.trf` is its report file), `/tournament/{id}` (an arena), and
+/// each one's pairings and standings for the wall, `/swiss/{id}/print` and
+/// `/tournament/{id}/print`.
 pub fn pages() -> Router<AppState> {
     Router::new()
         .route("/swiss", get(crate::assets::swiss_page))
         .route("/swiss/{id}", get(page_or_trf))
+        .route("/swiss/{id}/print", get(crate::assets::print_page))
         .route("/tournament/{id}", get(crate::assets::swiss_page))
+        .route("/tournament/{id}/print", get(crate::assets::print_page))
 }
 
 #[derive(Deserialize, Default)]
@@ -392,17 +398,13 @@ async fn games(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, HttpError> {
     let s = state.tournaments.get(&id).await?;
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost")
-        .to_string();
+    let origin = crate::online::http::origin(&headers);
     let mut text = String::new();
-    let event_url = format!("http://{host}/swiss/{id}");
+    let event_url = format!("{origin}/swiss/{id}");
     for round in &s.rounds {
         for (i, board) in round.boards.iter().enumerate() {
             let Some(game) = &board.game else { continue };
-            let site = format!("http://{host}/online/{game}");
+            let site = format!("{origin}/online/{game}");
             let pdn = state
                 .online
                 .pdn(game, damasi::Notation::Landing, &site)
@@ -411,7 +413,7 @@ async fn games(
                 &pdn,
                 &s.settings.name,
                 &event_url,
-                &format!("{}.{}", round.number, i + 1),
+                &damasi_tournaments::pdn_round(round, i),
             );
             text.push_str(&pdn);
             if !text.ends_with("\n\n") {
@@ -423,6 +425,27 @@ async fn games(
         &format!("damasi-swiss-{id}.pdn"),
         text,
     ))
+}
+
+/// Game `game`'s PDN (`pdn`, as the online service writes it) as one of its event's
+/// ([`in_event`]) when it was played in a tournament, else as it is; `origin` is the site's
+/// address (`https://host`) for `EventURL`.
+pub(crate) async fn with_event(
+    state: &AppState,
+    game: &str,
+    pdn: String,
+    origin: &str,
+) -> Result<String, HttpError> {
+    let Some(event) = damasi_tournaments::event_of_game(state.online.db(), game).await? else {
+        return Ok(pdn);
+    };
+    let page = if event.kind == "arena" {
+        "tournament"
+    } else {
+        "swiss"
+    };
+    let url = format!("{origin}/{page}/{}", event.id);
+    Ok(in_event(&pdn, &event.name, &url, &event.round))
 }
 
 /// A game's PDN as one of an event's: `Event` the event's name (not "damasi rated blitz

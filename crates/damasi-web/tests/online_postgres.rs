@@ -579,3 +579,76 @@ async fn games_stored_before_the_rules_column_read_as_the_default() {
         .await
         .unwrap();
 }
+
+/// The event a game was played in is found among its player's tournaments by the game's id
+/// as the stored state quotes it (a PDN of the game names the event), in both stores: not a
+/// tournament of others that names it, nor one that names a longer id.
+#[tokio::test]
+async fn a_players_tournament_is_found_by_a_game_of_it_in_both_stores() {
+    use damasi_web::online::db::{TournamentFilter, TournamentRow};
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let a = online.accounts().add_bot(&name("ta"), 0).await.unwrap();
+        let b = online.accounts().add_bot(&name("tb"), 0).await.unwrap();
+        let game = name("G");
+        let row = |id: &str, data: String, players: Vec<i64>| TournamentRow {
+            id: id.to_string(),
+            kind: "swiss".into(),
+            status: "started".into(),
+            name: id.to_string(),
+            created_ms: 0,
+            starts_ms: None,
+            data,
+            players,
+        };
+        let (mine, others, longer) = (name("T1"), name("T2"), name("T3"));
+        let names = |g: &str| format!(r#"{{"rounds":[{{"boards":[{{"game":"{g}"}}]}}]}}"#);
+        db.save_tournament(row(&mine, names(&game), vec![a.id, b.id]))
+            .await
+            .unwrap();
+        db.save_tournament(row(&others, names(&game), vec![b.id]))
+            .await
+            .unwrap();
+        db.save_tournament(row(&longer, names(&format!("{game}x")), vec![a.id]))
+            .await
+            .unwrap();
+        let ids = |rows: Vec<TournamentRow>| rows.into_iter().map(|r| r.id).collect::<Vec<_>>();
+        let found = db
+            .tournaments(
+                TournamentFilter::PlayerGame {
+                    player: a.id,
+                    game: &game,
+                },
+                10,
+            )
+            .await
+            .unwrap();
+        assert_eq!(ids(found), std::slice::from_ref(&mine));
+        let mut of_b = ids(db
+            .tournaments(
+                TournamentFilter::PlayerGame {
+                    player: b.id,
+                    game: &game,
+                },
+                10,
+            )
+            .await
+            .unwrap());
+        of_b.sort();
+        let mut both = vec![mine.clone(), others.clone()];
+        both.sort();
+        assert_eq!(of_b, both);
+        let mut of_a = ids(db
+            .tournaments(TournamentFilter::Player(a.id), 10)
+            .await
+            .unwrap());
+        of_a.sort();
+        let mut expected = vec![mine, longer];
+        expected.sort();
+        assert_eq!(of_a, expected);
+    }
+}

@@ -640,3 +640,228 @@ async fn a_round_robin_over_the_api() {
     );
     assert!(!pdn.contains("game\"]"), "{pdn}");
 }
+
+/// `GET /api/...` as `who` (empty: nobody), answering the status and the JSON body or the
+/// text.
+async fn get_as(app: &Router, uri: &str, who: &str) -> (StatusCode, Value) {
+    use axum::body::{to_bytes, Body};
+    use axum::http::{header, Request};
+    use tower::ServiceExt;
+    let mut req = Request::builder().uri(uri);
+    if !who.is_empty() {
+        req = req.header(header::AUTHORIZATION, who);
+    }
+    let res = app
+        .clone()
+        .oneshot(req.body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let status = res.status();
+    let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    let body = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
+    (status, body)
+}
+
+/// The value of PDN tag `name` in `pdn`, if it has the tag.
+fn tag<'a>(pdn: &'a str, name: &str) -> Option<&'a str> {
+    let start = format!("[{name} \"");
+    pdn.lines()
+        .find_map(|l| l.strip_prefix(start.as_str())?.strip_suffix("\"]"))
+}
+
+/// A tournament's game downloaded alone (`GET /api/online/games/{id}/pdn`, the game page's
+/// PDN link) names its event as the tournament's export does (#44 item 5): `Event` the
+/// tournament's name, `Round` as `round.board`, the game's `Date` and `EventURL` the event's
+/// page; an arena's game has `Round "-"` and its page; a game outside a tournament keeps
+/// "damasi ... game". The same small Swiss's TRF has the event's dates and time control, and
+/// each player's profile lists the events entered with their place and points.
+#[tokio::test]
+async fn a_tournament_game_alone_names_its_event() {
+    let state = AppState::in_memory();
+    let app = router(state.clone());
+    let organiser = account(&state, "Organiser").await;
+    let (status, _, v) = create(
+        &app,
+        &organiser,
+        json!({"name": "Cuma \"akşam\" kupası", "clock": {"limit": 180, "increment": 2},
+            "nbRounds": 1, "roundInterval": 0}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let mut tokens = std::collections::HashMap::new();
+    for name in ["Ayse", "Berk"] {
+        let token = account(&state, name).await;
+        let uri = format!("/api/swiss/{id}/join");
+        let (status, _, v) = send_from(&app, Method::POST, &uri, &token, json!({}), None).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        tokens.insert(name, token);
+    }
+    let start = format!("/api/swiss/{id}/start");
+    let (status, _, v) = send_from(&app, Method::POST, &start, &organiser, json!({}), None).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    // The one game is made; Black resigns it, and the tournament is over.
+    let mut shown = Value::Null;
+    for _ in 0..300 {
+        shown = get_as(&app, &format!("/api/swiss/{id}"), "").await.1;
+        let g = &shown["rounds"][0]["games"][0];
+        if let (Some(game), true) = (g["id"].as_str(), g["result"].is_null()) {
+            let black = &tokens[g["black"].as_str().unwrap()];
+            let uri = format!("/api/board/game/{game}/resign");
+            send_from(&app, Method::POST, &uri, black, json!({}), None).await;
+        }
+        if shown["status"] == "finished" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(shown["status"], "finished", "{shown}");
+    let g = &shown["rounds"][0]["games"][0];
+    let game = g["id"].as_str().unwrap();
+
+    let (status, pdn) = get_as(&app, &format!("/api/online/games/{game}/pdn"), "").await;
+    assert_eq!(status, StatusCode::OK, "{pdn}");
+    let pdn = pdn.as_str().unwrap();
+    let today = damasi::pdn::pdn_date(damasi_web::online::now_ms() / 1000);
+    assert_eq!(tag(pdn, "Event"), Some(r#"Cuma \"akşam\" kupası"#), "{pdn}");
+    assert_eq!(tag(pdn, "Round"), Some("1.1"), "{pdn}");
+    assert_eq!(tag(pdn, "Date"), Some(today.as_str()), "{pdn}");
+    assert_eq!(
+        tag(pdn, "EventURL"),
+        Some(format!("http://localhost/swiss/{id}").as_str()),
+        "{pdn}"
+    );
+    assert_eq!(
+        tag(pdn, "Site"),
+        Some(format!("http://localhost/online/{game}").as_str())
+    );
+    assert_eq!(tag(pdn, "White"), g["white"].as_str(), "{pdn}");
+    assert_eq!(tag(pdn, "Result"), Some("1-0"), "{pdn}");
+    assert_eq!(pdn.matches("[Round ").count(), 1, "{pdn}");
+    // The same tags as the tournament's own export gives the game.
+    let all = get_as(&app, &format!("/api/swiss/{id}/games"), "").await.1;
+    assert_eq!(all.as_str().unwrap().trim_end(), pdn.trim_end());
+    // It reads back as a game of the rules library, its tags as written.
+    let back = damasi::pdn::read_game(pdn).expect("the PDN reads back");
+    assert_eq!(back.tag("Round"), Some("1.1"));
+    assert_eq!(back.tag("Event"), Some("Cuma \"akşam\" kupası"));
+
+    // The TRF of this Swiss (#44 item 5): the dates, the players, the time control.
+    let (status, trf) = get_as(&app, &format!("/swiss/{id}.trf"), "").await;
+    assert_eq!(status, StatusCode::OK);
+    let trf = trf.as_str().unwrap();
+    let slashed = today.replace('.', "/");
+    for line in [
+        format!("042 {slashed}"),
+        format!("052 {slashed}"),
+        "062 2".into(),
+        "102 Organiser".into(),
+        "122 3 min + 2 s a move".into(),
+    ] {
+        assert!(trf.lines().any(|l| l == line), "{line:?} in {trf}");
+    }
+    let dates = trf.lines().find(|l| l.starts_with("132")).expect("132");
+    assert_eq!(&dates[91..99], &slashed[2..], "{trf}");
+
+    // Each player's profile lists the event with their place and points.
+    for (name, rank, points) in [
+        (g["white"].as_str().unwrap(), 1, 1.0),
+        (g["black"].as_str().unwrap(), 2, 0.0),
+    ] {
+        let (status, p) = get_as(&app, &format!("/api/user/{name}"), "").await;
+        assert_eq!(status, StatusCode::OK, "{p}");
+        let t = &p["tournaments"][0];
+        assert_eq!(
+            (t["id"].as_str(), t["kind"].as_str()),
+            (Some(id.as_str()), Some("swiss")),
+            "{t}"
+        );
+        assert_eq!(t["status"], "finished", "{t}");
+        assert_eq!(t["player"]["rank"], rank, "{t}");
+        assert_eq!(t["player"]["points"].as_f64(), Some(points), "{t}");
+    }
+
+    // An arena's game: Round "-", the arena's page.
+    let body = json!({"name": "Pazar arenası", "clockTime": 3, "clockIncrement": 2,
+        "minutes": 30});
+    let (status, _, v) = send_from(
+        &app,
+        Method::POST,
+        "/api/tournament",
+        &organiser,
+        body,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let arena = v["id"].as_str().unwrap().to_string();
+    for name in ["Ayse", "Berk"] {
+        let uri = format!("/api/tournament/{arena}/join");
+        let (status, _, v) =
+            send_from(&app, Method::POST, &uri, &tokens[name], json!({}), None).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+    }
+    let uri = format!("/api/tournament/{arena}/start");
+    let (status, _, v) = send_from(&app, Method::POST, &uri, &organiser, json!({}), None).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let mut shown = Value::Null;
+    for _ in 0..300 {
+        shown = get_as(&app, &format!("/api/tournament/{arena}"), "")
+            .await
+            .1;
+        if shown["ongoing"][0]["id"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let arena_game = shown["ongoing"][0]["id"]
+        .as_str()
+        .expect("a game")
+        .to_string();
+    let pdn = get_as(&app, &format!("/api/online/games/{arena_game}/pdn"), "")
+        .await
+        .1;
+    let pdn = pdn.as_str().unwrap();
+    assert_eq!(tag(pdn, "Event"), Some("Pazar arenası"), "{pdn}");
+    assert_eq!(tag(pdn, "Round"), Some("-"), "{pdn}");
+    assert_eq!(
+        tag(pdn, "EventURL"),
+        Some(format!("http://localhost/tournament/{arena}").as_str()),
+        "{pdn}"
+    );
+    let (_, p) = get_as(&app, "/api/user/Ayse", "").await;
+    let t = &p["tournaments"][0];
+    assert_eq!(
+        (t["id"].as_str(), t["kind"].as_str()),
+        (Some(arena.as_str()), Some("arena")),
+        "{t}"
+    );
+    assert_eq!(
+        (t["player"]["score"].as_u64(), t["player"]["games"].as_u64()),
+        (Some(0), Some(0)),
+        "{t}"
+    );
+
+    // A game outside any tournament between the same players keeps its own event.
+    let (status, _, v) = send_from(
+        &app,
+        Method::POST,
+        "/api/online/games",
+        &tokens["Ayse"],
+        json!({"clock": {"limit": 180, "increment": 2}}),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let own = v["id"].as_str().unwrap();
+    let pdn = get_as(&app, &format!("/api/online/games/{own}/pdn"), "")
+        .await
+        .1;
+    let pdn = pdn.as_str().unwrap();
+    assert!(
+        tag(pdn, "Event").is_some_and(|e| e.starts_with("damasi ")),
+        "{pdn}"
+    );
+    assert_eq!(tag(pdn, "EventURL"), None, "{pdn}");
+}

@@ -109,6 +109,15 @@ pub enum TournamentFilter<'a> {
     Unfinished,
     /// Those this account plays in.
     Player(i64),
+    /// Those this account plays in whose stored state names this game id (quoted, as the
+    /// directors' JSON writes it): the event a game was played in. The caller reads the
+    /// state to be sure.
+    PlayerGame {
+        /// One of the game's players.
+        player: i64,
+        /// The game's id.
+        game: &'a str,
+    },
 }
 
 impl SqliteDb {
@@ -161,25 +170,29 @@ impl SqliteDb {
         filter: TournamentFilter<'_>,
         limit: i64,
     ) -> Result<Vec<TournamentRow>, ApiError> {
-        let (condition, value): (&str, Option<rusqlite::types::Value>) = match filter {
-            TournamentFilter::All => ("1 = 1", None),
-            TournamentFilter::Status(s) => ("status = ?2", Some(s.to_string().into())),
-            TournamentFilter::Unfinished => ("status != 'finished'", None),
+        use rusqlite::types::Value as Sql;
+        let (condition, mut values): (&str, Vec<Sql>) = match filter {
+            TournamentFilter::All => ("1 = 1", vec![]),
+            TournamentFilter::Status(s) => ("status = ?2", vec![s.to_string().into()]),
+            TournamentFilter::Unfinished => ("status != 'finished'", vec![]),
             TournamentFilter::Player(u) => (
                 "id IN (SELECT tournament_id FROM tournament_players WHERE user_id = ?2)",
-                Some(u.into()),
+                vec![u.into()],
+            ),
+            TournamentFilter::PlayerGame { player, game } => (
+                "id IN (SELECT tournament_id FROM tournament_players WHERE user_id = ?2) \
+                 AND instr(data, ?3) > 0",
+                vec![player.into(), format!("\"{game}\"").into()],
             ),
         };
+        values.insert(0, limit.into());
         let sql = format!(
             "SELECT {COLUMNS} FROM tournaments WHERE {condition} \
              ORDER BY created_ms DESC LIMIT ?1"
         );
         self.with(move |c| {
             let mut stmt = c.prepare(&sql)?;
-            let rows = match value {
-                Some(v) => stmt.query_map(params![limit, v], sqlite_row)?,
-                None => stmt.query_map(params![limit], sqlite_row)?,
-            };
+            let rows = stmt.query_map(rusqlite::params_from_iter(values), sqlite_row)?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
         .await
@@ -269,6 +282,17 @@ impl PostgresDb {
                          (SELECT tournament_id FROM tournament_players WHERE user_id = $2) {order}"
                     ),
                     &[&limit, &u],
+                )
+                .await
+            }
+            TournamentFilter::PlayerGame { player, game } => {
+                c.query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM tournaments WHERE id IN \
+                         (SELECT tournament_id FROM tournament_players WHERE user_id = $2) \
+                         AND strpos(data, $3) > 0 {order}"
+                    ),
+                    &[&limit, &player, &format!("\"{game}\"")],
                 )
                 .await
             }

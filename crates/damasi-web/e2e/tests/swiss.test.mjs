@@ -40,6 +40,23 @@ async function signUp(page, name) {
 const standings = (page) => page.$$eval("#standings tbody tr", (rows) =>
   rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent.trim())));
 
+/** What the printable view (/swiss/{id}/print) shows: its name, round, tables and legend. */
+const printed = (page) => page.evaluate(() => {
+  const cells = (sel) => [...document.querySelectorAll(sel)].map((r) => [...r.children].map((c) => c.textContent.trim()));
+  return {
+    name: document.getElementById("p-name").textContent,
+    round: document.getElementById("p-round-title").textContent,
+    pairingsHead: cells("#p-pairings thead tr")[0],
+    pairings: cells("#p-pairings tbody tr"),
+    head: cells("#p-standings thead tr")[0],
+    standings: cells("#p-standings tbody tr"),
+    legend: document.getElementById("p-legend").textContent,
+  };
+});
+
+/** The cells of event `id`'s line on a profile. */
+const eventRow = (page, id) => page.$$eval(`[data-testid="profile-event"][data-id="${id}"] td`, (tds) => tds.map((td) => td.textContent));
+
 // The two players of both tests (sign-ups are rate-limited per address).
 let alice, bob;
 
@@ -134,14 +151,51 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
   assert.match(trf, /^012 Kulüp kupası/m);
   assert.equal((trf.match(/^001 /gm) || []).length, 2);
 
+  // The pairings and standings for the wall (#44): the page's Print link opens them, black on
+  // white, with no header, and they say what the API says.
+  assert.equal(await alice.page.getAttribute("#link-print", "href"), `/swiss/${id}/print`);
+  await alice.page.click("#link-print");
+  await alice.page.waitForURL(`${url}/print`);
+  await alice.page.waitForSelector("body[data-ready='1']");
+  const api = await alice.page.evaluate(async (id) => (await fetch(`/api/swiss/${id}`)).json(), id);
+  const wall = await printed(alice.page);
+  assert.equal(wall.name, api.name);
+  assert.equal(wall.round, "Round 1");
+  const last = api.rounds[api.rounds.length - 1];
+  assert.deepEqual(wall.pairings, last.games.map((g, i) => [String(i + 1), g.white, g.black, g.result]));
+  assert.deepEqual(wall.head, ["#", "Name", "Points", "BH-C1", "BH", "SB", "W"]);
+  assert.deepEqual(wall.standings, api.standings.map((l) => [String(l.rank), l.username, String(l.points), ...l.tieBreaks.map(String)]));
+  assert.match(wall.legend, /Buchholz cut 1: the opponents' points added up/);
+  assert.equal(await alice.page.$("header, nav, #chat"), null);
+  await alice.page.emulateMedia({ media: "print" });
+  assert.ok(await alice.page.isHidden("#btn-print"), "the buttons are not printed");
+  assert.deepEqual(await alice.page.evaluate(() => [getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor]),
+    ["rgb(0, 0, 0)", "rgb(255, 255, 255)"]);
+  await alice.page.emulateMedia({ media: "screen" });
+  // In Turkish for Bob.
+  assert.equal((await bob.page.textContent("#link-print")).trim(), "Eşleşmeleri ve sıralamayı yazdır (duvar için)");
+  await bob.page.goto(`${url}/print`);
+  await bob.page.waitForSelector("body[data-ready='1']");
+  const duvar = await printed(bob.page);
+  assert.equal(duvar.round, "1. tur");
+  assert.deepEqual(duvar.pairingsHead, ["Masa", "Beyaz", "Siyah", "Sonuç"]);
+  assert.deepEqual(duvar.head.slice(0, 3), ["#", "Ad", "Puan"]);
+  assert.deepEqual(duvar.standings, wall.standings);
+
   // The list shows it.
   await alice.page.goto(URL_BASE + "/swiss");
   await alice.page.waitForSelector("body[data-ready='1']");
   assert.ok((await alice.page.textContent("#t-list")).includes("Kulüp kupası " + tag));
-  // And Bob's profile lists it among the tournaments he played.
+  // And Bob's profile lists it among the events he entered, with his place and points (#44),
+  // in each reader's language.
   await alice.page.goto(URL_BASE + "/@/" + BOB);
   await alice.page.waitForSelector("body[data-ready='1']");
   await alice.page.waitForFunction((n) => document.getElementById("pr-tournaments").textContent.includes(n), "Kulüp kupası " + tag);
+  assert.deepEqual(await eventRow(alice.page, id), ["Kulüp kupası " + tag, "Swiss", "Finished", "2 of 2", "0"]);
+  assert.equal(await alice.page.getAttribute(`[data-testid="profile-event"][data-id="${id}"] a`, "href"), `/swiss/${id}`);
+  await bob.page.goto(URL_BASE + "/@/" + ALICE);
+  await bob.page.waitForSelector(`[data-testid="profile-event"][data-id="${id}"]`);
+  assert.deepEqual(await eventRow(bob.page, id), ["Kulüp kupası " + tag, "İsviçre sistemi", "Bitti", "1 / 2", "1"]);
   assert.deepEqual(alice.errors, []);
   assert.deepEqual(bob.errors, []);
 });
@@ -191,6 +245,16 @@ test("an arena: created with the form, joined, played, scored live, ended with a
   assert.deepEqual(first.slice(2), ["2", "1", "2"]);
   assert.ok(await carol.page.isHidden("[data-testid='my-game']"));
   await dave.page.waitForSelector("#podium li");
+  // The arena's wall sheet: the standings as the API gives them, no game being played.
+  assert.equal(await carol.page.getAttribute("#link-print", "href"), `${new URL(url).pathname}/print`);
+  await carol.page.goto(`${url}/print`);
+  await carol.page.waitForSelector("body[data-ready='1']");
+  const arena = await carol.page.evaluate(async (path) => (await fetch("/api" + path)).json(), new URL(url).pathname);
+  const wall = await printed(carol.page);
+  assert.equal(wall.name, arena.name);
+  assert.deepEqual(wall.head, ["#", "Name", "Score", "Games", "Points by game"]);
+  assert.deepEqual(wall.standings, arena.standing.players.map((p) => [String(p.rank), p.username, String(p.score), String(p.games), p.sheet.scores]));
+  assert.equal((await carol.page.textContent("#p-none")).trim(), "No game being played");
   // The list shows the arena once, with its minutes (#44: twice, one copy "undefined /
   // undefined" leading to a blank page); every header leads to the list.
   await carol.page.goto(URL_BASE + "/online");

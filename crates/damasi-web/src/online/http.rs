@@ -734,13 +734,19 @@ impl GameRequest {
     }
 }
 
-fn game_links(headers: &HeaderMap, id: &str) -> Value {
+/// The site's address as the request reached it (`https://host` behind a proxy that says
+/// so), for links in what is sent back.
+pub(crate) fn origin(headers: &HeaderMap) -> String {
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("localhost");
     let scheme = if over_https(headers) { "https" } else { "http" };
-    let url = format!("{scheme}://{host}/online/{id}");
+    format!("{scheme}://{host}")
+}
+
+fn game_links(headers: &HeaderMap, id: &str) -> Value {
+    let url = format!("{}/online/{id}", origin(headers));
     json!({
         "url": url,
         "urlWhite": format!("{url}?color=white"),
@@ -790,7 +796,8 @@ async fn show(
     ))
 }
 
-/// `GET /api/online/games/{id}/pdn?notation=landing`: the game as a PDN file.
+/// `GET /api/online/games/{id}/pdn?notation=landing`: the game as a PDN file; a tournament's
+/// game names its event (`Event`, `Round`, `EventURL`) as the tournament's export does.
 async fn export_pdn(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -798,11 +805,10 @@ async fn export_pdn(
     ApiQuery(q): ApiQuery<crate::games::PdnQuery>,
 ) -> Result<Response, HttpError> {
     let notation = q.notation()?;
-    let site = game_links(&headers, &id)["url"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let origin = origin(&headers);
+    let site = format!("{origin}/online/{id}");
     let text = state.online.pdn(&id, notation, &site).await?;
+    let text = crate::tournaments::with_event(&state, &id, text, &origin).await?;
     Ok(crate::games::pdn_file(
         &format!("damasi-online-{id}.pdn"),
         text,

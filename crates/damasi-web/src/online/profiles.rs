@@ -63,7 +63,9 @@ fn game_json(g: &GameSummary) -> Value {
 
 /// `GET /api/user/{name}`: the account's ratings, its record (`count`), whether it is online,
 /// what the viewer (if any) is to it (`following`, `blocking`), its last 50 games and the
-/// last 50 tournaments it played (`tournaments`: Swiss and arenas).
+/// last 50 tournaments it entered (`tournaments`: Swiss, round robins and arenas, as
+/// `GET /api/swiss` lists them, each with the player's place as `player`: `rank`, `points` or
+/// an arena's `score`).
 async fn profile(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -88,12 +90,7 @@ async fn profile(
     }
     let games = online.db().games_of(p.id, 50).await?;
     body["games"] = games.iter().map(game_json).collect();
-    body["tournaments"] = json!(
-        state
-            .tournaments
-            .list(damasi_online::db::TournamentFilter::Player(p.id), 50)
-            .await?
-    );
+    body["tournaments"] = json!(state.tournaments.played_by(p.id, 50).await?);
     Ok(Json(body))
 }
 

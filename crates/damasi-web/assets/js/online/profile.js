@@ -8,6 +8,7 @@ import { ApiError, api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
 import { act, cap, casualUnderOtherRules, clockText, fillDays, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
+import { pointsText, statusText, systemText } from "../swiss/common.js";
 
 const SPEEDS = ["bullet", "blitz", "rapid", "classical", "correspondence"];
 const COLORS = { bullet: "#c62828", blitz: "#1565c0", rapid: "#2e7d32", classical: "#6a1b9a", correspondence: "#ef6c00" };
@@ -136,21 +137,43 @@ function renderProfile() {
   const c = p.count || { all: 0, win: 0, draw: 0, loss: 0 };
   $("pr-record").textContent = t("onRecord", { all: c.all, win: c.win, draw: c.draw, loss: c.loss });
   drawGraph($("pr-graph"), view.history);
-  const played = $("pr-tournaments");
-  played.innerHTML = "";
-  for (const tm of p.tournaments || []) {
-    const li = document.createElement("li");
+  renderEvents(p.tournaments || []);
+}
+
+/**
+ * The events the player entered (#44): each one's name (a link to its page), kind, state,
+ * and the player's place and points there (an arena's score); "entered" before the start.
+ * @param {any[]} events as GET /api/user/{name} lists them
+ */
+function renderEvents(events) {
+  const body = $("pr-tournaments");
+  body.innerHTML = "";
+  /** @param {string} text */
+  const cell = (text) => { const td = document.createElement("td"); td.textContent = text; return td; };
+  for (const tm of events) {
+    const tr = document.createElement("tr");
+    tr.dataset.testid = "profile-event";
+    tr.dataset.id = tm.id;
+    const name = document.createElement("td");
     const a = document.createElement("a");
     a.href = (tm.kind === "arena" ? "/tournament/" : "/swiss/") + tm.id;
     a.textContent = tm.name;
-    li.appendChild(a);
-    played.appendChild(li);
+    name.appendChild(a);
+    const me = tm.player;
+    const arena = tm.kind === "arena";
+    const place = !me ? "" : tm.status === "created" ? t("onEntered") :
+      t("onPlaceOf", { rank: me.rank, n: tm.nbPlayers }) + (me.withdrawn ? " " + t("swWithdrawnMark") : "");
+    const points = !me || tm.status === "created" ? "" : arena ? String(me.score) : pointsText(me.points);
+    tr.append(name, cell(arena ? t("swSystem:arena") : systemText(tm)), cell(statusText(tm.status)), cell(place), cell(points));
+    body.appendChild(tr);
   }
-  if (!(p.tournaments || []).length) {
-    const li = document.createElement("li");
-    li.className = "muted";
-    li.textContent = t("onNoTournaments");
-    played.appendChild(li);
+  if (!events.length) {
+    const tr = document.createElement("tr");
+    const td = cell(t("onNoTournaments"));
+    td.colSpan = 5;
+    td.className = "muted";
+    tr.appendChild(td);
+    body.appendChild(tr);
   }
 }
 

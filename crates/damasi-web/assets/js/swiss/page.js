@@ -3,9 +3,10 @@
 // games), kept live by its WebSocket (/api/swiss/{id}/socket).
 import { $ } from "../util.js";
 import { api, showError } from "../api.js";
-import { t, hasText, applyI18n, wireLangs, toast } from "../i18n.js";
+import { t, applyI18n, wireLangs, toast } from "../i18n.js";
 import { casualUnderOtherRules, fillDays, rulesText } from "../online/common.js";
 import { playSound } from "../sound.js";
+import { clockText, el, pointsText, statusText, systemText, tbText } from "./common.js";
 
 /** @type {any} who is signed in ({id, name, guest}) or null */
 let me = null;
@@ -20,25 +21,6 @@ const base = isArena ? "/api/tournament/" : "/api/swiss/";
 async function loadMe() {
   try { me = await api("GET", "/api/account"); } catch { me = null; }
   $("header-who").textContent = me ? me.name : "";
-}
-
-/** "5+3": minutes and seconds a move. @param {any} c */
-/** A tournament's control: "5+3", or "3 days a move" for a correspondence Swiss. @param {any} c @param {number | null | undefined} days */
-const clockText = (c, days) =>
-  days ? (days === 1 ? t("onDayAMove") : t("onDaysAMove", { n: days })) : `${+(c.limit / 60).toFixed(2)}+${c.increment}`;
-/** @param {string} s */
-const statusText = (s) => t("swStatus:" + s);
-/** How a tournament is paired: "Swiss", "Round robin", "Double round robin". @param {any} v */
-const systemText = (v) => t(v.system !== "roundRobin" ? "swSystem:swiss" : v.double ? "swSystem:doubleRoundRobin" : "swSystem:roundRobin");
-/** A number of points as people write them: 2½. @param {number} p */
-const pointsText = (p) => (Number.isInteger(p) ? String(p) : `${Math.floor(p) || ""}½`);
-
-/** @param {string} tag @param {string} [text] @param {string} [cls] */
-function el(tag, text, cls) {
-  const e = document.createElement(tag);
-  if (text !== undefined) e.textContent = text;
-  if (cls) e.className = cls;
-  return e;
 }
 
 async function showList() {
@@ -116,16 +98,6 @@ async function create(/** @type {Event} */ e) {
 }
 
 /**
- * A tie-break's short name (FIDE's abbreviation, e.g. `BH-C1`) or, with `"Long"`, what it
- * counts, in the reader's language; an abbreviation this page does not know as it is.
- * @param {string} abbreviation @param {string} [form]
- */
-function tbText(abbreviation, form = "") {
-  const key = "tb:" + abbreviation + form;
-  return hasText(key) ? t(key) : abbreviation;
-}
-
-/**
  * Takes the player to their new game (#44: players left on the tournament page lost their
  * games by forfeit): a sound, the tab's title, then the game's page, where the first move's
  * 30 s are counted. Not in a correspondence event (its moves take days), and once a game:
@@ -156,6 +128,7 @@ function renderArena() {
     clockText(v.clock, v.days), v.rated ? t("swRated") : t("swCasual"), rulesText(v.rules), t("swOrganiser", { name: v.createdBy })];
   if (v.status === "started" && v.finishesAt) info.push(t("swTimeLeft", { m: Math.max(0, Math.ceil((v.finishesAt - Date.now()) / 60000)) }));
   $("t-info").textContent = info.join(" · ");
+  $("link-print").href = `/tournament/${v.id}/print`;
   const players = v.standing.players;
   const mine = me ? players.find((/** @type {any} */ p) => p.username === me.name) : null;
   const open = v.status !== "finished";
@@ -292,6 +265,7 @@ function render() {
     if (r.bye) box.append(el("p", t(roundRobin ? "swRest" : "swBye", { name: r.bye }), "hint"));
     rounds.append(box);
   }
+  $("link-print").href = `/swiss/${v.id}/print`;
   $("link-trf").href = `/swiss/${v.id}.trf`;
   $("link-pdn").href = `/api/swiss/${v.id}/games`;
 }
