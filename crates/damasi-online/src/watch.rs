@@ -148,7 +148,12 @@ impl Online {
                 rated: g.rated,
                 speed: g.speed,
                 perf: g.perf,
-                source: g.source,
+                // As the live event says it for a tournament's game.
+                source: match (&full.swiss_id, &full.tournament_id) {
+                    (Some(_), _) => "swiss".to_string(),
+                    (_, Some(_)) => "arena".to_string(),
+                    _ => g.source,
+                },
                 status: StatusName {
                     name: "started".to_string(),
                 },

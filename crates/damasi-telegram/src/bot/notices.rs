@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use damasi_online::command::Command;
+use damasi_online::error::ApiError;
 use damasi_online::messages::{TimeControl, UserEvent};
 use damasi_online::now_ms;
 use damasi_online::runner::YourTurn;
@@ -206,36 +207,48 @@ impl Telegram {
             online.run(game, &player, decline).await.map(|_| ())
         };
         if let Err(e) = answered {
+            // Withdrawn, expired or answered on the web meanwhile: its buttons go.
+            if matches!(e, ApiError::NotFound(_) | ApiError::Conflict { .. }) {
+                self.replace_buttons(c, Vec::new()).await;
+            }
             return refused(lang, &e);
         }
         // The answered message keeps its text and loses its buttons; an accepted game's page
         // is offered in their place.
-        if let Some(MaybeInaccessibleMessage::Regular(m)) = &c.message {
-            let rows: Vec<Vec<Button>> = match (
-                accept,
-                page_link(&self.inner.config, &self.inner.username, game),
-            ) {
-                (true, Some(link)) => vec![vec![Button {
-                    text: lang.text(Text::OnTheWeb).into(),
-                    kind: ButtonKind::Url(link),
-                }]],
-                _ => Vec::new(),
-            };
-            let edit = self
-                .inner
-                .bot
-                .edit_message_reply_markup(m.chat.id, m.id)
-                .reply_markup(markup(&rows));
-            if let Err(e) = edit.await {
-                eprintln!("damasi-telegram: the answered challenge's buttons: {e}");
-            }
-        }
+        let rows = match (
+            accept,
+            page_link(&self.inner.config, &self.inner.username, game),
+        ) {
+            (true, Some(link)) => vec![vec![Button {
+                text: lang.text(Text::OnTheWeb).into(),
+                kind: ButtonKind::Url(link),
+            }]],
+            _ => Vec::new(),
+        };
+        self.replace_buttons(c, rows).await;
         lang.text(if accept {
             Text::ChallengeAccepted
         } else {
             Text::ChallengeDeclined
         })
         .to_string()
+    }
+}
+
+impl Telegram {
+    /// Puts `rows` under the message that the press `c` came from (none: no buttons).
+    async fn replace_buttons(&self, c: &CallbackQuery, rows: Vec<Vec<Button>>) {
+        let Some(MaybeInaccessibleMessage::Regular(m)) = &c.message else {
+            return;
+        };
+        let edit = self
+            .inner
+            .bot
+            .edit_message_reply_markup(m.chat.id, m.id)
+            .reply_markup(markup(&rows));
+        if let Err(e) = edit.await {
+            eprintln!("damasi-telegram: the answered challenge's buttons: {e}");
+        }
     }
 }
 

@@ -117,7 +117,12 @@ test("a Swiss tournament: created, joined, paired, played and ranked, live on bo
     return r.status;
   }, gameId);
   assert.equal(status, 200);
-  await alice.page.goto(url);
+  // The ended game offers no rematch (the tournament pairs the next game) and leads back to
+  // the tournament's page, where Alice goes.
+  await alice.page.waitForSelector("#event-link:not([hidden])");
+  assert.ok(await alice.page.isHidden("#btn-rematch"), "no rematch in a tournament's game");
+  await alice.page.click("#event-link");
+  await alice.page.waitForURL(/\/swiss\/[A-Za-z0-9]+$/);
   await alice.page.waitForSelector("#rounds .round[data-round='1'] li a");
   const pairing = (await alice.page.textContent("#rounds .round li a")).trim();
   assert.ok(pairing.includes(ALICE) && pairing.includes(BOB), pairing);

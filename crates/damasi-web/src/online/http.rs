@@ -775,7 +775,14 @@ async fn create(
 }
 
 async fn live(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({"games": state.online.live_games(50).await}))
+    let games: Vec<GameMessage> = state
+        .online
+        .live_games(50)
+        .await
+        .into_iter()
+        .map(GameMessage::from)
+        .collect();
+    Json(json!({ "games": games }))
 }
 
 async fn show(
@@ -1223,10 +1230,15 @@ async fn event_stream(
     let mut first = Vec::new();
     for g in state.online.db().games_of(p.id, 20).await? {
         if g.row.status == Status::Playing.as_str() {
+            // A game that cannot be read now (its process does not answer) is left out: the
+            // stream opens all the same, and the game's own stream still follows it.
             match state.online.game_start(&g.row.id, &p).await {
                 Ok(Some(event)) => first.push(event),
                 Ok(None) | Err(ApiError::NotFound(_)) => {}
-                Err(e) => return Err(e.into()),
+                Err(e) => eprintln!(
+                    "damasi: event stream of {}: game {}: {e:?}",
+                    p.name, g.row.id
+                ),
             }
         }
     }
