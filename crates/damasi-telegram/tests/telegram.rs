@@ -838,7 +838,7 @@ async fn linked_people_hear_of_challenges_and_tournament_games() {
         .press_chat_button(&cem(), cems, &format!("Ca{}", challenge.id))
         .await;
     assert!(
-        !answer.is_empty() && !answer.contains("Accepted"),
+        !answer.is_empty() && !answer.contains("Accepted") && !answer.contains("Kabul edildi"),
         "{answer}"
     );
     // Ali accepts: the game begins, the buttons give way to the game's page.
@@ -846,7 +846,8 @@ async fn linked_people_hear_of_challenges_and_tournament_games() {
         .api
         .press_chat_button(&ali(), message_id, &format!("Ca{}", challenge.id))
         .await;
-    assert_eq!(answer, "Accepted: the game has begun");
+    // The answer is in the language of Ali's Telegram app.
+    assert_eq!(answer, "Kabul edildi: oyun başladı");
     let full = w.state(&challenge.id).await;
     assert_eq!(full["state"]["status"], "started");
     assert!(
@@ -874,7 +875,7 @@ async fn linked_people_hear_of_challenges_and_tournament_games() {
         .api
         .press_chat_button(&ali(), message_id, &format!("Cd{}", second.id))
         .await;
-    assert_eq!(answer, "Challenge declined");
+    assert_eq!(answer, "Davet reddedildi");
     let declined = loop {
         let e = serde_json::to_value(&*bora_events.recv().await.unwrap()).unwrap();
         if e["type"] == "challengeDeclined" {
