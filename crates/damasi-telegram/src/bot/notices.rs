@@ -39,27 +39,7 @@ impl Telegram {
     }
 
     async fn tell_turn(&self, turn: YourTurn) {
-        let db = self.inner.online.db();
-        let ids = match db.outside_ids_of(SERVICE, turn.player).await {
-            Ok(ids) => ids,
-            Err(e) => {
-                eprintln!(
-                    "damasi-telegram: who to tell of {}: {}",
-                    turn.id,
-                    e.message()
-                );
-                return;
-            }
-        };
-        for outside_id in ids {
-            let Ok(chat) = outside_id.parse::<i64>() else {
-                continue;
-            };
-            let settings: PersonSettings = match db.outside_account(SERVICE, &outside_id).await {
-                Ok(Some(a)) => serde_json::from_str(&a.settings).unwrap_or_default(),
-                _ => PersonSettings::default(),
-            };
-            let lang = Lang::from_code(settings.lang.as_deref());
+        for (chat, outside_id, lang) in self.linked_chats(turn.player).await {
             let opponent = turn.opponent.as_deref().unwrap_or("?");
             let mut lines = vec![lang.say(Text::YourMove, &[opponent])];
             if let Some(m) = &turn.last_move {
@@ -107,23 +87,7 @@ impl Telegram {
     }
 
     async fn tell_event(&self, user: i64, event: &UserEvent) {
-        let db = self.inner.online.db();
-        let ids = match db.outside_ids_of(SERVICE, user).await {
-            Ok(ids) => ids,
-            Err(e) => {
-                eprintln!("damasi-telegram: who to tell: {}", e.message());
-                return;
-            }
-        };
-        for outside_id in ids {
-            let Ok(chat) = outside_id.parse::<i64>() else {
-                continue;
-            };
-            let settings: PersonSettings = match db.outside_account(SERVICE, &outside_id).await {
-                Ok(Some(a)) => serde_json::from_str(&a.settings).unwrap_or_default(),
-                _ => PersonSettings::default(),
-            };
-            let lang = Lang::from_code(settings.lang.as_deref());
+        for (chat, outside_id, lang) in self.linked_chats(user).await {
             let (text, mut rows) = match event {
                 UserEvent::GameStart { game } => {
                     let opponent = game.opponent.username.as_deref().unwrap_or("?");
@@ -236,6 +200,34 @@ impl Telegram {
 }
 
 impl Telegram {
+    /// The private chats of the Telegram users tied to account `user`: each one's chat id,
+    /// Telegram id and the language they chose (English if none).
+    async fn linked_chats(&self, user: i64) -> Vec<(i64, String, Lang)> {
+        let db = self.inner.online.db();
+        let ids = match db.outside_ids_of(SERVICE, user).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                eprintln!(
+                    "damasi-telegram: who to tell of account {user}: {}",
+                    e.message()
+                );
+                return Vec::new();
+            }
+        };
+        let mut chats = Vec::new();
+        for outside_id in ids {
+            let Ok(chat) = outside_id.parse::<i64>() else {
+                continue;
+            };
+            let settings: PersonSettings = match db.outside_account(SERVICE, &outside_id).await {
+                Ok(Some(a)) => serde_json::from_str(&a.settings).unwrap_or_default(),
+                _ => PersonSettings::default(),
+            };
+            chats.push((chat, outside_id, Lang::from_code(settings.lang.as_deref())));
+        }
+        chats
+    }
+
     /// Puts `rows` under the message that the press `c` came from (none: no buttons).
     async fn replace_buttons(&self, c: &CallbackQuery, rows: Vec<Vec<Button>>) {
         let Some(MaybeInaccessibleMessage::Regular(m)) = &c.message else {
