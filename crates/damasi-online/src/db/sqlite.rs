@@ -135,6 +135,21 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
     })
 }
 
+/// Adds column `name` (`definition`) to `online_games` unless it is there already.
+fn add_game_column(conn: &Connection, name: &str, definition: &str) -> rusqlite::Result<()> {
+    let there: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = ?1",
+        [name],
+        |r| r.get(0),
+    )?;
+    if there == 0 {
+        conn.execute_batch(&format!(
+            "ALTER TABLE online_games ADD COLUMN {name} {definition}"
+        ))?;
+    }
+    Ok(())
+}
+
 fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
     Ok(UserRow {
         id: r.get(0)?,
@@ -180,33 +195,9 @@ impl SqliteDb {
         }
         // Schema 4: the rules each game is played under; the games stored before are the
         // federation's (looked up by column, so any older schema gets it once).
-        let has_rules: bool = conn
-            .query_row(
-                "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = 'rules'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(e)?
-            > 0;
-        if !has_rules {
-            conn.execute_batch(
-                "ALTER TABLE online_games ADD COLUMN rules TEXT NOT NULL DEFAULT 'turkish'",
-            )
-            .map_err(e)?;
-        }
+        add_game_column(&conn, "rules", "TEXT NOT NULL DEFAULT 'turkish'").map_err(e)?;
         // Schema 5: the tournament that paired a game.
-        let has_event: bool = conn
-            .query_row(
-                "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = 'event'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(e)?
-            > 0;
-        if !has_event {
-            conn.execute_batch("ALTER TABLE online_games ADD COLUMN event TEXT")
-                .map_err(e)?;
-        }
+        add_game_column(&conn, "event", "TEXT").map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
