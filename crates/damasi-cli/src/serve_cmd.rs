@@ -266,6 +266,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             .block_on(damasi_telegram::Telegram::start(
                 state.online.clone(),
                 state.brain.clone(),
+                state.tournaments.clone(),
                 config,
             ))
             .context("--telegram-token")?;

@@ -3,6 +3,7 @@
 //! button's press means (its callback data, at most 64 bytes as Telegram allows).
 
 use damasi::{Color, Position, Role, Square};
+use serde::{Deserialize, Serialize};
 
 use crate::offers::{NONCE_LEN, TAG_LEN};
 use crate::texts::{Lang, Text};
@@ -135,6 +136,38 @@ pub enum Press {
         /// Accepted, or declined.
         accept: bool,
     },
+    /// A button of a tournament's message in a group: join, leave or start it. The
+    /// tournament's own rules decide who may (anybody joins; the organiser starts), so
+    /// nothing needs signing.
+    Event {
+        /// What the press asks for.
+        action: EventAction,
+        /// A Swiss (or round robin) or an arena.
+        kind: EventKind,
+        /// The tournament's id.
+        tournament: String,
+    },
+}
+
+/// What a press on a tournament's message asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventAction {
+    /// Join (or come back from a pause in an arena).
+    Join,
+    /// Leave (withdraw from a Swiss, pause in an arena).
+    Leave,
+    /// Start it (the organiser).
+    Start,
+}
+
+/// Which kind of tournament a group's message shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    /// A Swiss tournament (its page `/swiss/{id}`).
+    Swiss,
+    /// An arena (its page `/tournament/{id}`).
+    Arena,
 }
 
 /// The actions under the board.
@@ -229,6 +262,22 @@ impl Press {
             Press::Challenge { game, accept } => {
                 format!("C{}{game}", if *accept { 'a' } else { 'd' })
             }
+            Press::Event {
+                action,
+                kind,
+                tournament,
+            } => {
+                let a = match action {
+                    EventAction::Join => 'j',
+                    EventAction::Leave => 'l',
+                    EventAction::Start => 's',
+                };
+                let k = match kind {
+                    EventKind::Swiss => 's',
+                    EventKind::Arena => 'a',
+                };
+                format!("E{a}{k}{tournament}")
+            }
         }
     }
 
@@ -283,10 +332,7 @@ impl Press {
             'K' => Press::Skin(Skin::from_code(rest)?),
             'C' => {
                 let (answer, game) = rest.split_at_checked(1)?;
-                let valid = !game.is_empty()
-                    && game.len() <= 16
-                    && game.bytes().all(|b| b.is_ascii_alphanumeric());
-                if !valid {
+                if !is_id(game) {
                     return None;
                 }
                 Press::Challenge {
@@ -298,9 +344,35 @@ impl Press {
                     },
                 }
             }
+            'E' => {
+                let (codes, tournament) = rest.split_at_checked(2)?;
+                if !is_id(tournament) {
+                    return None;
+                }
+                let (action, kind) = codes.split_at(1);
+                Press::Event {
+                    action: match action {
+                        "j" => EventAction::Join,
+                        "l" => EventAction::Leave,
+                        "s" => EventAction::Start,
+                        _ => return None,
+                    },
+                    kind: match kind {
+                        "s" => EventKind::Swiss,
+                        "a" => EventKind::Arena,
+                        _ => return None,
+                    },
+                    tournament: tournament.to_string(),
+                }
+            }
             _ => return None,
         })
     }
+}
+
+/// Whether `id` may be a game's or a tournament's id (letters and digits, at most 16).
+fn is_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 16 && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// Everything the keyboard shows.
@@ -568,6 +640,16 @@ mod tests {
                 game: "abcd1234".into(),
                 accept: false,
             },
+            Press::Event {
+                action: EventAction::Join,
+                kind: EventKind::Swiss,
+                tournament: "Ab12Cd34".into(),
+            },
+            Press::Event {
+                action: EventAction::Start,
+                kind: EventKind::Arena,
+                tournament: "zz99".into(),
+            },
         ];
         for p in presses {
             let data = p.encode();
@@ -592,6 +674,13 @@ mod tests {
             "Cdabc-1234",
             "Ca12345678901234567",
             "Kwood",
+            "E",
+            "Ej",
+            "Ejs",
+            "Exsabc",
+            "Ejxabc",
+            "Ejsab-c",
+            "Ejs12345678901234567",
             "?",
         ] {
             assert_eq!(Press::decode(junk), None, "{junk}");

@@ -17,22 +17,25 @@ use damasi_online::db::{SecretKind, ShownGame};
 use damasi_online::error::ApiError;
 use damasi_online::messages::{GameFull, GameMessage, GameState};
 use damasi_online::{now_ms, NewGame, Online};
+use damasi_tournaments::Tournaments;
 use serde::{Deserialize, Serialize};
 use teloxide_core::payloads::{
     AnswerCallbackQuerySetters, AnswerInlineQuerySetters, EditMessageTextInlineSetters,
-    GetUpdatesSetters, SendMessageSetters,
+    EditMessageTextSetters, GetUpdatesSetters, SendMessageSetters,
 };
 use teloxide_core::requests::Requester;
 use teloxide_core::types::{
-    AllowedUpdate, CallbackQuery, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
+    AllowedUpdate, CallbackQuery, ChatId, ChatType, InlineKeyboardButton, InlineKeyboardMarkup,
     InlineQuery, InlineQueryResult, InlineQueryResultArticle, InputMessageContent,
-    InputMessageContentText, Message, UpdateKind, User,
+    InputMessageContentText, Message, MessageId, UpdateKind, User,
 };
 use teloxide_core::{ApiError as TgApiError, Bot, RequestError};
 use tokio::sync::{mpsc, watch, Mutex};
 use tokio::time::Instant;
 
-use crate::board::{keyboard, Action, BoardView, Button, ButtonKind, Press, Skin, Start};
+use crate::board::{
+    keyboard, Action, BoardView, Button, ButtonKind, EventKind, Press, Skin, Start,
+};
 use crate::edits::{EditLimits, Throttle};
 use crate::game::{clock_text, GameView};
 use crate::offers::{
@@ -40,6 +43,7 @@ use crate::offers::{
 };
 use crate::texts::{Lang, Text};
 
+mod events;
 mod notices;
 
 /// The service name of Telegram accounts and the prefix of its messages in the database.
@@ -123,6 +127,10 @@ struct MessageSettings {
     lang: String,
     /// The message's skin.
     skin: String,
+    /// The tournament game's label (`name · round 2`), shown above the players; none for
+    /// other games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    event: Option<String>,
 }
 
 /// What the bot keeps of one game message between presses.
@@ -169,12 +177,16 @@ pub struct Telegram {
 struct Inner {
     online: Online,
     brain: Brain,
+    /// The tournament director, for the events run inside groups.
+    tournaments: Tournaments,
     bot: Bot,
     config: TelegramConfig,
     username: String,
-    /// Game messages by their inline message id, each behind its own lock so presses on one
+    /// Game messages by their id ([`Place`]), each behind its own lock so presses on one
     /// message are handled in order and other messages never wait.
     shown: StdMutex<HashMap<String, Arc<Mutex<Shown>>>>,
+    /// The tournaments' messages in groups, by their id ([`Place`]).
+    events: StdMutex<HashMap<String, Arc<events::GroupEvent>>>,
     /// Messages to redraw.
     redraw: mpsc::UnboundedSender<String>,
     /// Their receiver, until the term begins.
@@ -223,15 +235,58 @@ fn lock<T>(m: &StdMutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Where a message the bot looks after is. Its id says it: a message sent through inline mode
+/// is named by Telegram's `inline_message_id` (which never holds a `:`), and a message the
+/// bot sent to a chat by `chat:CHAT:MESSAGE` (a game's board) or `event:CHAT:MESSAGE` (a
+/// tournament's message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// An inline message: Telegram does not say in which chat.
+    Inline,
+    /// A message in a chat.
+    Chat(ChatId, MessageId),
+}
+
+impl Place {
+    fn of(id: &str) -> Place {
+        let mut parts = id.splitn(3, ':');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("chat" | "event"), Some(chat), Some(message)) => {
+                match (chat.parse(), message.parse()) {
+                    (Ok(chat), Ok(message)) => Place::Chat(ChatId(chat), MessageId(message)),
+                    _ => Place::Inline,
+                }
+            }
+            _ => Place::Inline,
+        }
+    }
+
+    /// The id of a game's board sent to a chat.
+    fn board_id(chat: ChatId, message: MessageId) -> String {
+        format!("chat:{}:{}", chat.0, message.0)
+    }
+
+    /// The key of the edits' limits: a group chat's messages share the group's limit; any
+    /// other message has its own.
+    fn throttle_key(id: &str) -> String {
+        match Place::of(id) {
+            Place::Chat(chat, _) if chat.0 < 0 => format!("chat:{}", chat.0),
+            _ => id.to_string(),
+        }
+    }
+}
+
 impl Telegram {
     /// Starts the bot on `online`'s games with `brain`'s engines: checks the token
     /// (`getMe`); then, in the process that holds the bot's role ([`ROLE`]; a process alone
     /// always does), redraws the messages of the games not over and polls for updates until
     /// the process ends. Among several processes the others wait, and one of them takes the
     /// bot over within a lease once the holder is gone.
+    /// Tournaments run inside groups (`/swiss`, `/arena`) are `tournaments`'s.
     pub async fn start(
         online: Online,
         brain: Brain,
+        tournaments: Tournaments,
         config: TelegramConfig,
     ) -> Result<Telegram, StartError> {
         let client = teloxide_core::net::default_reqwest_settings()
@@ -250,7 +305,8 @@ impl Telegram {
             .map_err(|e| StartError::GetMe(e.to_string()))?;
         let username = me.user.username.clone().unwrap_or_default();
         let (stop, stopped) = watch::channel(false);
-        let telegram = Telegram::term(online, brain, bot, config, username, stopped);
+        let parts = (online, brain, tournaments);
+        let telegram = Telegram::term(parts, bot, config, username, stopped);
         let db_error = |e: ApiError| StartError::Database(e.message().to_string());
         let held = telegram
             .inner
@@ -271,8 +327,7 @@ impl Telegram {
 
     /// A term of the bot in this process: everything it keeps, ended by `stopped`.
     fn term(
-        online: Online,
-        brain: Brain,
+        (online, brain, tournaments): (Online, Brain, Tournaments),
         bot: Bot,
         config: TelegramConfig,
         username: String,
@@ -284,10 +339,12 @@ impl Telegram {
             inner: Arc::new(Inner {
                 online,
                 brain,
+                tournaments,
                 bot,
                 config,
                 username,
                 shown: StdMutex::new(HashMap::new()),
+                events: StdMutex::new(HashMap::new()),
                 redraw,
                 redraws: StdMutex::new(Some(redraws)),
                 engines: Mutex::new(HashMap::new()),
@@ -316,6 +373,7 @@ impl Telegram {
             let id = row.message[MESSAGE_PREFIX.len()..].to_string();
             self.keep(&id, row.game_id, settings);
         }
+        self.restore_events().await?;
         let turns = self.inner.online.your_turns();
         self.spawn(self.clone().tell_turns(turns));
         let events = self.inner.online.every_user_event();
@@ -375,8 +433,7 @@ impl Telegram {
             let (next_stop, stopped) = watch::channel(false);
             let i = &term.inner;
             term = Telegram::term(
-                i.online.clone(),
-                i.brain.clone(),
+                (i.online.clone(), i.brain.clone(), i.tournaments.clone()),
                 i.bot.clone(),
                 i.config.clone(),
                 i.username.clone(),
@@ -793,7 +850,24 @@ impl Telegram {
                 self.answer_challenge(&c, &game, accept).await
             }
             (Some(Press::Skin(s)), _) => self.choose_skin(&c.from, s).await,
+            (
+                Some(Press::Event {
+                    action,
+                    kind,
+                    tournament,
+                }),
+                _,
+            ) => self.event_press(&c.from, action, kind, &tournament).await,
             (Some(press), Some(id)) => self.press(&c.from, &id, press).await,
+            // A board the bot sent to a chat (a tournament's game); only inline messages
+            // begin games.
+            (Some(press), None) if !matches!(press, Press::Start(_)) => match &c.message {
+                Some(m) => {
+                    let id = Place::board_id(m.chat().id, m.id());
+                    self.press(&c.from, &id, press).await
+                }
+                None => String::new(),
+            },
             _ => String::new(),
         };
         let mut request = self.inner.bot.answer_callback_query(c.id);
@@ -930,6 +1004,7 @@ impl Telegram {
             level: start.level,
             lang: start.lang.code().to_string(),
             skin: start.skin.code().to_string(),
+            event: None,
         };
         let shown = ShownGame {
             message: format!("{MESSAGE_PREFIX}{id}"),
@@ -1068,6 +1143,7 @@ impl Telegram {
             }
             Press::Start(_) => String::new(),
             Press::Language(_) | Press::Skin(_) | Press::Challenge { .. } => String::new(),
+            Press::Event { .. } => String::new(),
         }
     }
 
@@ -1081,21 +1157,30 @@ impl Telegram {
 
     /// The text and keyboard of message `id` now.
     async fn render(&self, id: &str) -> Option<(String, InlineKeyboardMarkup)> {
+        if lock(&self.inner.events).contains_key(id) {
+            return self.render_event(id).await;
+        }
         let shown = lock(&self.inner.shown).get(id).cloned()?;
         let s = shown.lock().await.clone();
+        self.render_shown(&s).await
+    }
+
+    /// The text and keyboard of a game message as `s` shows it now.
+    async fn render_shown(&self, s: &Shown) -> Option<(String, InlineKeyboardMarkup)> {
         let full = self.inner.online.full(&s.game_id, None).await.ok()?;
         let view = GameView::from_full(&full).ok()?;
         let lang = s.lang();
         let name = |c: Color| {
             view.seat(c)
-                .map_or("?".to_string(), |p| self.display_name(&p.name, &s, lang))
+                .map_or("?".to_string(), |p| self.display_name(&p.name, s, lang))
         };
-        let mut lines = vec![format!(
+        let mut lines: Vec<String> = s.settings.event.iter().map(|e| format!("🏆 {e}")).collect();
+        lines.push(format!(
             "⚪ {} — ⚫ {}{}",
             name(Color::White),
             name(Color::Black),
             if view.rated { " · ★" } else { "" }
-        )];
+        ));
         lines.push(match view.days_per_turn {
             // Correspondence: the turn's time in days and hours, and the control.
             Some(days) => format!(
@@ -1168,11 +1253,8 @@ impl Telegram {
                     if scheduled.contains(&id) {
                         continue;
                     }
-                    let group = match lock(&self.inner.shown).get(&id) {
-                        Some(s) => s.try_lock().map(|s| s.settings.group).unwrap_or(true),
-                        None => continue,
-                    };
-                    let at = throttle.next_allowed(&id, group, Instant::now());
+                    let Some(group) = self.in_group(&id) else { continue };
+                    let at = throttle.next_allowed(&Place::throttle_key(&id), group, Instant::now());
                     due.insert((at, id.clone()));
                     scheduled.insert(id);
                 }
@@ -1180,16 +1262,23 @@ impl Telegram {
                     let Some((_, id)) = due.pop_first() else { continue };
                     scheduled.remove(&id);
                     let Some((text, markup)) = self.render(&id).await else { continue };
-                    let sent = self
-                        .inner
-                        .bot
-                        .edit_message_text_inline(id.clone(), text)
-                        .reply_markup(markup)
-                        .await;
+                    let bot = &self.inner.bot;
+                    let sent = match Place::of(&id) {
+                        Place::Inline => bot
+                            .edit_message_text_inline(id.clone(), text)
+                            .reply_markup(markup)
+                            .await
+                            .map(|_| ()),
+                        Place::Chat(chat, message) => bot
+                            .edit_message_text(chat, message, text)
+                            .reply_markup(markup)
+                            .await
+                            .map(|_| ()),
+                    };
                     let now = Instant::now();
                     match sent {
-                        Ok(_) | Err(RequestError::Api(TgApiError::MessageNotModified)) => {
-                            throttle.record(&id, now);
+                        Ok(()) | Err(RequestError::Api(TgApiError::MessageNotModified)) => {
+                            throttle.record(&Place::throttle_key(&id), now);
                         }
                         Err(RequestError::RetryAfter(wait)) => {
                             let at = now + wait.duration();
@@ -1203,6 +1292,15 @@ impl Telegram {
         }
     }
 
+    /// Whether message `id` is in a group (the stricter edit limit), if the bot looks after it.
+    fn in_group(&self, id: &str) -> Option<bool> {
+        if lock(&self.inner.events).contains_key(id) {
+            return Some(true);
+        }
+        let shown = lock(&self.inner.shown).get(id).cloned()?;
+        Some(shown.try_lock().map(|s| s.settings.group).unwrap_or(true))
+    }
+
     /// A message to the bot in a chat: the commands.
     async fn message(&self, m: Message) -> Result<(), String> {
         let (Some(text), Some(from)) = (m.text(), m.from.as_ref()) else {
@@ -1210,7 +1308,13 @@ impl Telegram {
         };
         let mut words = text.split_whitespace();
         let command = words.next().unwrap_or("");
-        let command = command.split('@').next().unwrap_or("");
+        let (command, addressee) = command.split_once('@').unwrap_or((command, ""));
+        // In a group, only commands to this bot are its business (nobody there gets an
+        // account for talking).
+        let for_me = addressee.is_empty() || addressee.eq_ignore_ascii_case(&self.inner.username);
+        if !m.chat.is_private() && (!command.starts_with('/') || !for_me) {
+            return Ok(());
+        }
         let (player, settings) = self
             .person(from)
             .await
@@ -1257,6 +1361,18 @@ impl Telegram {
                 send(reply).await
             }
             "/unlink" => send(self.unlink(from, &player, lang).await).await,
+            "/swiss" | "/arena" => {
+                let kind = if command == "/swiss" {
+                    EventKind::Swiss
+                } else {
+                    EventKind::Arena
+                };
+                let args: Vec<&str> = words.collect();
+                match self.new_event(&m, &player, lang, kind, &args).await {
+                    Ok(()) => return Ok(()),
+                    Err(reply) => send(reply).await,
+                }
+            }
             _ if m.chat.is_private() => {
                 let me = self.inner.username.as_str();
                 send(lang.say(Text::Help, &[me, me])).await

@@ -340,6 +340,68 @@ impl Lang {
                 "Dəvət rədd edildi",
                 "Вызов отклонён",
             ],
+            EventRounds => ["{} tur", "{} rounds", "{} tur", "туров: {}"],
+            EventMinutes => ["{} dakika", "{} minutes", "{} dəqiqə", "{} мин."],
+            RatedEvent => ["puanlı", "rated", "reytinqli", "рейтинговый"],
+            CasualEvent => ["puansız", "casual", "reytinqsiz", "без рейтинга"],
+            EventWaiting => [
+                "Oyuncular bekleniyor: Katıl'a bas. {} başlatır.",
+                "Waiting for players: press Join. {} starts it.",
+                "Oyunçular gözlənilir: Qoşul düyməsini bas. {} başladır.",
+                "Ждём игроков: нажмите «Участвовать». Начинает {}.",
+            ],
+            EventRound => ["Tur {} / {}", "Round {} of {}", "Tur {} / {}", "Тур {} из {}"],
+            EventEndsIn => [
+                "Bitişe {} dakika",
+                "Ends in {} minutes",
+                "Bitməsinə {} dəqiqə",
+                "До конца {} мин.",
+            ],
+            EventFinished => ["Bitti", "Finished", "Bitdi", "Завершён"],
+            EventPlayers => ["Oyuncular ({}):", "Players ({}):", "Oyunçular ({}):", "Игроки ({}):"],
+            EventStandings => ["Sıralama:", "Standings:", "Sıralama:", "Таблица:"],
+            FinalStandings => [
+                "🏁 {}: son sıralama",
+                "🏁 {}: final standings",
+                "🏁 {}: yekun sıralama",
+                "🏁 {}: итоговая таблица",
+            ],
+            BoardsInGroup => [
+                "Oyunlar bu grupta tahta olarak gelir.",
+                "Each game appears here as a board.",
+                "Oyunlar bu qrupda taxta kimi gəlir.",
+                "Каждая партия появится здесь доской.",
+            ],
+            BoardsInPrivate => [
+                "Oyunlar oyuncuların @{} ile özel sohbetine gelir (önce orada /start).",
+                "Each game goes to its players' private chat with @{} (send /start there first).",
+                "Oyunlar oyunçuların @{} ilə şəxsi söhbətinə gəlir (əvvəlcə orada /start).",
+                "Партии приходят игрокам в личный чат с @{} (сначала отправьте там /start).",
+            ],
+            JoinEvent => ["➕ Katıl", "➕ Join", "➕ Qoşul", "➕ Участвовать"],
+            LeaveEvent => ["➖ Ayrıl", "➖ Leave", "➖ Ayrıl", "➖ Выйти"],
+            StartEvent => ["▶ Başlat", "▶ Start", "▶ Başlat", "▶ Начать"],
+            EventJoined => ["Katıldın", "You are in", "Qoşuldun", "Вы участвуете"],
+            EventLeft => ["Ayrıldın", "You left", "Ayrıldın", "Вы вышли"],
+            EventStarted => ["Başladı", "Started", "Başladı", "Начали"],
+            EventUsage => [
+                "Grupta turnuva aç: /swiss 5+3 5 (süre, tur sayısı) ya da /arena 3+2 30 (süre, \
+                 dakika). Puanlı için rated, oyunları özel sohbette almak için private ekle.",
+                "Start a tournament in a group: /swiss 5+3 5 (time control, rounds) or /arena \
+                 3+2 30 (time control, minutes). Add rated for a rated event, private for the \
+                 boards in the players' private chats.",
+                "Qrupda turnir aç: /swiss 5+3 5 (vaxt, tur sayı) və ya /arena 3+2 30 (vaxt, \
+                 dəqiqə). Reytinqli üçün rated, oyunları şəxsi söhbətdə almaq üçün private əlavə et.",
+                "Турнир в группе: /swiss 5+3 5 (контроль, туры) или /arena 3+2 30 (контроль, \
+                 минуты). Добавьте rated для рейтингового, private — чтобы доски приходили в \
+                 личный чат.",
+            ],
+            OrganiseNeedsLink => [
+                "Turnuva açmak için damasi hesabını bağla: benimle özel sohbette /link",
+                "Link your damasi account to organise a tournament: /link in a private chat with me",
+                "Turnir açmaq üçün damasi hesabını bağla: mənimlə şəxsi söhbətdə /link",
+                "Чтобы проводить турниры, привяжите аккаунт damasi: /link в личном чате со мной",
+            ],
             YourMove => [
                 "♟ Sıra sende: {} ile oyunun",
                 "♟ Your move in your game with {}",
@@ -532,6 +594,27 @@ pub enum Text {
     DeclineChallenge,
     ChallengeAccepted,
     ChallengeDeclined,
+    EventRounds,
+    EventMinutes,
+    RatedEvent,
+    CasualEvent,
+    EventWaiting,
+    EventRound,
+    EventEndsIn,
+    EventFinished,
+    EventPlayers,
+    EventStandings,
+    FinalStandings,
+    BoardsInGroup,
+    BoardsInPrivate,
+    JoinEvent,
+    LeaveEvent,
+    StartEvent,
+    EventJoined,
+    EventLeft,
+    EventStarted,
+    EventUsage,
+    OrganiseNeedsLink,
 }
 
 #[cfg(test)]

@@ -35,7 +35,8 @@ async fn world() -> World {
     config.public_url = Some("https://dama.example".into());
     config.poll_timeout = Duration::from_secs(1);
     config.limits = FAST;
-    let tg = Telegram::start(online.clone(), Brain::new(), config)
+    let tournaments = damasi_tournaments::Tournaments::new(online.clone());
+    let tg = Telegram::start(online.clone(), Brain::new(), tournaments, config)
         .await
         .expect("the bot starts");
     assert_eq!(tg.username(), bot_api::BOT_USERNAME);
@@ -921,4 +922,135 @@ async fn linked_people_hear_of_challenges_and_tournament_games() {
         .body
         .to_string()
         .contains(&format!("/online/{}", other.id))));
+}
+
+/// Issue #44, 8: a Swiss made in a group with `private` sends each game's board to its players'
+/// private chats with the bot (not to the group, and without the separate notice of the game);
+/// both boards show the same game, either plays it, and the final standings come to the group.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_group_swiss_can_send_its_boards_to_the_players_private_chats() {
+    let w = world().await;
+    link(&w, &ali(), "ayse").await;
+    let (group, _) = bot_api::GROUP;
+    w.api.push(bot_api::group_message(
+        &ali(),
+        group,
+        "/swiss 3+2 1 private",
+    ));
+    let event = w
+        .api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == group && b["text"].as_str().unwrap_or("").starts_with("🏆")
+        })
+        .await;
+    let text = event["text"].as_str().unwrap();
+    // In the organiser's language (Ali's Telegram is Turkish).
+    assert!(text.contains("⏱ 3+2 · 1 tur · puansız"), "{text}");
+    assert!(
+        text.contains("@damasi_test_bot ile özel sohbetine"),
+        "{text}"
+    );
+    let (event_msg, shown) = w
+        .api
+        .chat_messages(group, |m| m.text.starts_with("🏆"))
+        .pop()
+        .unwrap();
+    let data = |shown: &support::bot_api::Shown, label: &str| {
+        shown
+            .keyboard
+            .iter()
+            .flatten()
+            .find(|b| b["text"].as_str().unwrap().contains(label))
+            .map(|b| b["callback_data"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let join = data(&shown, "Katıl");
+    for p in [ali(), bob()] {
+        w.api.press_in_chat(&p, group, event_msg, &join).await;
+    }
+    w.api
+        .wait_chat_message(group, event_msg, |m| m.text.contains("(2)"))
+        .await;
+    let start = data(&shown, "Başlat");
+    assert_eq!(
+        w.api.press_in_chat(&ali(), group, event_msg, &start).await,
+        "Başladı"
+    );
+    // One board in each player's private chat, none in the group.
+    let board_in = |chat: i64| {
+        let w = &w;
+        async move {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                let boards = w.api.chat_messages(chat, |m| m.keyboard.len() >= 9);
+                if let Some(b) = boards.first() {
+                    assert_eq!(boards.len(), 1);
+                    return b.0;
+                }
+                assert!(tokio::time::Instant::now() < deadline, "no board in {chat}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let (at_ali, at_bob) = (board_in(111).await, board_in(222).await);
+    assert!(w
+        .api
+        .chat_messages(group, |m| m.keyboard.len() >= 9)
+        .is_empty());
+    let ali_board = w.api.chat_message(111, at_ali).unwrap();
+    assert!(ali_board.text.contains("🏆"), "{}", ali_board.text);
+    // The boards say it all: no "your tournament game has begun" besides.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(w.api.calls("sendMessage").iter().all(|c| {
+        let text = c.body["text"].as_str().unwrap_or("");
+        !text.contains("tournament game") && !text.contains("Turnuva oyunun")
+    }));
+
+    // White plays on its own board; the other board follows.
+    let game = w
+        .online
+        .db()
+        .shown_game(&format!("tg:chat:111:{at_ali}"))
+        .await
+        .unwrap()
+        .unwrap()
+        .game_id;
+    let full = w.state(&game).await;
+    let white_is_ali = full["white"]["name"] == "ayse";
+    let (white, white_chat, white_msg) = if white_is_ali {
+        (ali(), 111, at_ali)
+    } else {
+        (bob(), 222, at_bob)
+    };
+    let m = &full["state"]["legal"][0];
+    for sq in ["from", "to"] {
+        w.api
+            .press_chat_square(&white, white_chat, white_msg, m[sq].as_str().unwrap())
+            .await;
+    }
+    let landing = m["landing"].as_str().unwrap().to_string();
+    for (chat, msg) in [(111, at_ali), (222, at_bob)] {
+        w.api
+            .wait_chat_message(chat, msg, |s| s.text.contains(&landing))
+            .await;
+    }
+    // White resigns on its board: the tournament ends, its standings come to the group.
+    let (loser, loser_chat, loser_msg) = (white, white_chat, white_msg);
+    let resign = data(&w.api.chat_message(loser_chat, loser_msg).unwrap(), "🏳");
+    w.api
+        .press_in_chat(&loser, loser_chat, loser_msg, &resign)
+        .await;
+    let last = w
+        .api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == group && b["text"].as_str().unwrap_or("").contains("son sıralama")
+        })
+        .await;
+    let winner = if white_is_ali { "tg-bob" } else { "ayse" };
+    let text = last["text"].as_str().unwrap();
+    assert_eq!(
+        text.lines().nth(1),
+        Some(format!("1. {winner} — 1").as_str()),
+        "{text}"
+    );
 }

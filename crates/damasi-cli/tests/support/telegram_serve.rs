@@ -71,6 +71,38 @@ pub fn get_json(url: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
 }
 
+/// `POST url` with a JSON `body` and a bearer `token`, with nothing but the standard library;
+/// answers the JSON body.
+pub fn post_json(url: &str, token: &str, body: &Value) -> Value {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let body = body.to_string();
+    let mut s = TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+/// `damasi user add NAME` in `dir`: answers the account's API token.
+pub fn add_user(dir: &Path, name: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_damasi"))
+        .args(["user", "add", name, "--data-dir"])
+        .arg(dir)
+        .output()
+        .expect("run damasi user add");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    stdout.lines().last().unwrap().trim().to_string()
+}
+
 /// The side to move plays its first legal move by pressing its two squares.
 pub async fn play_first(api: &BotApi, site: &str, game: &str, msg: &str, people: &[Value; 2]) {
     let full = get_json(&format!("{site}/api/online/games/{game}"));

@@ -220,6 +220,18 @@ pub struct ShownGame {
     pub settings: String,
 }
 
+/// A message in another service that shows a tournament (a Telegram group's message with its
+/// entrants and standings), or a service's note about one (its final standings posted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShownEvent {
+    /// The service's name for the message, with the service's prefix (`tge:...`).
+    pub message: String,
+    /// The tournament.
+    pub tournament_id: String,
+    /// The service's settings for the message, as JSON.
+    pub settings: String,
+}
+
 /// What one player is to another: followed or blocked (one at most, as on lichess: blocking
 /// a followed player stops following them, following a blocked one unblocks them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -664,6 +676,22 @@ impl OnlineDb {
     /// ever (409 `message-taken` if it already shows one).
     pub async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
         both!(self.add_shown_game(shown))
+    }
+
+    /// The tournament message `message`, if any.
+    pub async fn shown_event(&self, message: &str) -> Result<Option<ShownEvent>, ApiError> {
+        both!(self.shown_event(message))
+    }
+
+    /// Records that `shown.message` shows `shown.tournament_id` (409 `message-taken` if the
+    /// message is recorded already).
+    pub async fn add_shown_event(&self, shown: ShownEvent) -> Result<(), ApiError> {
+        both!(self.add_shown_event(shown))
+    }
+
+    /// The tournament messages whose prefix is `prefix`.
+    pub async fn shown_events(&self, prefix: &str) -> Result<Vec<ShownEvent>, ApiError> {
+        both!(self.shown_events(prefix))
     }
 
     /// The messages whose prefix is `prefix` and whose game is not over (to look after again

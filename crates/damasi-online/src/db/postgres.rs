@@ -13,8 +13,8 @@ use crate::error::ApiError;
 
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
-    RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownGame, UserRow,
-    LEADERBOARD_SQL, RECORD_SQL,
+    RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
+    UserRow, LEADERBOARD_SQL, RECORD_SQL,
 };
 use crate::rating;
 
@@ -94,6 +94,11 @@ CREATE TABLE IF NOT EXISTS outside_accounts (
 CREATE TABLE IF NOT EXISTS shown_games (
     message TEXT PRIMARY KEY,
     game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS shown_events (
+    message TEXT PRIMARY KEY,
+    tournament_id TEXT NOT NULL,
     settings TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rating_history (
@@ -220,6 +225,50 @@ impl PostgresDb {
             .await
             .map_err(db_error)?;
         Ok(row.as_ref().map(shown_row))
+    }
+
+    pub(super) async fn shown_event(&self, message: &str) -> Result<Option<ShownEvent>, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(
+                "SELECT message, tournament_id, settings FROM shown_events WHERE message = $1",
+                &[&message],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(row.as_ref().map(event_row))
+    }
+
+    pub(super) async fn add_shown_event(&self, shown: ShownEvent) -> Result<(), ApiError> {
+        let c = self.client().await?;
+        let n = c
+            .execute(
+                "INSERT INTO shown_events (message, tournament_id, settings) VALUES ($1, $2, $3) \
+                 ON CONFLICT (message) DO NOTHING",
+                &[&shown.message, &shown.tournament_id, &shown.settings],
+            )
+            .await
+            .map_err(db_error)?;
+        if n == 0 {
+            return Err(ApiError::conflict(
+                "message-taken",
+                "this message already shows a tournament",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) async fn shown_events(&self, prefix: &str) -> Result<Vec<ShownEvent>, ApiError> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT message, tournament_id, settings FROM shown_events \
+                 WHERE starts_with(message, $1)",
+                &[&prefix],
+            )
+            .await
+            .map_err(db_error)?;
+        Ok(rows.iter().map(event_row).collect())
     }
 
     pub(super) async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
@@ -409,6 +458,14 @@ impl PostgresDb {
                 .collect::<Result<_, ApiError>>()?,
             total,
         ))
+    }
+}
+
+fn event_row(r: &Row) -> ShownEvent {
+    ShownEvent {
+        message: r.get(0),
+        tournament_id: r.get(1),
+        settings: r.get(2),
     }
 }
 

@@ -11,8 +11,8 @@ use crate::error::ApiError;
 
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
-    RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownGame, UserRow,
-    LEADERBOARD_SQL, RECORD_SQL,
+    RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
+    UserRow, LEADERBOARD_SQL, RECORD_SQL,
 };
 use crate::rating;
 
@@ -81,6 +81,11 @@ CREATE TABLE IF NOT EXISTS outside_accounts (
 CREATE TABLE IF NOT EXISTS shown_games (
     message TEXT PRIMARY KEY,
     game_id TEXT NOT NULL REFERENCES online_games(id) ON DELETE CASCADE,
+    settings TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS shown_events (
+    message TEXT PRIMARY KEY,
+    tournament_id TEXT NOT NULL,
     settings TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS rating_history (
@@ -831,6 +836,58 @@ impl SqliteDb {
         .await
     }
 
+    pub(super) async fn shown_event(&self, message: &str) -> Result<Option<ShownEvent>, ApiError> {
+        let message = message.to_string();
+        self.with(move |c| {
+            Ok(c.query_row(
+                "SELECT message, tournament_id, settings FROM shown_events WHERE message = ?1",
+                [message],
+                event_row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    pub(super) async fn add_shown_event(&self, shown: ShownEvent) -> Result<(), ApiError> {
+        self.with(move |c| {
+            let n = c.execute(
+                "INSERT INTO shown_events (message, tournament_id, settings) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (message) DO NOTHING",
+                params![shown.message, shown.tournament_id, shown.settings],
+            )?;
+            if n == 0 {
+                return Err(ApiError::conflict(
+                    "message-taken",
+                    "this message already shows a tournament",
+                ));
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn shown_events(&self, prefix: &str) -> Result<Vec<ShownEvent>, ApiError> {
+        let pattern = format!(
+            "{}%",
+            prefix
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        self.with(move |c| {
+            let mut stmt = c.prepare(
+                "SELECT message, tournament_id, settings FROM shown_events \
+                 WHERE message LIKE ?1 ESCAPE '\\'",
+            )?;
+            let rows = stmt
+                .query_map([pattern], event_row)?
+                .collect::<Result<_, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
     pub(super) async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
         self.with(move |c| {
             let n = c.execute(
@@ -1028,6 +1085,14 @@ impl SqliteDb {
         })
         .await
     }
+}
+
+fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShownEvent> {
+    Ok(ShownEvent {
+        message: r.get(0)?,
+        tournament_id: r.get(1)?,
+        settings: r.get(2)?,
+    })
 }
 
 fn shown_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShownGame> {

@@ -87,6 +87,11 @@ impl Telegram {
     }
 
     async fn tell_event(&self, user: i64, event: &UserEvent) {
+        if let UserEvent::GameStart { game } = event {
+            if self.boards_go_private(&game.game_id).await {
+                return;
+            }
+        }
         for (chat, outside_id, lang) in self.linked_chats(user).await {
             let (text, mut rows) = match event {
                 UserEvent::GameStart { game } => {
@@ -202,7 +207,7 @@ impl Telegram {
 impl Telegram {
     /// The private chats of the Telegram users tied to account `user`: each one's chat id,
     /// Telegram id and the language they chose (English if none).
-    async fn linked_chats(&self, user: i64) -> Vec<(i64, String, Lang)> {
+    pub(super) async fn linked_chats(&self, user: i64) -> Vec<(i64, String, Lang)> {
         let db = self.inner.online.db();
         let ids = match db.outside_ids_of(SERVICE, user).await {
             Ok(ids) => ids,

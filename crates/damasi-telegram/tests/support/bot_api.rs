@@ -146,22 +146,89 @@ impl BotApi {
         self.lock().chat_messages.get(&(chat, message_id)).cloned()
     }
 
+    /// The messages sent to chat `chat` for which `matches`, oldest first, with their ids.
+    pub fn chat_messages(&self, chat: i64, matches: impl Fn(&Shown) -> bool) -> Vec<(i64, Shown)> {
+        let mut found: Vec<(i64, Shown)> = self
+            .lock()
+            .chat_messages
+            .iter()
+            .filter(|((c, _), m)| *c == chat && matches(m))
+            .map(|((_, id), m)| (*id, m.clone()))
+            .collect();
+        found.sort_by_key(|(id, _)| *id);
+        found
+    }
+
+    /// Waits (up to 15 s) until message `message_id` of chat `chat` shows something for
+    /// which `matches`.
+    pub async fn wait_chat_message(
+        &self,
+        chat: i64,
+        message_id: i64,
+        matches: impl Fn(&Shown) -> bool,
+    ) -> Shown {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(m) = self.chat_message(chat, message_id) {
+                if matches(&m) {
+                    return m;
+                }
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "message {message_id} of {chat} is {:?}",
+                    self.chat_message(chat, message_id)
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// `from` presses the button with `data` under message `message_id` of their private
     /// chat with the bot; answers what the bot told them.
     pub async fn press_chat_button(&self, from: &Value, message_id: i64, data: &str) -> String {
+        let chat = from["id"].as_i64().unwrap();
+        self.press_in_chat(from, chat, message_id, data).await
+    }
+
+    /// `from` presses square `sq` of the board message `message_id` in chat `chat`, as it
+    /// shows now (rank 8 on top, seen from White); answers what the bot told them.
+    pub async fn press_chat_square(
+        &self,
+        from: &Value,
+        chat: i64,
+        message_id: i64,
+        sq: &str,
+    ) -> String {
+        let shown = self
+            .chat_message(chat, message_id)
+            .expect("the message exists");
+        let data = square_data(&shown, sq);
+        self.press_in_chat(from, chat, message_id, &data).await
+    }
+
+    /// `from` presses the button with `data` under message `message_id` of chat `chat` (their
+    /// private chat with the bot, or a group); answers what the bot told them.
+    pub async fn press_in_chat(
+        &self,
+        from: &Value,
+        chat: i64,
+        message_id: i64,
+        data: &str,
+    ) -> String {
         let id = {
             let mut inner = self.lock();
             inner.next_press += 1;
             format!("cb{}", inner.next_press)
         };
         let shown = self
-            .chat_message(from["id"].as_i64().unwrap(), message_id)
+            .chat_message(chat, message_id)
             .expect("the message was sent");
         self.push(json!({"callback_query": {
             "id": id, "from": from, "chat_instance": "-78", "data": data,
             "message": {
                 "message_id": message_id, "date": 1_764_150_000,
-                "chat": {"id": from["id"], "type": "private", "first_name": from["first_name"]},
+                "chat": chat_json(chat),
                 "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
                 "text": shown.text,
                 "reply_markup": {"inline_keyboard": shown.keyboard},
@@ -201,12 +268,7 @@ impl BotApi {
     /// to h from the left (the board seen from White).
     pub async fn press_square(&self, from: &Value, message: &str, sq: &str) -> String {
         let shown = self.message(message).expect("the message exists");
-        let file = (sq.as_bytes()[0] - b'a') as usize;
-        let rank = (sq.as_bytes()[1] - b'1') as usize;
-        let data = shown.keyboard[7 - rank][file]["callback_data"]
-            .as_str()
-            .expect("a square's button")
-            .to_string();
+        let data = square_data(&shown, sq);
         self.press_button(from, message, &data).await
     }
 
@@ -240,6 +302,37 @@ impl BotApi {
         );
         id
     }
+}
+
+/// The data of square `sq`'s button on a board as `shown` (rank 8 on top, seen from White).
+fn square_data(shown: &Shown, sq: &str) -> String {
+    let file = (sq.as_bytes()[0] - b'a') as usize;
+    let rank = (sq.as_bytes()[1] - b'1') as usize;
+    shown.keyboard[7 - rank][file]["callback_data"]
+        .as_str()
+        .expect("a square's button")
+        .to_string()
+}
+
+/// The groups the stand-in knows: chat id, title.
+pub const GROUP: (i64, &str) = (-100_777, "Kadıköy Dama");
+
+/// A chat as the Bot API describes it: a group for a negative id, else `id`'s private chat.
+fn chat_json(chat: i64) -> Value {
+    if chat < 0 {
+        json!({"id": chat, "type": "supergroup", "title": GROUP.1})
+    } else {
+        json!({"id": chat, "type": "private", "first_name": "someone"})
+    }
+}
+
+/// A message from `from` in group `chat`.
+pub fn group_message(from: &Value, chat: i64, text: &str) -> Value {
+    json!({"message": {
+        "message_id": 6, "date": 1_764_150_000,
+        "chat": chat_json(chat),
+        "from": from, "text": text
+    }})
 }
 
 fn keyboard_of(markup: &Value) -> Vec<Vec<Value>> {
@@ -322,7 +415,7 @@ async fn call(
         }
         // A chat's message, by chat and message id: the edited message comes back (an
         // inline message's edit answers `true`).
-        "editmessagereplymarkup" if body["inline_message_id"].is_null() => {
+        "editmessagereplymarkup" | "editmessagetext" if body["inline_message_id"].is_null() => {
             let key = (
                 body["chat_id"].as_i64().unwrap_or(0),
                 body["message_id"].as_i64().unwrap_or(0),
@@ -333,15 +426,20 @@ async fn call(
                     "description": "Bad Request: message to edit not found"}));
             };
             let keyboard = keyboard_of(&body["reply_markup"]);
-            if keyboard == m.keyboard {
+            let text = body["text"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or(m.text.clone());
+            if keyboard == m.keyboard && text == m.text {
                 return Json(json!({"ok": false, "error_code": 400,
                     "description": "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"}));
             }
             m.keyboard = keyboard;
+            m.text = text;
             m.edits.push(Instant::now());
             let mut message = json!({
-                "message_id": key.1, "date": 1_764_150_000,
-                "chat": {"id": key.0, "type": "private", "first_name": "someone"},
+                "message_id": key.1, "date": 1_764_150_000, "edit_date": 1_764_150_001,
+                "chat": chat_json(key.0),
                 "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
                 "text": m.text,
             });
@@ -387,7 +485,7 @@ async fn call(
             );
             let mut message = json!({
                 "message_id": message_id, "date": 1_764_150_000,
-                "chat": {"id": body["chat_id"], "type": "private", "first_name": "someone"},
+                "chat": chat_json(chat),
                 "from": {"id": BOT_ID, "is_bot": true, "first_name": "damasi", "username": BOT_USERNAME},
                 "text": body["text"]
             });
