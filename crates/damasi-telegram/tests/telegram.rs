@@ -1054,3 +1054,103 @@ async fn a_group_swiss_can_send_its_boards_to_the_players_private_chats() {
         "{text}"
     );
 }
+
+/// The data of the button whose text holds `label` on `shown`.
+fn button_data(shown: &support::bot_api::Shown, label: &str) -> String {
+    shown
+        .keyboard
+        .iter()
+        .flatten()
+        .find(|b| b["text"].as_str().unwrap_or("").contains(label))
+        .and_then(|b| b["callback_data"].as_str())
+        .unwrap_or_else(|| panic!("no {label} on {shown:?}"))
+        .to_string()
+}
+
+/// Issue #44, 8: an arena in a group. The organiser's `/arena` makes it, two people join and
+/// it starts; their game appears in the group, is played by presses, and its result is in
+/// the arena's standings on the group's message; Leave pauses a player.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_group_arena_pairs_its_players_on_boards_in_the_group() {
+    let w = world().await;
+    link(&w, &bob(), "bora").await;
+    let (group, _) = bot_api::GROUP;
+    w.api
+        .push(bot_api::group_message(&bob(), group, "/arena 1+0 20"));
+    w.api
+        .wait_call("sendMessage", |b| {
+            b["chat_id"] == group && b["text"].as_str().unwrap_or("").starts_with("🏆")
+        })
+        .await;
+    let (event_msg, shown) = w
+        .api
+        .chat_messages(group, |m| m.text.starts_with("🏆"))
+        .pop()
+        .unwrap();
+    assert!(shown.text.contains("Kadıköy Dama Arena"), "{}", shown.text);
+    assert!(
+        shown.text.contains("⏱ 1+0 · 20 minutes · casual"),
+        "{}",
+        shown.text
+    );
+    let join = button_data(&shown, "Join");
+    for p in [bob(), cem()] {
+        assert_eq!(
+            w.api.press_in_chat(&p, group, event_msg, &join).await,
+            "You are in"
+        );
+    }
+    let start = button_data(&shown, "Start");
+    assert_eq!(
+        w.api.press_in_chat(&bob(), group, event_msg, &start).await,
+        "Started"
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let (board, _) = loop {
+        if let Some(b) = w.api.chat_messages(group, |m| m.keyboard.len() >= 9).pop() {
+            break b;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no board");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let game = w
+        .online
+        .db()
+        .shown_game(&format!("tg:chat:{group}:{board}"))
+        .await
+        .unwrap()
+        .unwrap()
+        .game_id;
+    // Two plies by pressing the group's board, then Black resigns there.
+    let person = |name: &Value| if name == "bora" { bob() } else { cem() };
+    for _ in 0..2 {
+        let full = w.state(&game).await;
+        let side = full["state"]["turn"].as_str().unwrap().to_string();
+        let mover = person(&full[side.as_str()]["name"]);
+        let m = &full["state"]["legal"][0];
+        for sq in ["from", "to"] {
+            w.api
+                .press_chat_square(&mover, group, board, m[sq].as_str().unwrap())
+                .await;
+        }
+    }
+    let full = w.state(&game).await;
+    let (white, black) = (
+        full["white"]["name"].as_str().unwrap().to_string(),
+        person(&full["black"]["name"]),
+    );
+    let resign = button_data(&w.api.chat_message(group, board).unwrap(), "🏳");
+    w.api.press_in_chat(&black, group, board, &resign).await;
+    // The arena's standings on the group's message: the winner has a win's 2 points.
+    w.api
+        .wait_chat_message(group, event_msg, |m| {
+            m.text.contains(&format!("1. {white} — 2"))
+        })
+        .await;
+    // Leave pauses: the arena pairs nobody else for the one who left.
+    let leave = button_data(&shown, "Leave");
+    assert_eq!(
+        w.api.press_in_chat(&cem(), group, event_msg, &leave).await,
+        "You left"
+    );
+}

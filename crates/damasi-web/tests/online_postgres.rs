@@ -457,6 +457,30 @@ async fn outside_accounts_and_shown_games_in_both_stores() {
         assert!(!db.shown_unfinished("xx:").await.unwrap().contains(&shown));
         online.run(&game.id, &a, Command::Abort).await.unwrap();
         assert!(!db.shown_unfinished("tg:").await.unwrap().contains(&shown));
+
+        // A group's message about a tournament, and the bot's notes of what it posted.
+        let group = name("tge:-100");
+        let event = damasi_web::online::db::ShownEvent {
+            message: format!("{group}:5"),
+            tournament_id: name("T"),
+            settings: r#"{"kind":"swiss"}"#.into(),
+        };
+        assert_eq!(db.shown_event(&event.message).await.unwrap(), None);
+        db.add_shown_event(event.clone()).await.unwrap();
+        let again = db.add_shown_event(event.clone()).await.unwrap_err();
+        assert_eq!(again.code(), "message-taken");
+        assert_eq!(
+            db.shown_event(&event.message).await.unwrap(),
+            Some(event.clone())
+        );
+        // By prefix, with LIKE's wildcards taken as themselves.
+        assert_eq!(db.shown_events(&group).await.unwrap(), vec![event.clone()]);
+        assert!(db.shown_events("tgf:").await.unwrap().is_empty());
+        assert!(db
+            .shown_events(&group.replace('-', "_"))
+            .await
+            .unwrap()
+            .is_empty());
     }
 }
 
