@@ -19,6 +19,8 @@
 //! - [`cluster`]: several server processes sharing one PostgreSQL database and one Redis
 //!   server (game ownership by lease, requests forwarded to a game's owner, events relayed).
 //! - [`brain`]: the server's engines, shared by every game and request that needs one.
+//! - [`frontend`]: what a front end elsewhere (a chat app) uses: one process of a cluster
+//!   runs it ([`Online::lead`]), and the engine's seat in a game.
 //! - [`record`]: a game as it is described and stored (moves for the page, the outcome).
 //! - [`error`]: the one error of the service, with stable machine codes.
 //! - [`hashing`]: the few threads that hash and check passwords, and their queue.
@@ -37,6 +39,7 @@ pub mod cluster;
 pub mod command;
 pub mod db;
 pub mod error;
+pub mod frontend;
 pub mod hashing;
 pub mod init_data;
 pub mod live;

@@ -8,13 +8,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use damasi::{Color, Notation, Position, RuleSet, Square};
-use damasi_engine::{Level, Limits, SearchRoot};
+use damasi::{Color, Position, RuleSet, Square};
 use damasi_online::accounts::Player;
 use damasi_online::brain::Brain;
 use damasi_online::command::Command;
 use damasi_online::db::{SecretKind, ShownGame};
 use damasi_online::error::ApiError;
+use damasi_online::frontend::{EngineSeat, Term};
 use damasi_online::messages::{GameFull, GameMessage, GameState};
 use damasi_online::{now_ms, NewGame, Online};
 use damasi_tournaments::Tournaments;
@@ -160,14 +160,6 @@ impl Shown {
     }
 }
 
-/// Where the engine sits in a game it plays.
-#[derive(Clone, Debug)]
-struct EngineSeat {
-    player: Player,
-    side: Color,
-    level: u8,
-}
-
 /// The running bot; cheap to clone.
 #[derive(Clone)]
 pub struct Telegram {
@@ -308,20 +300,15 @@ impl Telegram {
         let parts = (online, brain, tournaments);
         let telegram = Telegram::term(parts, bot, config, username, stopped);
         let db_error = |e: ApiError| StartError::Database(e.message().to_string());
-        let held = telegram
-            .inner
-            .online
-            .hold_role(ROLE)
-            .await
-            .map_err(db_error)?;
-        if held {
+        let mut terms = telegram.inner.online.lead(ROLE).await.map_err(db_error)?;
+        if terms.borrow_and_update().is_some() {
             telegram.begin_term().await.map_err(db_error)?;
         } else {
             eprintln!(
                 "damasi-telegram: another process runs the bot; this one takes over if it stops"
             );
         }
-        tokio::spawn(telegram.clone().lead(stop, held));
+        tokio::spawn(telegram.clone().lead(stop, terms));
         Ok(telegram)
     }
 
@@ -396,37 +383,24 @@ impl Telegram {
         });
     }
 
-    /// Runs the bot's terms in this process: waits until it holds the role (unless `held`
-    /// already, its term begun), keeps it, and when another process took it meanwhile (this
-    /// one stalled past the lease, or lost the database) ends the term and waits for the
-    /// role again with a new one.
-    async fn lead(self, mut stop: watch::Sender<bool>, mut held: bool) {
+    /// Runs the bot's terms in this process as its role comes and goes ([`Online::lead`]): a
+    /// term begins when the process takes the role (again until it begins, should the
+    /// database fail meanwhile) and ends, everything it keeps with it, when another process
+    /// took the role over.
+    async fn lead(self, mut stop: watch::Sender<bool>, mut terms: watch::Receiver<Term>) {
         let every = self.inner.online.role_renew_every();
         let mut term = self;
-        loop {
-            while !held {
-                tokio::time::sleep(every).await;
-                match term.inner.online.hold_role(ROLE).await {
-                    Ok(true) => match term.begin_term().await {
-                        Ok(()) => held = true,
-                        Err(e) => {
-                            eprintln!("damasi-telegram: taking the bot over: {}", e.message())
-                        }
-                    },
-                    Ok(false) => {}
-                    Err(e) => eprintln!("damasi-telegram: the bot's role: {}", e.message()),
+        while terms.changed().await.is_ok() {
+            if terms.borrow_and_update().is_some() {
+                while let Err(e) = term.begin_term().await {
+                    eprintln!("damasi-telegram: taking the bot over: {}", e.message());
+                    tokio::time::sleep(every).await;
+                    if terms.borrow().is_none() {
+                        break;
+                    }
                 }
-                if held {
-                    eprintln!("damasi-telegram: this process runs the bot now");
-                }
-            }
-            while held {
-                tokio::time::sleep(every).await;
-                match term.inner.online.hold_role(ROLE).await {
-                    Ok(true) => {}
-                    Ok(false) => held = false,
-                    Err(e) => eprintln!("damasi-telegram: the bot's role: {}", e.message()),
-                }
+                eprintln!("damasi-telegram: this process runs the bot now");
+                continue;
             }
             eprintln!("damasi-telegram: another process runs the bot now; this one stops it");
             let _ = stop.send(true);
@@ -553,21 +527,8 @@ impl Telegram {
         if state.outcome.is_some() {
             return true;
         }
-        let Some(engine) = engine else {
+        let Some(engine) = engine.filter(|e| e.to_move(state)) else {
             return false;
-        };
-        if state.status != "started" || state.turn != engine.side.name() {
-            return false;
-        }
-        // The search starts from the game itself: its rules, the positions that may repeat
-        // and the plies since the last capture, so the engine sees a repetition or the
-        // no-capture limit coming as the game will judge them.
-        let root = match damasi_online::brain::game_root(&state.moves, rules) {
-            Ok(root) => root,
-            Err(e) => {
-                eprintln!("damasi-telegram: game {game_id}: {e}");
-                return false;
-            }
         };
         let Some(shown) = lock(&self.inner.shown).get(id).cloned() else {
             return false;
@@ -579,35 +540,18 @@ impl Telegram {
         s.thinking = true;
         drop(s);
         let me = self.clone();
-        let (game_id, engine) = (game_id.to_string(), engine.clone());
+        let (game_id, engine, state) = (game_id.to_string(), engine.clone(), state.clone());
         self.spawn(async move {
-            me.engine_moves(&game_id, &engine.player, root, engine.level)
-                .await;
+            let i = &me.inner;
+            if let Err(e) = engine
+                .play(&i.online, &i.brain, &game_id, &state, rules)
+                .await
+            {
+                eprintln!("damasi-telegram: engine in {game_id}: {e}");
+            }
             shown.lock().await.thinking = false;
         });
         false
-    }
-
-    async fn engine_moves(&self, game_id: &str, engine: &Player, root: SearchRoot, level: u8) {
-        let position = root.position;
-        let limits = Limits::move_time(Level::new(level).move_time());
-        let thought = match self.inner.brain.think(root, level, limits, true).await {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("damasi-telegram: engine in {game_id}: {}", e.message());
-                return;
-            }
-        };
-        let Some(best) = thought.best else { return };
-        let text = position.write_move(&best, Notation::Landing);
-        if let Err(e) = self
-            .inner
-            .online
-            .act(game_id, engine, Command::Move { text })
-            .await
-        {
-            eprintln!("damasi-telegram: engine move in {game_id}: {}", e.message());
-        }
     }
 
     /// Long-polls Telegram and handles each update in its own task.
