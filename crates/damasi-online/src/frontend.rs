@@ -91,7 +91,7 @@ impl EngineSeat {
         rules: RuleSet,
     ) -> Result<(), String> {
         let root = game_root(&state.moves, rules)?;
-        let position = root.position.clone();
+        let position = root.position;
         let limits = Limits::move_time(Level::new(self.level).move_time());
         let thought = brain
             .think(root, self.level, limits, true)

@@ -17,11 +17,7 @@ async fn an_engine_seat_plays_a_game_to_its_rules_no_capture_end() {
     let online = Online::in_memory();
     let brain = Brain::new();
     let person = online.accounts().add_bot("ayse", 0).await.unwrap();
-    let engine = online
-        .accounts()
-        .add_bot("engine-seat", 0)
-        .await
-        .unwrap();
+    let engine = online.accounts().add_bot("engine-seat", 0).await.unwrap();
     let rules = RuleSet::from_name("turkish; no-capture-limit 6").unwrap();
     let new = NewGame {
         initial_ms: 600_000,
