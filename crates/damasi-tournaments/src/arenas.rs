@@ -22,6 +22,16 @@ pub struct NewArena {
     pub password: Option<String>,
 }
 
+impl crate::Stored for Arena {
+    fn row(&self) -> Result<damasi_online::db::TournamentRow, ApiError> {
+        row_of(self)
+    }
+
+    fn view(&self) -> Value {
+        arena_view(self)
+    }
+}
+
 fn row_of(a: &Arena) -> Result<damasi_online::db::TournamentRow, ApiError> {
     Ok(damasi_online::db::TournamentRow {
         id: a.id.clone(),
@@ -81,15 +91,9 @@ impl Tournaments {
                 }
             }
         }
-        self.save_arena(&event, &a).await?;
+        self.save(&event, &a).await?;
         drop(a);
         Ok(event)
-    }
-
-    async fn save_arena(&self, event: &Event<Arena>, a: &Arena) -> Result<(), ApiError> {
-        self.online().db().save_tournament(row_of(a)?).await?;
-        event.publish(arena_view(a));
-        Ok(())
     }
 
     /// Creates an arena organised by `by`.
@@ -120,7 +124,7 @@ impl Tournaments {
             Event::new(arena, v, by.id)
         };
         let a = event.state.lock().await;
-        self.save_arena(&event, &a).await?;
+        self.save(&event, &a).await?;
         lock(&self.inner.arenas).insert(id, event.clone());
         Ok(arena_view(&a))
     }
@@ -187,26 +191,18 @@ impl Tournaments {
             a.settings.increment_ms,
         )
         .await?;
-        let before = a.clone();
-        a.join(player.id, &player.name, rating).map_err(api)?;
-        if let Err(err) = self.save_arena(&e, &a).await {
-            *a = before;
-            return Err(err);
-        }
-        Ok(())
+        self.commit(&e, &mut a, |a| {
+            a.join(player.id, &player.name, rating).map_err(api)
+        })
+        .await
     }
 
     /// `player` pauses in arena `id` (before the start: leaves it).
     pub async fn pause_arena(&self, id: &str, player: &Player) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
         let mut a = e.state.lock().await;
-        let before = a.clone();
-        a.pause(player.id).map_err(api)?;
-        if let Err(err) = self.save_arena(&e, &a).await {
-            *a = before;
-            return Err(err);
-        }
-        Ok(())
+        self.commit(&e, &mut a, |a| a.pause(player.id).map_err(api))
+            .await
     }
 
     /// The organiser starts arena `id` now.
@@ -214,8 +210,8 @@ impl Tournaments {
         let e = self.arena_event(id).await?;
         let mut a = e.state.lock().await;
         entry::check_organiser(a.created_by, by)?;
-        a.start(now_ms()).map_err(api)?;
-        self.save_arena(&e, &a).await?;
+        self.commit(&e, &mut a, |a| a.start(now_ms()).map_err(api))
+            .await?;
         drop(a);
         self.arena_tick(&e).await;
         Ok(())
@@ -226,8 +222,11 @@ impl Tournaments {
         let e = self.arena_event(id).await?;
         let mut a = e.state.lock().await;
         entry::check_organiser(a.created_by, by)?;
-        a.close();
-        self.save_arena(&e, &a).await
+        self.commit(&e, &mut a, |a| {
+            a.close();
+            Ok(())
+        })
+        .await
     }
 
     /// A game of an arena ended.
@@ -239,14 +238,15 @@ impl Tournaments {
         if self.inner.stopped.load(std::sync::atomic::Ordering::SeqCst) {
             return;
         }
-        let before = a.clone();
-        if a.record(game, result) {
-            lock(&self.inner.games).remove(game);
-            if let Err(err) = self.save_arena(&e, &a).await {
-                eprintln!("damasi: arena {tid}: cannot store a result: {err:?}");
-                *a = before;
-                lock(&self.inner.games).insert(game.to_string(), tid.to_string());
+        match self
+            .commit(&e, &mut a, |a| Ok(a.record(game, result)))
+            .await
+        {
+            Ok(true) => {
+                lock(&self.inner.games).remove(game);
             }
+            Ok(false) => {}
+            Err(err) => eprintln!("damasi: arena {tid}: cannot store a result: {err:?}"),
         }
     }
 
@@ -294,7 +294,7 @@ impl Tournaments {
             }
         }
         if changed {
-            if let Err(err) = self.save_arena(e, &a).await {
+            if let Err(err) = self.save(e, &a).await {
                 eprintln!("damasi: arena {}: cannot store: {err:?}", a.id);
             }
         }

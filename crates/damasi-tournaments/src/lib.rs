@@ -302,10 +302,34 @@ impl Tournaments {
     }
 
     /// Stores `s` and tells its watchers.
-    async fn save(&self, event: &Event<Swiss>, s: &Swiss) -> Result<(), ApiError> {
-        self.online().db().save_tournament(row_of(s)?).await?;
-        event.publish(view(s));
+    async fn save<T: Stored>(&self, event: &Event<T>, s: &T) -> Result<(), ApiError> {
+        self.online().db().save_tournament(s.row()?).await?;
+        event.publish(s.view());
         Ok(())
+    }
+
+    /// Changes the tournament with `change` and stores it, the one way its state changes on
+    /// a request: if the change is refused or cannot be stored, the tournament stays as it
+    /// was, in memory as in the store.
+    async fn commit<T: Stored, R>(
+        &self,
+        event: &Event<T>,
+        s: &mut T,
+        change: impl FnOnce(&mut T) -> Result<R, ApiError>,
+    ) -> Result<R, ApiError> {
+        let before = s.clone();
+        let done = match change(s) {
+            Ok(done) => done,
+            Err(e) => {
+                *s = before;
+                return Err(e);
+            }
+        };
+        if let Err(e) = self.save(event, s).await {
+            *s = before;
+            return Err(e);
+        }
+        Ok(done)
     }
 
     /// Creates a Swiss tournament organised by `by`.
@@ -463,26 +487,18 @@ impl Tournaments {
             s.settings.increment_ms,
         )
         .await?;
-        let before = s.clone();
-        s.join(player.id, &player.name, rating).map_err(api)?;
-        if let Err(e) = self.save(&event, &s).await {
-            *s = before;
-            return Err(e);
-        }
-        Ok(())
+        self.commit(&event, &mut s, |s| {
+            s.join(player.id, &player.name, rating).map_err(api)
+        })
+        .await
     }
 
     /// `player` leaves tournament `id`.
     pub async fn withdraw(&self, id: &str, player: &Player) -> Result<(), ApiError> {
         let event = self.event(id).await?;
         let mut s = event.state.lock().await;
-        let before = s.clone();
-        s.withdraw(player.id).map_err(api)?;
-        if let Err(e) = self.save(&event, &s).await {
-            *s = before;
-            return Err(e);
-        }
-        Ok(())
+        self.commit(&event, &mut s, |s| s.withdraw(player.id).map_err(api))
+            .await
     }
 
     /// The organiser's button: starts the tournament now, or pairs the next round now (the
@@ -532,13 +548,8 @@ impl Tournaments {
         let event = self.event(id).await?;
         let mut s = event.state.lock().await;
         entry::check_organiser(s.created_by, by)?;
-        let before = s.clone();
-        s.schedule(at).map_err(api)?;
-        if let Err(e) = self.save(&event, &s).await {
-            *s = before;
-            return Err(e);
-        }
-        Ok(())
+        self.commit(&event, &mut s, |s| s.schedule(at).map_err(api))
+            .await
     }
 
     /// The organiser ends the tournament now: the round in play is dropped if not complete.
@@ -546,8 +557,11 @@ impl Tournaments {
         let event = self.event(id).await?;
         let mut s = event.state.lock().await;
         entry::check_organiser(s.created_by, by)?;
-        s.close(now_ms());
-        self.save(&event, &s).await
+        self.commit(&event, &mut s, |s| {
+            s.close(now_ms());
+            Ok(())
+        })
+        .await
     }
 
     /// Starts the tournament or pairs its next round when it is time (or `now_asked`).
@@ -758,15 +772,17 @@ impl Tournaments {
         outcome: Option<Outcome>,
     ) {
         let result = board_result(outcome, self.plies(game, outcome).await);
-        let before = s.clone();
-        let completed = s.record(game, result, now_ms());
+        let recorded = self
+            .commit(event, s, |s| Ok(s.record(game, result, now_ms())))
+            .await;
+        let completed = match recorded {
+            Ok(completed) => completed,
+            Err(e) => {
+                eprintln!("damasi: tournament {}: cannot store a result: {e:?}", s.id);
+                return;
+            }
+        };
         lock(&self.inner.games).remove(game);
-        if let Err(e) = self.save(event, s).await {
-            eprintln!("damasi: tournament {}: cannot store a result: {e:?}", s.id);
-            *s = before;
-            lock(&self.inner.games).insert(game.to_string(), s.id.clone());
-            return;
-        }
         if completed && s.settings.round_pause_ms == 0 && s.status == Status::Started {
             if let Err(e) = self.advance(event, s, true).await {
                 eprintln!(
@@ -858,6 +874,24 @@ fn board_result(outcome: Option<Outcome>, plies: usize) -> BoardResult {
         Some(Outcome::Draw(_)) => BoardResult::Draw,
         Some(Outcome::Aborted) | None if plies % 2 == 1 => BoardResult::BlackForfeits,
         Some(Outcome::Aborted) | None => BoardResult::WhiteForfeits,
+    }
+}
+
+/// A tournament the director keeps (a Swiss or an arena): how it is stored and shown.
+trait Stored: Clone {
+    /// Its row in the store.
+    fn row(&self) -> Result<TournamentRow, ApiError>;
+    /// Its view, as the page and the API show it.
+    fn view(&self) -> Value;
+}
+
+impl Stored for Swiss {
+    fn row(&self) -> Result<TournamentRow, ApiError> {
+        row_of(self)
+    }
+
+    fn view(&self) -> Value {
+        view(self)
     }
 }
 
