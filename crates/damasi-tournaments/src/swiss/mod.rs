@@ -24,6 +24,12 @@
 //!   without a game; a game between two withdrawn players is not played and neither scores
 //!   (`Z` for both). Withdrawn or not, every round of the table is played.
 
+mod director;
+mod report;
+
+pub(crate) use report::points;
+pub use report::{export_trf, import_swiss, results, stored_swiss, summary, view};
+
 use damasi_swiss::{
     berger, Colour, GameResult, Pairing, Player, ResultCode, RoundEntry, Tournament,
 };

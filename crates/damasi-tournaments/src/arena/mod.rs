@@ -5,6 +5,10 @@
 //! A player may pause (and come back); games still being played when the time is up count
 //! when they end.
 
+mod director;
+
+pub use director::{arena_results, arena_view, NewArena};
+
 use serde::{Deserialize, Serialize};
 
 use crate::swiss::{BoardResult, Entry, Status, SwissError};
