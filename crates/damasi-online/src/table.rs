@@ -353,12 +353,7 @@ impl TableState {
             }
             .to_string(),
             status: StatusName {
-                name: match self.status {
-                    Status::Open => "created",
-                    Status::Playing => "started",
-                    Status::Over => outcome.map_or("aborted", |o| o.reason_code()),
-                }
-                .to_string(),
+                name: self.lichess_status().to_string(),
             },
             outcome: self.row.outcome.clone(),
             winner: outcome
@@ -369,6 +364,17 @@ impl TableState {
                 bot: true,
                 board: true,
             },
+        }
+    }
+
+    /// The game's status as lichess names it: `created`, `started`, or the end's
+    /// ([`crate::messages::lichess_status`]; `aborted` for a game over without an outcome).
+    pub fn lichess_status(&self) -> &'static str {
+        match (self.status, self.core.game.outcome()) {
+            (Status::Over, None) => "aborted",
+            (status, outcome) => {
+                crate::messages::game_status(status == Status::Open, outcome.as_ref())
+            }
         }
     }
 
@@ -722,11 +728,7 @@ impl TableState {
     pub fn state(&self, now: Instant) -> GameState {
         let [wtime, btime] = self.clocks_now(now);
         let outcome = self.core.game.outcome();
-        let status = match (self.status, &outcome) {
-            (Status::Open, _) => "created".to_string(),
-            (_, Some(o)) => o.reason_code().to_string(),
-            (_, None) => "started".to_string(),
-        };
+        let status = self.lichess_status().to_string();
         let game = &self.core.game;
         let ply = game.ply();
         GameState {

@@ -546,7 +546,9 @@ async fn two_bots_play_through_the_board_api() {
     );
     let last = lines(&mut stream, 2).await;
     let end = last.last().unwrap();
-    assert_eq!(end["status"], "resignation");
+    // lichess's status; damasi's exact reason in `outcome`.
+    assert_eq!(end["status"], "resign");
+    assert_eq!(end["outcome"], "white:resignation");
     assert_eq!(end["winner"], "white");
     assert!(end["ratingDiff"]["white"].as_i64().unwrap() > 0);
     // The game is over: nothing more is accepted.
