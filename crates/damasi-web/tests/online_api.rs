@@ -206,6 +206,9 @@ async fn sign_ups_from_one_address_are_rate_limited() {
         let r = post(&app, "/api/account/guest", &As::default(), json!({})).await;
         if r.status == StatusCode::TOO_MANY_REQUESTS {
             assert_eq!(r.body["code"], "rate-limited");
+            // Five guests a minute: the next in at most 12 s, and the 429 says when.
+            let wait = r.retry_after.expect("a 429 says when to come back");
+            assert!((1..=12).contains(&wait), "Retry-After {wait}");
             break;
         }
         assert_eq!(r.status, StatusCode::OK, "guest {i}");
@@ -241,6 +244,9 @@ async fn thirty_club_members_sign_up_from_one_address() {
     .await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
     assert_eq!(r.body["code"], "rate-limited");
+    // One more sign-up every two minutes: the 429 says when.
+    let wait = r.retry_after.expect("a 429 says when to come back");
+    assert!((1..=120).contains(&wait), "Retry-After {wait}");
     let r = post(&app, "/api/account/guest", &anon, json!({})).await;
     assert_eq!(
         r.status,
@@ -418,6 +424,7 @@ async fn seeks_are_limited_per_address_too() {
     let online = state.online.clone();
     let app = router(state);
     let mut codes = Vec::new();
+    let mut waits = Vec::new();
     for i in 0..21 {
         let name = format!("seeker{i}");
         online.accounts().add_bot(&name, 0).await.unwrap();
@@ -427,7 +434,9 @@ async fn seeks_are_limited_per_address_too() {
         };
         for _ in 0..3 {
             let body = json!({"minutes": 5, "increment": 3});
-            codes.push(post(&app, "/api/lobby/seeks", &who, body).await.status);
+            let r = post(&app, "/api/lobby/seeks", &who, body).await;
+            codes.push(r.status);
+            waits.push(r.retry_after);
         }
     }
     assert!(
@@ -435,6 +444,58 @@ async fn seeks_are_limited_per_address_too() {
         "{codes:?}"
     );
     assert_eq!(codes[60..], [StatusCode::TOO_MANY_REQUESTS; 3]);
+    // Sixty a minute per address: the next in at most a second, and each 429 says so.
+    assert!(waits[..60].iter().all(Option::is_none), "{waits:?}");
+    assert!(waits[60..].iter().all(|w| *w == Some(1)), "{waits:?}");
+}
+
+/// Every 429 says when to come back (`Retry-After`): a limit that knows its wait says it (a
+/// burst of game actions: one more every 50 ms), one that cannot know (all three seeks of a player
+/// open: one must go first) says a minute, as lichess asks its clients to wait.
+#[tokio::test]
+async fn every_refusal_for_too_many_says_when_to_come_back() {
+    let app = router(AppState::in_memory());
+    let (a, b) = (sign_up(&app, "hasty").await, sign_up(&app, "calm").await);
+    for _ in 0..3 {
+        let body = json!({"minutes": 5, "increment": 3});
+        let r = post(&app, "/api/lobby/seeks", &a, body).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let r = post(
+        &app,
+        "/api/lobby/seeks",
+        &a,
+        json!({"minutes": 5, "increment": 3}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
+    assert_eq!(r.retry_after, Some(60), "{}", r.body);
+    // Game actions: 20 a second, bursts of 40; the 41st at once waits about a second.
+    let r = post(
+        &app,
+        "/api/challenge/open",
+        &b,
+        json!({"clock": {"limit": 300, "increment": 3}}),
+    )
+    .await;
+    let id = r.body["id"].as_str().unwrap().to_string();
+    let mut refused = None;
+    for _ in 0..45 {
+        let r = post(
+            &app,
+            &format!("/api/online/games/{id}/draw/yes"),
+            &b,
+            json!({}),
+        )
+        .await;
+        if r.status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(r);
+            break;
+        }
+    }
+    let r = refused.expect("the burst of 40 actions runs out");
+    assert_eq!(r.body["code"], "rate-limited");
+    assert_eq!(r.retry_after, Some(1), "{}", r.body);
 }
 
 #[tokio::test]

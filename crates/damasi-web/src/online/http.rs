@@ -148,14 +148,24 @@ impl Limits {
     }
 }
 
+/// Lets one more request of `key` through `limiter`, or refuses it with a 429
+/// `rate-limited` whose `Retry-After` is when the limiter lets the next one through (whole
+/// seconds, rounded up).
 fn limited<K: std::hash::Hash + Eq + Clone>(
     limiter: &DefaultKeyedRateLimiter<K>,
     key: &K,
     what: &str,
 ) -> Result<(), ApiError> {
-    limiter
-        .check_key(key)
-        .map_err(|_| ApiError::TooMany(format!("too many {what}; wait a moment")))
+    use governor::clock::{Clock, DefaultClock};
+    limiter.check_key(key).map_err(|not_until| {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        ApiError::Limited {
+            code: "rate-limited",
+            message: format!("too many {what}; wait {} s", secs.max(1)),
+            retry_after: Some(secs.max(1)),
+        }
+    })
 }
 
 /// The online routes, to be nested under `/api`.
