@@ -445,6 +445,86 @@ pub struct NowPlaying {
     pub days_per_turn: Option<i64>,
 }
 
+/// An account as lichess's game export names it (`players.white.user`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ExportUser {
+    /// The name.
+    pub name: String,
+    /// The lowercased name.
+    pub id: String,
+}
+
+/// One side of an exported game.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportPlayer {
+    /// The account, none while the seat is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<ExportUser>,
+    /// The rating change of a finished rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_diff: Option<i64>,
+}
+
+/// A live game's clock in an export, in seconds as lichess writes it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportClock {
+    /// Time each side starts with (s).
+    pub initial: i64,
+    /// Increment a move (s).
+    pub increment: i64,
+    /// lichess's estimate of a game's length: `initial + 40 × increment` (s).
+    pub total_time: i64,
+}
+
+/// A game as lichess's `GET /game/export/{id}` and `GET /api/games/user/{name}` write it in
+/// JSON, with damasi's exact end (`outcome`) beside lichess's `status`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct GameExport {
+    /// The game's id.
+    pub id: String,
+    /// Whether rated.
+    pub rated: bool,
+    /// The rules as lichess's export names a variant: its key (`standard` for the
+    /// federation's rules, else the rule set's name).
+    pub variant: String,
+    /// The speed class.
+    pub speed: String,
+    /// The perf (the speed class).
+    pub perf: String,
+    /// When created (Unix ms).
+    pub created_at: i64,
+    /// When the last move was made (Unix ms; the creation for a game without moves).
+    pub last_move_at: i64,
+    /// lichess's status ([`lichess_status`]).
+    pub status: String,
+    /// Where it came from: `friend`, `lobby`, `swiss` or `arena`.
+    pub source: String,
+    /// Both sides.
+    pub players: ByColor<ExportPlayer>,
+    /// The winner's colour, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// damasi's outcome code, if over (`white:resignation`): the exact reason.
+    pub outcome: Option<String>,
+    /// The moves, landing notation, space separated.
+    pub moves: String,
+    /// A live game's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ExportClock>,
+    /// A correspondence game's days a move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days_per_turn: Option<i64>,
+    /// The arena that paired it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
+    /// The Swiss or round robin that paired it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<String>,
+}
+
 /// A user event (of the account's event stream), tagged by `type`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "camelCase")]

@@ -223,6 +223,7 @@ pub fn routes() -> Router<AppState> {
         .route("/online/games/{id}/draw/{answer}", post(draw))
         .route("/online/games/{id}/takeback/{answer}", post(takeback))
         .merge(super::profiles::routes())
+        .merge(super::lichess::routes())
 }
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
