@@ -195,8 +195,8 @@ impl Online {
     }
 }
 
-/// Which of a player's games lichess's `GET /api/games/user/{name}` exports: finished ones,
-/// newest first, these filters passed.
+/// Which of a player's games lichess's `GET /api/games/user/{name}` exports: finished ones
+/// whose seats were both taken, newest first, these filters passed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ExportFilter {
     /// Games created at or after this time (Unix ms).
@@ -266,7 +266,10 @@ impl Online {
                     return Ok(sent);
                 }
                 let speed = Speed::of(g.row.initial_ms, g.row.increment_ms);
+                // Finished games that were games: both seats taken (a challenge declined or
+                // withdrawn before anyone sat down ended too, but nobody played it).
                 let wanted = g.row.status == "over"
+                    && g.row.players.iter().all(Option::is_some)
                     && filter.until.is_none_or(|until| created <= until)
                     && (filter.speeds.is_empty() || filter.speeds.contains(&speed));
                 if !wanted {

@@ -1943,6 +1943,23 @@ async fn lichess_reading_endpoints_answer_in_lichess_shapes() {
     )
     .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    // A challenge withdrawn before anyone took it was no game: it is not listed.
+    let c = post(
+        &app,
+        "/api/challenge/beta",
+        &a,
+        json!({"clock": {"limit": 60, "increment": 0}}),
+    )
+    .await;
+    let withdrawn = c.body["id"].as_str().unwrap().to_string();
+    let r = post(
+        &app,
+        &format!("/api/challenge/{withdrawn}/cancel"),
+        &a,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     let ndjson = [("accept", "application/x-ndjson")];
     let games = |q: String| {
         let app = app.clone();
