@@ -40,7 +40,7 @@ http_error_from!(
 );
 
 /// Seconds a 429 tells the client to wait (`Retry-After`) when its limit does not know
-/// better: a player's open seeks are all taken, say, or a limit met on another process.
+/// better: all of a player's open seeks are out, say.
 pub const RETRY_AFTER_DEFAULT: u64 = 60;
 
 /// The HTTP status of `e`.
