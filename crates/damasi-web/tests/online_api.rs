@@ -1875,6 +1875,24 @@ async fn lichess_reading_endpoints_answer_in_lichess_shapes() {
         json!([{"id": "alpha", "name": "Alpha", "online": true}])
     );
     drop(stream);
+    // Look-ups (statuses and token tests) are counted per address: 60 a minute. This test
+    // made 6 so far.
+    let mut refused = None;
+    for i in 6..70 {
+        let r = status("ids=alpha").await;
+        if r.status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some((i, r));
+            break;
+        }
+    }
+    let (at, r) = refused.expect("the look-ups run out");
+    assert_eq!(at, 60, "the 61st look-up is refused");
+    assert_eq!(
+        (r.body["code"].as_str(), r.retry_after),
+        (Some("rate-limited"), Some(1))
+    );
+    let (code, _) = raw(&app, Method::POST, "/api/token/test", &[], &ta).await;
+    assert_eq!(code, StatusCode::TOO_MANY_REQUESTS, "token tests count too");
     let json_accept = [("accept", "application/json")];
     let (code, text) = raw(
         &app,

@@ -5,13 +5,14 @@
 //! and damasi's exact end (`outcome`), as its last state did.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::header::{self, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use damasi::Notation;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -20,7 +21,7 @@ use tokio::sync::mpsc;
 use crate::error::{ApiError, ApiPath, ApiQuery, HttpError};
 use crate::AppState;
 
-use super::http::{ndjson, origin};
+use super::http::{client_ip, ndjson, origin};
 use super::messages::GameExport;
 use super::players::parse_speed;
 use super::watch::ExportFilter;
@@ -72,11 +73,14 @@ fn flag(name: &str, value: Option<&str>) -> Result<Option<bool>, ApiError> {
 /// `GET /api/users/status?ids=a,b&withGameIds=true` (lichess's): for each known player, in
 /// the order asked, `{id, name}`, with `online: true` when they have an event stream or a
 /// game socket open, `playing: true` when they play a game now, and with `withGameIds` the
-/// game as `playingId`. Unknown names are left out; at most [`MAX_STATUS_IDS`] names.
+/// game as `playingId`. Unknown names are left out; at most [`MAX_STATUS_IDS`] names, and
+/// [`super::http::LOOK_UPS_PER_MINUTE`] look-ups (this or a token test) an address a minute.
 async fn users_status(
     State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     ApiQuery(q): ApiQuery<StatusQuery>,
 ) -> Result<Json<Value>, HttpError> {
+    state.limits.check_look_up(&client_ip(conn.as_ref()))?;
     let with_game_ids = flag("withGameIds", q.with_game_ids.as_deref())?.unwrap_or(false);
     let names: Vec<&str> = q
         .ids
@@ -115,8 +119,14 @@ async fn users_status(
 /// `POST /api/token/test` (lichess's): the body is up to [`MAX_TESTED_TOKENS`] API tokens,
 /// comma separated (plain text, as lichess's clients send it); the answer maps each to
 /// `{userId, scopes, expires}` (damasi's tokens do not expire: `expires` is null), or to null
-/// when it opens no account (never was one, or revoked).
-async fn test_tokens(State(state): State<AppState>, body: Bytes) -> Result<Json<Value>, HttpError> {
+/// when it opens no account (never was one, or revoked). Counted as a look-up, as
+/// [`users_status`] is.
+async fn test_tokens(
+    State(state): State<AppState>,
+    conn: Option<Extension<ConnectInfo<SocketAddr>>>,
+    body: Bytes,
+) -> Result<Json<Value>, HttpError> {
+    state.limits.check_look_up(&client_ip(conn.as_ref()))?;
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::BadRequest("the tokens are text, comma separated".into()))?;
     let tokens: Vec<&str> = text
