@@ -411,6 +411,16 @@ impl Accounts {
         }
     }
 
+    /// The account API token `token` opens, if it is one and has not been revoked (lichess's
+    /// `POST /api/token/test`).
+    pub async fn token_owner(&self, token: &str) -> Result<Option<Player>, ApiError> {
+        self.check(&Credential {
+            hash: secret_hash(token),
+            kind: SecretKind::Token,
+        })
+        .await
+    }
+
     /// The account `cred` opens, if it has not been revoked (nor expired, for a session).
     pub async fn check(&self, cred: &Credential) -> Result<Option<Player>, ApiError> {
         let not_before = match cred.kind {

@@ -138,7 +138,8 @@ fn error_to_wire(e: &ApiError) -> Value {
         ApiError::Forbidden { .. } => "forbidden",
         ApiError::Conflict { .. } => "conflict",
         ApiError::Unauthorized(_) => "unauthorized",
-        ApiError::TooMany(_) | ApiError::Limited { .. } => "too-many",
+        ApiError::TooMany(_) => "too-many",
+        ApiError::Limited { .. } => "limited",
         ApiError::Busy(_) => "busy",
         ApiError::Overloaded(_) => "overloaded",
         ApiError::NotHere(_) => "not-here",
@@ -153,6 +154,7 @@ fn error_to_wire(e: &ApiError) -> Value {
             v["ambiguous"] = json!(ambiguous);
         }
         ApiError::Conflict { params, .. } => v["params"] = params.clone(),
+        ApiError::Limited { retry_after, .. } => v["retryAfter"] = json!(retry_after),
         _ => {}
     }
     v
@@ -193,6 +195,12 @@ fn error_from_wire(v: &Value) -> ApiError {
         },
         "unauthorized" => ApiError::Unauthorized(message),
         "too-many" => ApiError::TooMany(message),
+        // Its own code and wait, so the client hears what the owner said (`Retry-After`).
+        "limited" => ApiError::Limited {
+            code: intern(&text("code")),
+            message,
+            retry_after: v["retryAfter"].as_u64(),
+        },
         "busy" => ApiError::Busy(message),
         "overloaded" => ApiError::Overloaded(message),
         "not-here" => ApiError::NotHere(message),
@@ -950,5 +958,37 @@ impl Online {
             }
         }
         Ok(taken)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_cross_between_processes_with_their_codes_and_waits() {
+        let limited = ApiError::Limited {
+            code: "offer-too-soon",
+            message: "a draw offer may be made again in 4 s".into(),
+            retry_after: Some(4),
+        };
+        let back = error_from_wire(&error_to_wire(&limited));
+        assert_eq!(
+            (back.code(), back.message()),
+            ("offer-too-soon", limited.message())
+        );
+        assert!(matches!(
+            back,
+            ApiError::Limited {
+                retry_after: Some(4),
+                ..
+            }
+        ));
+        let too_many = ApiError::TooMany("at most 3 open seeks each".into());
+        let back = error_from_wire(&error_to_wire(&too_many));
+        assert_eq!(
+            (back.code(), back.message()),
+            ("rate-limited", "at most 3 open seeks each")
+        );
     }
 }

@@ -713,6 +713,85 @@ mod tests {
         }
     }
 
+    /// The game's lichess `status` in its last state and in both players' `gameFinish`, and
+    /// damasi's exact outcome and the winner beside it.
+    fn says_at_the_end(s: &TableState, status: &str, outcome: &str, winner: Option<&str>) {
+        let state = s.state(Instant::now());
+        assert_eq!(
+            (
+                state.status.as_str(),
+                state.outcome.as_deref(),
+                state.winner.as_deref()
+            ),
+            (status, Some(outcome), winner)
+        );
+        for side in Color::BOTH {
+            let event = s.event_game(side);
+            assert_eq!(
+                (event.status.name.as_str(), event.outcome.as_deref()),
+                (status, Some(outcome))
+            );
+            assert_eq!(event.winner.as_deref(), winner);
+        }
+    }
+
+    #[test]
+    fn an_ended_game_says_lichess_status_and_keeps_damasis_reason() {
+        let (w, b) = (player(1), player(2));
+        let start = Instant::now();
+        let opened = |s: &mut TableState| {
+            run(s, Some(&w), mv("c3-c4"), at(start, 10));
+            run(s, Some(&b), mv("f6-f5"), at(start, 20));
+        };
+        // A resignation is lichess's `resign`.
+        let mut s = started(&w, &b, start);
+        opened(&mut s);
+        run(&mut s, Some(&b), Command::Resign, at(start, 30));
+        says_at_the_end(&s, "resign", "white:resignation", Some("white"));
+        // A draw agreed is `draw`.
+        let mut s = started(&w, &b, start);
+        opened(&mut s);
+        run(&mut s, Some(&w), Command::Draw { yes: true }, at(start, 30));
+        run(&mut s, Some(&b), Command::Draw { yes: true }, at(start, 40));
+        says_at_the_end(&s, "draw", "draw:agreement", None);
+        // A flag (White's minute runs out on its second move) is `outoftime`.
+        let mut s = started(&w, &b, start);
+        opened(&mut s);
+        run(&mut s, None, Command::Deadline, at(start, 200_000));
+        says_at_the_end(&s, "outoftime", "black:time", Some("black"));
+        // An abort is `aborted`.
+        let mut s = started(&w, &b, start);
+        run(&mut s, Some(&w), Command::Abort, at(start, 10));
+        says_at_the_end(&s, "aborted", "aborted", None);
+        // Ends declared off the board by the service.
+        for (outcome, status) in [
+            (
+                Outcome::Win {
+                    winner: Color::White,
+                    reason: damasi::WinReason::Abandonment,
+                },
+                "timeout",
+            ),
+            (
+                Outcome::Draw(damasi::DrawReason::TimeoutCannotWin),
+                "outoftime",
+            ),
+        ] {
+            let mut s = started(&w, &b, start);
+            opened(&mut s);
+            s.finish(Some(outcome));
+            let winner = outcome.winner().map(Color::name);
+            says_at_the_end(&s, status, &outcome.code(), winner);
+        }
+        // Before the end: `created` while a seat is free, `started` while played.
+        let mut s = open_game(false);
+        assert_eq!(s.state(start).status, "created");
+        run(&mut s, Some(&w), Command::Join { want: None }, at(start, 0));
+        run(&mut s, Some(&b), Command::Join { want: None }, at(start, 0));
+        assert_eq!(s.state(start).status, "started");
+        assert_eq!(s.event_game(Color::White).status.name, "started");
+    }
+
     #[test]
     fn the_page_messages_are_commands() {
         let parse = |s: &str| serde_json::from_str::<Command>(s).unwrap();

@@ -4,7 +4,51 @@
 //! the same JSON the core's `json!` builders write today (see the tests, which hold lines
 //! recorded from them).
 
+use damasi::{DrawReason, Outcome, WinReason};
 use serde::{Deserialize, Serialize};
+
+/// lichess's `status` for a game that ended with `outcome`, as every lichess client reads it
+/// (`resign`, `outoftime`, `draw`, `mate`, ...). damasi's own reason stays in the messages'
+/// `outcome` field (`white:resignation`); the table is in `docs/online.md`.
+pub fn lichess_status(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win { reason, .. } => match reason {
+            // The loser, to move, cannot move: lichess's word for a lost position.
+            WinReason::NoPieces | WinReason::Blocked => "mate",
+            // An ending only a rule-set option makes.
+            WinReason::KingBeatsLoneMan => "variantEnd",
+            WinReason::Resignation => "resign",
+            WinReason::Time => "outoftime",
+            // The loser left (lichess's claim of victory) or its program stopped answering.
+            WinReason::Abandonment | WinReason::EngineFailure => "timeout",
+            // Engine matches and arbiters only: lichess has no word for them.
+            WinReason::IllegalMove | WinReason::Adjudication => "unknownFinish",
+        },
+        Outcome::Draw(reason) => match reason {
+            // Both sides blocked: nobody can move, as in a stalemate.
+            DrawReason::MutualBlock => "stalemate",
+            // A flag against a side that could never win: lichess says `outoftime` with no
+            // winner.
+            DrawReason::TimeoutCannotWin => "outoftime",
+            DrawReason::OnePieceEach
+            | DrawReason::Repetition
+            | DrawReason::NoCaptureLimit
+            | DrawReason::Agreement
+            | DrawReason::Adjudication => "draw",
+        },
+        Outcome::Aborted => "aborted",
+    }
+}
+
+/// A game's lichess `status`: `created` while a seat is free, `started` while it is played,
+/// then [`lichess_status`] of its outcome (`aborted` for a game over without one).
+pub fn game_status(open: bool, outcome: Option<&Outcome>) -> &'static str {
+    match (open, outcome) {
+        (true, _) => "created",
+        (false, Some(o)) => lichess_status(o),
+        (false, None) => "started",
+    }
+}
 
 /// A pair of values, one per colour (`{"white": .., "black": ..}`).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -29,11 +73,11 @@ pub struct GameState {
     pub winc: i64,
     /// Black's increment (ms).
     pub binc: i64,
-    /// `created`, `started` or the end's reason code.
+    /// lichess's status: `created`, `started`, or the end's ([`lichess_status`]).
     pub status: String,
     /// The winner's colour, if any.
     pub winner: Option<String>,
-    /// The outcome's code, if over.
+    /// damasi's outcome code, if over (`white:resignation`): the exact reason.
     pub outcome: Option<String>,
     /// The end in words, if over.
     pub description: Option<String>,
@@ -307,7 +351,7 @@ pub struct Opponent {
 /// A game's status name.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct StatusName {
-    /// `created`, `started`, or the end's reason code.
+    /// lichess's status: `created`, `started`, or the end's ([`lichess_status`]).
     pub name: String,
 }
 
@@ -353,9 +397,9 @@ pub struct EventGame {
     /// Where it came from, as lichess says: `friend` (a challenge), `lobby`, `swiss` or
     /// `arena` (a tournament's pairing).
     pub source: String,
-    /// The status.
+    /// The status, lichess's.
     pub status: StatusName,
-    /// The outcome's code, if over.
+    /// damasi's outcome code, if over (`white:resignation`): the exact reason.
     pub outcome: Option<String>,
     /// The winner's colour, if any.
     pub winner: Option<String>,
@@ -399,6 +443,86 @@ pub struct NowPlaying {
     pub variant: Variant,
     /// A correspondence game's days a move.
     pub days_per_turn: Option<i64>,
+}
+
+/// An account as lichess's game export names it (`players.white.user`).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct ExportUser {
+    /// The name.
+    pub name: String,
+    /// The lowercased name.
+    pub id: String,
+}
+
+/// One side of an exported game.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportPlayer {
+    /// The account, none while the seat is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<ExportUser>,
+    /// The rating change of a finished rated game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_diff: Option<i64>,
+}
+
+/// A live game's clock in an export, in seconds as lichess writes it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportClock {
+    /// Time each side starts with (s).
+    pub initial: i64,
+    /// Increment a move (s).
+    pub increment: i64,
+    /// lichess's estimate of a game's length: `initial + 40 × increment` (s).
+    pub total_time: i64,
+}
+
+/// A game as lichess's `GET /game/export/{id}` and `GET /api/games/user/{name}` write it in
+/// JSON, with damasi's exact end (`outcome`) beside lichess's `status`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct GameExport {
+    /// The game's id.
+    pub id: String,
+    /// Whether rated.
+    pub rated: bool,
+    /// The rules as lichess's export names a variant: its key (`standard` for the
+    /// federation's rules, else the rule set's name).
+    pub variant: String,
+    /// The speed class.
+    pub speed: String,
+    /// The perf (the speed class).
+    pub perf: String,
+    /// When created (Unix ms).
+    pub created_at: i64,
+    /// When the last move was made (Unix ms; the creation for a game without moves).
+    pub last_move_at: i64,
+    /// lichess's status ([`lichess_status`]).
+    pub status: String,
+    /// Where it came from: `friend`, `lobby`, `swiss` or `arena`.
+    pub source: String,
+    /// Both sides.
+    pub players: ByColor<ExportPlayer>,
+    /// The winner's colour, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// damasi's outcome code, if over (`white:resignation`): the exact reason.
+    pub outcome: Option<String>,
+    /// The moves, landing notation, space separated.
+    pub moves: String,
+    /// A live game's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ExportClock>,
+    /// A correspondence game's days a move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days_per_turn: Option<i64>,
+    /// The arena that paired it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<String>,
+    /// The Swiss or round robin that paired it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss: Option<String>,
 }
 
 /// A user event (of the account's event stream), tagged by `type`.
@@ -463,6 +587,57 @@ pub(crate) mod tests {
         let back: Value = serde_json::to_value(&parsed).unwrap();
         let want: Value = serde_json::from_str(line).unwrap();
         assert_eq!(back, want, "{line}");
+    }
+
+    #[test]
+    fn every_outcome_has_a_lichess_status() {
+        let win = |reason| {
+            lichess_status(&Outcome::Win {
+                winner: damasi::Color::Black,
+                reason,
+            })
+        };
+        let draw = |reason| lichess_status(&Outcome::Draw(reason));
+        let wins: Vec<&str> = WinReason::ALL.into_iter().map(win).collect();
+        // In `WinReason::ALL`'s order: no-pieces, blocked, king-beats-lone-man, resignation,
+        // time, illegal-move, engine-failure, adjudication, abandonment.
+        assert_eq!(
+            wins,
+            [
+                "mate",
+                "mate",
+                "variantEnd",
+                "resign",
+                "outoftime",
+                "unknownFinish",
+                "timeout",
+                "unknownFinish",
+                "timeout"
+            ]
+        );
+        // one-piece-each, repetition, mutual-block, no-capture-limit, agreement,
+        // timeout-cannot-win, adjudication.
+        let draws: Vec<&str> = DrawReason::ALL.into_iter().map(draw).collect();
+        assert_eq!(
+            draws,
+            [
+                "draw",
+                "draw",
+                "stalemate",
+                "draw",
+                "draw",
+                "outoftime",
+                "draw"
+            ]
+        );
+        assert_eq!(lichess_status(&Outcome::Aborted), "aborted");
+        // Before the end.
+        assert_eq!(game_status(true, None), "created");
+        assert_eq!(game_status(false, None), "started");
+        assert_eq!(
+            game_status(false, Some(&Outcome::Draw(DrawReason::Agreement))),
+            "draw"
+        );
     }
 
     #[test]

@@ -18,9 +18,9 @@ use tokio::time::Instant;
 use crate::error::ApiError;
 use crate::live::LiveGame;
 use crate::messages::{
-    ByColor, Challenge, ChallengeUser, ChatEntry, Clock as GameClock, Compat, EventGame, GameFull,
-    GameMessage, GameState, Opponent, PerfName, Seat, StatusName,
-    TimeControl as ChallengeTimeControl,
+    ByColor, Challenge, ChallengeUser, ChatEntry, Clock as GameClock, Compat, EventGame,
+    ExportClock, ExportPlayer, ExportUser, GameExport, GameFull, GameMessage, GameState, Opponent,
+    PerfName, Seat, StatusName, TimeControl as ChallengeTimeControl,
 };
 use crate::record::Record;
 use crate::{days_per_turn, DAY_MS};
@@ -344,21 +344,9 @@ impl TableState {
             rated: self.row.rated,
             speed: self.speed().name().to_string(),
             perf: self.speed().name().to_string(),
-            // lichess's sources: a tournament's pairing, a challenge, the lobby.
-            source: match (self.row.swiss_id(), self.row.arena_id(), self.row.invited) {
-                (Some(_), _, _) => "swiss",
-                (_, Some(_), _) => "arena",
-                (_, _, Some(_)) => "friend",
-                _ => "lobby",
-            }
-            .to_string(),
+            source: self.source().to_string(),
             status: StatusName {
-                name: match self.status {
-                    Status::Open => "created",
-                    Status::Playing => "started",
-                    Status::Over => outcome.map_or("aborted", |o| o.reason_code()),
-                }
-                .to_string(),
+                name: self.lichess_status().to_string(),
             },
             outcome: self.row.outcome.clone(),
             winner: outcome
@@ -369,6 +357,74 @@ impl TableState {
                 bot: true,
                 board: true,
             },
+        }
+    }
+
+    /// Where the game came from, in lichess's words: `swiss` or `arena` (a tournament's
+    /// pairing), `friend` (a challenge), `lobby`.
+    pub fn source(&self) -> &'static str {
+        match (self.row.swiss_id(), self.row.arena_id(), self.row.invited) {
+            (Some(_), _, _) => "swiss",
+            (_, Some(_), _) => "arena",
+            (_, _, Some(_)) => "friend",
+            _ => "lobby",
+        }
+    }
+
+    /// The game as lichess's game export writes it in JSON (`GET /game/export/{id}`), with
+    /// the same `status` and `outcome` as its last state.
+    pub fn export(&self) -> GameExport {
+        let outcome = self.core.game.outcome();
+        let player = |side: Color| ExportPlayer {
+            user: self.seats[side.index()].as_ref().map(|p| ExportUser {
+                name: p.name.clone(),
+                id: p.name.to_ascii_lowercase(),
+            }),
+            rating_diff: self.row.diffs[side.index()],
+        };
+        let days = self.days_per_turn();
+        let variant = crate::variant::of(&self.row.rules);
+        GameExport {
+            id: self.row.id.clone(),
+            rated: self.row.rated,
+            variant: variant.key,
+            speed: self.speed().name().to_string(),
+            perf: self.speed().name().to_string(),
+            created_at: self.row.created_ms,
+            last_move_at: match self.moves.is_empty() {
+                true => self.row.created_ms,
+                false => self.row.turn_started_ms.unwrap_or(self.row.created_ms),
+            },
+            status: self.lichess_status().to_string(),
+            source: self.source().to_string(),
+            players: ByColor {
+                white: player(Color::White),
+                black: player(Color::Black),
+            },
+            winner: outcome
+                .and_then(|o| o.winner())
+                .map(|c| c.name().to_string()),
+            outcome: outcome.map(|o| o.code()),
+            moves: self.moves.join(" "),
+            clock: days.is_none().then(|| ExportClock {
+                initial: self.row.initial_ms / 1000,
+                increment: self.row.increment_ms / 1000,
+                total_time: (self.row.initial_ms + 40 * self.row.increment_ms) / 1000,
+            }),
+            days_per_turn: days,
+            tournament: self.row.arena_id().map(str::to_string),
+            swiss: self.row.swiss_id().map(str::to_string),
+        }
+    }
+
+    /// The game's status as lichess names it: `created`, `started`, or the end's
+    /// ([`crate::messages::lichess_status`]; `aborted` for a game over without an outcome).
+    pub fn lichess_status(&self) -> &'static str {
+        match (self.status, self.core.game.outcome()) {
+            (Status::Over, None) => "aborted",
+            (status, outcome) => {
+                crate::messages::game_status(status == Status::Open, outcome.as_ref())
+            }
         }
     }
 
@@ -722,11 +778,7 @@ impl TableState {
     pub fn state(&self, now: Instant) -> GameState {
         let [wtime, btime] = self.clocks_now(now);
         let outcome = self.core.game.outcome();
-        let status = match (self.status, &outcome) {
-            (Status::Open, _) => "created".to_string(),
-            (_, Some(o)) => o.reason_code().to_string(),
-            (_, None) => "started".to_string(),
-        };
+        let status = self.lichess_status().to_string();
         let game = &self.core.game;
         let ply = game.ply();
         GameState {

@@ -4,16 +4,17 @@
 use damasi::pdn::{pdn_date, write_game, PdnGame};
 use damasi::{Color, Notation};
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use crate::error::ApiError;
 
 use super::accounts::Player;
 use super::cluster::Request;
+use super::db::{GameFilter, OnlineGameRow};
 use super::messages::{
-    Compat, EventGame, GameFull, GameMessage, GameState, NowPlaying, Opponent, StatusName,
-    UserEvent,
+    Compat, EventGame, GameExport, GameFull, GameMessage, GameState, NowPlaying, Opponent,
+    StatusName, UserEvent,
 };
 use super::rating::Speed;
 use super::table::TableState;
@@ -191,6 +192,102 @@ impl Online {
         pdn.set_tag("White", &names[0]);
         pdn.set_tag("Black", &names[1]);
         Ok(write_game(&pdn, notation))
+    }
+}
+
+/// Which of a player's games lichess's `GET /api/games/user/{name}` exports: finished ones
+/// whose seats were both taken, newest first, these filters passed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportFilter {
+    /// Games created at or after this time (Unix ms).
+    pub since: Option<i64>,
+    /// Games created at or before this time (Unix ms).
+    pub until: Option<i64>,
+    /// At most this many.
+    pub max: Option<u64>,
+    /// Rated ones only (`true`) or casual ones only (`false`).
+    pub rated: Option<bool>,
+    /// These speed classes only (none: all).
+    pub speeds: Vec<Speed>,
+}
+
+/// Games read from the database a page at a time while exporting.
+const EXPORT_PAGE: i64 = 50;
+
+impl Online {
+    /// Game `id` as lichess's game export writes it in JSON (`GET /game/export/{id}`). Read
+    /// from the database, so any process answers, for a finished game too.
+    pub async fn export(&self, id: &str) -> Result<GameExport, ApiError> {
+        let not_found = || ApiError::NotFound(format!("no online game '{id}'"));
+        let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
+        self.export_row(row, &moves).await
+    }
+
+    async fn export_row(
+        &self,
+        row: OnlineGameRow,
+        moves: &[(String, i64)],
+    ) -> Result<GameExport, ApiError> {
+        let seats = self.seats_of(row.players).await?;
+        Ok(TableState::restore(row, seats, moves, None)?.export())
+    }
+
+    /// Sends the finished games of account `user` that pass `filter` on `out`, newest first,
+    /// as [`Online::export`] writes them; stops early once the receiver is gone. Returns how
+    /// many were sent.
+    pub async fn export_games_of(
+        &self,
+        user: i64,
+        filter: &ExportFilter,
+        out: &mpsc::Sender<GameExport>,
+    ) -> Result<u64, ApiError> {
+        let db_filter = GameFilter {
+            rated: filter.rated,
+            speed: None,
+            result: None,
+        };
+        let mut sent = 0;
+        let mut offset = 0;
+        loop {
+            let (page, _) = self
+                .inner
+                .db
+                .games_page(user, db_filter, offset, EXPORT_PAGE)
+                .await?;
+            offset += EXPORT_PAGE;
+            let last_page = (page.len() as i64) < EXPORT_PAGE;
+            for g in page {
+                if filter.max.is_some_and(|max| sent >= max) {
+                    return Ok(sent);
+                }
+                let created = g.row.created_ms;
+                // Newest first: the rest are older still.
+                if filter.since.is_some_and(|since| created < since) {
+                    return Ok(sent);
+                }
+                let speed = Speed::of(g.row.initial_ms, g.row.increment_ms);
+                // Finished games that were games: both seats taken (a challenge declined or
+                // withdrawn before anyone sat down ended too, but nobody played it).
+                let wanted = g.row.status == "over"
+                    && g.row.players.iter().all(Option::is_some)
+                    && filter.until.is_none_or(|until| created <= until)
+                    && (filter.speeds.is_empty() || filter.speeds.contains(&speed));
+                if !wanted {
+                    continue;
+                }
+                let Some((row, moves)) = self.inner.db.game(&g.row.id).await? else {
+                    continue;
+                };
+                let game = self.export_row(row, &moves).await?;
+                if out.send(game).await.is_err() {
+                    return Ok(sent);
+                }
+                sent += 1;
+            }
+            if last_page {
+                return Ok(sent);
+            }
+        }
     }
 }
 

@@ -39,6 +39,10 @@ http_error_from!(
     tokio::task::JoinError
 );
 
+/// Seconds a 429 tells the client to wait (`Retry-After`) when its limit does not know
+/// better: all of a player's open seeks are out, say.
+pub const RETRY_AFTER_DEFAULT: u64 = 60;
+
 /// The HTTP status of `e`.
 pub fn status(e: &ApiError) -> StatusCode {
     match e {
@@ -60,8 +64,13 @@ impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let HttpError(e) = self;
         let status = status(&e);
+        // Every 429 says when to come back: the limit's own wait when it knows it, else
+        // [`RETRY_AFTER_DEFAULT`] (lichess asks its clients to wait a minute after a 429).
         let retry_after = match &e {
-            ApiError::Limited { retry_after, .. } => *retry_after,
+            ApiError::Limited { retry_after, .. } => {
+                Some(retry_after.unwrap_or(RETRY_AFTER_DEFAULT))
+            }
+            ApiError::TooMany(_) => Some(RETRY_AFTER_DEFAULT),
             _ => None,
         };
         let code = e.code();
@@ -242,6 +251,39 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_429_says_when_to_come_back() {
+        let retry_after = |e: ApiError| {
+            let res = HttpError(e).into_response();
+            assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+            res.headers()
+                .get(axum::http::header::RETRY_AFTER)
+                .map(|v| v.to_str().unwrap().to_string())
+        };
+        let limited = |retry_after| ApiError::Limited {
+            code: "too-many-streams",
+            message: "too many".into(),
+            retry_after,
+        };
+        assert_eq!(retry_after(limited(Some(7))).as_deref(), Some("7"));
+        // A wait under a second is still one.
+        assert_eq!(retry_after(limited(Some(0))).as_deref(), Some("1"));
+        // A limit that does not know its wait: a minute.
+        assert_eq!(retry_after(limited(None)).as_deref(), Some("60"));
+        assert_eq!(
+            retry_after(ApiError::TooMany("at most 3 open seeks each".into())).as_deref(),
+            Some("60")
+        );
+        // Other errors have none.
+        let res = HttpError(ApiError::Conflict {
+            code: "x",
+            message: "y".into(),
+            params: Value::Null,
+        })
+        .into_response();
+        assert!(res.headers().get(axum::http::header::RETRY_AFTER).is_none());
+    }
 
     #[derive(serde::Deserialize, Debug, PartialEq)]
     struct Clock {

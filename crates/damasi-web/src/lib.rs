@@ -237,6 +237,7 @@ pub fn router(state: AppState) -> Router {
         .merge(tournaments::pages())
         // A player's profile (lichess's path) and the leaderboards: the online page's views.
         .route("/@/{name}", get(assets::online_page))
+        .merge(online::lichess::outside_api())
         .route("/player", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))

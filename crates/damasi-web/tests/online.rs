@@ -169,7 +169,8 @@ async fn the_flag_falls_on_the_server_with_nobody_connected() {
     tokio::time::advance(Duration::from_millis(200)).await;
     wait().await;
     let s = state(&online, &t.id).await;
-    assert_eq!(s["status"], "time");
+    assert_eq!(s["status"], "outoftime");
+    assert_eq!(s["outcome"], "black:time");
     assert_eq!(s["winner"], "black");
     assert_eq!(s["wtime"], 0);
     // A move after the flag is refused.
@@ -237,7 +238,8 @@ async fn comings_and_goings_and_chat_do_not_stop_the_clock() {
     tokio::time::advance(Duration::from_millis(15_100)).await;
     wait().await;
     let s = state(&online, &t.id).await;
-    assert_eq!(s["status"], "time");
+    assert_eq!(s["status"], "outoftime");
+    assert_eq!(s["outcome"], "black:time");
     assert_eq!(s["winner"], "black");
 }
 
@@ -310,7 +312,8 @@ async fn a_player_who_leaves_can_come_back_or_be_claimed_against() {
         .await
         .unwrap();
     let s = state(&online, &t.id).await;
-    assert_eq!(s["status"], "abandonment");
+    assert_eq!(s["status"], "timeout");
+    assert_eq!(s["outcome"], "white:abandonment");
     assert_eq!(s["winner"], "white");
 }
 
@@ -364,7 +367,7 @@ async fn draw_offers_and_takebacks_need_the_opponent() {
         .await
         .unwrap();
     let s = state(&online, &t.id).await;
-    assert_eq!(s["status"], "agreement");
+    assert_eq!(s["status"], "draw");
     assert_eq!(s["outcome"], "draw:agreement");
 }
 
@@ -490,7 +493,8 @@ async fn a_rated_game_moves_both_ratings_and_a_rematch_swaps_colours() {
     play(&online, &t.id, &b, "f6-f5").await.unwrap();
     online.run(&t.id, &b, Command::Resign).await.unwrap();
     let s = state(&online, &t.id).await;
-    assert_eq!(s["status"], "resignation");
+    assert_eq!(s["status"], "resign");
+    assert_eq!(s["outcome"], "white:resignation");
     // Two new players, first game: Glicko-2 moves each by about 162 points.
     assert_eq!(s["ratingDiff"]["white"], 162);
     assert_eq!(s["ratingDiff"]["black"], -162);
@@ -741,7 +745,8 @@ async fn a_correspondence_flag_falls_after_its_days_with_nobody_connected() {
     tokio::time::advance(Duration::from_secs(120)).await;
     wait().await;
     let s = state(&online, &t.id).await;
-    assert_eq!(s["status"], "time");
+    assert_eq!(s["status"], "outoftime");
+    assert_eq!(s["outcome"], "black:time");
     assert_eq!(s["winner"], "black");
     assert_eq!(s["wtime"], 0);
     let (row, _) = online.db().game(&t.id).await.unwrap().unwrap();

@@ -206,6 +206,9 @@ async fn sign_ups_from_one_address_are_rate_limited() {
         let r = post(&app, "/api/account/guest", &As::default(), json!({})).await;
         if r.status == StatusCode::TOO_MANY_REQUESTS {
             assert_eq!(r.body["code"], "rate-limited");
+            // Five guests a minute: the next in at most 12 s, and the 429 says when.
+            let wait = r.retry_after.expect("a 429 says when to come back");
+            assert!((1..=12).contains(&wait), "Retry-After {wait}");
             break;
         }
         assert_eq!(r.status, StatusCode::OK, "guest {i}");
@@ -241,6 +244,9 @@ async fn thirty_club_members_sign_up_from_one_address() {
     .await;
     assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
     assert_eq!(r.body["code"], "rate-limited");
+    // One more sign-up every two minutes: the 429 says when.
+    let wait = r.retry_after.expect("a 429 says when to come back");
+    assert!((1..=120).contains(&wait), "Retry-After {wait}");
     let r = post(&app, "/api/account/guest", &anon, json!({})).await;
     assert_eq!(
         r.status,
@@ -418,6 +424,7 @@ async fn seeks_are_limited_per_address_too() {
     let online = state.online.clone();
     let app = router(state);
     let mut codes = Vec::new();
+    let mut waits = Vec::new();
     for i in 0..21 {
         let name = format!("seeker{i}");
         online.accounts().add_bot(&name, 0).await.unwrap();
@@ -427,7 +434,9 @@ async fn seeks_are_limited_per_address_too() {
         };
         for _ in 0..3 {
             let body = json!({"minutes": 5, "increment": 3});
-            codes.push(post(&app, "/api/lobby/seeks", &who, body).await.status);
+            let r = post(&app, "/api/lobby/seeks", &who, body).await;
+            codes.push(r.status);
+            waits.push(r.retry_after);
         }
     }
     assert!(
@@ -435,6 +444,58 @@ async fn seeks_are_limited_per_address_too() {
         "{codes:?}"
     );
     assert_eq!(codes[60..], [StatusCode::TOO_MANY_REQUESTS; 3]);
+    // Sixty a minute per address: the next in at most a second, and each 429 says so.
+    assert!(waits[..60].iter().all(Option::is_none), "{waits:?}");
+    assert!(waits[60..].iter().all(|w| *w == Some(1)), "{waits:?}");
+}
+
+/// Every 429 says when to come back (`Retry-After`): a limit that knows its wait says it (a
+/// burst of game actions: one more every 50 ms), one that cannot know (all three seeks of a player
+/// open: one must go first) says a minute, as lichess asks its clients to wait.
+#[tokio::test]
+async fn every_refusal_for_too_many_says_when_to_come_back() {
+    let app = router(AppState::in_memory());
+    let (a, b) = (sign_up(&app, "hasty").await, sign_up(&app, "calm").await);
+    for _ in 0..3 {
+        let body = json!({"minutes": 5, "increment": 3});
+        let r = post(&app, "/api/lobby/seeks", &a, body).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let r = post(
+        &app,
+        "/api/lobby/seeks",
+        &a,
+        json!({"minutes": 5, "increment": 3}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
+    assert_eq!(r.retry_after, Some(60), "{}", r.body);
+    // Game actions: 20 a second, bursts of 40; the 41st at once waits about a second.
+    let r = post(
+        &app,
+        "/api/challenge/open",
+        &b,
+        json!({"clock": {"limit": 300, "increment": 3}}),
+    )
+    .await;
+    let id = r.body["id"].as_str().unwrap().to_string();
+    let mut refused = None;
+    for _ in 0..45 {
+        let r = post(
+            &app,
+            &format!("/api/online/games/{id}/draw/yes"),
+            &b,
+            json!({}),
+        )
+        .await;
+        if r.status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(r);
+            break;
+        }
+    }
+    let r = refused.expect("the burst of 40 actions runs out");
+    assert_eq!(r.body["code"], "rate-limited");
+    assert_eq!(r.retry_after, Some(1), "{}", r.body);
 }
 
 #[tokio::test]
@@ -546,7 +607,9 @@ async fn two_bots_play_through_the_board_api() {
     );
     let last = lines(&mut stream, 2).await;
     let end = last.last().unwrap();
-    assert_eq!(end["status"], "resignation");
+    // lichess's status; damasi's exact reason in `outcome`.
+    assert_eq!(end["status"], "resign");
+    assert_eq!(end["outcome"], "white:resignation");
     assert_eq!(end["winner"], "white");
     assert!(end["ratingDiff"]["white"].as_i64().unwrap() > 0);
     // The game is over: nothing more is accepted.
@@ -1681,4 +1744,306 @@ async fn a_correspondence_challenge_is_listed_among_the_games_waiting_for_a_move
     assert_eq!(r.status, StatusCode::BAD_REQUEST);
     let r = get(&app, "/api/account/playing", &As::default()).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
+}
+
+/// A raw request with `headers` and a text `body`: its status and the body as text.
+async fn raw(
+    app: &Router,
+    method: Method,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (StatusCode, String) {
+    let mut req = Request::builder().method(method).uri(uri);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let res = app
+        .clone()
+        .oneshot(req.body(Body::from(body.to_string())).unwrap())
+        .await
+        .unwrap();
+    let status = res.status();
+    let bytes = to_bytes(res.into_body(), 1 << 20).await.unwrap();
+    (status, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+/// lichess's reading endpoints in lichess's shapes: who plays now
+/// (`GET /api/users/status`), which tokens open which accounts (`POST /api/token/test`), a
+/// game exported in JSON (with `status` lichess's and `outcome` damasi's) or PDN
+/// (`GET /game/export/{id}`), and a player's games with lichess's filters
+/// (`GET /api/games/user/{name}`).
+#[tokio::test]
+async fn lichess_reading_endpoints_answer_in_lichess_shapes() {
+    let app = router(AppState::in_memory());
+    let (a_web, b_web) = (sign_up(&app, "Alpha").await, sign_up(&app, "beta").await);
+    let (a, b) = (token(&app, &a_web).await, token(&app, &b_web).await);
+    let open = post(
+        &app,
+        "/api/challenge/open",
+        &a,
+        json!({"clock": {"limit": 300, "increment": 3}, "rated": true}),
+    )
+    .await;
+    let id = open.body["id"].as_str().unwrap().to_string();
+    let accept = |who: &As, color: &str| {
+        let (app, id, who) = (app.clone(), id.clone(), who.clone());
+        let body = json!({"color": color});
+        async move { post(&app, &format!("/api/challenge/{id}/accept"), &who, body).await }
+    };
+    assert_eq!(accept(&a, "white").await.status, StatusCode::OK);
+    assert_eq!(accept(&b, "black").await.status, StatusCode::OK);
+    for (who, m) in [(&a, "c3-c4"), (&b, "f6-f5")] {
+        let r = post(
+            &app,
+            &format!("/api/board/game/{id}/move/{m}"),
+            who,
+            json!({}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+
+    // Statuses: known names in the order asked, unknown ones left out; both play this game.
+    let status = |q: &str| {
+        let (app, q) = (app.clone(), q.to_string());
+        async move { get(&app, &format!("/api/users/status?{q}"), &As::default()).await }
+    };
+    let r = status("ids=beta,nobody,alpha&withGameIds=true").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        r.body,
+        json!([
+            {"id": "beta", "name": "beta", "playing": true, "playingId": id},
+            {"id": "alpha", "name": "Alpha", "playing": true, "playingId": id},
+        ])
+    );
+    // Without withGameIds, no game ids.
+    let r = status("ids=alpha").await;
+    assert_eq!(
+        r.body,
+        json!([{"id": "alpha", "name": "Alpha", "playing": true}])
+    );
+    let many = (0..101)
+        .map(|i| format!("p{i}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    assert_eq!(
+        status(&format!("ids={many}")).await.status,
+        StatusCode::BAD_REQUEST
+    );
+
+    // Tokens, as plain text and without a token of one's own (it changes nothing).
+    let (ta, tb) = (a.token.clone().unwrap(), b.token.clone().unwrap());
+    let (code, text) = raw(
+        &app,
+        Method::POST,
+        "/api/token/test",
+        &[("content-type", "text/plain")],
+        &format!("{ta},nonsense, {tb}"),
+    )
+    .await;
+    assert_eq!(code, StatusCode::OK, "{text}");
+    let tested: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(tested[&ta]["userId"], "alpha");
+    assert_eq!(tested[&tb]["userId"], "beta");
+    assert!(tested[&ta]["scopes"]
+        .as_str()
+        .unwrap()
+        .split(',')
+        .any(|s| s == "board:play"));
+    assert_eq!(tested[&ta]["expires"], Value::Null);
+    assert_eq!(tested["nonsense"], Value::Null);
+    assert_eq!(tested.as_object().unwrap().len(), 3);
+
+    // Black resigns: the export says lichess's `resign` and damasi's reason.
+    let r = post(&app, &format!("/api/board/game/{id}/resign"), &b, json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        status("ids=alpha").await.body,
+        json!([{"id": "alpha", "name": "Alpha"}])
+    );
+    // Online while an event stream is open.
+    let stream = app
+        .clone()
+        .oneshot(request(Method::GET, "/api/stream/event", &a, None))
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(
+        status("ids=alpha").await.body,
+        json!([{"id": "alpha", "name": "Alpha", "online": true}])
+    );
+    drop(stream);
+    // Look-ups (statuses and token tests) are counted per address: 60 a minute. This test
+    // made 6 so far.
+    let mut refused = None;
+    for i in 6..70 {
+        let r = status("ids=alpha").await;
+        if r.status == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some((i, r));
+            break;
+        }
+    }
+    let (at, r) = refused.expect("the look-ups run out");
+    assert_eq!(at, 60, "the 61st look-up is refused");
+    assert_eq!(
+        (r.body["code"].as_str(), r.retry_after),
+        (Some("rate-limited"), Some(1))
+    );
+    let (code, _) = raw(&app, Method::POST, "/api/token/test", &[], &ta).await;
+    assert_eq!(code, StatusCode::TOO_MANY_REQUESTS, "token tests count too");
+    let json_accept = [("accept", "application/json")];
+    let (code, text) = raw(
+        &app,
+        Method::GET,
+        &format!("/game/export/{id}"),
+        &json_accept,
+        "",
+    )
+    .await;
+    assert_eq!(code, StatusCode::OK, "{text}");
+    let game: Value = serde_json::from_str(&text).unwrap();
+    let created = game["createdAt"].as_i64().unwrap();
+    assert!(game["lastMoveAt"].as_i64().unwrap() >= created, "{game}");
+    let mut shape = game.clone();
+    for key in ["createdAt", "lastMoveAt"] {
+        shape.as_object_mut().unwrap().remove(key);
+    }
+    let diff = |side: &str| game["players"][side]["ratingDiff"].clone();
+    assert!(diff("white").as_i64().unwrap() > 0 && diff("black").as_i64().unwrap() < 0);
+    assert_eq!(
+        shape,
+        json!({
+            "id": id, "rated": true, "variant": "standard", "speed": "blitz", "perf": "blitz",
+            "status": "resign", "source": "lobby", "winner": "white",
+            "outcome": "white:resignation", "moves": "c3-c4 f6-f5",
+            "players": {
+                "white": {"user": {"name": "Alpha", "id": "alpha"}, "ratingDiff": diff("white")},
+                "black": {"user": {"name": "beta", "id": "beta"}, "ratingDiff": diff("black")},
+            },
+            "clock": {"initial": 300, "increment": 3, "totalTime": 420},
+        })
+    );
+    // Without Accept: the PDN file, whose Termination tag says the end.
+    let (code, pdn) = raw(&app, Method::GET, &format!("/game/export/{id}"), &[], "").await;
+    assert_eq!(code, StatusCode::OK);
+    assert!(pdn.contains("[Result \"1-0\"]"), "{pdn}");
+    assert!(pdn.contains("[Termination \"resignation\"]"), "{pdn}");
+    assert!(pdn.contains("[White \"Alpha\"]"), "{pdn}");
+    let (code, _) = raw(&app, Method::GET, "/game/export/nosuchgm", &json_accept, "").await;
+    assert_eq!(code, StatusCode::NOT_FOUND);
+
+    // A second game, casual and 1+0 (bullet), aborted: the player's games, newest first.
+    let open = post(
+        &app,
+        "/api/challenge/open",
+        &a,
+        json!({"clock": {"limit": 60, "increment": 0}, "rated": false}),
+    )
+    .await;
+    let second = open.body["id"].as_str().unwrap().to_string();
+    for who in [&a, &b] {
+        let r = post(
+            &app,
+            &format!("/api/challenge/{second}/accept"),
+            who,
+            json!({}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let r = post(
+        &app,
+        &format!("/api/board/game/{second}/abort"),
+        &a,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    // A challenge withdrawn before anyone took it was no game: it is not listed.
+    let c = post(
+        &app,
+        "/api/challenge/beta",
+        &a,
+        json!({"clock": {"limit": 60, "increment": 0}}),
+    )
+    .await;
+    let withdrawn = c.body["id"].as_str().unwrap().to_string();
+    let r = post(
+        &app,
+        &format!("/api/challenge/{withdrawn}/cancel"),
+        &a,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let ndjson = [("accept", "application/x-ndjson")];
+    let games = |q: String| {
+        let app = app.clone();
+        async move {
+            let (code, text) = raw(
+                &app,
+                Method::GET,
+                &format!("/api/games/user/alpha?{q}"),
+                &ndjson,
+                "",
+            )
+            .await;
+            assert_eq!(code, StatusCode::OK, "{text}");
+            text.lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .collect::<Vec<_>>()
+        }
+    };
+    let ids = |list: Vec<Value>| {
+        list.iter()
+            .map(|g| g["id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let all = games(String::new()).await;
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[1], game, "the list writes each game as the export does");
+    assert_eq!(
+        (
+            all[0]["id"].as_str(),
+            all[0]["status"].as_str(),
+            all[0]["outcome"].as_str()
+        ),
+        (Some(second.as_str()), Some("aborted"), Some("aborted"))
+    );
+    assert_eq!(ids(games("max=1".into()).await), [second.as_str()]);
+    assert_eq!(ids(games("rated=true".into()).await), [id.as_str()]);
+    assert_eq!(ids(games("rated=false".into()).await), [second.as_str()]);
+    assert_eq!(ids(games("perfType=blitz".into()).await), [id.as_str()]);
+    assert_eq!(ids(games("perfType=bullet,blitz".into()).await).len(), 2);
+    assert_eq!(ids(games(format!("until={}", created - 1)).await).len(), 0);
+    // Both bounds are inclusive (the two games may share a millisecond).
+    let at_created: Vec<String> = ids(all.clone())
+        .into_iter()
+        .zip(&all)
+        .filter(|(_, g)| g["createdAt"] == created)
+        .map(|(id, _)| id)
+        .collect();
+    assert!(at_created.contains(&id));
+    assert_eq!(
+        ids(games(format!("since={created}&until={created}")).await),
+        at_created
+    );
+    let later = all[0]["createdAt"].as_i64().unwrap() + 1;
+    assert!(games(format!("since={later}")).await.is_empty());
+    // The same in PDN without Accept; bad filters and unknown players are refused.
+    let (code, pdns) = raw(&app, Method::GET, "/api/games/user/alpha", &[], "").await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(pdns.matches("[Event ").count(), 2, "{pdns}");
+    for (q, want) in [
+        (
+            "/api/games/user/alpha?perfType=atomic",
+            StatusCode::BAD_REQUEST,
+        ),
+        ("/api/games/user/alpha?rated=maybe", StatusCode::BAD_REQUEST),
+        ("/api/games/user/nobody", StatusCode::NOT_FOUND),
+    ] {
+        assert_eq!(raw(&app, Method::GET, q, &ndjson, "").await.0, want, "{q}");
+    }
 }

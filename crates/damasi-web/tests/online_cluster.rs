@@ -513,7 +513,9 @@ fn two_nodes_share_games_lobby_and_take_over_a_dead_owner() {
                 .unwrap();
         }
         for (name, ws) in sockets.iter_mut() {
-            let end = state_at(ws, name, plies, Some("agreement")).await;
+            // lichess's status for a draw agreed; damasi's reason in `outcome`.
+            let end = state_at(ws, name, plies, Some("draw")).await;
+            assert_eq!(end["outcome"], "draw:agreement", "{name}: {end}");
             assert_eq!(end["winner"], Value::Null, "{name}: {end}");
         }
         // The database has every move once, and the ratings counted the game once.

@@ -63,7 +63,14 @@ pub struct Limits {
     actions: DefaultKeyedRateLimiter<i64>,
     /// Chat lines per player.
     chat: DefaultKeyedRateLimiter<i64>,
+    /// Look-ups of many players or tokens at once per address (lichess's
+    /// `GET /api/users/status`, `POST /api/token/test`).
+    look_ups: DefaultKeyedRateLimiter<String>,
 }
+
+/// Look-ups of many players or tokens at once one address may make a minute (each names up to
+/// 100 players or 1,000 tokens).
+pub const LOOK_UPS_PER_MINUTE: u32 = 60;
 
 /// Sign-ups one address may make at once (a club of thirty behind one router); then one
 /// every [`SIGN_UP_EVERY`] more.
@@ -96,6 +103,7 @@ impl Default for Limits {
                     .allow_burst(NonZeroU32::new(40).expect("positive")),
             ),
             chat: RateLimiter::keyed(per_minute(20)),
+            look_ups: RateLimiter::keyed(per_minute(LOOK_UPS_PER_MINUTE)),
         }
     }
 }
@@ -111,6 +119,7 @@ impl Limits {
         self.seeks_by_address.retain_recent();
         self.actions.retain_recent();
         self.chat.retain_recent();
+        self.look_ups.retain_recent();
     }
 
     /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
@@ -142,20 +151,36 @@ impl Limits {
         limited(&self.actions, &player, "actions")
     }
 
+    /// Refuses a look-up of many players or tokens beyond the address's rate
+    /// ([`LOOK_UPS_PER_MINUTE`]).
+    pub fn check_look_up(&self, from: &str) -> Result<(), ApiError> {
+        limited(&self.look_ups, &from.to_string(), "look-ups")
+    }
+
     /// Refuses a chat line beyond the player's rate.
     pub fn check_chat(&self, player: i64) -> Result<(), ApiError> {
         limited(&self.chat, &player, "chat lines")
     }
 }
 
+/// Lets one more request of `key` through `limiter`, or refuses it with a 429
+/// `rate-limited` whose `Retry-After` is when the limiter lets the next one through (whole
+/// seconds, rounded up).
 fn limited<K: std::hash::Hash + Eq + Clone>(
     limiter: &DefaultKeyedRateLimiter<K>,
     key: &K,
     what: &str,
 ) -> Result<(), ApiError> {
-    limiter
-        .check_key(key)
-        .map_err(|_| ApiError::TooMany(format!("too many {what}; wait a moment")))
+    use governor::clock::{Clock, DefaultClock};
+    limiter.check_key(key).map_err(|not_until| {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        ApiError::Limited {
+            code: "rate-limited",
+            message: format!("too many {what}; wait {} s", secs.max(1)),
+            retry_after: Some(secs.max(1)),
+        }
+    })
 }
 
 /// The online routes, to be nested under `/api`.
@@ -213,6 +238,7 @@ pub fn routes() -> Router<AppState> {
         .route("/online/games/{id}/draw/{answer}", post(draw))
         .route("/online/games/{id}/takeback/{answer}", post(takeback))
         .merge(super::profiles::routes())
+        .merge(super::lichess::routes())
 }
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
@@ -262,7 +288,7 @@ pub async fn player_with(
 
 /// The client's address as every rate limit counts it: IPv4 per address, IPv6 per /64 (see
 /// [`crate::security::address_key`]).
-fn client_ip(conn: Option<&Extension<ConnectInfo<SocketAddr>>>) -> String {
+pub(super) fn client_ip(conn: Option<&Extension<ConnectInfo<SocketAddr>>>) -> String {
     conn.map_or_else(
         || "unknown".into(),
         |c| crate::security::address_key(c.0 .0.ip()).to_string(),

@@ -1,7 +1,9 @@
 """A whole game through the official lichess Python client (berserk), against a damasi server,
 with only the base URL changed: accounts, a direct challenge by name, accepted from the event
 stream, both game streams, moves in landing notation, a declined and a withdrawn challenge,
-and a resignation. Run by scripts/test-lichess-clients:
+and games ended by resignation, agreement and time, each seen with lichess's status (`resign`,
+`draw`, `outoftime`) in the game stream, in gameFinish and in the exports; players' statuses
+and token tests. Run by scripts/test-lichess-clients:
 
     python berserk_game.py URL TOKEN_A NAME_A TOKEN_B NAME_B
 """
@@ -103,11 +105,88 @@ a.board.make_move(game_id, "d3-d4")
 s = state_after(stream_b, "c3-c4 f6-f5 d3-d4")
 check(s["status"] == "started" and s["btime"].total_seconds() > 290, "B's stream carries the moves and clocks (berserk reads them as times)")
 a.board.post_message(game_id, "iyi oyunlar")
+
+# While they play: lichess's real-time statuses, with the game's id.
+statuses = a.users.get_realtime_statuses(name_a, "nobody-here", name_b, with_game_ids=True)
+check([s["name"] for s in statuses] == [name_a, name_b], "get_realtime_statuses: known players, in order")
+check(all(s.get("playing") and s.get("playingId") == game_id for s in statuses),
+      "get_realtime_statuses: both play this game")
+check(all(s.get("online") for s in statuses), "get_realtime_statuses: both online (their event streams)")
+tested = a.oauth.test_tokens(token_a, "not-a-token")
+check(tested[token_a]["userId"] == name_a.lower() and tested["not-a-token"] is None,
+      "oauth.test_tokens: the account of each token")
+
+
+def last_state(stream):
+    """The game stream's first state that is not `started`: the end."""
+    for event in stream:
+        if event.get("type") == "gameState" and event["status"] != "started":
+            return event
+
+
+def finish_of(q, gid):
+    while True:
+        game = next_event(q, "gameFinish")["game"]
+        if game["gameId"] == gid:
+            return game
+
+
 b.board.resign_game(game_id)
-for event in stream_a:
-    if event.get("type") == "gameState" and event["status"] != "started":
-        check(event["winner"] == "white", "B resigned: White wins")
-        break
-finish = next_event(events_b, "gameFinish")["game"]
-check(finish["gameId"] == game_id and finish["winner"] == "white", "gameFinish with the winner")
-print("berserk: a whole game played, no call failed")
+end = last_state(stream_a)
+check((end["status"], end["winner"], end["outcome"]) == ("resign", "white", "white:resignation"),
+      "B resigned: lichess's status resign, White wins, damasi's reason in outcome")
+finish = finish_of(events_b, game_id)
+check(finish["winner"] == "white" and finish["status"]["name"] == "resign"
+      and finish["outcome"] == "white:resignation", "gameFinish says resign, the winner and the reason")
+finished = {game_id: "resign"}
+
+
+def play(clock_limit, clock_increment):
+    """A new casual game, A White: both sides' first moves played; its id and A's stream."""
+    c = a.challenges.create(name_b, rated=False, clock_limit=clock_limit,
+                            clock_increment=clock_increment, color="white")
+    next_event(events_b, "challenge")
+    b.challenges.accept(c["id"])
+    stream = a.board.stream_game_state(c["id"])
+    next(stream)
+    a.board.make_move(c["id"], "c3-c4")
+    b.board.make_move(c["id"], "f6-f5")
+    return c["id"], stream
+
+
+# A draw agreed: lichess's `draw`.
+draw_id, stream = play(300, 3)
+a.board.offer_draw(draw_id)
+b.board.accept_draw(draw_id)
+end = last_state(stream)
+check((end["status"], end.get("winner"), end["outcome"]) == ("draw", None, "draw:agreement"),
+      "a draw agreed: lichess's status draw, no winner, damasi's reason in outcome")
+check(finish_of(events_a, draw_id)["status"]["name"] == "draw", "gameFinish says draw")
+finished[draw_id] = "draw"
+
+# A flag: the shortest clock, 15 s and nothing a move. Once both first moves (untimed) are made
+# White's clock runs, and nobody moves: the server ends the game on time by itself.
+flag_id, stream = play(15, 0)
+end = last_state(stream)
+check((end["status"], end["winner"], end["outcome"]) == ("outoftime", "black", "black:time"),
+      "White's flag fell: lichess's status outoftime, Black wins, damasi's reason in outcome")
+check(finish_of(events_a, flag_id)["status"]["name"] == "outoftime", "gameFinish says outoftime")
+finished[flag_id] = "outoftime"
+
+# The exports: one game in JSON and in PDN, and the player's games.
+game = a.games.export(game_id)
+check(game["id"] == game_id and game["status"] == "resign" and game["winner"] == "white"
+      and game["outcome"] == "white:resignation", "games.export: lichess's status and damasi's outcome")
+check(game["players"]["white"]["user"]["name"] == name_a and game["moves"].startswith("c3-c4 f6-f5"),
+      "games.export: players and moves")
+check(game["createdAt"].year >= 2024, "games.export: berserk reads createdAt as a date")
+pdn = a.games.export(game_id, as_pgn=True)
+check('[Termination "resignation"]' in pdn and '[Result "1-0"]' in pdn, "games.export as PGN: the PDN with its end")
+games = list(a.games.export_by_player(name_b, max=3))
+check({g["id"]: g["status"] for g in games} == finished,
+      "games.export_by_player: the three games, each with lichess's status")
+check([g["id"] for g in games] == [flag_id, draw_id, game_id], "games.export_by_player: newest first")
+check([g["id"] for g in a.games.export_by_player(name_b, max=1)] == [flag_id], "games.export_by_player: max")
+check([g["id"] for g in a.games.export_by_player(name_b, rated=True)] == [game_id],
+      "games.export_by_player: rated")
+print("berserk: three games played and exported, no call failed")
