@@ -643,12 +643,16 @@ mod tests {
     }
 
     fn open_game(rated: bool) -> TableState {
+        open_game_of(rated, 60_000, 0)
+    }
+
+    fn open_game_of(rated: bool, initial_ms: i64, increment_ms: i64) -> TableState {
         TableState::new(OnlineGameRow {
             id: "g1".into(),
             created_ms: 0,
             players: [None, None],
-            initial_ms: 60_000,
-            increment_ms: 0,
+            initial_ms,
+            increment_ms,
             rated,
             chat: true,
             status: "open".into(),
@@ -688,6 +692,27 @@ mod tests {
 
     fn mv(text: &str) -> Command {
         Command::Move { text: text.into() }
+    }
+
+    /// 0+1 (no minutes, a second a move) starts each clock with 3 s, as lichess does: both
+    /// first moves are free, and the game goes on with each side's increment added.
+    #[test]
+    fn a_control_of_no_minutes_starts_each_clock_with_seconds() {
+        let (w, b) = (player(1), player(2));
+        let start = Instant::now();
+        let mut s = open_game_of(false, 0, 1000);
+        let want = Some(Color::White);
+        run(&mut s, Some(&w), Command::Join { want }, at(start, 0));
+        run(&mut s, Some(&b), Command::Join { want: None }, at(start, 0));
+        run(&mut s, Some(&w), mv("c3-c4"), at(start, 5_000));
+        // Black thinks 10 s over its first move: free.
+        run(&mut s, Some(&b), mv("f6-f5"), at(start, 15_000));
+        run(&mut s, Some(&w), mv("c4-c5"), at(start, 16_000));
+        assert_eq!(s.status, Status::Playing);
+        let clock = s.core.game.clock().unwrap();
+        // White: 3 s, its first move free, then 1 s spent and 1 s earned.
+        assert_eq!(clock.remaining(Color::White), Duration::from_secs(3));
+        assert_eq!(clock.remaining(Color::Black), Duration::from_secs(3));
     }
 
     #[test]

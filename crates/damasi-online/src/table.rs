@@ -201,9 +201,17 @@ impl TableState {
         if days_per_turn(row.initial_ms, row.increment_ms).is_none() {
             // A correspondence game has no chess clock: each turn has its days (see
             // `TableState::turn_limit`).
+            // A control of no minutes (0+1) starts each clock with its increment, at least
+            // 3 s, as lichess's does: otherwise Black, whose first move is free but charged
+            // its increment, would have nothing to be charged from.
+            let increment = row.increment_ms.max(0) as u64;
+            let initial = match row.initial_ms.max(0) as u64 {
+                0 => increment.max(3_000),
+                initial => initial,
+            };
             game = game.with_time_control(TimeControl {
-                initial: Duration::from_millis(row.initial_ms.max(0) as u64),
-                increment: Duration::from_millis(row.increment_ms.max(0) as u64),
+                initial: Duration::from_millis(initial),
+                increment: Duration::from_millis(increment),
             });
         }
         TableState {
