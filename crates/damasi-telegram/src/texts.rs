@@ -223,16 +223,20 @@ impl Lang {
             Help => [
                 "Dama oynamak için herhangi bir sohbette @{} yaz ve \"Dama oyna\"yı seç. \
                  Motora karşı: @{} motor 5. Dil: /language. Taşlar: /skin. \
-                 damasi hesabını bağlamak için: /link KOD (kod hesap sayfasında); bağı kaldırmak için: /unlink.",
+                 damasi hesabını bağlamak için: /link KOD (kod hesap sayfasında); bağı kaldırmak için: /unlink. \
+                 Grupta turnuva: beni gruba ekle, /swiss 5+3 5 ya da /arena 3+2 30.",
                 "To play Dama, type @{} in any chat and choose \"Play Dama\". \
                  Against the engine: @{} engine 5. Language: /language. Pieces: /skin. \
-                 To link your damasi account: /link CODE (the code is on your account page); to undo it: /unlink.",
+                 To link your damasi account: /link CODE (the code is on your account page); to undo it: /unlink. \
+                 A tournament in a group: add me to it, then /swiss 5+3 5 or /arena 3+2 30.",
                 "Dama oynamaq üçün istənilən söhbətdə @{} yaz və \"Dama oyna\"nı seç. \
                  Mühərrikə qarşı: @{} engine 5. Dil: /language. Daşlar: /skin. \
-                 damasi hesabını bağlamaq üçün: /link KOD (kod hesab səhifəsindədir); ayırmaq üçün: /unlink.",
+                 damasi hesabını bağlamaq üçün: /link KOD (kod hesab səhifəsindədir); ayırmaq üçün: /unlink. \
+                 Qrupda turnir: məni qrupa əlavə et, /swiss 5+3 5 və ya /arena 3+2 30.",
                 "Чтобы играть, напишите @{} в любом чате и выберите «Играть в даму». \
                  С движком: @{} engine 5. Язык: /language. Шашки: /skin. \
-                 Привязать аккаунт damasi: /link КОД (код на странице аккаунта); отвязать: /unlink.",
+                 Привязать аккаунт damasi: /link КОД (код на странице аккаунта); отвязать: /unlink. \
+                 Турнир в группе: добавьте меня в неё, затем /swiss 5+3 5 или /arena 3+2 30.",
             ],
             ChooseLanguage => ["Dil seç", "Choose a language", "Dil seç", "Выберите язык"],
             LanguageSet => [
