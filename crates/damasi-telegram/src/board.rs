@@ -33,6 +33,14 @@ impl Button {
             kind: ButtonKind::Press(press.encode()),
         }
     }
+
+    /// The button that opens `page` (a game's or a tournament's) on the site, in `lang`.
+    pub fn web(lang: Lang, page: String) -> Button {
+        Button {
+            text: lang.text(Text::OnTheWeb).into(),
+            kind: ButtonKind::Url(page),
+        }
+    }
 }
 
 /// How pieces and squares look.
@@ -489,10 +497,7 @@ pub fn keyboard(view: &BoardView<'_>) -> Vec<Vec<Button>> {
         &Press::Action(Action::Flip),
     ));
     if let Some(page) = &view.page {
-        actions.push(Button {
-            text: lang.text(Text::OnTheWeb).to_string(),
-            kind: ButtonKind::Url(page.clone()),
-        });
+        actions.push(Button::web(lang, page.clone()));
     }
     rows.push(actions);
     rows

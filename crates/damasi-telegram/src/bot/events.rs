@@ -526,7 +526,7 @@ impl Telegram {
         lines.extend(state.lines().into_iter().take(SHOWN_LINES));
         let mut message = self.inner.bot.send_message(event.chat, lines.join("\n"));
         if let Some(page) = self.event_page(event) {
-            message = message.reply_markup(markup(&[vec![page_button(lang, page)]]));
+            message = message.reply_markup(markup(&[vec![Button::web(lang, page)]]));
         }
         if let Err(e) = message.await {
             eprintln!("damasi-telegram: final standings: {e}");
@@ -650,7 +650,7 @@ impl Telegram {
             }
         }
         if let Some(page) = self.event_page(event) {
-            rows.push(vec![page_button(lang, page)]);
+            rows.push(vec![Button::web(lang, page)]);
         }
         Ok((lines.join("\n"), markup(&rows)))
     }
@@ -712,13 +712,6 @@ impl Telegram {
 /// The id of a tournament's message in a chat.
 fn event_id(chat: ChatId, message: MessageId) -> String {
     format!("event:{}:{}", chat.0, message.0)
-}
-
-fn page_button(lang: Lang, page: String) -> Button {
-    Button {
-        text: lang.text(Text::OnTheWeb).into(),
-        kind: ButtonKind::Url(page),
-    }
 }
 
 #[cfg(test)]

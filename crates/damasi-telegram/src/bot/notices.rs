@@ -54,10 +54,7 @@ impl Telegram {
             let mut message = self.inner.bot.send_message(ChatId(chat), lines.join("\n"));
             if let Some(url) = &self.inner.config.public_url {
                 let page = format!("{}/online/{}", url.trim_end_matches('/'), turn.id);
-                message = message.reply_markup(markup(&[vec![Button {
-                    text: lang.text(Text::OnTheWeb).into(),
-                    kind: ButtonKind::Url(page),
-                }]]));
+                message = message.reply_markup(markup(&[vec![Button::web(lang, page)]]));
             }
             // A person who never opened a chat with the bot cannot be written to: Telegram
             // refuses, and that is all.
@@ -136,10 +133,7 @@ impl Telegram {
             if let Some(link) =
                 game.and_then(|g| page_link(&self.inner.config, &self.inner.username, g))
             {
-                rows.push(vec![Button {
-                    text: lang.text(Text::OnTheWeb).into(),
-                    kind: ButtonKind::Url(link),
-                }]);
+                rows.push(vec![Button::web(lang, link)]);
             }
             let mut message = self.inner.bot.send_message(ChatId(chat), text);
             if !rows.is_empty() {
@@ -188,10 +182,7 @@ impl Telegram {
             accept,
             page_link(&self.inner.config, &self.inner.username, game),
         ) {
-            (true, Some(link)) => vec![vec![Button {
-                text: lang.text(Text::OnTheWeb).into(),
-                kind: ButtonKind::Url(link),
-            }]],
+            (true, Some(link)) => vec![vec![Button::web(lang, link)]],
             _ => Vec::new(),
         };
         self.replace_buttons(c, rows).await;
