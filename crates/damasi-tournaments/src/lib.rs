@@ -265,6 +265,27 @@ impl Tournaments {
         Ok(())
     }
 
+    /// `player` joins the tournament `id` of `event` (from the address `from`, with
+    /// `password` if it needs one), Swiss or arena alike: the entry checked under the
+    /// wrong-password limits, the rating of its speed class, the change committed.
+    async fn enter<T: Stored>(
+        &self,
+        (id, event): (&str, &Event<T>),
+        player: &Player,
+        password: Option<&str>,
+        from: Option<IpAddr>,
+    ) -> Result<(), ApiError> {
+        let mut s = event.state.lock().await;
+        let returning = s.returning(player.id);
+        self.check_entry(id, player, s.entry(), returning, password, from)?;
+        let (initial_ms, increment_ms) = s.control();
+        let rating = entry::entry_rating(self.online(), player, initial_ms, increment_ms).await?;
+        self.commit(event, &mut s, |s| {
+            s.enter(player.id, &player.name, rating).map_err(api)
+        })
+        .await
+    }
+
     /// Changes the tournament with `change` and stores it, the one way its state changes on
     /// a request: if the change is refused or cannot be stored, the tournament stays as it
     /// was, in memory as in the store.
@@ -464,6 +485,14 @@ trait Stored: Clone {
     fn row(&self) -> Result<TournamentRow, ApiError>;
     /// Its view, as the page and the API show it.
     fn view(&self) -> Value;
+    /// Whether it is rated, and who may join.
+    fn entry(&self) -> (bool, &Entry);
+    /// Its time control: each side's time and the increment (ms).
+    fn control(&self) -> (i64, i64);
+    /// Whether `user` is coming back (no password asked again).
+    fn returning(&self, user: i64) -> bool;
+    /// Adds `user` (named `name`, rated `rating`) to the players.
+    fn enter(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError>;
 }
 
 impl Stored for Swiss {
@@ -473,6 +502,22 @@ impl Stored for Swiss {
 
     fn view(&self) -> Value {
         view(self)
+    }
+
+    fn entry(&self) -> (bool, &Entry) {
+        (self.settings.rated, &self.settings.entry)
+    }
+
+    fn control(&self) -> (i64, i64) {
+        (self.settings.initial_ms, self.settings.increment_ms)
+    }
+
+    fn returning(&self, _user: i64) -> bool {
+        false
+    }
+
+    fn enter(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError> {
+        self.join(user, name, rating)
     }
 }
 

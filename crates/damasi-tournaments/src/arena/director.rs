@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 use crate::arena::{Arena, ArenaSettings};
-use crate::swiss::{BoardResult, Entry, Status};
+use crate::swiss::{BoardResult, Entry, Status, SwissError};
 use crate::{api, entry, lock, Event, Tournaments};
 
 /// What an organiser asks for.
@@ -29,6 +29,22 @@ impl crate::Stored for Arena {
 
     fn view(&self) -> Value {
         arena_view(self)
+    }
+
+    fn entry(&self) -> (bool, &Entry) {
+        (self.settings.rated, &self.settings.entry)
+    }
+
+    fn control(&self) -> (i64, i64) {
+        (self.settings.initial_ms, self.settings.increment_ms)
+    }
+
+    fn returning(&self, user: i64) -> bool {
+        self.players.iter().any(|p| p.user == user)
+    }
+
+    fn enter(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError> {
+        self.join(user, name, rating)
     }
 }
 
@@ -174,27 +190,7 @@ impl Tournaments {
         from: Option<std::net::IpAddr>,
     ) -> Result<(), ApiError> {
         let e = self.arena_event(id).await?;
-        let mut a = e.state.lock().await;
-        let known = a.players.iter().any(|p| p.user == player.id);
-        self.check_entry(
-            id,
-            player,
-            (a.settings.rated, &a.settings.entry),
-            known,
-            password,
-            from,
-        )?;
-        let rating = entry::entry_rating(
-            self.online(),
-            player,
-            a.settings.initial_ms,
-            a.settings.increment_ms,
-        )
-        .await?;
-        self.commit(&e, &mut a, |a| {
-            a.join(player.id, &player.name, rating).map_err(api)
-        })
-        .await
+        self.enter((id, &e), player, password, from).await
     }
 
     /// `player` pauses in arena `id` (before the start: leaves it).

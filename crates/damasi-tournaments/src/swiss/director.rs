@@ -133,26 +133,7 @@ impl Tournaments {
         from: Option<IpAddr>,
     ) -> Result<(), ApiError> {
         let event = self.event(id).await?;
-        let mut s = event.state.lock().await;
-        self.check_entry(
-            id,
-            player,
-            (s.settings.rated, &s.settings.entry),
-            false,
-            password,
-            from,
-        )?;
-        let rating = entry::entry_rating(
-            self.online(),
-            player,
-            s.settings.initial_ms,
-            s.settings.increment_ms,
-        )
-        .await?;
-        self.commit(&event, &mut s, |s| {
-            s.join(player.id, &player.name, rating).map_err(api)
-        })
-        .await
+        self.enter((id, &event), player, password, from).await
     }
 
     /// `player` leaves tournament `id`.
