@@ -868,13 +868,7 @@ impl SqliteDb {
     }
 
     pub(super) async fn shown_events(&self, prefix: &str) -> Result<Vec<ShownEvent>, ApiError> {
-        let pattern = format!(
-            "{}%",
-            prefix
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_")
-        );
+        let pattern = like_prefix(prefix);
         self.with(move |c| {
             let mut stmt = c.prepare(
                 "SELECT message, tournament_id, settings FROM shown_events \
@@ -907,7 +901,7 @@ impl SqliteDb {
     }
 
     pub(super) async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError> {
-        let pattern = format!("{}%", prefix.replace('%', "").replace('_', "\\_"));
+        let pattern = like_prefix(prefix);
         self.with(move |c| {
             let mut stmt = c.prepare(
                 "SELECT s.message, s.game_id, s.settings FROM shown_games s \
@@ -1085,6 +1079,16 @@ impl SqliteDb {
         })
         .await
     }
+}
+
+/// The LIKE pattern (for `ESCAPE` with a backslash) of the texts that begin with `prefix`:
+/// its `%`, `_` and backslashes taken as themselves.
+fn like_prefix(prefix: &str) -> String {
+    let escaped = prefix
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("{escaped}%")
 }
 
 fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ShownEvent> {
