@@ -196,6 +196,11 @@ impl Place {
         format!("chat:{}:{}", chat.0, message.0)
     }
 
+    /// The id of a tournament's message sent to a chat.
+    pub(super) fn event_id(chat: ChatId, message: MessageId) -> String {
+        format!("event:{}:{}", chat.0, message.0)
+    }
+
     /// The key of the edits' limits: a group chat's messages share the group's limit; any
     /// other message has its own.
     pub(super) fn throttle_key(id: &str) -> String {

@@ -23,7 +23,7 @@ use damasi_tournaments::{NewArena, NewSwiss};
 use serde::{Deserialize, Serialize};
 use teloxide_core::payloads::SendMessageSetters;
 use teloxide_core::requests::Requester;
-use teloxide_core::types::{ChatId, InlineKeyboardMarkup, Message, MessageId, User};
+use teloxide_core::types::{ChatId, InlineKeyboardMarkup, Message, User};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::{lock, markup, refused, MessageSettings, Place, Shown, Telegram, MESSAGE_PREFIX};
@@ -352,7 +352,7 @@ impl Telegram {
                 e.message()
             );
         }
-        self.follow(event_id(m.chat.id, sent.id), event);
+        self.follow(Place::event_id(m.chat.id, sent.id), event);
         Ok(())
     }
 
@@ -707,11 +707,6 @@ impl Telegram {
             _ => false,
         }
     }
-}
-
-/// The id of a tournament's message in a chat.
-fn event_id(chat: ChatId, message: MessageId) -> String {
-    format!("event:{}:{}", chat.0, message.0)
 }
 
 #[cfg(test)]
