@@ -16,6 +16,8 @@
 //! - [`lobby`]: open seeks and quick-pairing pools.
 //! - [`players`]: follows and blocks, who is online, leaderboards.
 //! - [`db`]: storage (SQLite or PostgreSQL).
+//! - [`explorer`]: the opening explorer: the moves played from each position and their
+//!   results, from the server's games and imported master games.
 //! - [`cluster`]: several server processes sharing one PostgreSQL database and one Redis
 //!   server (game ownership by lease, requests forwarded to a game's owner, events relayed).
 //! - [`brain`]: the server's engines, shared by every game and request that needs one.
@@ -39,6 +41,7 @@ pub mod cluster;
 pub mod command;
 pub mod db;
 pub mod error;
+pub mod explorer;
 pub mod frontend;
 pub mod hashing;
 pub mod init_data;

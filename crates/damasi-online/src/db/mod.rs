@@ -7,6 +7,7 @@
 //! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
 
 mod events;
+mod explorer;
 mod postgres;
 mod sqlite;
 
