@@ -105,6 +105,8 @@ pub async fn index() -> Json<Value> {
             "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
             "POST /api/analyze {fen[, moves, level, move_time_ms, multipv, searchmoves, rules]}: score and best line(s)",
             "GET /api/tablebase?fen=FEN: endgame tables' win/draw/loss for the position and each move",
+            "GET /api/explorer/lichess?fen=FEN[&play=M,M&speeds=blitz,rapid&ratings=1600,1800&moves=N&topGames=N&recentGames=N]: the moves of this server's games from the position (lichess's explorer)",
+            "GET /api/explorer/masters?fen=FEN[&play=M,M&moves=N&topGames=N]: the moves of the imported master games",
             "GET /api/learn/course: the rules course (lessons of interactive steps)",
             "GET /api/learn/examples: the federation's ten worked examples",
             "GET /api/puzzles[?rating=R&exclude=ID,ID]: a puzzle near rating R",

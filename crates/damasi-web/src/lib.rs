@@ -20,6 +20,7 @@
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms, multipv, searchmoves}` | score, depth and best line(s) |
 //! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
+//! | `GET /api/explorer/{lichess,masters}?fen=` | the opening explorer: the moves played from the position, in lichess's shape ([`explorer`]) |
 //! | `GET /api/learn/course`, `GET /api/learn/examples` | the rules course and the federation's worked examples ([`learn`]) |
 //! | `GET /api/puzzles?rating=`, `GET /api/puzzles/{id}`, `POST /api/puzzles/{id}/attempt` | tactics puzzles and the player's puzzle rating |
 //! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change; `?from=PLY&limit=N` pages through the plies) |
@@ -61,6 +62,7 @@ pub mod api;
 pub mod assets;
 pub use damasi_online::brain;
 pub mod error;
+pub mod explorer;
 pub mod games;
 pub mod learn;
 pub mod online;
@@ -206,6 +208,7 @@ pub fn router(state: AppState) -> Router {
         .route("/engine/move", post(api::engine_move))
         .route("/analyze", post(api::analyze))
         .route("/tablebase", get(tablebase::tablebase))
+        .merge(explorer::routes())
         .route("/learn/course", get(learn::course_json))
         .route("/learn/examples", get(learn::examples_json))
         .route("/puzzles", get(learn::next_puzzle))
@@ -238,6 +241,7 @@ pub fn router(state: AppState) -> Router {
         // A player's profile (lichess's path) and the leaderboards: the online page's views.
         .route("/@/{name}", get(assets::online_page))
         .merge(online::lichess::outside_api())
+        .merge(explorer::outside_routes())
         .route("/player", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
@@ -322,6 +326,9 @@ pub async fn serve_with(
         if let Err(e) = online.resume_all().await {
             eprintln!("damasi-web: cannot resume online games: {e:?}");
         }
+        // The opening explorer counts the games that ended while the server was down, then
+        // each game as it ends.
+        damasi_online::explorer::follow(&online);
         if let Err(e) = tournaments.run().await {
             eprintln!("damasi-web: cannot resume tournaments: {e:?}");
         }
