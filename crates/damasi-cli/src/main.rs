@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod berger_cmd;
 mod book_cmds;
 mod engine_cmds;
+mod explorer_cmd;
 mod online_cmds;
 mod play_cmd;
 mod puzzle_cmds;
@@ -62,6 +63,8 @@ enum Command {
     Token(online_cmds::TokenArgs),
     /// Connect a Hub engine to a damasi server as a player (Board API).
     Bot(online_cmds::BotArgs),
+    /// The opening explorer: `damasi explorer import FILE.pdn` adds master games.
+    Explorer(explorer_cmd::ExplorerArgs),
     /// Tactics puzzles: `damasi puzzles generate` finds them in engine self-play.
     Puzzles(puzzle_cmds::PuzzlesArgs),
     /// Swiss tournaments: `damasi swiss pair --trf FILE` pairs the next round (FIDE Dutch).
@@ -91,6 +94,7 @@ fn main() {
         Some(Command::User(a)) => online_cmds::user(a),
         Some(Command::Token(a)) => online_cmds::token(a),
         Some(Command::Bot(a)) => online_cmds::bot(a),
+        Some(Command::Explorer(a)) => explorer_cmd::explorer(a),
         Some(Command::Puzzles(a)) => puzzle_cmds::puzzles(a),
         Some(Command::Swiss(a)) => swiss_cmd::swiss(a),
         Some(Command::Berger(a)) => berger_cmd::berger(a),

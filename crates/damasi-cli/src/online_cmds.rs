@@ -53,7 +53,7 @@ pub struct TokenArgs {
     database: Option<String>,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -61,11 +61,13 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-fn accounts(
+/// The online database of a server: its PostgreSQL `database`, else `online.sqlite3` in its
+/// data directory.
+pub(crate) fn online_db(
     rt: &tokio::runtime::Runtime,
     data_dir: Option<PathBuf>,
     database: Option<String>,
-) -> Result<Accounts> {
+) -> Result<OnlineDb> {
     let db = match database {
         Some(url) => rt.block_on(OnlineDb::connect(&url)),
         None => {
@@ -76,7 +78,15 @@ fn accounts(
             OnlineDb::open(&dir)
         }
     };
-    Ok(Accounts::new(db.map_err(|e| anyhow!(e))?))
+    db.map_err(|e| anyhow!(e))
+}
+
+fn accounts(
+    rt: &tokio::runtime::Runtime,
+    data_dir: Option<PathBuf>,
+    database: Option<String>,
+) -> Result<Accounts> {
+    Ok(Accounts::new(online_db(rt, data_dir, database)?))
 }
 
 fn now_ms() -> i64 {
