@@ -279,6 +279,20 @@ Object.assign(window.I18N.tr, {
   tbDistanceHelp: "“3 hamlede kazanır”: en iyi oyunla bir sonraki taş almaya, dama çıkmaya ya da bir taşın ilerlemesine üç hamle (iki tarafın hamleleri ayrı sayılır)",
 });
 
+// The Study view's opening explorer.
+Object.assign(window.I18N.en, {
+  explorer: "Explorer", exServer: "This server", exMasters: "Masters", exSpeed: "Speed", exAll: "All",
+  exBullet: "Bullet", exBlitz: "Blitz", exRapid: "Rapid", exClassical: "Classical", exCorrespondence: "Correspondence",
+  exRating: "Average rating", exMove: "Move", exGames: "Games", exAvg: "Ø", exResults: "White / draw / Black",
+  exEmpty: "No game went on from this position.", exBar: "White won {w}, drawn {d}, Black won {b}",
+});
+Object.assign(window.I18N.tr, {
+  explorer: "Açılış kaşifi", exServer: "Bu sunucu", exMasters: "Ustalar", exSpeed: "Hız", exAll: "Hepsi",
+  exBullet: "Bullet", exBlitz: "Blitz", exRapid: "Hızlı", exClassical: "Klasik", exCorrespondence: "Yazışmalı",
+  exRating: "Ortalama puan", exMove: "Hamle", exGames: "Oyun", exAvg: "Ø", exResults: "Beyaz / berabere / Siyah",
+  exEmpty: "Bu pozisyondan devam eden oyun yok.", exBar: "Beyaz {w} kazandı, {d} berabere, Siyah {b} kazandı",
+});
+
 // Settings, the keyboard help, capture routes, promotion, confirming moves and named levels.
 Object.assign(window.I18N.en, {
   settings: "Settings", setTheme: "Theme", themeSystem: "As the system", themeLight: "Light", themeDark: "Dark",

@@ -197,6 +197,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/views/editor.js"),
     ),
     (
+        "/js/views/explorer.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/views/explorer.js"),
+    ),
+    (
         "/js/views/games.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/views/games.js"),

@@ -676,3 +676,91 @@ async fn a_players_tournament_is_found_by_a_game_of_it_in_both_stores() {
         assert_eq!(of_a, expected);
     }
 }
+
+/// The opening explorer's store in PostgreSQL: games counted (by the differences they make,
+/// the database being shared with other tests and runs), each once, the masters apart, the
+/// filters, the best game's lookup, and the catch-up's query. (The same checks on SQLite, with
+/// whole numbers, are `crates/damasi-online/tests/explorer.rs`.)
+#[tokio::test]
+async fn the_explorer_counts_games_once_in_postgres() {
+    use damasi::{DrawReason, Outcome, Position, WinReason};
+    use damasi_web::online::explorer::sources::game_of;
+    use damasi_web::online::explorer::{
+        explore, ExploredGame, ExplorerAnswer, Filter, GameFacts, Request, Source,
+    };
+    use damasi_web::online::rating::Speed;
+
+    let Some(url) = url() else { return };
+    let db = OnlineDb::connect(&url).await.unwrap();
+    let game = |key: &str, moves: &[&str], outcome: Outcome, speed: Speed, ratings: [i64; 2]| {
+        let facts = GameFacts {
+            names: [Some("w".into()), Some("b".into())],
+            ratings: [Some(ratings[0]), Some(ratings[1])],
+            speed: Some(speed),
+            at_ms: 1,
+            year: None,
+            month: None,
+        };
+        let g = game_of(moves).unwrap();
+        ExploredGame::new(Source::Server, key.into(), &g, Some(outcome), facts).unwrap()
+    };
+    let ask = |source: Source, play: &'static str, filter: Filter| {
+        let db = db.clone();
+        async move {
+            let mut req = Request::new(source, Request::play(Position::start(), play).unwrap());
+            req.filter = filter;
+            explore(&db, &req).await.unwrap()
+        }
+    };
+    // A move's (white, draws, black), zeros when absent.
+    let counts = |a: &ExplorerAnswer, uci: &str| {
+        a.moves
+            .iter()
+            .find(|m| m.uci == uci)
+            .map_or([0, 0, 0], |m| [m.white, m.draws, m.black])
+    };
+    let top_blitz = Filter::parse(Some("blitz"), Some("2500")).unwrap();
+    let before = ask(Source::Server, "", Filter::default()).await;
+    let before_c4 = ask(Source::Server, "c3-c4", Filter::default()).await;
+    let before_blitz = ask(Source::Server, "", top_blitz).await;
+    let before_masters = ask(Source::Masters, "", Filter::default()).await;
+
+    let (k1, k2) = (name("xp1-"), name("xp2-"));
+    let white = Outcome::Win {
+        winner: damasi::Color::White,
+        reason: WinReason::Resignation,
+    };
+    let draw = Outcome::Draw(DrawReason::Agreement);
+    let games = vec![
+        game(&k1, &["c3-c4", "f6-f5"], white, Speed::Blitz, [3000, 3000]),
+        game(&k2, &["c3-c4"], draw, Speed::Rapid, [1500, 1500]),
+    ];
+    assert_eq!(db.explore_games(games.clone()).await.unwrap(), 2);
+    // Offered again (another process heard them end too): nothing counted.
+    assert_eq!(db.explore_games(games).await.unwrap(), 0);
+
+    let after = ask(Source::Server, "", Filter::default()).await;
+    let c4 = counts(&after, "c3-c4");
+    let was = counts(&before, "c3-c4");
+    assert_eq!([c4[0] - was[0], c4[1] - was[1], c4[2] - was[2]], [1, 1, 0]);
+    assert_eq!(after.white - before.white, 1);
+    assert_eq!(after.draws - before.draws, 1);
+    // After c3-c4 only the first went on, with f6-f5.
+    let after_c4 = ask(Source::Server, "c3-c4", Filter::default()).await;
+    let (f5, was) = (counts(&after_c4, "f6-f5"), counts(&before_c4, "f6-f5"));
+    assert_eq!([f5[0] - was[0], f5[1] - was[1], f5[2] - was[2]], [1, 0, 0]);
+    // Blitz in the band 2500: the first game alone, and it is the best-rated game there (the
+    // newest of equals), found by its number.
+    let blitz = ask(Source::Server, "", top_blitz).await;
+    assert_eq!(blitz.white - before_blitz.white, 1);
+    assert_eq!(blitz.draws - before_blitz.draws, 0);
+    assert_eq!(blitz.top_games[0].id, k1);
+    assert_eq!(blitz.top_games[0].white.rating, Some(3000));
+    // The masters are untouched.
+    assert_eq!(
+        ask(Source::Masters, "", Filter::default()).await,
+        before_masters
+    );
+    // The catch-up's query runs here too (the games of other tests may or may not be there).
+    db.unexplored_games(5).await.unwrap();
+}

@@ -19,8 +19,10 @@ import {
   renderPlay, renderPlayers, resign, retryEngine, setStatusNote, shownFen, takeBack, tick, typedMove, rematch,
 } from "./views/play.js";
 import {
-  copyStudyPdn, loadLine, startStudy, stopAnalysis, studyDelete, studyKey, studyPromote, studyShow, studyUrl, toggleAnalysis,
+  copyStudyPdn, loadLine, startStudy, stopAnalysis, studyDelete, studyExplorer, studyKey, studyPromote, studyShow, studyUrl,
+  toggleAnalysis,
 } from "./views/study.js";
+import { wireExplorer } from "./views/explorer.js";
 import { startEditor, finishEditor, updateEditorFen, loadFen, editorUrl } from "./views/editor.js";
 import { importPdn, renderGames } from "./views/games.js";
 import { openNewDialog, newGameBody, restoreNewDefaults } from "./views/newgame.js";
@@ -182,6 +184,7 @@ function wire() {
   $("st-delete").addEventListener("click", studyDelete);
   $("st-pdn").addEventListener("click", copyStudyPdn);
   $("an-toggle").addEventListener("click", () => toggleAnalysis());
+  wireExplorer(studyExplorer);
   $("st-flip").addEventListener("click", () => { board.setFlipped(!board.flipped); studyShow(); });
   $("st-edit").addEventListener("click", () => { if (study.editing) finishEditor(); else startEditor(); });
   $("st-play").addEventListener("click", () => openNewDialog(true));

@@ -1,7 +1,8 @@
 // The study view: free analysis of a position and the moves played from it, kept as a tree
 // (tree.js: a main line and variations, as lichess's analysis board), with the engine's
 // evaluation, its best lines when the analysis is on (several lines, deepening while the
-// position stays), and, when the server has tables for it, the endgame tables' verdict.
+// position stays), when the server has tables for it, the endgame tables' verdict, and the
+// opening explorer's moves (explorer.js).
 import { $ } from "../util.js";
 import { t, sideName, outcomeText, announce, toast } from "../i18n.js";
 import { api, errorText, showError, showFenError, transient } from "../api.js";
@@ -11,6 +12,7 @@ import { setShapes } from "../board/shapes.js";
 import { S, study } from "../state.js";
 import { moveText, moveRow, renderStatus } from "./play.js";
 import { syncUrl } from "../router.js";
+import { explorerPanel } from "./explorer.js";
 import {
   addMove, createTree, deleteFrom, followMoves, mainContinuation, nodeOf, onMainLine, pathTo,
   promoteToMainLine, siblingPath, textToTree, treeToPdn, treeToText,
@@ -92,6 +94,12 @@ export async function studyShow() {
   syncUrl("replace");
   analyze(fen, seq);
   tablebasePanel(fen, seq);
+  studyExplorer();
+}
+
+/** Shows the opening explorer of the shown position (again, when its source or filters change). */
+export function studyExplorer() {
+  explorerPanel(studyFen(), study.seq, () => study.seq, study.legal, studyMove);
 }
 
 /**
