@@ -100,12 +100,18 @@ pub async fn count_online_game(db: &OnlineDb, id: &str) -> Result<bool, ApiError
     if row.status != "over" || row.rules != RuleSet::default() {
         return Ok(false);
     }
-    let record = Record::replay(
+    let record = match Record::replay(
         Position::start(),
         row.rules,
         None,
         moves.iter().map(|(t, _)| (t.as_str(), 0)),
-    )?;
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("damasi: explorer: game {id} cannot be replayed, left out: {e:?}");
+            return skip(db, id).await;
+        }
+    };
     let speed = Speed::of(row.initial_ms, row.increment_ms);
     let mut facts = GameFacts {
         speed: Some(speed),
@@ -135,9 +141,29 @@ pub async fn count_online_game(db: &OnlineDb, id: &str) -> Result<bool, ApiError
         facts,
     ) {
         Ok(g) => g,
-        Err(_) => return Ok(false),
+        Err(_) => return skip(db, id).await,
     };
     Ok(db.explore_games(vec![game]).await? == 1)
+}
+
+/// Marks a finished game the explorer cannot count (a stored outcome it cannot read, moves
+/// that do not replay) as looked at, with no move, so that catching up does not look at it
+/// again and again; counted: false.
+async fn skip(db: &OnlineDb, id: &str) -> Result<bool, ApiError> {
+    let none = ExploredGame {
+        source: Source::Server,
+        key: id.to_string(),
+        names: [None, None],
+        ratings: [None, None],
+        winner: None,
+        speed: Speed::Classical,
+        at_ms: 0,
+        year: None,
+        month: None,
+        plies: Vec::new(),
+    };
+    db.explore_games(vec![none]).await?;
+    Ok(false)
 }
 
 /// The year and month of a moment (Unix ms).
