@@ -81,8 +81,14 @@ fn random_game(rng: &mut Rng, i: usize) -> ExploredGame {
         year: Some(2026),
         month: Some(1 + rng.below(12) as i64),
     };
-    ExploredGame::new(Source::Server, format!("g{i:07}"), &game, Some(outcome), facts)
-        .expect("a game from the start under the default rules")
+    ExploredGame::new(
+        Source::Server,
+        format!("g{i:07}"),
+        &game,
+        Some(outcome),
+        facts,
+    )
+    .expect("a game from the start under the default rules")
 }
 
 /// The positions asked: the start and the most played line (the first sorted move each ply)
@@ -123,7 +129,13 @@ fn line(name: &str, games: Option<i64>, mut times: Vec<Duration>) {
 }
 
 /// The query strings asked of each position: everything, and a filtered one.
-const FILTERS: [(&str, &str); 2] = [("all", ""), ("blitz+rapid, 1600+1800", "&speeds=blitz,rapid&ratings=1600,1800")];
+const FILTERS: [(&str, &str); 2] = [
+    ("all", ""),
+    (
+        "blitz+rapid, 1600+1800",
+        "&speeds=blitz,rapid&ratings=1600,1800",
+    ),
+];
 
 /// One GET on a kept-alive connection: the status and the body.
 fn get(conn: &mut BufReader<TcpStream>, path: &str) -> (u16, String) {
@@ -131,7 +143,11 @@ fn get(conn: &mut BufReader<TcpStream>, path: &str) -> (u16, String) {
     conn.get_mut().write_all(req.as_bytes()).expect("send");
     let mut status = String::new();
     conn.read_line(&mut status).expect("status line");
-    let code: u16 = status.split(' ').nth(1).and_then(|c| c.parse().ok()).expect("a status");
+    let code: u16 = status
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("a status");
     let mut length = 0;
     loop {
         let mut h = String::new();
@@ -205,7 +221,11 @@ async fn direct(dir: &str, rounds: usize) {
                 explore(&db, &req).await.unwrap();
                 times.push(t.elapsed());
             }
-            line(&format!("{name} ({fname})"), Some(a.white + a.draws + a.black), times);
+            line(
+                &format!("{name} ({fname})"),
+                Some(a.white + a.draws + a.black),
+                times,
+            );
         }
     }
 }
@@ -221,7 +241,9 @@ async fn fill(dir: &str, games: usize, seed: u64) {
         plies += g.plies.len();
         batch.push(g);
         if batch.len() == 1000 || i + 1 == games {
-            db.explore_games(std::mem::take(&mut batch)).await.expect("counted");
+            db.explore_games(std::mem::take(&mut batch))
+                .await
+                .expect("counted");
             eprint!("\r{} games", i + 1);
         }
     }
