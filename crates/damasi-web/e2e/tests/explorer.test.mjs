@@ -97,8 +97,9 @@ async function post(tok, path, body) {
     headers: { Authorization: "Bearer " + tok, "Content-Type": "application/json" },
     body: body ? JSON.stringify(body) : undefined,
   });
-  assert.ok(r.ok, path + ": " + r.status + " " + (await r.text()));
-  return r.json();
+  const text = await r.text();
+  assert.ok(r.ok, path + ": " + r.status + " " + text);
+  return JSON.parse(text);
 }
 
 test("a game played on the server shows under This server once it ends", async () => {

@@ -12,7 +12,9 @@ let exAbort = null;
 
 /** The query of the shown choices. @param {string} fen */
 function query(fen) {
-  let q = "/api/explorer/" + ex.source + "?moves=20&topGames=0&recentGames=0&fen=" + encodeURIComponent(fen);
+  let q = "/api/explorer/" + ex.source + "?moves=20&topGames=0&fen=" + encodeURIComponent(fen);
+  // The masters have no recent games, speeds or bands (as on lichess): asking is refused.
+  if (ex.source === "lichess") q += "&recentGames=0";
   if (ex.source === "lichess" && ex.speed) q += "&speeds=" + ex.speed;
   // "From a band up": that band and every higher one (lichess's ratings are the bands' lower bounds).
   if (ex.source === "lichess" && ex.rating) {
