@@ -764,3 +764,66 @@ async fn the_explorer_counts_games_once_in_postgres() {
     // The catch-up's query runs here too (the games of other tests may or may not be there).
     db.unexplored_games(5).await.unwrap();
 }
+
+/// Two processes of a cluster counting the same games at once (each its own connection, the
+/// games offered in opposite orders, sharing rows): every game is counted once, and neither
+/// waits for the other in a circle (the rows are written in one order by every transaction).
+#[tokio::test]
+async fn two_processes_count_the_same_games_once_in_postgres() {
+    use damasi::{DrawReason, Outcome, Position};
+    use damasi_web::online::explorer::sources::game_of;
+    use damasi_web::online::explorer::{explore, ExploredGame, GameFacts, Request, Source};
+    use damasi_web::online::rating::Speed;
+
+    let Some(url) = url() else { return };
+    let (one, two) = (
+        OnlineDb::connect(&url).await.unwrap(),
+        OnlineDb::connect(&url).await.unwrap(),
+    );
+    let lines: [&[&str]; 4] = [
+        &["c3-c4", "f6-f5"],
+        &["c3-c4", "a6-a5"],
+        &["e3-e4", "f6-f5"],
+        &["f3-f4", "c6-c5"],
+    ];
+    let run = name("xc");
+    let games: Vec<ExploredGame> = (0..40)
+        .map(|i| {
+            let facts = GameFacts {
+                ratings: [Some(1500), Some(1500)],
+                speed: Some(Speed::Blitz),
+                ..GameFacts::default()
+            };
+            let g = game_of(lines[i % 4]).unwrap();
+            let draw = Some(Outcome::Draw(DrawReason::Agreement));
+            ExploredGame::new(Source::Server, format!("{run}-{i}"), &g, draw, facts).unwrap()
+        })
+        .collect();
+    let draws = |db: OnlineDb| async move {
+        explore(&db, &Request::new(Source::Server, Position::start()))
+            .await
+            .unwrap()
+            .draws
+    };
+    let before = draws(one.clone()).await;
+    let mut reversed = games.clone();
+    reversed.reverse();
+    let (a, b) = tokio::join!(
+        async {
+            let mut n = 0;
+            for chunk in games.chunks(10) {
+                n += one.explore_games(chunk.to_vec()).await.unwrap();
+            }
+            n
+        },
+        async {
+            let mut n = 0;
+            for chunk in reversed.chunks(10) {
+                n += two.explore_games(chunk.to_vec()).await.unwrap();
+            }
+            n
+        }
+    );
+    assert_eq!(a + b, 40, "{a} + {b}");
+    assert_eq!(draws(two).await - before, 40);
+}

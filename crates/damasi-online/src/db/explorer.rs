@@ -3,6 +3,8 @@
 //! game is counted once however often it is offered), and one aggregate row per position,
 //! move, speed class and rating band (`explorer_moves`), the only rows a query reads.
 
+use std::collections::BTreeMap;
+
 use rusqlite::{params, OptionalExtension};
 
 use crate::error::ApiError;
@@ -124,25 +126,82 @@ const UNEXPLORED: &str = "SELECT g.id FROM online_games g WHERE g.status = 'over
     AND NOT EXISTS (SELECT 1 FROM explorer_games e WHERE e.source = 0 AND e.game = g.id) \
     ORDER BY g.created_ms LIMIT $1";
 
-/// The values of [`ADD`] but the position and the move, the same for every ply of game
-/// number `n`: speed, band, the result's counts, the rating, and the game as the row's best
-/// rated and latest one.
-fn add_values(g: &ExploredGame, n: i64) -> [i64; 11] {
-    let (w, d, b) = g.result_counts();
-    let rating = g.average_rating();
-    [
-        g.speed_code(),
-        g.band() as i64,
-        w,
-        d,
-        b,
-        i64::from(rating.is_some()),
-        rating.unwrap_or(0),
-        n,
-        rating.unwrap_or(-1),
-        n,
-        g.at_ms,
-    ]
+/// What newly counted games add to one aggregate row: their sums, and the best-rated and the
+/// latest of them.
+struct Addition<'a> {
+    key: (i64, i64, i64, i64, &'a str),
+    counts: [i64; 3],
+    rated: i64,
+    rating_sum: i64,
+    /// (average rating or -1, game number).
+    top: (i64, i64),
+    /// (time, game number).
+    last: (i64, i64),
+}
+
+impl Addition<'_> {
+    /// The values of [`ADD`], in its order.
+    fn values(&self) -> (i64, i64, i64, i64, &str, [i64; 9]) {
+        let (source, pos, speed, band, mv) = self.key;
+        let [w, d, b] = self.counts;
+        let v = [
+            w,
+            d,
+            b,
+            self.rated,
+            self.rating_sum,
+            self.top.1,
+            self.top.0,
+            self.last.1,
+            self.last.0,
+        ];
+        (source, pos, speed, band, mv, v)
+    }
+}
+
+/// The rows that the games just marked (each with its number, in the order marked) add to,
+/// summed, in key order. In key order, every transaction takes the rows' locks in the same
+/// order, so two processes counting games at once never wait for each other in a circle
+/// (PostgreSQL); and a batch writes each row once, however many of its games played the move.
+/// The best and latest games are chosen as [`ADD`] chooses them: the first of equal ratings,
+/// the last of equal times.
+fn additions<'a>(marked: &[(i64, &'a ExploredGame)]) -> Vec<Addition<'a>> {
+    let mut rows: BTreeMap<(i64, i64, i64, i64, &'a str), Addition<'a>> = BTreeMap::new();
+    for &(n, g) in marked {
+        let (w, d, b) = g.result_counts();
+        let rating = g.average_rating();
+        let (speed, band) = (g.speed_code(), g.band() as i64);
+        for (pos, mv) in &g.plies {
+            let key = (g.source as i64, *pos as i64, speed, band, mv.as_str());
+            let row = rows.entry(key).or_insert(Addition {
+                key,
+                counts: [0; 3],
+                rated: 0,
+                rating_sum: 0,
+                top: (i64::MIN, 0),
+                last: (i64::MIN, 0),
+            });
+            row.counts[0] += w;
+            row.counts[1] += d;
+            row.counts[2] += b;
+            row.rated += i64::from(rating.is_some());
+            row.rating_sum += rating.unwrap_or(0);
+            let top = rating.unwrap_or(-1);
+            if top > row.top.0 {
+                row.top = (top, n);
+            }
+            if g.at_ms >= row.last.0 {
+                row.last = (g.at_ms, n);
+            }
+        }
+    }
+    rows.into_values().collect()
+}
+
+/// The games in the order they are marked: by source and key, the same order in every
+/// transaction (see [`additions`]).
+fn in_mark_order(games: &mut [ExploredGame]) {
+    games.sort_by(|a, b| (a.source as i64, &a.key).cmp(&(b.source as i64, &b.key)));
 }
 
 fn speed_of(code: i64) -> Speed {
@@ -161,13 +220,13 @@ fn winner_of(result: i64) -> Option<damasi::Color> {
 }
 
 impl SqliteDb {
-    async fn explore_games(&self, games: Vec<ExploredGame>) -> Result<usize, ApiError> {
+    async fn explore_games(&self, mut games: Vec<ExploredGame>) -> Result<usize, ApiError> {
+        in_mark_order(&mut games);
         self.with(move |c| {
             let tx = c.transaction()?;
-            let mut counted = 0;
+            let mut marked = Vec::new();
             {
                 let mut mark = tx.prepare_cached(MARK)?;
-                let mut add = tx.prepare_cached(ADD)?;
                 for g in &games {
                     let n: Option<i64> = mark
                         .query_row(
@@ -187,29 +246,20 @@ impl SqliteDb {
                             |r| r.get(0),
                         )
                         .optional()?;
-                    let Some(n) = n else { continue };
-                    counted += 1;
-                    let v = add_values(g, n);
-                    for (pos, mv) in &g.plies {
-                        add.execute(params![
-                            g.source as i64,
-                            *pos as i64,
-                            v[0],
-                            v[1],
-                            mv,
-                            v[2],
-                            v[3],
-                            v[4],
-                            v[5],
-                            v[6],
-                            v[7],
-                            v[8],
-                            v[9],
-                            v[10]
-                        ])?;
+                    if let Some(n) = n {
+                        marked.push((n, g));
                     }
                 }
+                let mut add = tx.prepare_cached(ADD)?;
+                for a in additions(&marked) {
+                    let (source, pos, speed, band, mv, v) = a.values();
+                    add.execute(params![
+                        source, pos, speed, band, mv, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+                        v[7], v[8]
+                    ])?;
+                }
             }
+            let counted = marked.len();
             tx.commit()?;
             Ok(counted)
         })
@@ -291,12 +341,13 @@ fn pg_ref(r: &tokio_postgres::Row) -> GameRef {
 }
 
 impl PostgresDb {
-    async fn explore_games(&self, games: Vec<ExploredGame>) -> Result<usize, ApiError> {
+    async fn explore_games(&self, mut games: Vec<ExploredGame>) -> Result<usize, ApiError> {
+        in_mark_order(&mut games);
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
         let mark = tx.prepare(MARK).await.map_err(db_error)?;
         let add = tx.prepare(ADD).await.map_err(db_error)?;
-        let mut counted = 0;
+        let mut marked = Vec::new();
         for g in &games {
             // Another process counting the same game waits here on the unique key until the
             // first commits, then finds it counted.
@@ -319,31 +370,29 @@ impl PostgresDb {
                 )
                 .await
                 .map_err(db_error)?;
-            let Some(row) = row else { continue };
-            let n: i64 = row.get(0);
-            counted += 1;
-            // The plies' statements are pipelined on the connection, not sent one by one.
-            let v = add_values(g, n);
-            let keys: Vec<i64> = g.plies.iter().map(|(pos, _)| *pos as i64).collect();
-            let source = g.source as i64;
-            type Param<'a> = &'a (dyn tokio_postgres::types::ToSql + Sync);
-            let params: Vec<[Param<'_>; 14]> = keys
-                .iter()
-                .zip(&g.plies)
-                .map(|(pos, (_, mv))| -> [Param<'_>; 14] {
-                    [
-                        &source, pos, &v[0], &v[1], mv, &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-                        &v[8], &v[9], &v[10],
-                    ]
-                })
-                .collect();
-            let adds = params.iter().map(|p| tx.execute(&add, p));
-            futures_util::future::try_join_all(adds)
-                .await
-                .map_err(db_error)?;
+            if let Some(row) = row {
+                marked.push((row.get::<_, i64>(0), g));
+            }
         }
+        let sums = additions(&marked);
+        let rows: Vec<_> = sums.iter().map(Addition::values).collect();
+        type Param<'a> = &'a (dyn tokio_postgres::types::ToSql + Sync);
+        let params: Vec<[Param<'_>; 14]> = rows
+            .iter()
+            .map(|(source, pos, speed, band, mv, v)| -> [Param<'_>; 14] {
+                [
+                    source, pos, speed, band, mv, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                    &v[7], &v[8],
+                ]
+            })
+            .collect();
+        // Pipelined on the connection (sent in this order, not one round trip each).
+        let adds = params.iter().map(|p| tx.execute(&add, p));
+        futures_util::future::try_join_all(adds)
+            .await
+            .map_err(db_error)?;
         tx.commit().await.map_err(db_error)?;
-        Ok(counted)
+        Ok(marked.len())
     }
 
     async fn explorer_rows(&self, source: Source, pos: u64) -> Result<Vec<MoveRow>, ApiError> {
