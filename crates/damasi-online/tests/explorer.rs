@@ -559,3 +559,32 @@ async fn one_batch_or_one_game_at_a_time_give_the_same_rows() {
         assert_eq!(ids(a.recent_games.as_ref().unwrap()), ["gameF"]);
     }
 }
+
+/// A database in a file answers the explorer's queries from its second, read-only connection:
+/// what the writing one committed, at once; and `damasi explorer import` run by another
+/// process while the server runs is seen too (here a second `OnlineDb` on the same file).
+#[tokio::test]
+async fn a_file_database_reads_what_was_written_from_its_reading_connection() {
+    let dir = std::env::temp_dir().join(format!(
+        "damasi-explorer-test-{}-{}",
+        std::process::id(),
+        damasi_online::now_ms()
+    ));
+    let server = OnlineDb::open(&dir).unwrap();
+    assert_eq!(server.explore_games(five_games()).await.unwrap(), 5);
+    let start = ask(&server, Source::Server, &[], Filter::default()).await;
+    assert_eq!([start.white, start.draws, start.black], [2, 2, 1]);
+    let other = OnlineDb::open(&dir).unwrap();
+    let pdn = "[Result \"0-1\"]\n\n1. h3-h4 0-1\n";
+    assert_eq!(
+        import_masters(&other, pdn.as_bytes())
+            .await
+            .unwrap()
+            .imported,
+        1
+    );
+    let m = ask(&server, Source::Masters, &[], Filter::default()).await;
+    expect(&m, [0, 0, 1], &[("h3-h4", 0, 0, 1, None, Some("*"))]);
+    drop((server, other));
+    let _ = std::fs::remove_dir_all(&dir);
+}

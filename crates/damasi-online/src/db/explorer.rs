@@ -267,7 +267,7 @@ impl SqliteDb {
     }
 
     async fn explorer_rows(&self, source: Source, pos: u64) -> Result<Vec<MoveRow>, ApiError> {
-        self.with(move |c| {
+        self.read(move |c| {
             let mut stmt = c.prepare_cached(ROWS)?;
             let rows =
                 stmt.query_map(params![source as i64, pos as i64, MAX_ROWS as i64], |r| {
@@ -288,7 +288,7 @@ impl SqliteDb {
     }
 
     async fn explorer_game_refs(&self, ns: Vec<i64>) -> Result<Vec<GameRef>, ApiError> {
-        self.with(move |c| {
+        self.read(move |c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT {REF_COLUMNS} FROM explorer_games WHERE n = ?1"
             ))?;

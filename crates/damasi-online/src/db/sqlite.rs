@@ -110,6 +110,10 @@ CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
 #[derive(Clone)]
 pub struct SqliteDb {
     conn: Arc<Mutex<Connection>>,
+    /// A second, read-only connection to the same file, for the opening explorer's queries:
+    /// they read while games are written (WAL), and never wait behind a game's move nor make
+    /// one wait. None for a database in memory (the explorer reads through `conn`).
+    reader: Option<Arc<Mutex<Connection>>>,
 }
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
@@ -168,7 +172,16 @@ impl SqliteDb {
     /// Opens (creating if needed) `online.sqlite3` in `dir`.
     pub fn open(dir: &Path) -> Result<SqliteDb, String> {
         let (conn, path) = open_in(dir, "online.sqlite3")?;
-        SqliteDb::init(conn).map_err(|e| format!("cannot set up database {}: {e}", path.display()))
+        let mut db = SqliteDb::init(conn)
+            .map_err(|e| format!("cannot set up database {}: {e}", path.display()))?;
+        let reader = Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .and_then(|r| r.busy_timeout(Duration::from_secs(5)).map(|()| r))
+        .map_err(|e| format!("cannot open database {} to read: {e}", path.display()))?;
+        db.reader = Some(Arc::new(Mutex::new(reader)));
+        Ok(db)
     }
 
     /// A database in memory, for tests.
@@ -209,7 +222,16 @@ impl SqliteDb {
             .map_err(e)?;
         Ok(SqliteDb {
             conn: Arc::new(Mutex::new(conn)),
+            reader: None,
         })
+    }
+
+    /// Runs `f` on the read-only connection (the writing one for a database in memory).
+    pub(super) async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        run_blocking(self.reader.clone().unwrap_or_else(|| self.conn.clone()), f).await
     }
 
     pub(super) async fn with<T: Send + 'static>(
