@@ -7,6 +7,9 @@
 //! explorer_bench direct DIR 2000                    # the same queries in this process
 //! ```
 //!
+//! Games of another seed are other games (their keys name the seed), so `fill DIR 20000 46`
+//! beside a running `query` counts new games while the server answers.
+//!
 //! `fill` plays random legal games from the start position (a move is the first of the
 //! position's legal moves, sorted by their stored form, with probability 1/2, the second with
 //! 1/4, and so on, so that some lines are played often and others rarely, as in real play),
@@ -50,7 +53,7 @@ fn sorted_moves(pos: &Position) -> Vec<damasi::Move> {
 }
 
 /// One random game: its first 50 plies (or fewer when it ends), a result, ratings, a speed.
-fn random_game(rng: &mut Rng, i: usize) -> ExploredGame {
+fn random_game(rng: &mut Rng, seed: u64, i: usize) -> ExploredGame {
     let mut game = Game::new();
     while game.ply() < damasi_online::explorer::MAX_PLIES && !game.is_over() {
         let moves = sorted_moves(game.position());
@@ -237,7 +240,7 @@ async fn fill(dir: &str, games: usize, seed: u64) {
     let mut batch = Vec::new();
     let mut plies = 0;
     for i in 0..games {
-        let g = random_game(&mut rng, i);
+        let g = random_game(&mut rng, seed, i);
         plies += g.plies.len();
         batch.push(g);
         if batch.len() == 1000 || i + 1 == games {
