@@ -86,7 +86,7 @@ fn random_game(rng: &mut Rng, seed: u64, i: usize) -> ExploredGame {
     };
     ExploredGame::new(
         Source::Server,
-        format!("g{i:07}"),
+        format!("s{seed}g{i:07}"),
         &game,
         Some(outcome),
         facts,
@@ -238,13 +238,14 @@ async fn fill(dir: &str, games: usize, seed: u64) {
     let mut rng = Rng(seed);
     let started = Instant::now();
     let mut batch = Vec::new();
-    let mut plies = 0;
+    let (mut plies, mut counted) = (0, 0);
     for i in 0..games {
         let g = random_game(&mut rng, seed, i);
         plies += g.plies.len();
         batch.push(g);
         if batch.len() == 1000 || i + 1 == games {
-            db.explore_games(std::mem::take(&mut batch))
+            counted += db
+                .explore_games(std::mem::take(&mut batch))
                 .await
                 .expect("counted");
             eprint!("\r{} games", i + 1);
@@ -252,7 +253,7 @@ async fn fill(dir: &str, games: usize, seed: u64) {
     }
     eprintln!();
     println!(
-        "filled {dir}: {games} games, {plies} plies counted, in {:.1} s",
+        "filled {dir}: {counted} of {games} games counted ({plies} plies), in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     for (name, pos) in positions() {
