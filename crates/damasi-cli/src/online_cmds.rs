@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
-use damasi_tools::bot::{run_bot, BotConfig, Seeking};
+use damasi_tools::bot::{run_bot, BotApi, BotConfig, Seeking};
 use damasi_web::online::accounts::Accounts;
 use damasi_web::OnlineDb;
 
@@ -156,13 +156,34 @@ pub struct BotArgs {
     /// The account's API token (`damasi user add`, `damasi token`, or the account page).
     #[arg(long, env = "DAMASI_TOKEN", hide_env_values = true)]
     token: String,
-    /// Open a seek in the lobby with this control (MINUTES+INCREMENT), again after each game.
-    #[arg(long, value_name = "M+I", conflicts_with = "pool")]
+    /// Play as a person's account through the Board API, instead of as a BOT account through
+    /// the Bot API (the default: the account is upgraded to a BOT at start, for good, which
+    /// only an account that has played no game can be). Seeks and pools need it.
+    #[arg(long)]
+    board: bool,
+    /// Open a seek in the lobby with this control (MINUTES+INCREMENT), again after each game
+    /// (with --board: the lobby is for people).
+    #[arg(long, value_name = "M+I", conflicts_with_all = ["pool", "challenge"], requires = "board")]
     seek: Option<String>,
-    /// Join this quick-pairing pool (3+2, 5+3, 10+5, 15+10, 45+0), again after each game.
-    #[arg(long, value_name = "M+I")]
+    /// Join this quick-pairing pool (3+2, 5+3, 10+5, 15+10, 45+0), again after each game
+    /// (with --board: the pools are for people).
+    #[arg(
+        long,
+        value_name = "M+I",
+        conflicts_with = "challenge",
+        requires = "board"
+    )]
     pool: Option<String>,
-    /// Make the seeks rated.
+    /// Challenge this player by name at start and again after each game, with --control.
+    #[arg(long, value_name = "NAME")]
+    challenge: Option<String>,
+    /// The control of the challenges (MINUTES+INCREMENT).
+    #[arg(long, value_name = "M+I", default_value = "3+2")]
+    control: String,
+    /// How many games to play at once; challenges beyond are declined (`later`).
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Make the seeks and challenges rated.
     #[arg(long)]
     rated: bool,
     /// Take a seat in this open challenge (a game id) at start; may be repeated.
@@ -205,8 +226,17 @@ pub fn bot(a: BotArgs) -> Result<()> {
             let (m, i) = control(p)?;
             Seeking::Pool(m, i)
         }
-        (None, None) => Seeking::Wait,
+        (None, None) => match &a.challenge {
+            Some(name) => {
+                let (m, i) = control(&a.control)?;
+                Seeking::Challenge(name.clone(), m, i)
+            }
+            None => Seeking::Wait,
+        },
     };
+    if a.concurrency == 0 {
+        bail!("--concurrency 0: the bot must be able to play at least one game");
+    }
     let move_time = match a.move_time {
         Some(t) if t.is_finite() && t > 0.0 && t <= 3600.0 => Some(Duration::from_secs_f64(t)),
         Some(t) => bail!("--move-time {t} is not between 0 and 3600 seconds"),
@@ -216,6 +246,8 @@ pub fn bot(a: BotArgs) -> Result<()> {
         server: a.server,
         token: a.token,
         engine: engine_spec(&a.engine, None, &a.params)?,
+        api: if a.board { BotApi::Board } else { BotApi::Bot },
+        concurrency: a.concurrency,
         seeking,
         rated: a.rated,
         accept: a.accept,

@@ -37,9 +37,72 @@ pub struct Player {
     pub name: String,
     /// Whether it is a guest.
     pub guest: bool,
+    /// Whether it is a BOT account (lichess's title): it plays through the Bot API only, is
+    /// challenged directly, and stays out of the lobby and the pools.
+    #[serde(default)]
+    pub bot: bool,
 }
 
+/// The way a request to play reached the server: lichess's two APIs for programs. The site's
+/// own pages, sockets and chat front ends are people's, as the Board API is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// The Board API, the pages and the chat front ends: people only.
+    Board,
+    /// The Bot API: BOT accounts only.
+    Bot,
+}
+
+/// lichess's title of a BOT account, shown beside its name wherever a name is shown.
+pub const BOT_TITLE: &str = "BOT";
+
 impl Player {
+    /// The title shown beside the name: [`BOT_TITLE`] for a BOT.
+    pub fn title(&self) -> Option<&'static str> {
+        self.bot.then_some(BOT_TITLE)
+    }
+
+    /// Refuses a BOT on the Board API (and the pages), and a person on the Bot API, as
+    /// lichess does (403 `bot-account` or `not-a-bot`).
+    pub fn check_api(&self, api: Api) -> Result<(), ApiError> {
+        match (api, self.bot) {
+            (Api::Board, true) => Err(ApiError::Forbidden {
+                code: "bot-account",
+                message: format!(
+                    "{} is a BOT account: it plays through the Bot API (/api/bot/...) only",
+                    self.name
+                ),
+            }),
+            (Api::Bot, false) => Err(ApiError::Forbidden {
+                code: "not-a-bot",
+                message: format!(
+                    "the Bot API is for BOT accounts only: upgrade {} with POST \
+                     /api/bot/account/upgrade (an account that has played no game), or use \
+                     the Board API (/api/board/...)",
+                    self.name
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a BOT in the lobby and the pools, which are for people (403 `bot-account`): a
+    /// BOT is challenged directly.
+    pub fn check_lobby(&self) -> Result<(), ApiError> {
+        if self.bot {
+            Err(ApiError::Forbidden {
+                code: "bot-account",
+                message: format!(
+                    "{} is a BOT account: BOTs do not take seeks or pools with people; \
+                     challenge one directly",
+                    self.name
+                ),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
     /// Refuses a rated game to a guest.
     pub fn check_may_play(&self, rated: bool) -> Result<(), ApiError> {
         if rated && self.guest {
@@ -66,6 +129,7 @@ impl From<UserRow> for Player {
             id: u.id,
             name: u.name,
             guest: u.guest,
+            bot: u.bot,
         }
     }
 }
@@ -312,7 +376,36 @@ impl Accounts {
             .into())
     }
 
-    /// Creates an account without a password, for a program (`damasi user add`).
+    /// Makes `player`'s account a BOT, for good (lichess's `POST /api/bot/account/upgrade`):
+    /// refused to a guest (403 `guests-casual-only`) and to an account that has played a game
+    /// (409 `games-played`, as lichess refuses it). An account that is a BOT already is
+    /// answered as it is.
+    pub async fn upgrade_to_bot(&self, player: &Player) -> Result<Player, ApiError> {
+        if player.guest {
+            return Err(guests_casual_only(
+                "a guest cannot become a BOT: make an account for the program \
+                 (`damasi user add NAME` prints its token)",
+            ));
+        }
+        if !self.db.make_bot(player.id).await? {
+            return Err(ApiError::conflict(
+                "games-played",
+                format!(
+                    "{} has played games: only an account that has played none can become a \
+                     BOT (as on lichess); make a new account for the program",
+                    player.name
+                ),
+            ));
+        }
+        Ok(Player {
+            bot: true,
+            ..player.clone()
+        })
+    }
+
+    /// Creates an account without a password, for a program (`damasi user add`): a person's
+    /// account, which the Board API plays for, until [`Accounts::upgrade_to_bot`] makes it a
+    /// BOT.
     pub async fn add_bot(&self, name: &str, now: i64) -> Result<Player, ApiError> {
         check_name(name)?;
         Ok(self.db.create_user(name, None, false, now).await?.into())

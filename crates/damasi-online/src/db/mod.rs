@@ -30,6 +30,8 @@ pub struct UserRow {
     pub password: Option<String>,
     /// Whether this is a guest (casual games only, no password).
     pub guest: bool,
+    /// Whether this is a BOT account (lichess's title: it plays through the Bot API only).
+    pub bot: bool,
 }
 
 /// What a secret opens.
@@ -334,16 +336,23 @@ const RECORD_SQL: &str = "SELECT COUNT(*), \
     FROM online_games g WHERE (g.white_id = $1 OR g.black_id = $1) \
     AND g.status = 'over' AND g.outcome IS NOT NULL AND g.outcome <> 'aborted'";
 
-/// SQL: the leaderboard of speed `$1`: accounts (not guests) whose deviation is at most `$2`
+/// SQL: the leaderboard of speed `$1`: people's accounts (not guests, not BOTs) whose deviation is at most `$2`
 /// and who played a rated game of that speed at `$3` or later, best first, at most `$4`; each
 /// with its rating before its last [`PROGRESS_GAMES`] games (the start, 1500, when it has
 /// played fewer).
+/// SQL: account `$1` becomes a BOT unless a guest or it has played a game (see
+/// [`OnlineDb::make_bot`]).
+const MAKE_BOT_SQL: &str = "UPDATE users SET bot = TRUE WHERE id = $1 AND NOT guest \
+    AND NOT EXISTS (SELECT 1 FROM online_games g WHERE (g.white_id = $1 OR g.black_id = $1) \
+    AND (g.status = 'playing' OR (g.status = 'over' AND g.outcome IS NOT NULL \
+    AND g.outcome <> 'aborted')))";
+
 const LEADERBOARD_SQL: &str = "SELECT u.id, u.name, u.password, u.guest, \
     r.rating, r.deviation, r.volatility, r.games, \
     COALESCE((SELECT h.rating FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed \
-      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0) \
+      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0), u.bot \
     FROM ratings r JOIN users u ON u.id = r.user_id \
-    WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest \
+    WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest AND NOT u.bot \
     AND EXISTS (SELECT 1 FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed AND h.at_ms >= $3) \
     ORDER BY r.rating DESC, u.id LIMIT $4";
 
@@ -461,6 +470,13 @@ impl OnlineDb {
     /// The account with id `id`.
     pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
         both!(self.user(id))
+    }
+
+    /// Makes account `user` a BOT, for good, if it is not a guest and has played no game (one
+    /// started and not aborted); in one statement, so a game starting meanwhile either counts
+    /// or comes after. Whether it is a BOT now.
+    pub async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
+        both!(self.make_bot(user))
     }
 
     /// Keeps the hash of a new secret of `user`.

@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
     RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
-    UserRow, LEADERBOARD_SQL, RECORD_SQL,
+    UserRow, LEADERBOARD_SQL, MAKE_BOT_SQL, RECORD_SQL,
 };
 use crate::rating;
 
@@ -63,6 +63,7 @@ CREATE TABLE IF NOT EXISTS online_games (
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS invited_id BIGINT REFERENCES users(id);
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS rules TEXT NOT NULL DEFAULT 'turkish';
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS event TEXT;
+ALTER TABLE users ADD COLUMN IF NOT EXISTS bot BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
@@ -156,6 +157,7 @@ fn user_row(r: &Row) -> UserRow {
         name: r.get(1),
         password: r.get(2),
         guest: r.get(3),
+        bot: r.get("bot"),
     }
 }
 
@@ -168,7 +170,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT u.id, u.name, u.password, u.guest, o.settings FROM outside_accounts o \
+                "SELECT u.id, u.name, u.password, u.guest, o.settings, u.bot FROM outside_accounts o \
                  JOIN users u ON u.id = o.user_id WHERE o.service = $1 AND o.outside_id = $2",
                 &[&service, &outside_id],
             )
@@ -362,7 +364,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let rows = c
             .query(
-                "SELECT u.id, u.name, u.password, u.guest FROM relations r \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot FROM relations r \
                  JOIN users u ON u.id = r.to_id WHERE r.from_id = $1 AND r.kind = $2 \
                  ORDER BY lower(u.name) LIMIT $3",
                 &[&from, &relation.as_str(), &limit],
@@ -591,6 +593,7 @@ impl PostgresDb {
             name: name.to_string(),
             password,
             guest,
+            bot: false,
         })
     }
 
@@ -598,7 +601,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT id, name, password, guest FROM users WHERE lower(name) = lower($1)",
+                "SELECT id, name, password, guest, bot FROM users WHERE lower(name) = lower($1)",
                 &[&name],
             )
             .await
@@ -610,12 +613,22 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT id, name, password, guest FROM users WHERE id = $1",
+                "SELECT id, name, password, guest, bot FROM users WHERE id = $1",
                 &[&id],
             )
             .await
             .map_err(db_error)?;
         Ok(row.as_ref().map(user_row))
+    }
+
+    pub(super) async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
+        let c = self.client().await?;
+        c.execute(MAKE_BOT_SQL, &[&user]).await.map_err(db_error)?;
+        let row = c
+            .query_opt("SELECT bot FROM users WHERE id = $1", &[&user])
+            .await
+            .map_err(db_error)?;
+        Ok(row.is_some_and(|r| r.get::<_, bool>(0)))
     }
 
     pub(super) async fn add_secret(
@@ -644,7 +657,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot FROM secrets s \
                  JOIN users u ON u.id = s.user_id \
                  WHERE s.hash = $1 AND s.kind = $2 AND s.created_ms >= $3",
                 &[&hash, &kind.as_str(), &not_before_ms],

@@ -12,12 +12,12 @@ use crate::error::ApiError;
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
     RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
-    UserRow, LEADERBOARD_SQL, RECORD_SQL,
+    UserRow, LEADERBOARD_SQL, MAKE_BOT_SQL, RECORD_SQL,
 };
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS users (
     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
     password TEXT,
     guest INTEGER NOT NULL DEFAULT 0,
-    created_ms INTEGER NOT NULL
+    created_ms INTEGER NOT NULL,
+    bot INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS secrets (
     hash TEXT PRIMARY KEY,
@@ -140,16 +141,21 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
     })
 }
 
-/// Adds column `name` (`definition`) to `online_games` unless it is there already.
-fn add_game_column(conn: &Connection, name: &str, definition: &str) -> rusqlite::Result<()> {
+/// Adds column `name` (`definition`) to `table` unless it is there already.
+fn add_column(
+    conn: &Connection,
+    table: &str,
+    name: &str,
+    definition: &str,
+) -> rusqlite::Result<()> {
     let there: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = ?1",
-        [name],
+        "SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2",
+        [table, name],
         |r| r.get(0),
     )?;
     if there == 0 {
         conn.execute_batch(&format!(
-            "ALTER TABLE online_games ADD COLUMN {name} {definition}"
+            "ALTER TABLE {table} ADD COLUMN {name} {definition}"
         ))?;
     }
     Ok(())
@@ -161,6 +167,7 @@ fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         name: r.get(1)?,
         password: r.get(2)?,
         guest: r.get(3)?,
+        bot: r.get("bot")?,
     })
 }
 
@@ -200,9 +207,17 @@ impl SqliteDb {
         }
         // Schema 4: the rules each game is played under; the games stored before are the
         // federation's (looked up by column, so any older schema gets it once).
-        add_game_column(&conn, "rules", "TEXT NOT NULL DEFAULT 'turkish'").map_err(e)?;
+        add_column(
+            &conn,
+            "online_games",
+            "rules",
+            "TEXT NOT NULL DEFAULT 'turkish'",
+        )
+        .map_err(e)?;
         // Schema 5: the tournament that paired a game.
-        add_game_column(&conn, "event", "TEXT").map_err(e)?;
+        add_column(&conn, "online_games", "event", "TEXT").map_err(e)?;
+        // Schema 6: BOT accounts (lichess's Bot API).
+        add_column(&conn, "users", "bot", "INTEGER NOT NULL DEFAULT 0").map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
@@ -246,6 +261,7 @@ impl SqliteDb {
                 name,
                 password,
                 guest,
+                bot: false,
             })
         })
         .await
@@ -256,7 +272,7 @@ impl SqliteDb {
         let name = name.to_string();
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT id, name, password, guest FROM users WHERE name = ?1",
+                "SELECT id, name, password, guest, bot FROM users WHERE name = ?1",
                 [name],
                 user_row,
             )
@@ -269,11 +285,22 @@ impl SqliteDb {
     pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT id, name, password, guest FROM users WHERE id = ?1",
+                "SELECT id, name, password, guest, bot FROM users WHERE id = ?1",
                 [id],
                 user_row,
             )
             .optional()?)
+        })
+        .await
+    }
+
+    pub(super) async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
+        self.with(move |c| {
+            c.execute(&numbered(MAKE_BOT_SQL), [user])?;
+            let bot: Option<bool> = c
+                .query_row("SELECT bot FROM users WHERE id = ?1", [user], |r| r.get(0))
+                .optional()?;
+            Ok(bot == Some(true))
         })
         .await
     }
@@ -306,7 +333,7 @@ impl SqliteDb {
     ) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot FROM secrets s \
                  JOIN users u ON u.id = s.user_id \
                  WHERE s.hash = ?1 AND s.kind = ?2 AND s.created_ms >= ?3",
                 params![hash, kind.as_str(), not_before_ms],
@@ -767,7 +794,7 @@ impl SqliteDb {
         let (service, outside_id) = (service.to_string(), outside_id.to_string());
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT u.id, u.name, u.password, u.guest, o.settings FROM outside_accounts o \
+                "SELECT u.id, u.name, u.password, u.guest, o.settings, u.bot FROM outside_accounts o \
                  JOIN users u ON u.id = o.user_id WHERE o.service = ?1 AND o.outside_id = ?2",
                 params![service, outside_id],
                 |r| {
@@ -980,7 +1007,7 @@ impl SqliteDb {
     ) -> Result<Vec<UserRow>, ApiError> {
         self.with(move |c| {
             let mut stmt = c.prepare(
-                "SELECT u.id, u.name, u.password, u.guest FROM relations r \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot FROM relations r \
                  JOIN users u ON u.id = r.to_id WHERE r.from_id = ?1 AND r.kind = ?2 \
                  ORDER BY lower(u.name) LIMIT ?3",
             )?;

@@ -27,7 +27,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::error::ApiError;
 use crate::AppState;
 
-use super::accounts::{Credential, Player};
+use super::accounts::{Api, Credential, Player};
 use super::log_ins::{LogInFailures, PasswordChecks};
 use super::rating;
 use super::session::Identify;
@@ -35,6 +35,7 @@ use super::Online;
 
 mod account;
 mod board_api;
+mod bots;
 mod challenges;
 mod games;
 mod lobby;
@@ -211,10 +212,6 @@ pub fn routes() -> Router<AppState> {
         .route("/online/games/{id}/pdn", get(games::export_pdn))
         .route("/online/games/{id}/join", post(games::join))
         .route("/online/games/{id}/socket", get(super::socket::upgrade))
-        .route("/online/games/{id}/move", post(games::play_json))
-        .route("/online/games/{id}/chat", post(games::chat))
-        .route("/online/games/{id}/rematch", post(games::rematch))
-        .route("/online/games/{id}/claim", post(games::claim))
         .route("/lobby", get(lobby::lobby))
         .route("/lobby/seeks", post(lobby::seek))
         .route("/lobby/seeks/{id}", delete(lobby::cancel_seek))
@@ -230,18 +227,40 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/challenge/{id}/cancel", post(challenges::cancel_challenge))
         .route("/stream/event", get(board_api::event_stream))
-        .route("/board/game/stream/{id}", get(board_api::game_stream))
-        .route("/board/game/{id}/move/{mv}", post(games::play_path))
-        .route("/board/game/{id}/resign", post(games::resign))
-        .route("/board/game/{id}/abort", post(games::abort))
-        .route("/board/game/{id}/draw/{answer}", post(games::draw))
-        .route("/board/game/{id}/takeback/{answer}", post(games::takeback))
-        .route("/board/game/{id}/chat", post(games::chat))
-        .route("/board/game/{id}/claim-victory", post(games::claim_victory))
-        .route(
-            "/board/game/{id}/claim-victory/",
-            post(games::claim_victory),
-        )
+        .route("/bot/account/upgrade", post(bots::upgrade))
+        .route("/bot/online", get(bots::online))
+        .merge(game_routes("/board/game", Api::Board))
+        .merge(game_routes("/bot/game", Api::Bot))
+        .merge(site_game_routes())
+        .merge(super::profiles::routes())
+        .merge(super::lichess::routes())
+}
+
+/// A game's stream and actions under `prefix` for programs of `api`: lichess's Board API
+/// (`/board/game`, people) and Bot API (`/bot/game`, BOT accounts) are the same routes, each
+/// refusing the other kind of account.
+fn game_routes(prefix: &str, api: Api) -> Router<AppState> {
+    let at = |path: &str| format!("{prefix}{path}");
+    Router::new()
+        .route(&at("/stream/{id}"), get(board_api::game_stream))
+        .route(&at("/{id}/move/{mv}"), post(games::play_path))
+        .route(&at("/{id}/resign"), post(games::resign))
+        .route(&at("/{id}/abort"), post(games::abort))
+        .route(&at("/{id}/draw/{answer}"), post(games::draw))
+        .route(&at("/{id}/takeback/{answer}"), post(games::takeback))
+        .route(&at("/{id}/chat"), post(games::chat).get(games::chat_lines))
+        .route(&at("/{id}/claim-victory"), post(games::claim_victory))
+        .route(&at("/{id}/claim-victory/"), post(games::claim_victory))
+        .layer(Extension(api))
+}
+
+/// The game actions of the site's own pages (people, as the Board API).
+fn site_game_routes() -> Router<AppState> {
+    Router::new()
+        .route("/online/games/{id}/move", post(games::play_json))
+        .route("/online/games/{id}/chat", post(games::chat))
+        .route("/online/games/{id}/rematch", post(games::rematch))
+        .route("/online/games/{id}/claim", post(games::claim))
         .route("/online/games/{id}/resign", post(games::resign))
         .route("/online/games/{id}/abort", post(games::abort))
         .route("/online/games/{id}/draw/{answer}", post(games::draw))
@@ -249,13 +268,12 @@ pub fn routes() -> Router<AppState> {
             "/online/games/{id}/takeback/{answer}",
             post(games::takeback),
         )
-        .merge(super::profiles::routes())
-        .merge(super::lichess::routes())
+        .layer(Extension(Api::Board))
 }
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
 /// token) and so need no server-wide access token.
-pub const PLAYER_AUTHENTICATED: [&str; 13] = [
+pub const PLAYER_AUTHENTICATED: [&str; 14] = [
     "/api/account",
     "/api/swiss",
     "/api/tournament",
@@ -269,6 +287,7 @@ pub const PLAYER_AUTHENTICATED: [&str; 13] = [
     "/api/challenge/",
     "/api/stream/",
     "/api/board/",
+    "/api/bot/",
 ];
 
 /// The player who sent the request, or a 401.
@@ -324,7 +343,11 @@ pub(super) async fn account_json(online: &Online, p: &Player) -> Result<Value, A
             )
         })
         .collect();
-    Ok(json!({"id": p.id, "name": p.name, "guest": p.guest, "perfs": perfs}))
+    let mut v = json!({"id": p.id, "name": p.name, "guest": p.guest, "perfs": perfs});
+    if let Some(title) = p.title() {
+        v["title"] = json!(title);
+    }
+    Ok(v)
 }
 
 /// Whether the page was reached over HTTPS (a reverse proxy says so).

@@ -3,7 +3,7 @@
 // /player. The server's API: GET /api/user/{name}[/games|/rating-history],
 // POST /api/rel/{follow,unfollow,block,unblock}/{name}, POST /api/challenge/{name},
 // GET /api/player/top/{nb}/{speed}.
-import { $ } from "../util.js";
+import { $, titled } from "../util.js";
 import { ApiError, api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
 import { act, cap, casualUnderOtherRules, clockText, fillDays, go, ratingText, speedName } from "./common.js";
@@ -103,7 +103,7 @@ function renderProfile() {
   const p = view.profile;
   if (!p) return;
   document.title = t("onTitleProfile", { name: p.name });
-  $("pr-name").textContent = p.name;
+  $("pr-name").textContent = titled(p.name, p.title);
   $("pr-online").hidden = !p.online;
   const me = session.me;
   const mine = me && me.name.toLowerCase() === p.name.toLowerCase();
