@@ -364,7 +364,9 @@ fn landing_line(pos: &Position, pv: &[damasi::Move]) -> Vec<String> {
 }
 
 /// Runs the engine on `root` for `client`, for its `lines` best lines, and describes the
-/// result.
+/// result. Every analysis of the web goes through here; one at full strength, under the
+/// default rules and of every legal move is also kept for `GET /api/cloud-eval`
+/// ([`crate::cloud_eval`]).
 pub async fn think(
     state: &AppState,
     client: Option<IpAddr>,
