@@ -273,3 +273,36 @@ pub async fn cloud_eval(
         None => Err(ApiError::NotFound(NOT_AVAILABLE.into()).into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Pv;
+
+    fn line() -> Vec<String> {
+        vec!["c3-c4".into(), "f6-f5".into()]
+    }
+
+    #[test]
+    fn scores_are_whites_and_mates_count_the_winners_moves() {
+        // Black to move, 35 centi-men better for Black: White's -35.
+        assert_eq!(Pv::from_engine(&line(), false, 35, None).cp, Some(-35));
+        assert_eq!(Pv::from_engine(&line(), true, 35, None).cp, Some(35));
+        assert_eq!(
+            Pv::from_engine(&line(), true, 35, None).moves,
+            "c3-c4 f6-f5"
+        );
+        // White to move wins in 5 plies: its moves are plies 1, 3 and 5, three moves.
+        let win = Pv::from_engine(&line(), true, 29_995, Some(5));
+        assert_eq!((win.mate, win.cp), (Some(3), None));
+        // Black to move loses in 4 plies: White's moves are plies 2 and 4, White mates in 2.
+        assert_eq!(
+            Pv::from_engine(&line(), false, -29_996, Some(-4)).mate,
+            Some(2)
+        );
+        // White to move loses in 2 plies: Black's one move, -1.
+        assert_eq!(
+            Pv::from_engine(&line(), true, -29_998, Some(-2)).mate,
+            Some(-1)
+        );
+    }
+}
