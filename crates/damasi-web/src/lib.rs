@@ -20,6 +20,8 @@
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms, multipv, searchmoves}` | score, depth and best line(s) |
 //! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
+//! | `GET /api/tablebase/standard?fen=` | the same in the shape of lichess's tablebase server (also at `/standard`) |
+//! | `GET /api/cloud-eval?fen=&multiPv=` | lichess's cloud evaluation: the server's own finished analyses of the position ([`cloud_eval`]) |
 //! | `GET /api/learn/course`, `GET /api/learn/examples` | the rules course and the federation's worked examples ([`learn`]) |
 //! | `GET /api/puzzles?rating=`, `GET /api/puzzles/{id}`, `POST /api/puzzles/{id}/attempt` | tactics puzzles and the player's puzzle rating |
 //! | `GET/POST /api/games`, `GET/DELETE /api/games/{id}` | saved games (`?wait_version=N` waits for a change; `?from=PLY&limit=N` pages through the plies) |
@@ -59,6 +61,7 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub mod api;
 pub mod assets;
+pub mod cloud_eval;
 pub use damasi_online::brain;
 pub mod error;
 pub mod games;
@@ -106,6 +109,8 @@ pub struct AppState {
     pub limits: Arc<online::http::Limits>,
     /// Endgame tables, if the server has them (`GET /api/tablebase`).
     pub tablebase: tablebase::Tablebases,
+    /// The engine's finished analyses, for `GET /api/cloud-eval` (kept with the saved games).
+    pub cloud_evals: cloud_eval::CloudEvals,
     /// The long-lived requests (streams, WebSockets, long-polls) being served, and their caps.
     pub streams: Arc<Streams>,
     /// The Telegram bot's token, when the server runs the bot: the web page opened from the
@@ -140,6 +145,7 @@ impl AppState {
         let online = Online::in_memory();
         AppState {
             referee: Referee::new(store.clone(), brain.clone()),
+            cloud_evals: cloud_eval::CloudEvals::new(store.clone()),
             store,
             brain,
             security: Arc::new(Security::local()),
@@ -183,6 +189,12 @@ impl AppState {
         self
     }
 
+    /// The same state keeping at most `max_rows` cloud evaluations (see [`cloud_eval`]).
+    pub fn with_cloud_eval_rows(mut self, max_rows: usize) -> AppState {
+        self.cloud_evals = self.cloud_evals.with_max_rows(max_rows);
+        self
+    }
+
     /// The same state with other caps on long-lived requests (see [`streams`]).
     pub fn with_stream_limits(mut self, limits: StreamLimits) -> AppState {
         self.streams = Arc::new(Streams::new(limits));
@@ -206,6 +218,8 @@ pub fn router(state: AppState) -> Router {
         .route("/engine/move", post(api::engine_move))
         .route("/analyze", post(api::analyze))
         .route("/tablebase", get(tablebase::tablebase))
+        .route("/tablebase/standard", get(tablebase::lichess_standard))
+        .route("/cloud-eval", get(cloud_eval::cloud_eval))
         .route("/learn/course", get(learn::course_json))
         .route("/learn/examples", get(learn::examples_json))
         .route("/puzzles", get(learn::next_puzzle))
@@ -238,6 +252,9 @@ pub fn router(state: AppState) -> Router {
         // A player's profile (lichess's path) and the leaderboards: the online page's views.
         .route("/@/{name}", get(assets::online_page))
         .merge(online::lichess::outside_api())
+        // lichess's tablebase server answers at `/standard`; clients that join their base
+        // URL and that path as URLs (berserk) land here whatever the base URL's path.
+        .route("/standard", get(tablebase::lichess_standard))
         .route("/player", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))

@@ -64,7 +64,14 @@ pub struct Limits {
     /// Look-ups of many players or tokens at once per address (lichess's
     /// `GET /api/users/status`, `POST /api/token/test`).
     look_ups: DefaultKeyedRateLimiter<String>,
+    /// Look-ups of what the server knows of a position per address: lichess's cloud
+    /// evaluations (`GET /api/cloud-eval`) and tablebase (`GET /api/tablebase/standard`).
+    knowledge: DefaultKeyedRateLimiter<String>,
 }
+
+/// Cloud evaluations and lichess-shaped tablebase look-ups one address may make a minute
+/// (together): five a second for a program going through a game's positions.
+pub const KNOWLEDGE_PER_MINUTE: u32 = 300;
 
 /// Look-ups of many players or tokens at once one address may make a minute (each names up to
 /// 100 players or 1,000 tokens).
@@ -102,6 +109,7 @@ impl Default for Limits {
             ),
             chat: RateLimiter::keyed(per_minute(20)),
             look_ups: RateLimiter::keyed(per_minute(LOOK_UPS_PER_MINUTE)),
+            knowledge: RateLimiter::keyed(per_minute(KNOWLEDGE_PER_MINUTE)),
         }
     }
 }
@@ -118,6 +126,7 @@ impl Limits {
         self.actions.retain_recent();
         self.chat.retain_recent();
         self.look_ups.retain_recent();
+        self.knowledge.retain_recent();
     }
 
     /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
@@ -153,6 +162,14 @@ impl Limits {
     /// ([`LOOK_UPS_PER_MINUTE`]).
     pub fn check_look_up(&self, from: &str) -> Result<(), ApiError> {
         limited(&self.look_ups, &from.to_string(), "look-ups")
+    }
+
+    /// Refuses a cloud evaluation or lichess-shaped tablebase look-up beyond the address's
+    /// rate ([`KNOWLEDGE_PER_MINUTE`]); `client` as [`crate::api::Client`] reads it (requests
+    /// without an address, in tests, share one count).
+    pub fn check_knowledge(&self, client: Option<std::net::IpAddr>) -> Result<(), ApiError> {
+        let key = client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
+        limited(&self.knowledge, &key, "position look-ups")
     }
 
     /// Refuses a chat line beyond the player's rate.
