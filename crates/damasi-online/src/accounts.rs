@@ -200,7 +200,8 @@ const RESERVED_NAMES: &[&str] = &[
 /// Name beginnings that are the site's own (guests are `Guest-xxxxxx`, Telegram's players
 /// `tg-name`, the engine's seats `damasi-level-N`).
 const RESERVED_PREFIXES: &[&str] = &[
-    "guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_", "tg-", "tg_",
+    "guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_", "tg-", "tg_", "closed-",
+    "closed_",
 ];
 
 /// Checks a password's length: [`MIN_PASSWORD`] to [`MAX_PASSWORD`].
@@ -354,7 +355,7 @@ impl Accounts {
         self.revoked.subscribe()
     }
 
-    fn revoked_now(&self, user: i64) {
+    pub(crate) fn revoked_now(&self, user: i64) {
         let _ = self.revoked.send(user);
     }
 
@@ -368,12 +369,29 @@ impl Accounts {
         check_name(name)?;
         check_password(&password)?;
         check_new_password(name, &password)?;
+        self.check_not_retired(name).await?;
         let hash = hash_password(password).await?;
         Ok(self
             .db
             .create_user(name, Some(hash), false, now)
             .await?
             .into())
+    }
+
+    /// Refuses `name` if a closed account had it (409 `name-taken`, as for a name in use):
+    /// nobody takes the name of a closed account and passes for its player.
+    async fn check_not_retired(&self, name: &str) -> Result<(), ApiError> {
+        if self
+            .db
+            .name_retired(crate::your_data::retired_hash(name))
+            .await?
+        {
+            return Err(ApiError::conflict(
+                "name-taken",
+                format!("the name '{name}' is taken"),
+            ));
+        }
+        Ok(())
     }
 
     /// Makes `player`'s account a BOT, for good (lichess's `POST /api/bot/account/upgrade`):
@@ -408,6 +426,7 @@ impl Accounts {
     /// BOT.
     pub async fn add_bot(&self, name: &str, now: i64) -> Result<Player, ApiError> {
         check_name(name)?;
+        self.check_not_retired(name).await?;
         Ok(self.db.create_user(name, None, false, now).await?.into())
     }
 

@@ -53,6 +53,7 @@ pub mod table;
 pub mod tables;
 pub mod variant;
 pub mod watch;
+pub mod your_data;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};

@@ -676,3 +676,55 @@ async fn a_players_tournament_is_found_by_a_game_of_it_in_both_stores() {
         assert_eq!(of_a, expected);
     }
 }
+
+#[tokio::test]
+async fn bots_and_closed_accounts_in_both_stores() {
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let acc = online.accounts();
+        let (a, b) = (
+            acc.add_bot(&name("ca"), 0).await.unwrap(),
+            acc.add_bot(&name("cb"), 0).await.unwrap(),
+        );
+        let bot = acc.add_bot(&name("cr"), 0).await.unwrap();
+        // A BOT, read back as one; an account with a game played cannot become one.
+        assert!(acc.upgrade_to_bot(&bot).await.unwrap().bot);
+        assert!(db.user(bot.id).await.unwrap().unwrap().bot);
+        players::rated_win(&online, &a, &b).await;
+        assert_eq!(
+            acc.upgrade_to_bot(&b).await.unwrap_err().code(),
+            "games-played"
+        );
+        assert!(!db.user(b.id).await.unwrap().unwrap().bot);
+
+        // Closing a: renamed, closed, its token and follows gone, its old name out of use.
+        let token = acc.issue(a.id, SecretKind::Token, 0).await.unwrap();
+        online.follow(&b, &a.name).await.unwrap();
+        let new_name = online.close_account(&a, None).await.unwrap();
+        let row = db.user(a.id).await.unwrap().unwrap();
+        assert_eq!(row.name, new_name);
+        assert!(row.closed_ms.is_some() && row.password.is_none());
+        assert!(db.user_by_name(&a.name).await.unwrap().is_none());
+        assert_eq!(
+            acc.identify_by(Some(&token), None)
+                .await
+                .unwrap_err()
+                .code(),
+            "unauthorized"
+        );
+        assert!(online.following(&b).await.unwrap().is_empty());
+        for upper in [a.name.clone(), a.name.to_uppercase()] {
+            assert_eq!(
+                acc.add_bot(&upper, 0).await.unwrap_err().code(),
+                "name-taken"
+            );
+        }
+        // Its game stays, under the new name.
+        assert_eq!(db.games_of(b.id, 10).await.unwrap().len(), 1);
+        assert_eq!(db.record(a.id).await.unwrap().all, 1);
+    }
+}

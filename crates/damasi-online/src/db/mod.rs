@@ -32,6 +32,8 @@ pub struct UserRow {
     pub guest: bool,
     /// Whether this is a BOT account (lichess's title: it plays through the Bot API only).
     pub bot: bool,
+    /// When the account was closed (Unix ms); none while open.
+    pub closed_ms: Option<i64>,
 }
 
 /// What a secret opens.
@@ -340,6 +342,38 @@ const RECORD_SQL: &str = "SELECT COUNT(*), \
 /// and who played a rated game of that speed at `$3` or later, best first, at most `$4`; each
 /// with its rating before its last [`PROGRESS_GAMES`] games (the start, 1500, when it has
 /// played fewer).
+/// SQL: closing account `$1`, one statement each, run in one transaction: its old name kept
+/// out of use (only its hash, `$2`, so the name is not tied to the account any more), the
+/// account renamed `$3` and marked closed at `$4` with no password, its sessions, tokens,
+/// linked accounts and follows and blocks (both ways) forgotten. Its games and ratings stay.
+const CLOSE_ACCOUNT_SQL: [&str; 5] = [
+    "INSERT INTO retired_names (hash) VALUES ($2) ON CONFLICT DO NOTHING",
+    "UPDATE users SET name = $3, password = NULL, closed_ms = $4 WHERE id = $1",
+    "DELETE FROM secrets WHERE user_id = $1",
+    "DELETE FROM outside_accounts WHERE user_id = $1",
+    "DELETE FROM relations WHERE from_id = $1 OR to_id = $1",
+];
+
+/// `sql`, written with the parameters `$1`..`$N` of `params`, renumbered to the ones it uses
+/// (`$1`.. in order), with those parameters: both stores refuse a parameter a statement does
+/// not use.
+fn only_used<T: Copy, const N: usize>(sql: &str, params: [T; N]) -> (String, Vec<T>) {
+    let mut sql = sql.to_string();
+    let mut used = Vec::new();
+    for (i, p) in params.into_iter().enumerate() {
+        let name = format!("${}", i + 1);
+        if sql.contains(&name) {
+            used.push(p);
+            // Placeholders first, so `$2` renamed `$1` is not taken for the old `$1`.
+            sql = sql.replace(&name, &format!("#{}", used.len()));
+        }
+    }
+    (sql.replace('#', "$"), used)
+}
+
+/// SQL: whether the name whose hash is `$1` belonged to a closed account.
+const RETIRED_NAME_SQL: &str = "SELECT 1 FROM retired_names WHERE hash = $1";
+
 /// SQL: account `$1` becomes a BOT unless a guest or it has played a game (see
 /// [`OnlineDb::make_bot`]).
 const MAKE_BOT_SQL: &str = "UPDATE users SET bot = TRUE WHERE id = $1 AND NOT guest \
@@ -350,9 +384,10 @@ const MAKE_BOT_SQL: &str = "UPDATE users SET bot = TRUE WHERE id = $1 AND NOT gu
 const LEADERBOARD_SQL: &str = "SELECT u.id, u.name, u.password, u.guest, \
     r.rating, r.deviation, r.volatility, r.games, \
     COALESCE((SELECT h.rating FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed \
-      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0), u.bot \
+      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0), u.bot, u.closed_ms \
     FROM ratings r JOIN users u ON u.id = r.user_id \
     WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest AND NOT u.bot \
+    AND u.closed_ms IS NULL \
     AND EXISTS (SELECT 1 FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed AND h.at_ms >= $3) \
     ORDER BY r.rating DESC, u.id LIMIT $4";
 
@@ -470,6 +505,23 @@ impl OnlineDb {
     /// The account with id `id`.
     pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
         both!(self.user(id))
+    }
+
+    /// Closes account `user` (see [`CLOSE_ACCOUNT_SQL`]): renamed `new_name`, its old name's
+    /// hash `retired` kept out of use, closed at `now_ms`.
+    pub async fn close_user(
+        &self,
+        user: i64,
+        retired: String,
+        new_name: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        both!(self.close_user(user, retired, new_name, now_ms))
+    }
+
+    /// Whether the name whose hash is `hash` belonged to a closed account (kept out of use).
+    pub async fn name_retired(&self, hash: String) -> Result<bool, ApiError> {
+        both!(self.name_retired(hash))
     }
 
     /// Makes account `user` a BOT, for good, if it is not a guest and has played no game (one

@@ -12,12 +12,12 @@ use crate::error::ApiError;
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
     RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
-    UserRow, LEADERBOARD_SQL, MAKE_BOT_SQL, RECORD_SQL,
+    UserRow, CLOSE_ACCOUNT_SQL, LEADERBOARD_SQL, MAKE_BOT_SQL, RECORD_SQL, RETIRED_NAME_SQL,
 };
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -105,6 +105,9 @@ CREATE TABLE IF NOT EXISTS relations (
     PRIMARY KEY (from_id, to_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
+CREATE TABLE IF NOT EXISTS retired_names (
+    hash TEXT PRIMARY KEY
+) WITHOUT ROWID;
 ";
 
 /// The SQLite store; cheap to clone.
@@ -168,6 +171,7 @@ fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         password: r.get(2)?,
         guest: r.get(3)?,
         bot: r.get("bot")?,
+        closed_ms: r.get("closed_ms")?,
     })
 }
 
@@ -218,6 +222,8 @@ impl SqliteDb {
         add_column(&conn, "online_games", "event", "TEXT").map_err(e)?;
         // Schema 6: BOT accounts (lichess's Bot API).
         add_column(&conn, "users", "bot", "INTEGER NOT NULL DEFAULT 0").map_err(e)?;
+        // Schema 7: closed accounts, and the names they had, kept out of use.
+        add_column(&conn, "users", "closed_ms", "INTEGER").map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
@@ -262,6 +268,7 @@ impl SqliteDb {
                 password,
                 guest,
                 bot: false,
+                closed_ms: None,
             })
         })
         .await
@@ -272,7 +279,7 @@ impl SqliteDb {
         let name = name.to_string();
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT id, name, password, guest, bot FROM users WHERE name = ?1",
+                "SELECT id, name, password, guest, bot, closed_ms FROM users WHERE name = ?1",
                 [name],
                 user_row,
             )
@@ -285,11 +292,40 @@ impl SqliteDb {
     pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT id, name, password, guest, bot FROM users WHERE id = ?1",
+                "SELECT id, name, password, guest, bot, closed_ms FROM users WHERE id = ?1",
                 [id],
                 user_row,
             )
             .optional()?)
+        })
+        .await
+    }
+
+    pub(super) async fn close_user(
+        &self,
+        user: i64,
+        retired: String,
+        new_name: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        self.with(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for sql in CLOSE_ACCOUNT_SQL {
+                let all: [&dyn rusqlite::ToSql; 4] = [&user, &retired, &new_name, &now_ms];
+                let (sql, params) = super::only_used(sql, all);
+                tx.execute(&numbered(&sql), params.as_slice())?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn name_retired(&self, hash: String) -> Result<bool, ApiError> {
+        self.with(move |c| {
+            Ok(c.query_row(&numbered(RETIRED_NAME_SQL), [hash], |_| Ok(()))
+                .optional()?
+                .is_some())
         })
         .await
     }
@@ -333,7 +369,7 @@ impl SqliteDb {
     ) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT u.id, u.name, u.password, u.guest, u.bot FROM secrets s \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM secrets s \
                  JOIN users u ON u.id = s.user_id \
                  WHERE s.hash = ?1 AND s.kind = ?2 AND s.created_ms >= ?3",
                 params![hash, kind.as_str(), not_before_ms],
@@ -794,7 +830,7 @@ impl SqliteDb {
         let (service, outside_id) = (service.to_string(), outside_id.to_string());
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT u.id, u.name, u.password, u.guest, o.settings, u.bot FROM outside_accounts o \
+                "SELECT u.id, u.name, u.password, u.guest, o.settings, u.bot, u.closed_ms FROM outside_accounts o \
                  JOIN users u ON u.id = o.user_id WHERE o.service = ?1 AND o.outside_id = ?2",
                 params![service, outside_id],
                 |r| {
@@ -1007,7 +1043,7 @@ impl SqliteDb {
     ) -> Result<Vec<UserRow>, ApiError> {
         self.with(move |c| {
             let mut stmt = c.prepare(
-                "SELECT u.id, u.name, u.password, u.guest, u.bot FROM relations r \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM relations r \
                  JOIN users u ON u.id = r.to_id WHERE r.from_id = ?1 AND r.kind = ?2 \
                  ORDER BY lower(u.name) LIMIT ?3",
             )?;

@@ -39,6 +39,7 @@ mod bots;
 mod challenges;
 mod games;
 mod lobby;
+mod your_data;
 
 /// Rate limits per client.
 pub struct Limits {
@@ -213,6 +214,8 @@ pub fn routes() -> Router<AppState> {
             post(account::telegram_log_in).delete(account::telegram_unlink),
         )
         .route("/account/playing", get(games::now_playing))
+        .route("/account/export", get(your_data::export))
+        .route("/account/close", post(your_data::close))
         .route("/account/password", post(account::change_password))
         .route("/account/sessions", get(account::list_sessions))
         .route(

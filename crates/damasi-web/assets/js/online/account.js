@@ -37,6 +37,8 @@ export function renderAccount() {
   $("btn-unlink-tg").hidden = me.guest;
   $("acct-profile").hidden = me.guest;
   $("acct-profile").href = "/@/" + encodeURIComponent(me.name);
+  $("data-box").hidden = me.guest;
+  $("data-games").href = "/api/games/user/" + encodeURIComponent(me.name);
   loadFollowingOnline();
   const list = $("acct-ratings");
   list.innerHTML = "";
@@ -170,6 +172,19 @@ export function wireAccount() {
     $("link-box").hidden = false;
   });
   $("btn-link-copy").addEventListener("click", () => copyField($("link-text")));
+  // Closing the account: asked once more, then the page is logged out.
+  $("close-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!confirm(t("onCloseConfirm"))) return;
+    const password = $("close-password").value;
+    const r = await act($("btn-close"), () => api("POST", "/api/account/close", { password }));
+    if (!r) return;
+    $("close-password").value = "";
+    session.me = null;
+    renderAccount();
+    session.changed();
+    toast(t("onClosed"));
+  });
   // Unties the Telegram users linked to this account: the bot plays them as guests again and
   // the Mini App gives them no session of it (log out everywhere and a new password do too).
   $("btn-unlink-tg").addEventListener("click", async () => {
