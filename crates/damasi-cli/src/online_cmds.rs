@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use damasi_tools::bot::{run_bot, BotApi, BotConfig, Seeking};
 use damasi_web::online::accounts::Accounts;
+use damasi_web::online::{Online, OnlineConfig};
 use damasi_web::OnlineDb;
 
 use crate::engine_cmds::engine_spec;
@@ -38,6 +39,36 @@ enum UserCommand {
         #[arg(long)]
         password_stdin: bool,
     },
+    /// Name an account a moderator (it sees the reports at /mod and acts on them); with
+    /// --remove, no longer.
+    Mod {
+        /// The account's name.
+        name: String,
+        /// Take the role away.
+        #[arg(long)]
+        remove: bool,
+        /// The server's data directory (default: the user's data directory).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// The server's PostgreSQL database, if it uses one (`damasi serve --database`).
+        #[arg(long, value_name = "URL")]
+        database: Option<String>,
+    },
+    /// Print the moderation log, newest first: every moderator's action (and the operator's).
+    ModLog {
+        /// Only the actions on this account.
+        #[arg(long)]
+        name: Option<String>,
+        /// At most this many lines.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+        /// The server's data directory (default: the user's data directory).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// The server's PostgreSQL database, if it uses one (`damasi serve --database`).
+        #[arg(long, value_name = "URL")]
+        database: Option<String>,
+    },
 }
 
 /// Arguments of `damasi token`.
@@ -66,6 +97,15 @@ fn accounts(
     data_dir: Option<PathBuf>,
     database: Option<String>,
 ) -> Result<Accounts> {
+    Ok(Accounts::new(online_db(rt, data_dir, database)?))
+}
+
+/// The server's online database: PostgreSQL at `database`, else SQLite in the data directory.
+fn online_db(
+    rt: &tokio::runtime::Runtime,
+    data_dir: Option<PathBuf>,
+    database: Option<String>,
+) -> Result<OnlineDb> {
     let db = match database {
         Some(url) => rt.block_on(OnlineDb::connect(&url)),
         None => {
@@ -76,7 +116,7 @@ fn accounts(
             OnlineDb::open(&dir)
         }
     };
-    Ok(Accounts::new(db.map_err(|e| anyhow!(e))?))
+    db.map_err(|e| anyhow!(e))
 }
 
 fn now_ms() -> i64 {
@@ -117,6 +157,54 @@ pub fn user(a: UserArgs) -> Result<()> {
             })?;
             println!("created account {name}; its API token:");
             println!("{token}");
+            Ok(())
+        }
+        UserCommand::Mod {
+            name,
+            remove,
+            data_dir,
+            database,
+        } => {
+            let rt = runtime()?;
+            let db = online_db(&rt, data_dir, database)?;
+            let user = rt.block_on(async {
+                let online = Online::new(db, OnlineConfig::default());
+                online
+                    .set_moderator(&name, !remove)
+                    .await
+                    .map_err(|e| anyhow!("{}", api_message(&e)))
+            })?;
+            match remove {
+                false => println!("{} is a moderator", user.name),
+                true => println!("{} is no longer a moderator", user.name),
+            }
+            Ok(())
+        }
+        UserCommand::ModLog {
+            name,
+            limit,
+            data_dir,
+            database,
+        } => {
+            let rt = runtime()?;
+            let db = online_db(&rt, data_dir, database)?;
+            let lines = rt.block_on(async {
+                let online = Online::new(db, OnlineConfig::default());
+                online
+                    .moderation_log(None, name.as_deref(), limit)
+                    .await
+                    .map_err(|e| anyhow!("{}", api_message(&e)))
+            })?;
+            for l in lines {
+                let at = l["at"].as_i64().unwrap_or(0) / 1000;
+                println!(
+                    "{at}\t{}\t{}\t{}\t{}",
+                    l["moderator"].as_str().unwrap_or("?"),
+                    l["name"].as_str().unwrap_or("?"),
+                    l["action"].as_str().unwrap_or("?"),
+                    l["details"].as_str().unwrap_or("")
+                );
+            }
             Ok(())
         }
     }

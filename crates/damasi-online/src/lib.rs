@@ -45,6 +45,7 @@ pub mod init_data;
 pub mod live;
 pub mod lobby;
 pub mod messages;
+pub mod moderation;
 pub mod players;
 pub mod rating;
 pub mod record;

@@ -210,6 +210,9 @@ impl Online {
         game.check()?;
         player.check_may_play(game.rated)?;
         player.check_lobby()?;
+        if game.rated {
+            self.check_may_play_rated(player).await?;
+        }
         let speed = super::rating::Speed::of(game.initial_ms, game.increment_ms);
         let rating = if game.rated {
             Some(
@@ -271,14 +274,17 @@ impl Online {
     /// `player` takes seek `id`: the game starts for both. Returns the game id.
     pub async fn accept_seek(&self, player: &Player, id: u64) -> Result<String, ApiError> {
         player.check_lobby()?;
-        // A seek's owner never changes: who it is may be asked before taking it.
-        let owner = self
+        // A seek's owner and game never change: they may be asked before taking it.
+        let (owner, rated) = self
             .lobby_now()
             .await?
             .seeks
             .iter()
             .find(|s| s.id == id)
-            .map(|s| s.player.clone());
+            .map_or((None, false), |s| (Some(s.player.clone()), s.game.rated));
+        if rated {
+            self.check_may_play_rated(player).await?;
+        }
         if let Some(owner) = owner.filter(|o| o.id != player.id) {
             if self.either_blocks(owner.id, player.id).await? {
                 return Err(ApiError::Forbidden {
@@ -349,6 +355,10 @@ impl Online {
         increment: i64,
     ) -> Result<Option<String>, ApiError> {
         player.check_lobby()?;
+        // The pools pair accounts for rated games.
+        if !player.guest {
+            self.check_may_play_rated(player).await?;
+        }
         let pool = (minutes, increment);
         if !POOLS.contains(&pool) {
             return Err(ApiError::NotFound(format!(

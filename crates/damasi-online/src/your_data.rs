@@ -120,6 +120,21 @@ impl Online {
                 return Err(wrong_password());
             }
         }
+        self.close_now(player, &user.name).await
+    }
+
+    /// Closes `player`'s account for a moderator (no password asked; not while playing
+    /// either). Answers the account's new name.
+    pub(crate) async fn close_account_by_moderator(
+        &self,
+        player: &Player,
+    ) -> Result<String, ApiError> {
+        self.close_now(player, &player.name).await
+    }
+
+    /// Closes `player`'s account, called `old_name`, unless it is in a game.
+    async fn close_now(&self, player: &Player, old_name: &str) -> Result<String, ApiError> {
+        let db = self.db();
         if let Some(game) = db.playing_of(player.id, 1).await?.into_iter().next() {
             return Err(ApiError::conflict(
                 "playing",
@@ -132,7 +147,7 @@ impl Online {
         let new_name = format!("{CLOSED_PREFIX}{}", &new_secret()?[..10]);
         db.close_user(
             player.id,
-            retired_hash(&user.name),
+            retired_hash(old_name),
             new_name.clone(),
             now_ms(),
         )

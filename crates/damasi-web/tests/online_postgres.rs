@@ -728,3 +728,71 @@ async fn bots_and_closed_accounts_in_both_stores() {
         assert_eq!(db.record(a.id).await.unwrap().all, 1);
     }
 }
+
+#[tokio::test]
+async fn reports_marks_refunds_and_the_log_in_both_stores() {
+    use damasi_web::online::moderation::Action;
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let acc = online.accounts();
+        let cheat = acc.add_bot(&name("mc"), 0).await.unwrap();
+        let victim = acc.add_bot(&name("mv"), 0).await.unwrap();
+        let moderator = acc.add_bot(&name("mm"), 0).await.unwrap();
+        let game = players::rated_win(&online, &cheat, &victim).await;
+        let lost = -db.game(&game).await.unwrap().unwrap().0.diffs[1].unwrap();
+        let before = db.rating(victim.id, "blitz").await.unwrap().unwrap().rating;
+        let id = online
+            .report(&victim, &cheat.name, Some(&game), "cheating", "too good")
+            .await
+            .unwrap();
+        assert!(id > 0);
+        assert_eq!(
+            online.report_queue(&moderator).await.unwrap_err().code(),
+            "not-a-moderator"
+        );
+        online.set_moderator(&moderator.name, true).await.unwrap();
+        let queue = online.report_queue(&moderator).await.unwrap();
+        let mine: Vec<_> = queue.iter().filter(|r| r["id"] == id).collect();
+        assert_eq!(mine.len(), 1);
+        assert_eq!(mine[0]["evidence"]["rated"], true);
+        let mute = Action::Mute { minutes: 5 };
+        online
+            .moderate(Some(&moderator), &cheat.name, mute)
+            .await
+            .unwrap();
+        assert_eq!(
+            online.check_may_chat(cheat.id).await.unwrap_err().code(),
+            "muted"
+        );
+        let done = online
+            .moderate(Some(&moderator), &cheat.name, Action::Engine)
+            .await
+            .unwrap();
+        assert_eq!(done["refunds"][0]["points"], lost as f64);
+        let again = online
+            .moderate(Some(&moderator), &cheat.name, Action::Engine)
+            .await
+            .unwrap();
+        assert_eq!(again["refunds"], serde_json::json!([]));
+        let after = db.rating(victim.id, "blitz").await.unwrap().unwrap().rating;
+        assert!((after - before - lost as f64).abs() < 1e-6);
+        let history = db.rating_history(victim.id).await.unwrap();
+        assert!((history.last().unwrap().rating - after).abs() < 1e-6);
+        let log = online
+            .moderation_log(None, Some(&cheat.name), 10)
+            .await
+            .unwrap();
+        let actions: Vec<&str> = log.iter().filter_map(|l| l["action"].as_str()).collect();
+        assert_eq!(actions, ["engine", "engine", "mute"]);
+        assert!(online
+            .report_queue(&moderator)
+            .await
+            .unwrap()
+            .iter()
+            .all(|r| r["id"] != id));
+    }
+}

@@ -6,7 +6,19 @@
 //! Two stores hold the same data: SQLite (`online.sqlite3` in the data directory, nothing to
 //! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
 
+/// Calls the same method on whichever store is in use (defined before the modules, which
+/// all use it).
+macro_rules! both {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self {
+            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
+            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
+        }
+    };
+}
+
 mod events;
+mod moderation;
 mod postgres;
 mod sqlite;
 
@@ -15,6 +27,7 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use events::{TournamentFilter, TournamentRow};
+pub use moderation::{LogRow, MarkRow, ReportRow};
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
 
@@ -388,6 +401,7 @@ const LEADERBOARD_SQL: &str = "SELECT u.id, u.name, u.password, u.guest, \
     FROM ratings r JOIN users u ON u.id = r.user_id \
     WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest AND NOT u.bot \
     AND u.closed_ms IS NULL \
+    AND NOT EXISTS (SELECT 1 FROM marks m WHERE m.user_id = u.id AND m.kind = 'engine') \
     AND EXISTS (SELECT 1 FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed AND h.at_ms >= $3) \
     ORDER BY r.rating DESC, u.id LIMIT $4";
 
@@ -457,16 +471,6 @@ pub enum OnlineDb {
     Sqlite(SqliteDb),
     /// A PostgreSQL server.
     Postgres(PostgresDb),
-}
-
-/// Calls the same method on whichever store is in use.
-macro_rules! both {
-    ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self {
-            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
-            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
-        }
-    };
 }
 
 impl OnlineDb {

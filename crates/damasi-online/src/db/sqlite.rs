@@ -202,6 +202,8 @@ impl SqliteDb {
         conn.execute_batch(SCHEMA).map_err(e)?;
         conn.execute_batch(super::events::SQLITE_SCHEMA)
             .map_err(e)?;
+        conn.execute_batch(super::moderation::SQLITE_SCHEMA)
+            .map_err(e)?;
         if version == 1 {
             // Schema 2: the account a direct challenge was sent to.
             conn.execute_batch(

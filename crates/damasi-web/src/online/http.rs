@@ -39,6 +39,7 @@ mod bots;
 mod challenges;
 mod games;
 mod lobby;
+mod moderation;
 mod your_data;
 
 /// Rate limits per client.
@@ -68,7 +69,12 @@ pub struct Limits {
     /// Look-ups of what the server knows of a position per address: lichess's cloud
     /// evaluations (`GET /api/cloud-eval`) and tablebase (`GET /api/tablebase/standard`).
     knowledge: DefaultKeyedRateLimiter<String>,
+    /// Reports of players per reporter.
+    reports: DefaultKeyedRateLimiter<i64>,
 }
+
+/// Reports one player may file an hour.
+pub const REPORTS_PER_HOUR: u32 = 10;
 
 /// Cloud evaluations and lichess-shaped tablebase look-ups one address may make a minute
 /// (together): five a second for a program going through a game's positions.
@@ -111,6 +117,9 @@ impl Default for Limits {
             chat: RateLimiter::keyed(per_minute(20)),
             look_ups: RateLimiter::keyed(per_minute(LOOK_UPS_PER_MINUTE)),
             knowledge: RateLimiter::keyed(per_minute(KNOWLEDGE_PER_MINUTE)),
+            reports: RateLimiter::keyed(Quota::per_hour(
+                NonZeroU32::new(REPORTS_PER_HOUR).expect("positive"),
+            )),
         }
     }
 }
@@ -128,6 +137,7 @@ impl Limits {
         self.chat.retain_recent();
         self.look_ups.retain_recent();
         self.knowledge.retain_recent();
+        self.reports.retain_recent();
     }
 
     /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
@@ -173,6 +183,11 @@ impl Limits {
         limited(&self.knowledge, &key, "position look-ups")
     }
 
+    /// Refuses a report beyond the player's rate ([`REPORTS_PER_HOUR`]).
+    pub fn check_report(&self, player: i64) -> Result<(), ApiError> {
+        limited(&self.reports, &player, "reports")
+    }
+
     /// Refuses a chat line beyond the player's rate.
     pub fn check_chat(&self, player: i64) -> Result<(), ApiError> {
         limited(&self.chat, &player, "chat lines")
@@ -216,6 +231,11 @@ pub fn routes() -> Router<AppState> {
         .route("/account/playing", get(games::now_playing))
         .route("/account/export", get(your_data::export))
         .route("/account/close", post(your_data::close))
+        .route("/account/moderation", get(moderation::mine))
+        .route("/report", post(moderation::report))
+        .route("/mod/reports", get(moderation::queue))
+        .route("/mod/log", get(moderation::log))
+        .route("/mod/{username}/{action}", post(moderation::act))
         .route("/account/password", post(account::change_password))
         .route("/account/sessions", get(account::list_sessions))
         .route(
@@ -293,7 +313,7 @@ fn site_game_routes() -> Router<AppState> {
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
 /// token) and so need no server-wide access token.
-pub const PLAYER_AUTHENTICATED: [&str; 14] = [
+pub const PLAYER_AUTHENTICATED: [&str; 16] = [
     "/api/account",
     "/api/swiss",
     "/api/tournament",
@@ -308,6 +328,8 @@ pub const PLAYER_AUTHENTICATED: [&str; 14] = [
     "/api/stream/",
     "/api/board/",
     "/api/bot/",
+    "/api/report",
+    "/api/mod/",
 ];
 
 /// The player who sent the request, or a 401.
