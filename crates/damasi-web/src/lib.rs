@@ -256,6 +256,7 @@ pub fn router(state: AppState) -> Router {
         // URL and that path as URLs (berserk) land here whatever the base URL's path.
         .route("/standard", get(tablebase::lichess_standard))
         .route("/player", get(assets::online_page))
+        .route("/mod", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))

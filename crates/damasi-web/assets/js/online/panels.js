@@ -169,6 +169,7 @@ export function renderActions() {
   if (open && you) $("share-url").value = location.origin + "/online/" + view.id;
   // In play.
   $("btn-abort").hidden = !(playing && n < 2);
+  $("btn-game-report").hidden = !(you && f && f[opp] && session.me && !session.me.guest);
   $("btn-resign").hidden = !(playing && n >= 2);
   $("btn-draw").hidden = !playing;
   $("btn-takeback").hidden = !playing;

@@ -8,6 +8,7 @@ import { ApiError, api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
 import { act, cap, casualUnderOtherRules, clockText, fillDays, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
+import { openReport } from "./moderation.js";
 import { pointsText, statusText, systemText } from "../swiss/common.js";
 
 const SPEEDS = ["bullet", "blitz", "rapid", "classical", "correspondence"];
@@ -110,6 +111,7 @@ function renderProfile() {
   $("pr-actions").hidden = !me || mine;
   const canRelate = me && !me.guest;
   $("btn-follow").hidden = !canRelate;
+  $("btn-report").hidden = !canRelate;
   $("btn-block").hidden = !canRelate;
   $("btn-follow").textContent = t(p.following ? "onUnfollow" : "onFollow");
   $("btn-follow").setAttribute("aria-pressed", String(!!p.following));
@@ -259,6 +261,7 @@ async function relate(what, button) {
 }
 
 function wireProfile() {
+  $("btn-report").addEventListener("click", () => openReport(view.profile.name, null));
   $("btn-follow").addEventListener("click", () => relate(view.profile.following ? "unfollow" : "follow", $("btn-follow")));
   $("btn-block").addEventListener("click", () => relate(view.profile.blocking ? "unblock" : "block", $("btn-block")));
   $("btn-challenge").addEventListener("click", () => { $("pr-challenge").hidden = !$("pr-challenge").hidden; });
