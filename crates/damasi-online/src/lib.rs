@@ -35,6 +35,7 @@
 pub mod accounts;
 pub mod addresses;
 pub mod brain;
+pub mod chat_filter;
 pub mod cluster;
 pub mod command;
 pub mod db;

@@ -83,11 +83,12 @@ impl Online {
         self.execute(id, Some(by), cmd, true).await
     }
 
-    /// `cmd` if `by` may send it: a player's command, and a chat line only while their chat
-    /// is not muted by a moderator.
+    /// `cmd` if `by` may send it: a player's command, and a chat line only without a word kept
+    /// out of the chats and while their chat is not muted by a moderator.
     async fn allowed(&self, by: &Player, cmd: Command) -> Result<Command, ApiError> {
         let cmd = players_only(cmd)?;
-        if matches!(cmd, Command::Chat { .. }) {
+        if let Command::Chat { text } = &cmd {
+            crate::chat_filter::check_chat_line(text)?;
             self.check_may_chat(by.id).await?;
         }
         Ok(cmd)

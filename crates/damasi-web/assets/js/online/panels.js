@@ -264,7 +264,12 @@ export function renderMoves() {
 }
 
 export function chatKey() { return "damasi.online.hideChat." + (session.me ? session.me.name : ""); }
-export function chatHidden() { return localStorage.getItem(chatKey()) === "1"; }
+/** Whether the players' chat is hidden: as the person chose, else hidden for a guest (chat is
+ * off by default for guests, who can turn it on). */
+export function chatHidden() {
+  const chosen = localStorage.getItem(chatKey());
+  return chosen === null ? !!(session.me && session.me.guest) : chosen === "1";
+}
 export function renderChatHidden() { $("chat-body").hidden = chatHidden(); }
 
 export function renderChat() {
