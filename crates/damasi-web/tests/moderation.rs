@@ -130,6 +130,14 @@ async fn a_cheat_is_reported_muted_and_marked_and_its_victims_get_their_rating_b
         )
         .await
         .unwrap();
+    // The words the site keeps out of its chats do not get through at all.
+    for text in ["you IDIOT", "sen bir aptalsın"] {
+        let refused = online
+            .run(&t.id, &cheat, Command::Chat { text: text.into() })
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), "chat-refused", "{text}");
+    }
     let report = json!({"username": "cheat", "reason": "insults", "note": "see the chat",
         "gameId": t.id});
     let (status, v) = post(&app, "/api/report", &mehmet_c, report.clone()).await;
