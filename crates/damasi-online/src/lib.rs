@@ -48,6 +48,7 @@ pub mod messages;
 pub mod players;
 pub mod rating;
 pub mod record;
+pub mod recovery;
 pub mod runner;
 pub mod table;
 pub mod tables;

@@ -7,6 +7,7 @@
 //! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
 
 mod events;
+mod mail;
 mod postgres;
 mod sqlite;
 
@@ -15,6 +16,7 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use events::{TournamentFilter, TournamentRow};
+pub use mail::EmailRow;
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
 
@@ -44,6 +46,11 @@ pub enum SecretKind {
     /// A one-time code that links an account of another service (`/link CODE` to the
     /// Telegram bot), valid for minutes.
     Link,
+    /// A one-time link that confirms the account's e-mail address (mailed), valid for a day.
+    ConfirmEmail,
+    /// A one-time link that sets a new password (mailed, or printed by `damasi user
+    /// reset-password`), valid for an hour.
+    PasswordReset,
 }
 
 impl SecretKind {
@@ -53,6 +60,8 @@ impl SecretKind {
             SecretKind::Session => "session",
             SecretKind::Token => "token",
             SecretKind::Link => "link",
+            SecretKind::ConfirmEmail => "confirm-email",
+            SecretKind::PasswordReset => "password-reset",
         }
     }
 }
@@ -64,6 +73,8 @@ impl SecretKind {
             "session" => Some(SecretKind::Session),
             "token" => Some(SecretKind::Token),
             "link" => Some(SecretKind::Link),
+            "confirm-email" => Some(SecretKind::ConfirmEmail),
+            "password-reset" => Some(SecretKind::PasswordReset),
             _ => None,
         }
     }

@@ -17,7 +17,7 @@ use super::{
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -142,7 +142,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
 }
 
 /// Adds column `name` (`definition`) to `table` unless it is there already.
-fn add_column(
+pub(super) fn add_column(
     conn: &Connection,
     table: &str,
     name: &str,
@@ -218,6 +218,8 @@ impl SqliteDb {
         add_column(&conn, "online_games", "event", "TEXT").map_err(e)?;
         // Schema 6: BOT accounts (lichess's Bot API).
         add_column(&conn, "users", "bot", "INTEGER NOT NULL DEFAULT 0").map_err(e)?;
+        // Schema 7: accounts' e-mail addresses (`db/mail.rs`).
+        super::mail::sqlite_migrate(&conn).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
