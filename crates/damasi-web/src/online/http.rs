@@ -39,6 +39,9 @@ mod bots;
 mod challenges;
 mod games;
 mod lobby;
+mod recovery;
+
+pub use recovery::{confirm_email_page, RESET_ANSWER_TIME};
 
 /// Rate limits per client.
 pub struct Limits {
@@ -67,6 +70,35 @@ pub struct Limits {
     /// Look-ups of what the server knows of a position per address: lichess's cloud
     /// evaluations (`GET /api/cloud-eval`) and tablebase (`GET /api/tablebase/standard`).
     knowledge: DefaultKeyedRateLimiter<String>,
+    /// Password-reset requests per client address.
+    resets_by_address: DefaultKeyedRateLimiter<String>,
+    /// Password-reset requests per e-mail address asked about (whether or not an account has
+    /// it), so that nobody's mailbox is flooded from many addresses.
+    resets_by_email: DefaultKeyedRateLimiter<String>,
+    /// Changes of address (each mails a link) per account.
+    email_changes: DefaultKeyedRateLimiter<i64>,
+}
+
+/// Password-reset requests one client address may make at once; then one every
+/// [`RESET_EVERY`].
+pub const RESETS_AT_ONCE: u32 = 5;
+/// How often one more password-reset request is allowed to a client address that used up
+/// [`RESETS_AT_ONCE`] (five an hour).
+pub const RESET_EVERY: std::time::Duration = std::time::Duration::from_secs(12 * 60);
+/// Password-reset requests for one e-mail address at once; then one every
+/// [`RESET_EMAIL_EVERY`].
+pub const RESETS_PER_EMAIL_AT_ONCE: u32 = 3;
+/// How often one more password-reset request for one e-mail address is allowed (three an
+/// hour).
+pub const RESET_EMAIL_EVERY: std::time::Duration = std::time::Duration::from_secs(20 * 60);
+/// Changes of address one account may make at once, then one every [`RESET_EVERY`].
+pub const EMAIL_CHANGES_AT_ONCE: u32 = 5;
+
+/// A limit of `burst` at once, then one more every `every`.
+fn burst_then(burst: u32, every: std::time::Duration) -> Quota {
+    Quota::with_period(every)
+        .expect("a period")
+        .allow_burst(NonZeroU32::new(burst).expect("positive"))
 }
 
 /// Cloud evaluations and lichess-shaped tablebase look-ups one address may make a minute
@@ -110,6 +142,12 @@ impl Default for Limits {
             chat: RateLimiter::keyed(per_minute(20)),
             look_ups: RateLimiter::keyed(per_minute(LOOK_UPS_PER_MINUTE)),
             knowledge: RateLimiter::keyed(per_minute(KNOWLEDGE_PER_MINUTE)),
+            resets_by_address: RateLimiter::keyed(burst_then(RESETS_AT_ONCE, RESET_EVERY)),
+            resets_by_email: RateLimiter::keyed(burst_then(
+                RESETS_PER_EMAIL_AT_ONCE,
+                RESET_EMAIL_EVERY,
+            )),
+            email_changes: RateLimiter::keyed(burst_then(EMAIL_CHANGES_AT_ONCE, RESET_EVERY)),
         }
     }
 }
@@ -127,6 +165,9 @@ impl Limits {
         self.chat.retain_recent();
         self.look_ups.retain_recent();
         self.knowledge.retain_recent();
+        self.resets_by_address.retain_recent();
+        self.resets_by_email.retain_recent();
+        self.email_changes.retain_recent();
     }
 
     /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
@@ -215,6 +256,12 @@ pub fn routes() -> Router<AppState> {
         .route("/account/playing", get(games::now_playing))
         .route("/account/password", post(account::change_password))
         .route("/account/sessions", get(account::list_sessions))
+        .route("/account/email", post(recovery::set_email))
+        .route("/account/password-reset", post(recovery::request_reset))
+        .route(
+            "/account/password-reset/{token}",
+            get(recovery::reset_target).post(recovery::reset_password),
+        )
         .route(
             "/account/sessions/{handle}",
             delete(account::revoke_session),
