@@ -183,8 +183,38 @@ impl Sink {
     }
 }
 
-/// The path of the link to `/account/{what}/` in a mail (its body is 7-bit text here).
+/// A mail's text as a reader shows it: quoted-printable decoded (lettre writes long lines
+/// so), the headers left as they are.
+fn decoded(mail: &str) -> String {
+    let qp = mail.contains("Content-Transfer-Encoding: quoted-printable");
+    if !qp {
+        return mail.to_string();
+    }
+    let text = mail.replace("=\r\n", "").replace("=\n", "");
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 1..i + 3)
+            .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match (b[i], hex) {
+            (b'=', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// The path of the link to `/account/{what}/` in a mail.
 fn link_in(mail: &str, what: &str) -> String {
+    let mail = &decoded(mail);
     let marker = format!("http://localhost/account/{what}/");
     let start = mail
         .find(&marker)
