@@ -1,4 +1,5 @@
-//! Online play from the command line: `damasi user add` and `damasi token` (accounts and API
+//! Online play from the command line: `damasi user add`, `damasi user reset-password`,
+//! `damasi user set-email` and `damasi token` (accounts, their passwords and addresses, and API
 //! tokens in a server's data directory) and `damasi bot` (a Hub engine playing on a server).
 
 use std::io::BufRead;
@@ -69,6 +70,44 @@ enum UserCommand {
         #[arg(long, value_name = "URL")]
         database: Option<String>,
     },
+    /// Without mail: print a one-time link (valid for an hour) that sets a new password for
+    /// the account, to hand to its owner; or, with --password-stdin, set the new password
+    /// read from standard input. Either way every session of the account is logged out; its
+    /// API tokens keep working.
+    ResetPassword {
+        /// The account's name.
+        name: String,
+        #[command(flatten)]
+        store: Store,
+        /// The site's address the link starts with (as the owner reaches it).
+        #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
+        url: String,
+        /// Read the new password from the first line of standard input and set it, instead of
+        /// printing a link.
+        #[arg(long, alias = "password")]
+        password_stdin: bool,
+    },
+    /// Set the account's e-mail address, confirmed (the operator vouches for it): password
+    /// resets are mailed to it when the server has --smtp-url. `none` removes it.
+    SetEmail {
+        /// The account's name.
+        name: String,
+        /// The address, or `none`.
+        address: String,
+        #[command(flatten)]
+        store: Store,
+    },
+}
+
+/// Where a server keeps its accounts.
+#[derive(Args)]
+struct Store {
+    /// The server's data directory (default: the user's data directory).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// The server's PostgreSQL database, if it uses one (`damasi serve --database`).
+    #[arg(long, value_name = "URL")]
+    database: Option<String>,
 }
 
 /// Arguments of `damasi token`.
@@ -207,7 +246,68 @@ pub fn user(a: UserArgs) -> Result<()> {
             }
             Ok(())
         }
+        UserCommand::ResetPassword {
+            name,
+            store,
+            url,
+            password_stdin,
+        } => {
+            let password = if password_stdin {
+                Some(read_password()?)
+            } else {
+                None
+            };
+            let rt = runtime()?;
+            let accounts = accounts(&rt, store.data_dir, store.database)?;
+            match password {
+                Some(p) => {
+                    let revoked = rt
+                        .block_on(accounts.set_password_of(&name, p))
+                        .map_err(|e| anyhow!("cannot set the password: {}", api_message(&e)))?;
+                    println!(
+                        "the password of {name} is set; {revoked} session(s) and link(s) revoked"
+                    );
+                }
+                None => {
+                    let secret = rt
+                        .block_on(accounts.reset_link_for(&name, now_ms()))
+                        .map_err(|e| anyhow!("cannot make a reset link: {}", api_message(&e)))?;
+                    println!("a one-time link that sets a new password for {name} (one hour):");
+                    println!("{}/account/reset/{secret}", url.trim_end_matches('/'));
+                }
+            }
+            Ok(())
+        }
+        UserCommand::SetEmail {
+            name,
+            address,
+            store,
+        } => {
+            let rt = runtime()?;
+            let accounts = accounts(&rt, store.data_dir, store.database)?;
+            let remove = address.eq_ignore_ascii_case("none");
+            let to = (!remove).then_some(address.as_str());
+            let p = rt
+                .block_on(accounts.set_email_of(&name, to, now_ms()))
+                .map_err(|e| anyhow!("cannot set the address: {}", api_message(&e)))?;
+            if remove {
+                println!("{} has no e-mail address now", p.name);
+            } else {
+                println!("{} has the confirmed address {}", p.name, address.trim());
+            }
+            Ok(())
+        }
     }
+}
+
+/// The first line of standard input, without its line end.
+fn read_password() -> Result<String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("reading the password")?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }
 
 /// `damasi token NAME`.

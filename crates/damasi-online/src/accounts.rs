@@ -294,7 +294,7 @@ pub async fn verify_password(password: String, hash: String) -> Result<bool, Api
 /// A hash no password matches, checked for names without a password so that a refusal takes
 /// as long for an unknown name as for a wrong password (the time does not tell which names
 /// exist).
-async fn decoy_hash() -> Result<String, ApiError> {
+pub(crate) async fn decoy_hash() -> Result<String, ApiError> {
     static DECOY: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
     DECOY
         .get_or_try_init(|| async { hash_password(new_secret()?).await })
@@ -334,7 +334,7 @@ pub fn handle_of(hash: &str) -> &str {
 /// Accounts over the online database.
 #[derive(Clone)]
 pub struct Accounts {
-    db: OnlineDb,
+    pub(crate) db: OnlineDb,
     /// The account whose session or token was revoked in this process, so its sockets and
     /// streams check theirs again at once.
     revoked: broadcast::Sender<i64>,
@@ -538,8 +538,11 @@ impl Accounts {
         let not_before = match cred.kind {
             SecretKind::Session => now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64),
             SecretKind::Token => i64::MIN,
-            // A link code opens nothing: it only ties an account of another service.
-            SecretKind::Link => return Ok(None),
+            // A link code opens nothing: it only ties an account of another service; the
+            // mailed links are used once, by their own routes (`recovery`).
+            SecretKind::Link | SecretKind::ConfirmEmail | SecretKind::PasswordReset => {
+                return Ok(None)
+            }
         };
         Ok(self
             .db
@@ -557,13 +560,17 @@ impl Accounts {
     /// table small). Returns how many.
     pub async fn forget_expired(&self) -> Result<u64, ApiError> {
         let before = now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64);
-        self.db.delete_expired_sessions(before).await
+        let links = self.forget_expired_links(now_ms()).await?;
+        Ok(self.db.delete_expired_sessions(before).await? + links)
     }
 
-    /// `player`'s sessions (not expired) and API tokens, newest first.
+    /// `player`'s sessions (not expired) and API tokens, newest first (not the one-time codes
+    /// and links, which open no session).
     pub async fn secrets_of(&self, player: &Player) -> Result<Vec<SecretRow>, ApiError> {
         let since = now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64);
-        self.db.secrets_of(player.id, since).await
+        let mut rows = self.db.secrets_of(player.id, since).await?;
+        rows.retain(|r| matches!(r.kind, SecretKind::Session | SecretKind::Token));
+        Ok(rows)
     }
 
     /// Unties the Telegram users linked to `player`'s account (`/link`), or only Telegram user

@@ -50,6 +50,7 @@ pub mod moderation;
 pub mod players;
 pub mod rating;
 pub mod record;
+pub mod recovery;
 pub mod runner;
 pub mod table;
 pub mod tables;

@@ -7,7 +7,6 @@
 use serde_json::{json, Value};
 
 use crate::accounts::{new_secret, secret_hash, wrong_password, Player};
-use crate::db::SecretKind;
 use crate::error::ApiError;
 use crate::{now_ms, Online};
 
@@ -24,14 +23,14 @@ pub fn retired_hash(name: &str) -> String {
 }
 
 impl Online {
-    /// Everything the site holds about `player`, as JSON: the account, its ratings and rating
+    /// Everything the site holds about `player`, as JSON: the account (with its e-mail address), its ratings and rating
     /// history, its record, its follows and blocks, its sessions and tokens (when issued,
     /// never the secrets), and its games (ids, dates, results; their moves are in the PDN
     /// download).
     pub async fn account_data(&self, player: &Player) -> Result<Value, ApiError> {
         let db = self.db();
-        let user = db
-            .user(player.id)
+        let (user, email) = db
+            .user_and_email(player.id)
             .await?
             .ok_or_else(|| ApiError::NotFound("the account is gone".into()))?;
         let ratings: serde_json::Map<String, Value> = db
@@ -61,14 +60,7 @@ impl Online {
             .secrets_of(player)
             .await?
             .into_iter()
-            .map(|s| {
-                let kind = match s.kind {
-                    SecretKind::Session => "session",
-                    SecretKind::Token => "token",
-                    SecretKind::Link => "link-code",
-                };
-                json!({"kind": kind, "issuedAt": s.created_ms})
-            })
+            .map(|s| json!({"kind": s.kind.as_str(), "issuedAt": s.created_ms}))
             .collect();
         let games: Vec<Value> = db
             .games_of(player.id, MAX_LISTED_GAMES)
@@ -81,7 +73,9 @@ impl Online {
             .collect();
         Ok(json!({
             "account": {"id": user.id, "name": user.name, "guest": user.guest,
-                "bot": user.bot, "hasPassword": user.password.is_some()},
+                "bot": user.bot, "hasPassword": user.password.is_some(),
+                "email": email.as_ref().map(|e| &e.address),
+                "emailConfirmedAt": email.as_ref().and_then(|e| e.confirmed_ms)},
             "ratings": ratings,
             "ratingHistory": history,
             "record": {"all": record.all, "win": record.wins, "draw": record.draws,

@@ -92,9 +92,14 @@ impl PositionView {
     }
 }
 
-/// `GET /api/health`.
-pub async fn health() -> Json<Value> {
-    Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
+/// `GET /api/health`: up, its version, and whether it sends account mail (`mail`; without
+/// it, the page says to ask the operator for a new password).
+pub async fn health(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({
+        "ok": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "mail": state.mailer.is_some(),
+    }))
 }
 
 /// `GET /api`: the endpoints, for people exploring the API.

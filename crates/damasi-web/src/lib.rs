@@ -117,6 +117,12 @@ pub struct AppState {
     /// bot's Mini App button logs in with Telegram's signed `initData`
     /// (`POST /api/account/telegram`).
     pub telegram_token: Option<Arc<str>>,
+    /// Where account mail goes out (`--smtp-url`), if anywhere: confirmation and
+    /// password-reset links.
+    pub mailer: Option<Arc<online::mail::Mailer>>,
+    /// The site's public address (`--public-url`), for links in mail; without it, the
+    /// address the request reached (a host name the security policy accepts).
+    pub public_url: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -155,6 +161,8 @@ impl AppState {
             tablebase: tablebase::Tablebases::default(),
             streams: Arc::new(Streams::default()),
             telegram_token: None,
+            mailer: None,
+            public_url: None,
         }
     }
 
@@ -168,6 +176,19 @@ impl AppState {
     /// The same state with the Telegram bot's token, for the log-in of its Mini App.
     pub fn with_telegram_login(mut self, bot_token: &str) -> AppState {
         self.telegram_token = Some(bot_token.into());
+        self
+    }
+
+    /// The same state sending account mail through `mailer`.
+    pub fn with_mailer(mut self, mailer: online::mail::Mailer) -> AppState {
+        self.mailer = Some(Arc::new(mailer));
+        self
+    }
+
+    /// The same state with the site's public address (`https://dama.example`, no trailing
+    /// slash needed) for the links it mails.
+    pub fn with_public_url(mut self, url: &str) -> AppState {
+        self.public_url = Some(url.trim_end_matches('/').into());
         self
     }
 
@@ -257,6 +278,13 @@ pub fn router(state: AppState) -> Router {
         .route("/standard", get(tablebase::lichess_standard))
         .route("/player", get(assets::online_page))
         .route("/mod", get(assets::online_page))
+        // The links mailed to accounts' owners: confirming an address, resetting a password
+        // (the online page in its reset mode).
+        .route(
+            "/account/confirm-email/{token}",
+            get(online::http::confirm_email_page),
+        )
+        .route("/account/reset/{token}", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))

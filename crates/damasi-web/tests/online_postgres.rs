@@ -3,7 +3,8 @@
 //! and a game that comes back in a second service over the same database (a restart, or
 //! another server process); sessions and tokens listed, revoked and expired, a password
 //! change, and open games withdrawn after a day; follows and blocks, rating histories, records,
-//! filtered game lists and leaderboards.
+//! filtered game lists and leaderboards; e-mail addresses and the mailed confirmation and
+//! password-reset links.
 //!
 //! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
 //! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
@@ -795,4 +796,122 @@ async fn reports_marks_refunds_and_the_log_in_both_stores() {
             .iter()
             .all(|r| r["id"] != id));
     }
+}
+
+/// The e-mail address and the mailed links (`recovery`), the same in both stores: an address
+/// unique whatever the case, a confirmation link used once, a reset link valid for an hour and
+/// used once, older reset links void after a reset, sessions revoked and API tokens kept.
+async fn mail_links_in(db: OnlineDb) {
+    let accounts = Online::new(db, OnlineConfig::default()).accounts().clone();
+    let (na, nb) = (name("ma"), name("mb"));
+    let a = accounts
+        .sign_up(&na, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let b = accounts
+        .sign_up(&nb, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let now = damasi_online::now_ms();
+    let address = format!("{na}@Dama.example");
+    let confirm = accounts
+        .change_email(&a, "a long password".into(), &address, now)
+        .await
+        .unwrap();
+    let taken = accounts
+        .change_email(&b, "a long password".into(), &address.to_uppercase(), 1_000)
+        .await
+        .unwrap_err();
+    assert_eq!(taken.code(), "email-taken");
+    // An unconfirmed address gets no reset link.
+    assert!(accounts
+        .reset_request(&address, 2_000)
+        .await
+        .unwrap()
+        .is_none());
+    // A session presented as a confirmation link confirms nothing and stays.
+    let session = accounts
+        .issue(a.id, SecretKind::Session, now)
+        .await
+        .unwrap();
+    assert!(accounts.confirm_email(&session, now).await.is_err());
+    assert!(accounts
+        .identify_by(None, Some(&session))
+        .await
+        .unwrap()
+        .is_some());
+    let token = accounts.issue(a.id, SecretKind::Token, now).await.unwrap();
+    assert_eq!(
+        accounts.confirm_email(&confirm, now).await.unwrap().id,
+        a.id
+    );
+    assert!(accounts.confirm_email(&confirm, now).await.is_err());
+    let stored = accounts.email_of(&a).await.unwrap().unwrap();
+    assert_eq!(stored.address, address);
+    assert_eq!(stored.confirmed_ms, Some(now));
+
+    let hour = 60 * 60 * 1000;
+    let expired = accounts
+        .reset_request(&address.to_lowercase(), now - hour - 1)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(accounts.reset_target(&expired.secret, now).await.is_err());
+    let older = accounts
+        .reset_request(&address, now)
+        .await
+        .unwrap()
+        .unwrap();
+    let used = accounts
+        .reset_request(&address, now)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(used.player.id, a.id);
+    let (who, revoked) = accounts
+        .reset_password(&used.secret, "a new long password".into(), now + 1)
+        .await
+        .unwrap();
+    assert_eq!(who.id, a.id);
+    assert_eq!(revoked, 4, "the session and three reset links");
+    assert!(accounts
+        .identify_by(None, Some(&session))
+        .await
+        .unwrap()
+        .is_none());
+    assert!(accounts
+        .identify_by(Some(&token), None)
+        .await
+        .unwrap()
+        .is_some());
+    for gone in [&older.secret, &used.secret] {
+        let e = accounts
+            .reset_password(gone, "another long one".into(), now + 2)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "not-found");
+    }
+    assert!(accounts
+        .log_in(&na, "a new long password".into())
+        .await
+        .is_ok());
+    // The operator's address, and its removal.
+    accounts
+        .set_email_of(&nb, Some(&format!("{nb}@dama.example")), now)
+        .await
+        .unwrap();
+    assert!(accounts
+        .reset_request(&format!("{nb}@DAMA.example"), now)
+        .await
+        .unwrap()
+        .is_some());
+    accounts.set_email_of(&nb, None, now).await.unwrap();
+    assert_eq!(accounts.email_of(&b).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn mail_links_in_both_stores() {
+    mail_links_in(OnlineDb::in_memory()).await;
+    let Some(url) = url() else { return };
+    mail_links_in(OnlineDb::connect(&url).await.unwrap()).await;
 }

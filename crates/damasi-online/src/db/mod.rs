@@ -18,6 +18,7 @@ macro_rules! both {
 }
 
 mod events;
+mod mail;
 mod moderation;
 mod postgres;
 mod sqlite;
@@ -27,6 +28,7 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use events::{TournamentFilter, TournamentRow};
+pub use mail::EmailRow;
 pub use moderation::{LogRow, MarkRow, ReportRow};
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
@@ -59,6 +61,11 @@ pub enum SecretKind {
     /// A one-time code that links an account of another service (`/link CODE` to the
     /// Telegram bot), valid for minutes.
     Link,
+    /// A one-time link that confirms the account's e-mail address (mailed), valid for a day.
+    ConfirmEmail,
+    /// A one-time link that sets a new password (mailed, or printed by `damasi user
+    /// reset-password`), valid for an hour.
+    PasswordReset,
 }
 
 impl SecretKind {
@@ -68,6 +75,8 @@ impl SecretKind {
             SecretKind::Session => "session",
             SecretKind::Token => "token",
             SecretKind::Link => "link",
+            SecretKind::ConfirmEmail => "confirm-email",
+            SecretKind::PasswordReset => "password-reset",
         }
     }
 }
@@ -79,6 +88,8 @@ impl SecretKind {
             "session" => Some(SecretKind::Session),
             "token" => Some(SecretKind::Token),
             "link" => Some(SecretKind::Link),
+            "confirm-email" => Some(SecretKind::ConfirmEmail),
+            "password-reset" => Some(SecretKind::PasswordReset),
             _ => None,
         }
     }
@@ -357,11 +368,13 @@ const RECORD_SQL: &str = "SELECT COUNT(*), \
 /// played fewer).
 /// SQL: closing account `$1`, one statement each, run in one transaction: its old name kept
 /// out of use (only its hash, `$2`, so the name is not tied to the account any more), the
-/// account renamed `$3` and marked closed at `$4` with no password, its sessions, tokens,
+/// account renamed `$3` and marked closed at `$4` with no password nor e-mail address (so no
+/// reset link can open it again), its sessions, tokens,
 /// linked accounts and follows and blocks (both ways) forgotten. Its games and ratings stay.
 const CLOSE_ACCOUNT_SQL: [&str; 5] = [
     "INSERT INTO retired_names (hash) VALUES ($2) ON CONFLICT DO NOTHING",
-    "UPDATE users SET name = $3, password = NULL, closed_ms = $4 WHERE id = $1",
+    "UPDATE users SET name = $3, password = NULL, email = NULL, email_confirmed_ms = NULL, \
+     closed_ms = $4 WHERE id = $1",
     "DELETE FROM secrets WHERE user_id = $1",
     "DELETE FROM outside_accounts WHERE user_id = $1",
     "DELETE FROM relations WHERE from_id = $1 OR to_id = $1",

@@ -529,6 +529,9 @@ impl PostgresDb {
         tx.batch_execute(super::moderation::POSTGRES_SCHEMA)
             .await
             .map_err(|e| format!("cannot set up the PostgreSQL tables of moderation: {e}"))?;
+        tx.batch_execute(super::mail::POSTGRES_SCHEMA)
+            .await
+            .map_err(|e| format!("cannot set up the PostgreSQL e-mail columns: {e}"))?;
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(PostgresDb {
             url: Arc::new(url.to_string()),

@@ -145,7 +145,7 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
 }
 
 /// Adds column `name` (`definition`) to `table` unless it is there already.
-fn add_column(
+pub(super) fn add_column(
     conn: &Connection,
     table: &str,
     name: &str,
@@ -224,8 +224,10 @@ impl SqliteDb {
         add_column(&conn, "online_games", "event", "TEXT").map_err(e)?;
         // Schema 6: BOT accounts (lichess's Bot API).
         add_column(&conn, "users", "bot", "INTEGER NOT NULL DEFAULT 0").map_err(e)?;
-        // Schema 7: closed accounts, and the names they had, kept out of use.
+        // Schema 7: closed accounts (the names they had are kept out of use), and accounts'
+        // e-mail addresses (`db/mail.rs`).
         add_column(&conn, "users", "closed_ms", "INTEGER").map_err(e)?;
+        super::mail::sqlite_migrate(&conn).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {

@@ -40,7 +40,10 @@ mod challenges;
 mod games;
 mod lobby;
 mod moderation;
+mod recovery;
 mod your_data;
+
+pub use recovery::{confirm_email_page, RESET_ANSWER_TIME};
 
 /// Rate limits per client.
 pub struct Limits {
@@ -71,6 +74,35 @@ pub struct Limits {
     knowledge: DefaultKeyedRateLimiter<String>,
     /// Reports of players per reporter.
     reports: DefaultKeyedRateLimiter<i64>,
+    /// Password-reset requests per client address.
+    resets_by_address: DefaultKeyedRateLimiter<String>,
+    /// Password-reset requests per e-mail address asked about (whether or not an account has
+    /// it), so that nobody's mailbox is flooded from many addresses.
+    resets_by_email: DefaultKeyedRateLimiter<String>,
+    /// Changes of address (each mails a link) per account.
+    email_changes: DefaultKeyedRateLimiter<i64>,
+}
+
+/// Password-reset requests one client address may make at once; then one every
+/// [`RESET_EVERY`].
+pub const RESETS_AT_ONCE: u32 = 5;
+/// How often one more password-reset request is allowed to a client address that used up
+/// [`RESETS_AT_ONCE`] (five an hour).
+pub const RESET_EVERY: std::time::Duration = std::time::Duration::from_secs(12 * 60);
+/// Password-reset requests for one e-mail address at once; then one every
+/// [`RESET_EMAIL_EVERY`].
+pub const RESETS_PER_EMAIL_AT_ONCE: u32 = 3;
+/// How often one more password-reset request for one e-mail address is allowed (three an
+/// hour).
+pub const RESET_EMAIL_EVERY: std::time::Duration = std::time::Duration::from_secs(20 * 60);
+/// Changes of address one account may make at once, then one every [`RESET_EVERY`].
+pub const EMAIL_CHANGES_AT_ONCE: u32 = 5;
+
+/// A limit of `burst` at once, then one more every `every`.
+fn burst_then(burst: u32, every: std::time::Duration) -> Quota {
+    Quota::with_period(every)
+        .expect("a period")
+        .allow_burst(NonZeroU32::new(burst).expect("positive"))
 }
 
 /// Reports one player may file an hour.
@@ -120,6 +152,12 @@ impl Default for Limits {
             reports: RateLimiter::keyed(Quota::per_hour(
                 NonZeroU32::new(REPORTS_PER_HOUR).expect("positive"),
             )),
+            resets_by_address: RateLimiter::keyed(burst_then(RESETS_AT_ONCE, RESET_EVERY)),
+            resets_by_email: RateLimiter::keyed(burst_then(
+                RESETS_PER_EMAIL_AT_ONCE,
+                RESET_EMAIL_EVERY,
+            )),
+            email_changes: RateLimiter::keyed(burst_then(EMAIL_CHANGES_AT_ONCE, RESET_EVERY)),
         }
     }
 }
@@ -138,6 +176,9 @@ impl Limits {
         self.look_ups.retain_recent();
         self.knowledge.retain_recent();
         self.reports.retain_recent();
+        self.resets_by_address.retain_recent();
+        self.resets_by_email.retain_recent();
+        self.email_changes.retain_recent();
     }
 
     /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
@@ -238,6 +279,12 @@ pub fn routes() -> Router<AppState> {
         .route("/mod/{username}/{action}", post(moderation::act))
         .route("/account/password", post(account::change_password))
         .route("/account/sessions", get(account::list_sessions))
+        .route("/account/email", post(recovery::set_email))
+        .route("/account/password-reset", post(recovery::request_reset))
+        .route(
+            "/account/password-reset/{token}",
+            get(recovery::reset_target).post(recovery::reset_password),
+        )
         .route(
             "/account/sessions/{handle}",
             delete(account::revoke_session),

@@ -24,8 +24,15 @@ export async function loadAccount() {
   renderAccount();
 }
 
+/** Whether the server mails links (GET /api/health's `mail`). */
+let mailOn = false;
+/** The reset link's secret when the page was opened from one (/account/reset/TOKEN). */
+const resetToken = (location.pathname.match(/^\/account\/reset\/([0-9a-f]{1,64})\/?$/) || [])[1] || "";
+
 export function renderAccount() {
   const me = session.me;
+  $("acct-reset").hidden = !resetToken;
+  if (resetToken) { $("acct-out").hidden = true; $("acct-in").hidden = true; return; }
   $("acct-out").hidden = !!me;
   $("acct-in").hidden = !me;
   $("header-who").textContent = me ? (me.guest ? t("onNameGuest", { name: me.name }) : me.name) : "";
@@ -39,6 +46,11 @@ export function renderAccount() {
   $("acct-profile").href = "/@/" + encodeURIComponent(me.name);
   $("data-box").hidden = me.guest;
   $("data-games").href = "/api/games/user/" + encodeURIComponent(me.name);
+  $("email-box").hidden = me.guest;
+  $("email-shown").textContent = !me.email ? t("onEmailNone") :
+    me.emailConfirmed ? me.email : t("onEmailUnconfirmed", { email: me.email });
+  $("email-form").hidden = !mailOn;
+  $("email-nomail").hidden = mailOn;
   loadFollowingOnline();
   const list = $("acct-ratings");
   list.innerHTML = "";
@@ -139,7 +151,60 @@ export async function ensureSession() {
   return true;
 }
 
+// What the mailed links bring: a notice (/online?notice=...), the server's mail, and the
+// reset link's form.
+async function wireMail() {
+  const notice = new URLSearchParams(location.search).get("notice");
+  if (notice === "email-confirmed" || notice === "link-not-valid") {
+    toast(t(notice === "email-confirmed" ? "onEmailConfirmed" : "onLinkNotValid"));
+    history.replaceState(null, "", location.pathname);
+  }
+  try { mailOn = !!(await api("GET", "/api/health")).mail; } catch (_) { mailOn = false; }
+  $("forgot-form").hidden = !mailOn;
+  $("forgot-nomail").hidden = mailOn;
+  if (session.me) renderAccount();
+  if (!resetToken) return;
+  try {
+    const r = await api("GET", "/api/account/password-reset/" + resetToken);
+    $("reset-who").textContent = t("onResetFor", { name: r.name });
+    $("reset-name").value = r.name;
+  } catch (e) {
+    $("reset-who").textContent = t("onLinkNotValid");
+    $("reset-form").hidden = true;
+  }
+}
+
 export function wireAccount() {
+  wireMail();
+  $("forgot-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const email = $("forgot-email").value.trim();
+    if (!email) return;
+    const r = await act($("btn-forgot"), () => api("POST", "/api/account/password-reset", { email }));
+    if (r) toast(t("onResetSent"));
+  });
+  $("email-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const email = $("email-new").value.trim();
+    const password = $("email-password").value;
+    if (!email || !password) return;
+    const r = await act($("btn-email"), () => api("POST", "/api/account/email", { email, password }));
+    if (!r) return;
+    $("email-password").value = "";
+    toast(t("onEmailSent", { email: r.email }));
+    session.me = { ...session.me, email: r.email, emailConfirmed: false };
+    renderAccount();
+  });
+  $("reset-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const password = $("reset-password").value;
+    if (!password) return;
+    const r = await act($("btn-reset"), () => api("POST", "/api/account/password-reset/" + resetToken, { password }));
+    if (!r) return;
+    // Logged in with a new session: on to the lobby, away from the used link.
+    location.replace("/online");
+  });
+
   $("acct-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const c = credentials();

@@ -47,7 +47,8 @@ pub(super) async fn start_session(
         .accounts()
         .issue(p.id, SecretKind::Session, now_ms())
         .await?;
-    let body = account_json(&state.online, &p).await?;
+    let mut body = account_json(&state.online, &p).await?;
+    super::recovery::add_email_fields(state, &p, &mut body).await?;
     Ok(with_cookie(
         body,
         &session_set_cookie(&secret, over_https(headers)),
@@ -259,7 +260,9 @@ pub(super) async fn me(
     headers: HeaderMap,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    Ok(Json(account_json(&state.online, &p).await?))
+    let mut body = account_json(&state.online, &p).await?;
+    super::recovery::add_email_fields(&state, &p, &mut body).await?;
+    Ok(Json(body))
 }
 
 pub(super) async fn new_token(
