@@ -80,9 +80,25 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL", requires = "telegram_token")]
     telegram_api_url: Option<String>,
     /// The site's public address (e.g. `https://dama.example`), for links to games' pages
-    /// (the Telegram messages' "open on the web" button).
+    /// (the Telegram messages' "open on the web" button) and in account mail.
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
+    /// Send account mail (the links that confirm an address and reset a password) through
+    /// this SMTP server: `smtp://USER:PASSWORD@HOST:587?tls=required` (STARTTLS),
+    /// `smtps://USER:PASSWORD@HOST` (TLS, port 465) or `smtp://HOST:PORT` (no TLS: a relay on
+    /// this machine). Also read from `DAMASI_SMTP_URL`. Without it, the operator resets
+    /// passwords with `damasi user reset-password`.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "DAMASI_SMTP_URL",
+        hide_env_values = true,
+        requires = "mail_from"
+    )]
+    smtp_url: Option<String>,
+    /// The sender of account mail, e.g. `damasi <noreply@dama.example>`.
+    #[arg(long, value_name = "ADDRESS", requires = "smtp_url")]
+    mail_from: Option<String>,
     /// The short name of the bot's Mini App (made with BotFather's `/newapp`, with the site's
     /// `/online` page as its address): a game message's web button then opens the game inside
     /// Telegram, logged in as the person who pressed it.
@@ -275,6 +291,20 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             bot.username()
         );
         state = state.with_telegram_login(token);
+    }
+    if let Some(url) = &a.public_url {
+        state = state.with_public_url(url);
+    }
+    if let (Some(url), Some(from)) = (&a.smtp_url, &a.mail_from) {
+        let mailer = damasi_web::online::mail::Mailer::new(url, from).map_err(|e| anyhow!(e))?;
+        state = state.with_mailer(mailer);
+        println!("damasi: account mail goes out through the SMTP server, from {from}");
+        if a.public_url.is_none() && public {
+            eprintln!(
+                "damasi: note: give --public-url so that mailed links carry the site's public \
+                 address (without it, the address each request reached)"
+            );
+        }
     }
     let state = state.with_security(security).with_tablebases(tables);
     let options = damasi_web::ServeOptions {

@@ -163,6 +163,7 @@ fn import(a: ImportArgs) -> Result<()> {
         tiebreaks: damasi_tournaments::tiebreak::Tiebreak::FEDERATION.to_vec(),
         system: damasi_tournaments::swiss::System::Swiss,
         rules: a.rules,
+        allow_bots: false,
     };
     let rt = runtime()?;
     let db = open_store(&rt, a.store)?;

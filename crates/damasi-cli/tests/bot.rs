@@ -1,7 +1,8 @@
-//! Online play from the command line, for real: `damasi serve` on a free port, two accounts
-//! made with `damasi user add` (each printing its token as the last line), `damasi token`,
-//! and two `damasi bot` processes with engines that meet in a quick-pairing pool, play a rated
-//! game to its end through the Board API and stop.
+//! Online play from the command line, for real: `damasi serve` on a free port, accounts made
+//! with `damasi user add` (each printing its token as the last line), `damasi token`, and
+//! `damasi bot` processes with engines: two people's accounts (`--board`) that meet in a
+//! quick-pairing pool and play a rated game through the Board API; two BOTs (the default)
+//! that play a Swiss open to BOTs, and a 20-game match by challenges through the Bot API.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -107,6 +108,7 @@ fn two_bots_meet_in_a_pool_and_play_a_rated_game() {
                 &url,
                 "--token",
                 token,
+                "--board",
                 "--pool",
                 "3+2",
                 "--games",
@@ -203,7 +205,7 @@ fn two_bots_play_a_swiss_tournament() {
         &url,
         "/api/swiss/new",
         &org,
-        r#"{"name":"Bot cup","clock":{"limit":60,"increment":1},"nbRounds":1,"roundInterval":0,"rated":false}"#,
+        r#"{"name":"Bot cup","clock":{"limit":60,"increment":1},"nbRounds":1,"roundInterval":0,"rated":false,"conditions":{"bots":true}}"#,
     );
     let id = created
         .split("\"id\":\"")
@@ -254,6 +256,7 @@ fn two_bots_play_a_swiss_tournament() {
             "{text}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        assert!(text.contains("is a BOT account now"), "{text}");
         assert!(text.contains(&format!("joined tournament {id}")), "{text}");
         assert!(text.contains("is over: "), "{text}");
     }
@@ -262,11 +265,104 @@ fn two_bots_play_a_swiss_tournament() {
         let t = http("GET", &url, &format!("/api/swiss/{id}"), &org, "");
         if t.contains("\"status\":\"finished\"") {
             assert!(t.contains("\"result\":\""), "{t}");
+            // Both are shown as BOTs in the standings.
+            assert_eq!(t.matches("\"title\":\"BOT\"").count(), 2, "{t}");
             break;
         }
         assert!(std::time::Instant::now() < deadline, "not finished: {t}");
         std::thread::sleep(Duration::from_millis(100));
     }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two `damasi bot`s as BOT accounts (the default) play a 20-game match through the server by
+/// challenges: one challenges the other by name after each game, the other accepts from its
+/// event stream; every request succeeds, and the server has the 20 games between two BOTs.
+#[test]
+fn two_bots_play_a_twenty_game_match_by_challenges() {
+    let dir = std::env::temp_dir().join(format!("damasi-bot-match-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut child = damasi()
+        .args(["serve", "--port", "0", "--data-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start damasi serve");
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut reader = BufReader::new(stdout);
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the server prints its address")
+        .trim_end_matches('/')
+        .to_string();
+    let add = |name: &str| {
+        last_line(
+            &damasi()
+                .args(["user", "add", name, "--data-dir"])
+                .arg(&dir)
+                .output()
+                .unwrap(),
+        )
+    };
+    let (ta, tb) = (add("kartal"), add("sahin"));
+    const GAMES: usize = 20;
+    let bot = |token: &str, extra: &[&str]| {
+        damasi()
+            .args([
+                "bot",
+                "--engine",
+                "damasi hub --level 1 --hash 4",
+                "--server",
+                &url,
+                "--token",
+                token,
+                "--games",
+                &GAMES.to_string(),
+                "--move-time",
+                "0.01",
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // The challenged one first, so that it is a BOT before the first challenge reaches it.
+    let b = bot(&tb, &[]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !http("GET", &url, "/api/bot/online", &ta, "").contains("\"username\":\"sahin\"") {
+        assert!(std::time::Instant::now() < deadline, "sahin is not online");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let a = bot(&ta, &["--challenge", "sahin", "--control", "1+1"]);
+    for (who, b) in [("kartal", a), ("sahin", b)] {
+        let out = b.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{who}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("is a BOT account now"), "{who}: {text}");
+        assert_eq!(text.matches(" is over: ").count(), GAMES, "{who}: {text}");
+        for failed in ["refused", "not accepted", "cannot"] {
+            assert!(!text.contains(failed), "{who}: {text}");
+        }
+    }
+    // The server's record (PDN, as lichess's export): 20 finished games between the two,
+    // each naming both as BOTs with lichess's title tags.
+    let games = http("GET", &url, "/api/games/user/kartal?max=100", &ta, "");
+    assert_eq!(games.matches("[Event ").count(), GAMES, "{games}");
+    for tag in ["[WhiteTitle \"BOT\"]", "[BlackTitle \"BOT\"]"] {
+        assert_eq!(games.matches(tag).count(), GAMES, "{games}");
+    }
+    assert!(!games.contains("[Result \"*\"]"), "{games}");
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }

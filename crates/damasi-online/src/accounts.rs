@@ -37,9 +37,72 @@ pub struct Player {
     pub name: String,
     /// Whether it is a guest.
     pub guest: bool,
+    /// Whether it is a BOT account (lichess's title): it plays through the Bot API only, is
+    /// challenged directly, and stays out of the lobby and the pools.
+    #[serde(default)]
+    pub bot: bool,
 }
 
+/// The way a request to play reached the server: lichess's two APIs for programs. The site's
+/// own pages, sockets and chat front ends are people's, as the Board API is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// The Board API, the pages and the chat front ends: people only.
+    Board,
+    /// The Bot API: BOT accounts only.
+    Bot,
+}
+
+/// lichess's title of a BOT account, shown beside its name wherever a name is shown.
+pub const BOT_TITLE: &str = "BOT";
+
 impl Player {
+    /// The title shown beside the name: [`BOT_TITLE`] for a BOT.
+    pub fn title(&self) -> Option<&'static str> {
+        self.bot.then_some(BOT_TITLE)
+    }
+
+    /// Refuses a BOT on the Board API (and the pages), and a person on the Bot API, as
+    /// lichess does (403 `bot-account` or `not-a-bot`).
+    pub fn check_api(&self, api: Api) -> Result<(), ApiError> {
+        match (api, self.bot) {
+            (Api::Board, true) => Err(ApiError::Forbidden {
+                code: "bot-account",
+                message: format!(
+                    "{} is a BOT account: it plays through the Bot API (/api/bot/...) only",
+                    self.name
+                ),
+            }),
+            (Api::Bot, false) => Err(ApiError::Forbidden {
+                code: "not-a-bot",
+                message: format!(
+                    "the Bot API is for BOT accounts only: upgrade {} with POST \
+                     /api/bot/account/upgrade (an account that has played no game), or use \
+                     the Board API (/api/board/...)",
+                    self.name
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses a BOT in the lobby and the pools, which are for people (403 `bot-account`): a
+    /// BOT is challenged directly.
+    pub fn check_lobby(&self) -> Result<(), ApiError> {
+        if self.bot {
+            Err(ApiError::Forbidden {
+                code: "bot-account",
+                message: format!(
+                    "{} is a BOT account: BOTs do not take seeks or pools with people; \
+                     challenge one directly",
+                    self.name
+                ),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
     /// Refuses a rated game to a guest.
     pub fn check_may_play(&self, rated: bool) -> Result<(), ApiError> {
         if rated && self.guest {
@@ -66,6 +129,7 @@ impl From<UserRow> for Player {
             id: u.id,
             name: u.name,
             guest: u.guest,
+            bot: u.bot,
         }
     }
 }
@@ -136,7 +200,8 @@ const RESERVED_NAMES: &[&str] = &[
 /// Name beginnings that are the site's own (guests are `Guest-xxxxxx`, Telegram's players
 /// `tg-name`, the engine's seats `damasi-level-N`).
 const RESERVED_PREFIXES: &[&str] = &[
-    "guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_", "tg-", "tg_",
+    "guest-", "guest_", "damasi-", "damasi_", "admin-", "admin_", "tg-", "tg_", "closed-",
+    "closed_",
 ];
 
 /// Checks a password's length: [`MIN_PASSWORD`] to [`MAX_PASSWORD`].
@@ -229,7 +294,7 @@ pub async fn verify_password(password: String, hash: String) -> Result<bool, Api
 /// A hash no password matches, checked for names without a password so that a refusal takes
 /// as long for an unknown name as for a wrong password (the time does not tell which names
 /// exist).
-async fn decoy_hash() -> Result<String, ApiError> {
+pub(crate) async fn decoy_hash() -> Result<String, ApiError> {
     static DECOY: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
     DECOY
         .get_or_try_init(|| async { hash_password(new_secret()?).await })
@@ -269,7 +334,7 @@ pub fn handle_of(hash: &str) -> &str {
 /// Accounts over the online database.
 #[derive(Clone)]
 pub struct Accounts {
-    db: OnlineDb,
+    pub(crate) db: OnlineDb,
     /// The account whose session or token was revoked in this process, so its sockets and
     /// streams check theirs again at once.
     revoked: broadcast::Sender<i64>,
@@ -290,7 +355,7 @@ impl Accounts {
         self.revoked.subscribe()
     }
 
-    fn revoked_now(&self, user: i64) {
+    pub(crate) fn revoked_now(&self, user: i64) {
         let _ = self.revoked.send(user);
     }
 
@@ -304,6 +369,7 @@ impl Accounts {
         check_name(name)?;
         check_password(&password)?;
         check_new_password(name, &password)?;
+        self.check_not_retired(name).await?;
         let hash = hash_password(password).await?;
         Ok(self
             .db
@@ -312,9 +378,55 @@ impl Accounts {
             .into())
     }
 
-    /// Creates an account without a password, for a program (`damasi user add`).
+    /// Refuses `name` if a closed account had it (409 `name-taken`, as for a name in use):
+    /// nobody takes the name of a closed account and passes for its player.
+    async fn check_not_retired(&self, name: &str) -> Result<(), ApiError> {
+        if self
+            .db
+            .name_retired(crate::your_data::retired_hash(name))
+            .await?
+        {
+            return Err(ApiError::conflict(
+                "name-taken",
+                format!("the name '{name}' is taken"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Makes `player`'s account a BOT, for good (lichess's `POST /api/bot/account/upgrade`):
+    /// refused to a guest (403 `guests-casual-only`) and to an account that has played a game
+    /// (409 `games-played`, as lichess refuses it). An account that is a BOT already is
+    /// answered as it is.
+    pub async fn upgrade_to_bot(&self, player: &Player) -> Result<Player, ApiError> {
+        if player.guest {
+            return Err(guests_casual_only(
+                "a guest cannot become a BOT: make an account for the program \
+                 (`damasi user add NAME` prints its token)",
+            ));
+        }
+        if !self.db.make_bot(player.id).await? {
+            return Err(ApiError::conflict(
+                "games-played",
+                format!(
+                    "{} has played games: only an account that has played none can become a \
+                     BOT (as on lichess); make a new account for the program",
+                    player.name
+                ),
+            ));
+        }
+        Ok(Player {
+            bot: true,
+            ..player.clone()
+        })
+    }
+
+    /// Creates an account without a password, for a program (`damasi user add`): a person's
+    /// account, which the Board API plays for, until [`Accounts::upgrade_to_bot`] makes it a
+    /// BOT.
     pub async fn add_bot(&self, name: &str, now: i64) -> Result<Player, ApiError> {
         check_name(name)?;
+        self.check_not_retired(name).await?;
         Ok(self.db.create_user(name, None, false, now).await?.into())
     }
 
@@ -426,8 +538,11 @@ impl Accounts {
         let not_before = match cred.kind {
             SecretKind::Session => now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64),
             SecretKind::Token => i64::MIN,
-            // A link code opens nothing: it only ties an account of another service.
-            SecretKind::Link => return Ok(None),
+            // A link code opens nothing: it only ties an account of another service; the
+            // mailed links are used once, by their own routes (`recovery`).
+            SecretKind::Link | SecretKind::ConfirmEmail | SecretKind::PasswordReset => {
+                return Ok(None)
+            }
         };
         Ok(self
             .db
@@ -445,13 +560,17 @@ impl Accounts {
     /// table small). Returns how many.
     pub async fn forget_expired(&self) -> Result<u64, ApiError> {
         let before = now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64);
-        self.db.delete_expired_sessions(before).await
+        let links = self.forget_expired_links(now_ms()).await?;
+        Ok(self.db.delete_expired_sessions(before).await? + links)
     }
 
-    /// `player`'s sessions (not expired) and API tokens, newest first.
+    /// `player`'s sessions (not expired) and API tokens, newest first (not the one-time codes
+    /// and links, which open no session).
     pub async fn secrets_of(&self, player: &Player) -> Result<Vec<SecretRow>, ApiError> {
         let since = now_ms().saturating_sub(SESSION_LIFETIME.as_millis() as i64);
-        self.db.secrets_of(player.id, since).await
+        let mut rows = self.db.secrets_of(player.id, since).await?;
+        rows.retain(|r| matches!(r.kind, SecretKind::Session | SecretKind::Token));
+        Ok(rows)
     }
 
     /// Unties the Telegram users linked to `player`'s account (`/link`), or only Telegram user

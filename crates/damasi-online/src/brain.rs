@@ -39,6 +39,8 @@ pub struct Thought {
     pub pv: Vec<Move>,
     /// Depth reached.
     pub depth: u32,
+    /// Nodes searched (all threads).
+    pub nodes: u64,
     /// The best lines of the last completed iteration, best first (one unless several were
     /// asked for with [`Brain::think_lines`]; none when the search completed no iteration).
     pub lines: Vec<ThoughtLine>,
@@ -240,6 +242,7 @@ impl Brain {
                 mate: r.score.plies_to_end(),
                 pv: r.pv,
                 depth: r.depth,
+                nodes: r.nodes,
                 lines: Vec::new(),
             };
             if multipv == 1 || lines.is_empty() {

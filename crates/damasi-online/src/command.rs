@@ -639,6 +639,7 @@ mod tests {
             id,
             name: format!("p{id}"),
             guest: false,
+            bot: false,
         }
     }
 
@@ -1041,6 +1042,7 @@ mod wire_record {
             id,
             name: format!("p{id}"),
             guest: false,
+            bot: false,
         };
         let start = Instant::now();
         let now = Now {

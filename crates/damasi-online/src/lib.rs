@@ -37,6 +37,7 @@
 pub mod accounts;
 pub mod addresses;
 pub mod brain;
+pub mod chat_filter;
 pub mod cluster;
 pub mod command;
 pub mod db;
@@ -48,14 +49,17 @@ pub mod init_data;
 pub mod live;
 pub mod lobby;
 pub mod messages;
+pub mod moderation;
 pub mod players;
 pub mod rating;
 pub mod record;
+pub mod recovery;
 pub mod runner;
 pub mod table;
 pub mod tables;
 pub mod variant;
 pub mod watch;
+pub mod your_data;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};

@@ -209,6 +209,10 @@ impl Online {
     ) -> Result<u64, ApiError> {
         game.check()?;
         player.check_may_play(game.rated)?;
+        player.check_lobby()?;
+        if game.rated {
+            self.check_may_play_rated(player).await?;
+        }
         let speed = super::rating::Speed::of(game.initial_ms, game.increment_ms);
         let rating = if game.rated {
             Some(
@@ -269,14 +273,18 @@ impl Online {
 
     /// `player` takes seek `id`: the game starts for both. Returns the game id.
     pub async fn accept_seek(&self, player: &Player, id: u64) -> Result<String, ApiError> {
-        // A seek's owner never changes: who it is may be asked before taking it.
-        let owner = self
+        player.check_lobby()?;
+        // A seek's owner and game never change: they may be asked before taking it.
+        let (owner, rated) = self
             .lobby_now()
             .await?
             .seeks
             .iter()
             .find(|s| s.id == id)
-            .map(|s| s.player.clone());
+            .map_or((None, false), |s| (Some(s.player.clone()), s.game.rated));
+        if rated {
+            self.check_may_play_rated(player).await?;
+        }
         if let Some(owner) = owner.filter(|o| o.id != player.id) {
             if self.either_blocks(owner.id, player.id).await? {
                 return Err(ApiError::Forbidden {
@@ -346,6 +354,11 @@ impl Online {
         minutes: i64,
         increment: i64,
     ) -> Result<Option<String>, ApiError> {
+        player.check_lobby()?;
+        // The pools pair accounts for rated games.
+        if !player.guest {
+            self.check_may_play_rated(player).await?;
+        }
         let pool = (minutes, increment);
         if !POOLS.contains(&pool) {
             return Err(ApiError::NotFound(format!(
@@ -460,17 +473,30 @@ impl Online {
         }
     }
 
-    /// Counts an event stream of `user` as open until the answer is dropped; a moment after
+    /// Counts an event stream of `player` as open until the answer is dropped; a moment after
     /// their last one closes (unless one opens again), their seeks and pool places go.
-    pub fn listen(&self, user: i64) -> Listening {
-        super::lock(&self.inner.listeners)
-            .entry(user)
-            .or_default()
-            .open += 1;
+    pub fn listen(&self, player: &Player) -> Listening {
+        let mut listeners = super::lock(&self.inner.listeners);
+        let l = listeners.entry(player.id).or_default();
+        l.open += 1;
+        l.bot = player.bot;
         Listening {
             online: self.clone(),
-            user,
+            user: player.id,
         }
+    }
+
+    /// The BOT accounts with an event stream open on this process (lichess's "online
+    /// bots"), at most `limit`, by id.
+    pub fn bots_listening(&self, limit: usize) -> Vec<i64> {
+        let mut bots: Vec<i64> = super::lock(&self.inner.listeners)
+            .iter()
+            .filter(|(_, l)| l.open > 0 && l.bot)
+            .map(|(&id, _)| id)
+            .collect();
+        bots.sort_unstable();
+        bots.truncate(limit);
+        bots
     }
 }
 
@@ -481,6 +507,8 @@ pub struct Listener {
     open: usize,
     /// When the last one closed (Unix ms).
     closed_ms: i64,
+    /// Whether the player is a BOT account.
+    bot: bool,
 }
 
 /// An open event stream of one player (see [`Online::listen`]).

@@ -146,6 +146,9 @@ pub struct Seat {
     pub name: String,
     /// Whether a guest.
     pub guest: bool,
+    /// lichess's title: `BOT` for a BOT account, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// The rating, if rated.
     pub rating: Option<i64>,
     /// Whether the rating is provisional.
@@ -275,6 +278,9 @@ pub struct ChallengeUser {
     pub id: String,
     /// The name.
     pub name: String,
+    /// lichess's title: `BOT` for a BOT account, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// The rating, if known.
     pub rating: Option<i64>,
 }
@@ -450,6 +456,9 @@ pub struct NowPlaying {
 pub struct ExportUser {
     /// The name.
     pub name: String,
+    /// lichess's title: `BOT` for a BOT account, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// The lowercased name.
     pub id: String,
 }

@@ -79,13 +79,25 @@ impl Online {
     /// Runs a player's command in game `id`: the one way a client acts on a game. Answers the
     /// game's `gameState` after it, the seat's colour for a join, or null.
     pub async fn run(&self, id: &str, by: &Player, cmd: Command) -> Result<Value, ApiError> {
-        self.execute(id, Some(by), players_only(cmd)?, true).await
+        let cmd = self.allowed(by, cmd).await?;
+        self.execute(id, Some(by), cmd, true).await
+    }
+
+    /// `cmd` if `by` may send it: a player's command, and a chat line only without a word kept
+    /// out of the chats and while their chat is not muted by a moderator.
+    async fn allowed(&self, by: &Player, cmd: Command) -> Result<Command, ApiError> {
+        let cmd = players_only(cmd)?;
+        if let Command::Chat { text } = &cmd {
+            crate::chat_filter::check_chat_line(text)?;
+            self.check_may_chat(by.id).await?;
+        }
+        Ok(cmd)
     }
 
     /// Runs a player's command like [`Online::run`] when the sender needs no answer but a
     /// refusal (the WebSocket: the change reaches it as an event), so none is made.
     pub async fn act(&self, id: &str, by: &Player, cmd: Command) -> Result<(), ApiError> {
-        let cmd = players_only(cmd)?;
+        let cmd = self.allowed(by, cmd).await?;
         self.execute(id, Some(by), cmd, false).await.map(|_| ())
     }
 

@@ -303,6 +303,7 @@ impl TableState {
         let user = |p: &Player, i: Option<usize>| ChallengeUser {
             id: p.name.to_ascii_lowercase(),
             name: p.name.clone(),
+            title: p.title().map(str::to_string),
             rating: i
                 .and_then(|i| self.ratings[i])
                 .map(|r| r.rating.round() as i64),
@@ -386,6 +387,7 @@ impl TableState {
         let player = |side: Color| ExportPlayer {
             user: self.seats[side.index()].as_ref().map(|p| ExportUser {
                 name: p.name.clone(),
+                title: p.title().map(str::to_string),
                 id: p.name.to_ascii_lowercase(),
             }),
             rating_diff: self.row.diffs[side.index()],
@@ -867,6 +869,7 @@ impl TableState {
                     id: p.id,
                     name: p.name.clone(),
                     guest: p.guest,
+                    title: p.title().map(str::to_string),
                     rating: r.map(|r| r.rating.round() as i64),
                     provisional: r.map(|r| rating::is_provisional(&r)),
                 }

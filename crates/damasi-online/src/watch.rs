@@ -174,10 +174,11 @@ impl Online {
     pub async fn pdn(&self, id: &str, notation: Notation, site: &str) -> Result<String, ApiError> {
         let not_found = || ApiError::NotFound(format!("no online game '{id}'"));
         let (row, moves) = self.inner.db.game(id).await?.ok_or_else(not_found)?;
-        let names = self
-            .seats_of(row.players)
-            .await?
+        let seats = self.seats_of(row.players).await?;
+        let names = seats
+            .clone()
             .map(|seat| seat.map_or_else(|| "?".to_string(), |p| p.name));
+        let titles = seats.map(|seat| seat.and_then(|p| p.title()));
         let event = format!(
             "damasi {} {} game",
             if row.rated { "rated" } else { "casual" },
@@ -191,6 +192,12 @@ impl Online {
         pdn.set_tag("Date", &date);
         pdn.set_tag("White", &names[0]);
         pdn.set_tag("Black", &names[1]);
+        // lichess's tags for a titled player: a BOT's games say so.
+        for (tag, title) in [("WhiteTitle", titles[0]), ("BlackTitle", titles[1])] {
+            if let Some(title) = title {
+                pdn.set_tag(tag, title);
+            }
+        }
         Ok(write_game(&pdn, notation))
     }
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use damasi::{RuleSet, Square};
-use damasi_online::accounts::Player;
+use damasi_online::accounts::{Api, Player};
 use damasi_online::brain::Brain;
 use damasi_online::error::ApiError;
 use damasi_online::frontend::{EngineSeat, Term};
@@ -566,7 +566,10 @@ impl Telegram {
         let outside_id = user.id.0.to_string();
         if let Some(a) = db.outside_account(SERVICE, &outside_id).await? {
             let settings = serde_json::from_str(&a.settings).unwrap_or_default();
-            return Ok((a.user.into(), settings));
+            let player = Player::from(a.user);
+            // An account linked before it became a BOT: a BOT plays through the Bot API only.
+            player.check_api(Api::Board)?;
+            return Ok((player, settings));
         }
         let settings = PersonSettings {
             name: user.first_name.clone(),

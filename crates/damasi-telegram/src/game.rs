@@ -2,19 +2,13 @@
 //! position, the legal moves with their routes, the clocks and how it ended.
 
 use damasi::{Color, MoveInfo, Outcome, Position, Square};
-use damasi_online::messages::{self, GameFull, GameMessage};
+use damasi_online::messages::{GameFull, GameMessage};
 
 /// A legal move as the service describes it.
 pub type Legal = MoveInfo;
 
-/// A seat's player.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Seat {
-    /// Account id.
-    pub id: i64,
-    /// Account name.
-    pub name: String,
-}
+/// A seat's player, as the online core's `gameFull` gives it (name, title, rating).
+pub use damasi_online::messages::Seat;
 
 /// One game, as of one `gameFull`.
 #[derive(Clone, Debug)]
@@ -53,12 +47,6 @@ impl GameView {
         let GameMessage::GameState(state) = &full.state else {
             return Err("gameFull without its state".into());
         };
-        let seat = |s: &Option<messages::Seat>| {
-            s.as_ref().map(|s| Seat {
-                id: s.id,
-                name: s.name.clone(),
-            })
-        };
         let position = Position::from_fen(&state.fen).map_err(|e| format!("gameFull fen: {e}"))?;
         let outcome = state
             .outcome
@@ -77,7 +65,7 @@ impl GameView {
         };
         Ok(GameView {
             id: full.id.clone(),
-            seats: [seat(&full.white), seat(&full.black)],
+            seats: [full.white.clone(), full.black.clone()],
             position,
             legal: state.legal.clone().unwrap_or_default(),
             plies: state.moves.split_whitespace().count(),

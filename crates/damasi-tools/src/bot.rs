@@ -1,11 +1,14 @@
-//! `damasi bot`: connects a Hub engine to a damasi server as a player, through the server's
-//! Board API (the shape of lichess's): it listens to its account's event stream, and for every
-//! game that starts it runs the engine, follows the game's stream and sends the engine's move
-//! whenever it is its turn. It can also look for games by itself: open a seek in the lobby,
-//! join a quick-pairing pool, or take a challenge by id.
+//! `damasi bot`: connects a Hub engine to a damasi server as a player. By default it plays as a
+//! BOT account through lichess's Bot API (it upgrades its account at start, as lichess-bot
+//! does): it listens to its account's event stream, accepts the challenges sent to it, and
+//! for every game that starts it runs the engine, follows the game's stream and sends the
+//! engine's move whenever it is its turn. It can also challenge a player by name after each
+//! game. As a person's account through the Board API (`--board`) it can also open a seek in
+//! the lobby or join a quick-pairing pool, which are for people.
 //!
 //! ```text
-//! damasi bot --engine "damasi hub --level 6" --server http://127.0.0.1:8080 --token T --pool 3+2
+//! damasi bot --engine "damasi hub --level 6" --server http://127.0.0.1:8080 --token T
+//! damasi bot --board --server http://127.0.0.1:8080 --token T --pool 3+2
 //! ```
 
 use std::collections::HashSet;
@@ -27,6 +30,9 @@ const MOVE_ATTEMPTS: u32 = 5;
 /// Pause before the next try (times the attempt number).
 const MOVE_RETRY_PAUSE: Duration = Duration::from_millis(400);
 
+/// Challenges of `--challenge` declined in a row before the bot gives up.
+const MAX_DECLINES: u32 = 30;
+
 /// How the bot finds games, besides games others start with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Seeking {
@@ -37,6 +43,29 @@ pub enum Seeking {
     Seek(i64, i64),
     /// Joins this quick-pairing pool, again after each game.
     Pool(i64, i64),
+    /// Challenges this player with this control (minutes, increment seconds), again after
+    /// each game.
+    Challenge(String, i64, i64),
+}
+
+/// Which of lichess's APIs the bot plays through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BotApi {
+    /// The Bot API, as a BOT account (upgraded at start if it is not one yet): it accepts
+    /// the challenges sent to it and stays out of the lobby and the pools.
+    Bot,
+    /// The Board API, as a person's account: it may seek and join pools.
+    Board,
+}
+
+impl BotApi {
+    /// Where a game's stream and actions are (`/api/bot/game` or `/api/board/game`).
+    fn game_path(self) -> &'static str {
+        match self {
+            BotApi::Bot => "/api/bot/game",
+            BotApi::Board => "/api/board/game",
+        }
+    }
 }
 
 /// Everything the bot needs.
@@ -48,6 +77,10 @@ pub struct BotConfig {
     pub token: String,
     /// The engine to run (one process per game).
     pub engine: EngineSpec,
+    /// The API it plays through.
+    pub api: BotApi,
+    /// How many games it plays at once (challenges beyond are declined with `later`).
+    pub concurrency: usize,
     /// How it looks for games.
     pub seeking: Seeking,
     /// Whether its seeks are rated.
@@ -234,7 +267,8 @@ fn play_game(
     let mut answered: Option<u64> = None;
     let mut result: Result<(), String> = Ok(());
     let mut increment = Duration::ZERO;
-    client.stream(&format!("/api/board/game/stream/{id}"), |v| {
+    let games = config.api.game_path();
+    client.stream(&format!("{games}/stream/{id}"), |v| {
         let state = match v["type"].as_str() {
             Some("gameFull") => {
                 my_color = Color::BOTH
@@ -327,7 +361,7 @@ fn play_game(
             }
         };
         let landing = pos.write_move(&m, Notation::Landing);
-        let path = format!("/api/board/game/{id}/move/{}", path_segment(&landing));
+        let path = format!("{games}/{id}/move/{}", path_segment(&landing));
         // A rate limit or a busy server is waited out; a refusal is told and the game goes on
         // (the server decides what happens next).
         for attempt in 1..=MOVE_ATTEMPTS {
@@ -366,6 +400,49 @@ fn look_for_game(client: &Client, config: &BotConfig) -> Result<(), String> {
         Seeking::Pool(m, i) => client
             .post(&format!("/api/pool/{m}+{i}"), json!({}))
             .map(|_| ()),
+        Seeking::Challenge(ref name, m, i) => client
+            .post(
+                &format!("/api/challenge/{}", path_segment(name)),
+                json!({"clock": {"limit": m * 60, "increment": i}, "rated": config.rated}),
+            )
+            .map(|_| ()),
+    }
+}
+
+/// Answers a `challenge` event sent to `me_lower` (the account's lowercased name): accepted
+/// while fewer than `config.concurrency` games are being played, else declined with lichess's
+/// reason `later`. A challenge the bot sent itself is left alone.
+fn answer_challenge(
+    client: &Client,
+    config: &BotConfig,
+    event: &Value,
+    me_lower: &str,
+    busy: usize,
+    log: &(dyn Fn(&str) + Sync),
+) {
+    let c = &event["challenge"];
+    let (Some(id), Some(to)) = (c["id"].as_str(), c["destUser"]["id"].as_str()) else {
+        return;
+    };
+    if to != me_lower || c["status"].as_str().is_some_and(|s| s != "created") {
+        return;
+    }
+    let from = c["challenger"]["name"].as_str().unwrap_or("?");
+    let answer = if busy < config.concurrency {
+        client.post(
+            &format!("/api/challenge/{}/accept", path_segment(id)),
+            json!({}),
+        )
+    } else {
+        client.post(
+            &format!("/api/challenge/{}/decline", path_segment(id)),
+            json!({"reason": "later"}),
+        )
+    };
+    match answer {
+        Ok(_) if busy < config.concurrency => log(&format!("accepted {from}'s challenge {id}")),
+        Ok(_) => log(&format!("declined {from}'s challenge {id}: busy")),
+        Err(e) => log(&format!("cannot answer {from}'s challenge {id}: {e}")),
     }
 }
 
@@ -379,11 +456,20 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
     let my_id = me["id"]
         .as_i64()
         .ok_or_else(|| BotError("the server did not say who the token belongs to".into()))?;
-    log(&format!(
-        "logged in to {} as {}",
-        config.server,
-        me["name"].as_str().unwrap_or("?")
-    ));
+    let my_name = me["name"].as_str().unwrap_or("?").to_string();
+    log(&format!("logged in to {} as {my_name}", config.server));
+    if config.api == BotApi::Bot && me["title"] != "BOT" {
+        client
+            .post("/api/bot/account/upgrade", json!({}))
+            .map_err(|e| {
+                BotError(format!(
+                    "cannot make {my_name} a BOT account: {e} (play as a person's account \
+                     through the Board API with --board)"
+                ))
+            })?;
+        log(&format!("{my_name} is a BOT account now"));
+    }
+    let me_lower = my_name.to_ascii_lowercase();
     for id in &config.accept {
         client
             .post(&format!("/api/challenge/{id}/accept"), json!({}))
@@ -397,13 +483,42 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
     }
     look_for_game(&client, config).map_err(|e| BotError(format!("cannot look for a game: {e}")))?;
     // Shared with the game threads, which the scope joins before these go.
-    let (finished, playing, failure) = (
+    let (finished, playing, failure, declines) = (
         &Mutex::new(0u64),
         &Mutex::new(HashSet::<String>::new()),
         &Mutex::new(None::<String>),
+        &Mutex::new(0u32),
     );
     std::thread::scope(|scope| {
         let outcome = client.stream("/api/stream/event", |event| {
+            // A challenge of ours declined (the other side busy finishing its last game, say)
+            // is sent again a moment later, a bounded number of times in a row.
+            if event["type"] == "challengeDeclined"
+                && matches!(config.seeking, Seeking::Challenge(..))
+                && event["challenge"]["challenger"]["id"].as_str() == Some(me_lower.as_str())
+            {
+                let mut n = declines.lock().unwrap_or_else(|p| p.into_inner());
+                *n += 1;
+                if *n > MAX_DECLINES {
+                    *failure.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some(format!("{MAX_DECLINES} challenges in a row were declined"));
+                    return false;
+                }
+                log("challenge declined; sending it again in a moment");
+                let client = client.clone();
+                scope.spawn(move || {
+                    std::thread::sleep(Duration::from_secs(1));
+                    if let Err(e) = look_for_game(&client, config) {
+                        log(&format!("cannot challenge again: {e}"));
+                    }
+                });
+                return true;
+            }
+            if event["type"] == "challenge" && config.api == BotApi::Bot {
+                let busy = playing.lock().unwrap_or_else(|p| p.into_inner()).len();
+                answer_challenge(&client, config, &event, &me_lower, busy, log);
+                return true;
+            }
             if event["type"] != "gameStart" {
                 return true;
             }
@@ -417,6 +532,7 @@ pub fn run_bot(config: &BotConfig, log: &(dyn Fn(&str) + Sync)) -> Result<(), Bo
             {
                 return true;
             }
+            *declines.lock().unwrap_or_else(|p| p.into_inner()) = 0;
             log(&format!("game {id} starts"));
             let client = client.clone();
             scope.spawn(move || {

@@ -118,6 +118,7 @@ async fn main() {
                     starts_ms: None,
                     entry: Entry::Anyone,
                     rules: damasi::RuleSet::default(),
+                    allow_bots: false,
                 },
                 password: None,
             },

@@ -276,14 +276,21 @@ impl Tournaments {
         from: Option<IpAddr>,
     ) -> Result<(), ApiError> {
         let mut s = event.state.lock().await;
+        if player.bot && !s.allows_bots() {
+            return Err(ApiError::Forbidden {
+                code: "bots-not-allowed",
+                message: format!(
+                    "{} is a BOT account, and this tournament's organiser did not allow BOTs",
+                    player.name
+                ),
+            });
+        }
         let returning = s.returning(player.id);
         self.check_entry(id, player, s.entry(), returning, password, from)?;
         let (initial_ms, increment_ms) = s.control();
         let rating = entry::entry_rating(self.online(), player, initial_ms, increment_ms).await?;
-        self.commit(event, &mut s, |s| {
-            s.enter(player.id, &player.name, rating).map_err(api)
-        })
-        .await
+        self.commit(event, &mut s, |s| s.enter(player, rating).map_err(api))
+            .await
     }
 
     /// Changes the tournament with `change` and stores it, the one way its state changes on
@@ -491,8 +498,10 @@ trait Stored: Clone {
     fn control(&self) -> (i64, i64);
     /// Whether `user` is coming back (no password asked again).
     fn returning(&self, user: i64) -> bool;
-    /// Adds `user` (named `name`, rated `rating`) to the players.
-    fn enter(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError>;
+    /// Whether BOT accounts may join.
+    fn allows_bots(&self) -> bool;
+    /// Adds `player` (rated `rating`) to the players.
+    fn enter(&mut self, player: &Player, rating: u32) -> Result<(), SwissError>;
 }
 
 impl Stored for Swiss {
@@ -516,8 +525,16 @@ impl Stored for Swiss {
         false
     }
 
-    fn enter(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError> {
-        self.join(user, name, rating)
+    fn allows_bots(&self) -> bool {
+        self.settings.allow_bots
+    }
+
+    fn enter(&mut self, player: &Player, rating: u32) -> Result<(), SwissError> {
+        self.join(player.id, &player.name, rating)?;
+        if let Some(n) = self.number_of(player.id) {
+            self.entrants[n as usize - 1].bot = player.bot;
+        }
+        Ok(())
     }
 }
 

@@ -115,6 +115,7 @@ async fn eight_programs_play_a_double_round_robin() {
         tiebreaks: Tiebreak::ROUND_ROBIN.to_vec(),
         rules: damasi::RuleSet::default(),
         system: System::DoubleRoundRobin,
+        allow_bots: false,
     };
     let created = director
         .create(

@@ -36,6 +36,7 @@ fn swiss(rules: RuleSet, rated: bool) -> SwissSettings {
         tiebreaks: Tiebreak::FEDERATION.to_vec(),
         system: damasi_tournaments::swiss::System::Swiss,
         rules,
+        allow_bots: false,
     }
 }
 
@@ -172,6 +173,7 @@ async fn an_arena_under_other_rules_pairs_its_games_under_them() {
         starts_ms: None,
         entry: Entry::Anyone,
         rules: limit_4(),
+        allow_bots: false,
     };
     let refused = director
         .create_arena(

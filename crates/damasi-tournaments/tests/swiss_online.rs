@@ -44,6 +44,7 @@ fn settings(rounds: u32) -> SwissSettings {
         tiebreaks: Tiebreak::FEDERATION.to_vec(),
         system: damasi_tournaments::swiss::System::Swiss,
         rules: damasi::RuleSet::default(),
+        allow_bots: false,
     }
 }
 
@@ -544,6 +545,7 @@ async fn a_correspondence_swiss_pairs_games_of_days_a_move() {
         starts_ms: None,
         entry: Entry::Anyone,
         rules: damasi::RuleSet::default(),
+        allow_bots: false,
     };
     let refused = director
         .create_arena(

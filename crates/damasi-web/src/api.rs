@@ -12,6 +12,8 @@ use damasi_engine::{Limits, SearchRoot};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::brain::Thought;
+use crate::cloud_eval::{CloudEval, Pv};
 use crate::error::{ApiError, ApiJson, ApiQuery, HttpError};
 use crate::{AppState, MAX_MOVE_TIME};
 
@@ -90,9 +92,14 @@ impl PositionView {
     }
 }
 
-/// `GET /api/health`.
-pub async fn health() -> Json<Value> {
-    Json(json!({ "ok": true, "version": env!("CARGO_PKG_VERSION") }))
+/// `GET /api/health`: up, its version, and whether it sends account mail (`mail`; without
+/// it, the page says to ask the operator for a new password).
+pub async fn health(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({
+        "ok": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "mail": state.mailer.is_some(),
+    }))
 }
 
 /// `GET /api`: the endpoints, for people exploring the API.
@@ -105,6 +112,8 @@ pub async fn index() -> Json<Value> {
             "POST /api/engine/move {fen[, moves, level, move_time_ms, rules]}: the engine's move",
             "POST /api/analyze {fen[, moves, level, move_time_ms, multipv, searchmoves, rules]}: score and best line(s)",
             "GET /api/tablebase?fen=FEN: endgame tables' win/draw/loss for the position and each move",
+            "GET /api/tablebase/standard?fen=FEN: the same in the shape of lichess's tablebase server (also GET /standard?fen=FEN)",
+            "GET /api/cloud-eval?fen=FEN[&multiPv=N]: the server's own finished analysis of the position, lichess's shape (404 when none)",
             "GET /api/explorer/lichess?fen=FEN[&play=M,M&speeds=blitz,rapid&ratings=1600,1800&moves=N&topGames=N&recentGames=N]: the moves of this server's games from the position (lichess's explorer)",
             "GET /api/explorer/masters?fen=FEN[&play=M,M&moves=N&topGames=N]: the moves of the imported master games",
             "GET /api/learn/course: the rules course (lessons of interactive steps)",
@@ -362,7 +371,9 @@ fn landing_line(pos: &Position, pv: &[damasi::Move]) -> Vec<String> {
 }
 
 /// Runs the engine on `root` for `client`, for its `lines` best lines, and describes the
-/// result.
+/// result. Every analysis of the web goes through here; one at full strength, under the
+/// default rules and of every legal move is also kept for `GET /api/cloud-eval`
+/// ([`crate::cloud_eval`]).
 pub async fn think(
     state: &AppState,
     client: Option<IpAddr>,
@@ -373,6 +384,11 @@ pub async fn think(
     root_moves: Vec<Move>,
 ) -> Result<Analysis, ApiError> {
     let pos = root.position;
+    // What lichess's cloud evaluations would hold: full strength, the default rules (all a
+    // FEN stands for there), every legal move searched.
+    let keep = level == 10
+        && root.rules == RuleSet::default()
+        && (root_moves.is_empty() || root_moves.len() >= pos.legal_moves().len());
     let t = state
         .brain
         .think_for(
@@ -391,7 +407,7 @@ pub async fn think(
             -score
         }
     };
-    let lines = t
+    let lines: Vec<AnalysisLine> = t
         .lines
         .iter()
         .filter_map(|l| {
@@ -406,6 +422,9 @@ pub async fn think(
             })
         })
         .collect();
+    if keep {
+        remember(state, &pos, &t, &lines).await;
+    }
     Ok(Analysis {
         best: t.best.map(|m| MoveInfo::new(&pos, &m)),
         score: t.score,
@@ -415,6 +434,27 @@ pub async fn think(
         depth: t.depth,
         lines,
     })
+}
+
+/// Records a finished analysis of `pos` for `GET /api/cloud-eval` (a failure to store it
+/// is logged: the analysis itself has succeeded).
+async fn remember(state: &AppState, pos: &Position, t: &Thought, lines: &[AnalysisLine]) {
+    if lines.is_empty() {
+        return;
+    }
+    let white = pos.side_to_move() == Color::White;
+    let eval = CloudEval {
+        fen: pos.to_fen(),
+        knodes: t.nodes / 1000,
+        depth: t.depth,
+        pvs: lines
+            .iter()
+            .map(|l| Pv::from_engine(&l.pv, white, l.score, l.mate))
+            .collect(),
+    };
+    if let Err(e) = state.cloud_evals.record(eval).await {
+        eprintln!("damasi-web: cannot keep an evaluation for the cloud: {e:?}");
+    }
 }
 
 /// `POST /api/engine/move {"fen": ..., "level": 5}`: the engine's move and the position after.

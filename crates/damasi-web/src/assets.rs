@@ -137,6 +137,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/online/profile.js"),
     ),
     (
+        "/js/online/moderation.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/moderation.js"),
+    ),
+    (
         "/js/online/socket.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/online/socket.js"),

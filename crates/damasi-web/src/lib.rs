@@ -20,6 +20,8 @@
 //! | `POST /api/engine/move {fen, level}` | the engine's move and the position after it |
 //! | `POST /api/analyze {fen, move_time_ms, multipv, searchmoves}` | score, depth and best line(s) |
 //! | `GET /api/tablebase?fen=` | the endgame tables' win/draw/loss for the position and each legal move |
+//! | `GET /api/tablebase/standard?fen=` | the same in the shape of lichess's tablebase server (also at `/standard`) |
+//! | `GET /api/cloud-eval?fen=&multiPv=` | lichess's cloud evaluation: the server's own finished analyses of the position ([`cloud_eval`]) |
 //! | `GET /api/explorer/{lichess,masters}?fen=` | the opening explorer: the moves played from the position, in lichess's shape ([`explorer`]) |
 //! | `GET /api/learn/course`, `GET /api/learn/examples` | the rules course and the federation's worked examples ([`learn`]) |
 //! | `GET /api/puzzles?rating=`, `GET /api/puzzles/{id}`, `POST /api/puzzles/{id}/attempt` | tactics puzzles and the player's puzzle rating |
@@ -60,6 +62,7 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 pub mod api;
 pub mod assets;
+pub mod cloud_eval;
 pub use damasi_online::brain;
 pub mod error;
 pub mod explorer;
@@ -108,12 +111,20 @@ pub struct AppState {
     pub limits: Arc<online::http::Limits>,
     /// Endgame tables, if the server has them (`GET /api/tablebase`).
     pub tablebase: tablebase::Tablebases,
+    /// The engine's finished analyses, for `GET /api/cloud-eval` (kept with the saved games).
+    pub cloud_evals: cloud_eval::CloudEvals,
     /// The long-lived requests (streams, WebSockets, long-polls) being served, and their caps.
     pub streams: Arc<Streams>,
     /// The Telegram bot's token, when the server runs the bot: the web page opened from the
     /// bot's Mini App button logs in with Telegram's signed `initData`
     /// (`POST /api/account/telegram`).
     pub telegram_token: Option<Arc<str>>,
+    /// Where account mail goes out (`--smtp-url`), if anywhere: confirmation and
+    /// password-reset links.
+    pub mailer: Option<Arc<online::mail::Mailer>>,
+    /// The site's public address (`--public-url`), for links in mail; without it, the
+    /// address the request reached (a host name the security policy accepts).
+    pub public_url: Option<Arc<str>>,
 }
 
 impl AppState {
@@ -142,6 +153,7 @@ impl AppState {
         let online = Online::in_memory();
         AppState {
             referee: Referee::new(store.clone(), brain.clone()),
+            cloud_evals: cloud_eval::CloudEvals::new(store.clone()),
             store,
             brain,
             security: Arc::new(Security::local()),
@@ -151,6 +163,8 @@ impl AppState {
             tablebase: tablebase::Tablebases::default(),
             streams: Arc::new(Streams::default()),
             telegram_token: None,
+            mailer: None,
+            public_url: None,
         }
     }
 
@@ -164,6 +178,19 @@ impl AppState {
     /// The same state with the Telegram bot's token, for the log-in of its Mini App.
     pub fn with_telegram_login(mut self, bot_token: &str) -> AppState {
         self.telegram_token = Some(bot_token.into());
+        self
+    }
+
+    /// The same state sending account mail through `mailer`.
+    pub fn with_mailer(mut self, mailer: online::mail::Mailer) -> AppState {
+        self.mailer = Some(Arc::new(mailer));
+        self
+    }
+
+    /// The same state with the site's public address (`https://dama.example`, no trailing
+    /// slash needed) for the links it mails.
+    pub fn with_public_url(mut self, url: &str) -> AppState {
+        self.public_url = Some(url.trim_end_matches('/').into());
         self
     }
 
@@ -182,6 +209,12 @@ impl AppState {
     /// The same state with these endgame tables (e.g. a directory watched for new tables).
     pub fn with_tablebases(mut self, tables: tablebase::Tablebases) -> AppState {
         self.tablebase = tables;
+        self
+    }
+
+    /// The same state keeping at most `max_rows` cloud evaluations (see [`cloud_eval`]).
+    pub fn with_cloud_eval_rows(mut self, max_rows: usize) -> AppState {
+        self.cloud_evals = self.cloud_evals.with_max_rows(max_rows);
         self
     }
 
@@ -208,6 +241,8 @@ pub fn router(state: AppState) -> Router {
         .route("/engine/move", post(api::engine_move))
         .route("/analyze", post(api::analyze))
         .route("/tablebase", get(tablebase::tablebase))
+        .route("/tablebase/standard", get(tablebase::lichess_standard))
+        .route("/cloud-eval", get(cloud_eval::cloud_eval))
         .merge(explorer::routes())
         .route("/learn/course", get(learn::course_json))
         .route("/learn/examples", get(learn::examples_json))
@@ -242,7 +277,18 @@ pub fn router(state: AppState) -> Router {
         .route("/@/{name}", get(assets::online_page))
         .merge(online::lichess::outside_api())
         .merge(explorer::outside_routes())
+        // lichess's tablebase server answers at `/standard`; clients that join their base
+        // URL and that path as URLs (berserk) land here whatever the base URL's path.
+        .route("/standard", get(tablebase::lichess_standard))
         .route("/player", get(assets::online_page))
+        .route("/mod", get(assets::online_page))
+        // The links mailed to accounts' owners: confirming an address, resetting a password
+        // (the online page in its reset mode).
+        .route(
+            "/account/confirm-email/{token}",
+            get(online::http::confirm_email_page),
+        )
+        .route("/account/reset/{token}", get(assets::online_page))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))

@@ -175,6 +175,8 @@ impl Store {
             migrate_v1(&tx)?;
         }
         tx.execute_batch(SCHEMA).map_err(e)?;
+        // The engine's evaluations kept for `GET /api/cloud-eval` share the file.
+        tx.execute_batch(crate::cloud_eval::SCHEMA).map_err(e)?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         tx.commit().map_err(e)?;

@@ -8,6 +8,11 @@
 //! so this crate reads no table format. A watched directory is looked at again on each
 //! request, and read again when its files changed: tables built while the server runs are
 //! used at once. The values are for the default rules, which is what the tables solve.
+//!
+//! The same tables also answer in the shape of lichess's tablebase server (`GET
+//! /api/tablebase/standard?fen=`, and `GET /standard?fen=` at the root, where lichess's
+//! clients that join paths as URLs land): [`lichess_answer`], for programs written against
+//! lichess's API. How damasi's values map onto lichess's fields is in `docs/web-api.md`.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -16,13 +21,13 @@ use std::time::SystemTime;
 
 use axum::extract::State;
 use axum::Json;
-use damasi::{MoveInfo, Position, Wdl};
+use damasi::{position_outcome, DrawReason, MoveInfo, Outcome, Position, RuleSet, Wdl};
 use damasi_engine::hub::TablebaseLoader;
 use damasi_engine::oracle::{converts, EndgameOracle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::api::parse_fen;
+use crate::api::{parse_fen, Client};
 use crate::error::{ApiError, ApiQuery, HttpError};
 use crate::AppState;
 
@@ -277,4 +282,207 @@ pub async fn tablebase(
     .map_err(|e| ApiError::Internal(format!("tablebase probe: {e}")))?
     .map(Json)
     .map_err(HttpError)
+}
+
+/// Query of lichess's tablebase route (`GET /api/tablebase/standard`): other parameters
+/// lichess's clients may send are ignored.
+#[derive(Deserialize)]
+pub struct LichessTablebaseQuery {
+    /// The position (FEN; required).
+    pub fen: Option<String>,
+}
+
+/// What is known of a position, in lichess's fields, from the point of view of its side to
+/// move. Each legal move of [`LichessTablebase`] is described by the position after it.
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct LichessValue {
+    /// `win`, `draw`, `loss` for the side to move, or `unknown` (beyond the tables).
+    pub category: &'static str,
+    /// damasi's distance to conversion, signed as lichess signs its `dtz`: the plies with best
+    /// play to the next capture, promotion or man's forward step, positive when the side to
+    /// move wins, negative when it loses; 0 for a draw or a game already over; null when
+    /// unknown (no distance tables, or an unknown position).
+    pub dtz: Option<i64>,
+    /// The same as `dtz`: damasi's distances are exact (no rounding as in Syzygy's files).
+    pub precise_dtz: Option<i64>,
+    /// The same distance in lichess's own field for distances to conversion; null for a
+    /// draw or a game already over.
+    pub dtc: Option<i64>,
+    /// Always null: damasi's tables hold no distance to the end of the game.
+    pub dtm: Option<i64>,
+    /// Always null (lichess's distance to win, from other tables).
+    pub dtw: Option<i64>,
+    /// Always false: draughts has no check (a side that cannot move has lost: `variant_loss`).
+    pub checkmate: bool,
+    /// The game is over drawn because both sides are blocked (a mutual block).
+    pub stalemate: bool,
+    /// The game is over won by the side to move (the other side has no pieces; a set-up
+    /// position only).
+    pub variant_win: bool,
+    /// The game is over lost by the side to move: it has no pieces, or no legal move.
+    pub variant_loss: bool,
+    /// The game is over drawn because each side has exactly one piece.
+    pub insufficient_material: bool,
+}
+
+/// One legal move in lichess's shape: the move, and the value of the position after it seen
+/// by the side to move THERE (so the mover's best moves are those whose category is `loss`).
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct LichessMove {
+    /// The move in landing notation (`c3-c4`, `d4xd6xf6`), as the Board API takes moves.
+    pub uci: String,
+    /// The move in the federation's captured-square notation, as people write it in records
+    /// (the same as `uci` for a move that captures nothing).
+    pub san: String,
+    /// A capture, a promotion or a man's forward step: the moves that can never be undone,
+    /// which damasi's distances count to (lichess's zeroing moves).
+    pub zeroing: bool,
+    /// The same as `zeroing` (lichess's name for the moves its distances to conversion count to).
+    pub conversion: bool,
+    /// The position after the move, from its side to move's point of view.
+    #[serde(flatten)]
+    pub value: LichessValue,
+}
+
+/// Answer of `GET /api/tablebase/standard` (lichess's tablebase shape).
+#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
+pub struct LichessTablebase {
+    /// The position's value for its side to move.
+    #[serde(flatten)]
+    pub value: LichessValue,
+    /// Every legal move (none when the game is over), best for the side to move first: its
+    /// wins (category `loss` after it; the quickest first), draws, unknowns, then its losses
+    /// (the slowest first); equals in generation order.
+    pub moves: Vec<LichessMove>,
+}
+
+/// The value of `pos` for its side to move: from the rules when the game is over there, else
+/// from the tables when they cover it, else `unknown`.
+fn lichess_value(oracle: Option<&dyn EndgameOracle>, pos: &Position) -> LichessValue {
+    let mut v = LichessValue {
+        category: "unknown",
+        dtz: None,
+        precise_dtz: None,
+        dtc: None,
+        dtm: None,
+        dtw: None,
+        checkmate: false,
+        stalemate: false,
+        variant_win: false,
+        variant_loss: false,
+        insufficient_material: false,
+    };
+    // The rules decide a finished game whatever its number of pieces; the tables know the
+    // default rules, so those are the ones asked.
+    if let Some(outcome) = position_outcome(pos, &RuleSet::default()) {
+        v.dtz = Some(0);
+        v.precise_dtz = Some(0);
+        match outcome {
+            Outcome::Win { winner, .. } if winner == pos.side_to_move() => {
+                v.category = "win";
+                v.variant_win = true;
+            }
+            Outcome::Win { .. } => {
+                v.category = "loss";
+                v.variant_loss = true;
+            }
+            Outcome::Draw(reason) => {
+                v.category = "draw";
+                v.insufficient_material = reason == DrawReason::OnePieceEach;
+                v.stalemate = reason == DrawReason::MutualBlock;
+            }
+            Outcome::Aborted => {}
+        }
+        return v;
+    }
+    let Some(oracle) = oracle else { return v };
+    let pieces = pos.count(damasi::Color::White) + pos.count(damasi::Color::Black);
+    if pieces > oracle.max_pieces() {
+        return v;
+    }
+    let Some(wdl) = oracle.probe_wdl(pos) else {
+        return v;
+    };
+    v.category = wdl.name();
+    let signed = match wdl {
+        Wdl::Draw => {
+            v.dtz = Some(0);
+            v.precise_dtz = Some(0);
+            return v;
+        }
+        Wdl::Win => 1,
+        Wdl::Loss => -1,
+    };
+    v.dtc = oracle.probe_dtc(pos).map(|d| signed * i64::from(d));
+    v.dtz = v.dtc;
+    v.precise_dtz = v.dtc;
+    v
+}
+
+/// The tables' answer for `pos` in the shape of lichess's tablebase server: never an error,
+/// a position the tables do not cover is `unknown` (as lichess answers positions beyond its
+/// tables), and without tables only finished games are known.
+pub fn lichess_answer(oracle: Option<&dyn EndgameOracle>, pos: &Position) -> LichessTablebase {
+    let value = lichess_value(oracle, pos);
+    // A finished game has no moves to describe, as damasi's other answers say.
+    let over = position_outcome(pos, &RuleSet::default()).is_some();
+    let mut moves: Vec<LichessMove> = if over {
+        Vec::new()
+    } else {
+        pos.legal_moves()
+            .iter()
+            .map(|m| {
+                let after = pos.play(m);
+                let info = MoveInfo::new(pos, m);
+                let conversion = converts(pos, &after);
+                LichessMove {
+                    uci: info.landing,
+                    san: info.captured,
+                    zeroing: conversion,
+                    conversion,
+                    value: lichess_value(oracle, &after),
+                }
+            })
+            .collect()
+    };
+    // Best for the mover first: the position after is lost for the opponent (quickest first),
+    // drawn, unknown, won for the opponent (slowest first). A stable sort keeps the
+    // generation order among equals.
+    moves.sort_by_key(|m| {
+        let d = m.value.dtz.map(i64::abs);
+        match m.value.category {
+            "loss" => (0, d.unwrap_or(i64::MAX)),
+            "draw" => (1, 0),
+            "unknown" => (2, 0),
+            _ => (3, -d.unwrap_or(i64::MAX)),
+        }
+    });
+    LichessTablebase { value, moves }
+}
+
+/// `GET /api/tablebase/standard?fen=...` (and `GET /standard?fen=...`): lichess's tablebase
+/// answer, limited per address with the cloud evaluations
+/// ([`crate::online::http::Limits::check_knowledge`]).
+pub async fn lichess_standard(
+    State(state): State<AppState>,
+    Client(client): Client,
+    ApiQuery(q): ApiQuery<LichessTablebaseQuery>,
+) -> Result<Json<LichessTablebase>, HttpError> {
+    state.limits.check_knowledge(client)?;
+    let fen = q.fen.as_deref().map(str::trim).unwrap_or("");
+    if fen.is_empty() {
+        return Err(ApiError::BadRequest("fen: a position is needed".into()).into());
+    }
+    let pos = parse_fen(Some(fen))?;
+    let tables = state.tablebase.clone();
+    tokio::task::spawn_blocking(move || {
+        let (oracle, error) = tables.refresh();
+        if let Some(e) = error {
+            eprintln!("damasi: cannot read the endgame tables in {e}");
+        }
+        lichess_answer(oracle.as_deref(), &pos)
+    })
+    .await
+    .map(Json)
+    .map_err(|e| ApiError::Internal(format!("tablebase probe: {e}")).into())
 }

@@ -5,7 +5,8 @@
 //! - `POST /api/swiss/new` (also `/api/swiss/new/{team}`, lichess's path) creates one; the
 //!   body is JSON or a form with lichess's fields: `name`, `clock.limit`, `clock.increment`
 //!   (seconds), `nbRounds`, `startsAt` (Unix ms), `roundInterval` (seconds), `rated`,
-//!   `password`, `conditions.allowList` (names, by commas or lines), and damasi's
+//!   `password`, `conditions.allowList` (names, by commas or lines), `conditions.bots`
+//!   (BOT accounts may join; they may not unless it says so), and damasi's
 //!   `tiebreaks` (`buchholzCut1,buchholz,sonnebornBerger,wins`, the default; also
 //!   `directEncounter`, `koya`), `system` (`swiss`, the default, or `roundRobin`: FIDE's
 //!   Berger tables, 3 to 24 players, `nbRounds` not used) and `double` (a double round robin).
@@ -24,7 +25,7 @@
 //! Arenas, as lichess's arena API: `GET /api/tournament` (`created`, `started`, `finished`),
 //! `POST /api/tournament` (`name`, `clockTime` minutes, `clockIncrement` seconds, `minutes`
 //! the duration, `startDate` Unix ms or `waitMinutes`, none: the organiser starts it, `rated`,
-//! `password`, `conditions.allowList`), `GET /api/tournament/{id}`, `POST
+//! `password`, `conditions.allowList`, `conditions.bots`), `GET /api/tournament/{id}`, `POST
 //! /api/tournament/{id}/join` (`password`), `.../withdraw` (a pause), `.../start` and
 //! `.../terminate` (the organiser), `GET .../results` (NDJSON) and `GET .../socket`; the page
 //! is `/tournament/{id}`.
@@ -181,6 +182,14 @@ struct ClockRequest {
 struct Conditions {
     #[serde(default)]
     allow_list: Option<String>,
+    /// lichess's `conditions.bots`: BOT accounts may join.
+    #[serde(default)]
+    bots: Option<bool>,
+}
+
+/// Whether `conditions` let BOT accounts join (not unless they say so).
+fn bots_of(conditions: Option<&Conditions>) -> bool {
+    conditions.and_then(|c| c.bots).unwrap_or(false)
 }
 
 /// Who may join: the names of `conditions.allowList` (by commas, spaces or lines), or anyone.
@@ -267,6 +276,7 @@ impl SwissRequest {
                 })
                 .collect::<Result<_, _>>()?,
         };
+        let allow_bots = bots_of(self.conditions.as_ref());
         let entry = entry_of(self.conditions);
         Ok(NewSwiss {
             settings: SwissSettings {
@@ -296,6 +306,7 @@ impl SwissRequest {
                 tiebreaks,
                 rules,
                 system,
+                allow_bots,
             },
             password: self.password,
         })
@@ -517,6 +528,7 @@ async fn arena_create(
             .wait_minutes
             .map(|w| damasi_online::now_ms() + w.clamp(0, 24 * 60) * 60_000),
     };
+    let allow_bots = bots_of(req.conditions.as_ref());
     let entry = entry_of(req.conditions);
     let settings = damasi_tournaments::arena::ArenaSettings {
         name: match req.name.as_deref().map(str::trim) {
@@ -531,6 +543,7 @@ async fn arena_create(
         starts_ms,
         entry,
         rules,
+        allow_bots,
     };
     let new = damasi_tournaments::NewArena {
         settings,

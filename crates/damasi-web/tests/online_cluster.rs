@@ -880,6 +880,7 @@ fn swiss_with_a_round(
             tiebreaks: damasi_tournaments::tiebreak::Tiebreak::FEDERATION.to_vec(),
             system: damasi_tournaments::swiss::System::Swiss,
             rules: damasi::RuleSet::default(),
+            allow_bots: false,
         };
         let d = p.director();
         let created = d

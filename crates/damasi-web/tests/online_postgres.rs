@@ -3,7 +3,8 @@
 //! and a game that comes back in a second service over the same database (a restart, or
 //! another server process); sessions and tokens listed, revoked and expired, a password
 //! change, and open games withdrawn after a day; follows and blocks, rating histories, records,
-//! filtered game lists and leaderboards.
+//! filtered game lists and leaderboards; e-mail addresses and the mailed confirmation and
+//! password-reset links.
 //!
 //! Runs when `DAMASI_TEST_POSTGRES` names a server (`scripts/with-postgres` starts one; the
 //! test script does); `DAMASI_REQUIRE_POSTGRES=1` makes its absence a failure.
@@ -826,4 +827,242 @@ async fn two_processes_count_the_same_games_once_in_postgres() {
     );
     assert_eq!(a + b, 40, "{a} + {b}");
     assert_eq!(draws(two).await - before, 40);
+}
+
+#[tokio::test]
+async fn bots_and_closed_accounts_in_both_stores() {
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let acc = online.accounts();
+        let (a, b) = (
+            acc.add_bot(&name("ca"), 0).await.unwrap(),
+            acc.add_bot(&name("cb"), 0).await.unwrap(),
+        );
+        let bot = acc.add_bot(&name("cr"), 0).await.unwrap();
+        // A BOT, read back as one; an account with a game played cannot become one.
+        assert!(acc.upgrade_to_bot(&bot).await.unwrap().bot);
+        assert!(db.user(bot.id).await.unwrap().unwrap().bot);
+        players::rated_win(&online, &a, &b).await;
+        assert_eq!(
+            acc.upgrade_to_bot(&b).await.unwrap_err().code(),
+            "games-played"
+        );
+        assert!(!db.user(b.id).await.unwrap().unwrap().bot);
+
+        // Closing a: renamed, closed, its token and follows gone, its old name out of use.
+        let token = acc.issue(a.id, SecretKind::Token, 0).await.unwrap();
+        online.follow(&b, &a.name).await.unwrap();
+        let new_name = online.close_account(&a, None).await.unwrap();
+        let row = db.user(a.id).await.unwrap().unwrap();
+        assert_eq!(row.name, new_name);
+        assert!(row.closed_ms.is_some() && row.password.is_none());
+        assert!(db.user_by_name(&a.name).await.unwrap().is_none());
+        assert_eq!(
+            acc.identify_by(Some(&token), None)
+                .await
+                .unwrap_err()
+                .code(),
+            "unauthorized"
+        );
+        assert!(online.following(&b).await.unwrap().is_empty());
+        for upper in [a.name.clone(), a.name.to_uppercase()] {
+            assert_eq!(
+                acc.add_bot(&upper, 0).await.unwrap_err().code(),
+                "name-taken"
+            );
+        }
+        // Its game stays, under the new name.
+        assert_eq!(db.games_of(b.id, 10).await.unwrap().len(), 1);
+        assert_eq!(db.record(a.id).await.unwrap().all, 1);
+    }
+}
+
+#[tokio::test]
+async fn reports_marks_refunds_and_the_log_in_both_stores() {
+    use damasi_web::online::moderation::Action;
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let acc = online.accounts();
+        let cheat = acc.add_bot(&name("mc"), 0).await.unwrap();
+        let victim = acc.add_bot(&name("mv"), 0).await.unwrap();
+        let moderator = acc.add_bot(&name("mm"), 0).await.unwrap();
+        let game = players::rated_win(&online, &cheat, &victim).await;
+        let lost = -db.game(&game).await.unwrap().unwrap().0.diffs[1].unwrap();
+        let before = db.rating(victim.id, "blitz").await.unwrap().unwrap().rating;
+        let id = online
+            .report(&victim, &cheat.name, Some(&game), "cheating", "too good")
+            .await
+            .unwrap();
+        assert!(id > 0);
+        assert_eq!(
+            online.report_queue(&moderator).await.unwrap_err().code(),
+            "not-a-moderator"
+        );
+        online.set_moderator(&moderator.name, true).await.unwrap();
+        let queue = online.report_queue(&moderator).await.unwrap();
+        let mine: Vec<_> = queue.iter().filter(|r| r["id"] == id).collect();
+        assert_eq!(mine.len(), 1);
+        assert_eq!(mine[0]["evidence"]["rated"], true);
+        let mute = Action::Mute { minutes: 5 };
+        online
+            .moderate(Some(&moderator), &cheat.name, mute)
+            .await
+            .unwrap();
+        assert_eq!(
+            online.check_may_chat(cheat.id).await.unwrap_err().code(),
+            "muted"
+        );
+        let done = online
+            .moderate(Some(&moderator), &cheat.name, Action::Engine)
+            .await
+            .unwrap();
+        assert_eq!(done["refunds"][0]["points"], lost as f64);
+        let again = online
+            .moderate(Some(&moderator), &cheat.name, Action::Engine)
+            .await
+            .unwrap();
+        assert_eq!(again["refunds"], serde_json::json!([]));
+        let after = db.rating(victim.id, "blitz").await.unwrap().unwrap().rating;
+        assert!((after - before - lost as f64).abs() < 1e-6);
+        let history = db.rating_history(victim.id).await.unwrap();
+        assert!((history.last().unwrap().rating - after).abs() < 1e-6);
+        let log = online
+            .moderation_log(None, Some(&cheat.name), 10)
+            .await
+            .unwrap();
+        let actions: Vec<&str> = log.iter().filter_map(|l| l["action"].as_str()).collect();
+        assert_eq!(actions, ["engine", "engine", "mute"]);
+        assert!(online
+            .report_queue(&moderator)
+            .await
+            .unwrap()
+            .iter()
+            .all(|r| r["id"] != id));
+    }
+}
+
+/// The e-mail address and the mailed links (`recovery`), the same in both stores: an address
+/// unique whatever the case, a confirmation link used once, a reset link valid for an hour and
+/// used once, older reset links void after a reset, sessions revoked and API tokens kept.
+async fn mail_links_in(db: OnlineDb) {
+    let accounts = Online::new(db, OnlineConfig::default()).accounts().clone();
+    let (na, nb) = (name("ma"), name("mb"));
+    let a = accounts
+        .sign_up(&na, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let b = accounts
+        .sign_up(&nb, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let now = damasi_online::now_ms();
+    let address = format!("{na}@Dama.example");
+    let confirm = accounts
+        .change_email(&a, "a long password".into(), &address, now)
+        .await
+        .unwrap();
+    let taken = accounts
+        .change_email(&b, "a long password".into(), &address.to_uppercase(), 1_000)
+        .await
+        .unwrap_err();
+    assert_eq!(taken.code(), "email-taken");
+    // An unconfirmed address gets no reset link.
+    assert!(accounts
+        .reset_request(&address, 2_000)
+        .await
+        .unwrap()
+        .is_none());
+    // A session presented as a confirmation link confirms nothing and stays.
+    let session = accounts
+        .issue(a.id, SecretKind::Session, now)
+        .await
+        .unwrap();
+    assert!(accounts.confirm_email(&session, now).await.is_err());
+    assert!(accounts
+        .identify_by(None, Some(&session))
+        .await
+        .unwrap()
+        .is_some());
+    let token = accounts.issue(a.id, SecretKind::Token, now).await.unwrap();
+    assert_eq!(
+        accounts.confirm_email(&confirm, now).await.unwrap().id,
+        a.id
+    );
+    assert!(accounts.confirm_email(&confirm, now).await.is_err());
+    let stored = accounts.email_of(&a).await.unwrap().unwrap();
+    assert_eq!(stored.address, address);
+    assert_eq!(stored.confirmed_ms, Some(now));
+
+    let hour = 60 * 60 * 1000;
+    let expired = accounts
+        .reset_request(&address.to_lowercase(), now - hour - 1)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(accounts.reset_target(&expired.secret, now).await.is_err());
+    let older = accounts
+        .reset_request(&address, now)
+        .await
+        .unwrap()
+        .unwrap();
+    let used = accounts
+        .reset_request(&address, now)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(used.player.id, a.id);
+    let (who, revoked) = accounts
+        .reset_password(&used.secret, "a new long password".into(), now + 1)
+        .await
+        .unwrap();
+    assert_eq!(who.id, a.id);
+    assert_eq!(revoked, 4, "the session and three reset links");
+    assert!(accounts
+        .identify_by(None, Some(&session))
+        .await
+        .unwrap()
+        .is_none());
+    assert!(accounts
+        .identify_by(Some(&token), None)
+        .await
+        .unwrap()
+        .is_some());
+    for gone in [&older.secret, &used.secret] {
+        let e = accounts
+            .reset_password(gone, "another long one".into(), now + 2)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "not-found");
+    }
+    assert!(accounts
+        .log_in(&na, "a new long password".into())
+        .await
+        .is_ok());
+    // The operator's address, and its removal.
+    accounts
+        .set_email_of(&nb, Some(&format!("{nb}@dama.example")), now)
+        .await
+        .unwrap();
+    assert!(accounts
+        .reset_request(&format!("{nb}@DAMA.example"), now)
+        .await
+        .unwrap()
+        .is_some());
+    accounts.set_email_of(&nb, None, now).await.unwrap();
+    assert_eq!(accounts.email_of(&b).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn mail_links_in_both_stores() {
+    mail_links_in(OnlineDb::in_memory()).await;
+    let Some(url) = url() else { return };
+    mail_links_in(OnlineDb::connect(&url).await.unwrap()).await;
 }

@@ -114,7 +114,7 @@ async fn a_game_socket_or_an_event_stream_counts_as_online() {
     assert!(online.is_online(p.id), "one socket is still open");
     drop(second);
     assert!(!online.is_online(p.id));
-    let stream = online.listen(p.id);
+    let stream = online.listen(&p);
     assert!(online.is_online(p.id));
     drop(stream);
     assert!(!online.is_online(p.id));

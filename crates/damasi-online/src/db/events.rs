@@ -302,16 +302,6 @@ impl PostgresDb {
     }
 }
 
-/// Calls the same method on whichever store is in use.
-macro_rules! both {
-    ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self {
-            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
-            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
-        }
-    };
-}
-
 impl OnlineDb {
     /// Stores a tournament (replacing what was stored under its id); its players are added to
     /// those already listed (a player who withdrew still played in it).

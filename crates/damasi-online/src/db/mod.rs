@@ -6,8 +6,21 @@
 //! Two stores hold the same data: SQLite (`online.sqlite3` in the data directory, nothing to
 //! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
 
+/// Calls the same method on whichever store is in use (defined before the modules, which
+/// all use it).
+macro_rules! both {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self {
+            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
+            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
+        }
+    };
+}
+
 mod events;
 mod explorer;
+mod mail;
+mod moderation;
 mod postgres;
 mod sqlite;
 
@@ -16,6 +29,8 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use events::{TournamentFilter, TournamentRow};
+pub use mail::EmailRow;
+pub use moderation::{LogRow, MarkRow, ReportRow};
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
 
@@ -31,6 +46,10 @@ pub struct UserRow {
     pub password: Option<String>,
     /// Whether this is a guest (casual games only, no password).
     pub guest: bool,
+    /// Whether this is a BOT account (lichess's title: it plays through the Bot API only).
+    pub bot: bool,
+    /// When the account was closed (Unix ms); none while open.
+    pub closed_ms: Option<i64>,
 }
 
 /// What a secret opens.
@@ -43,6 +62,11 @@ pub enum SecretKind {
     /// A one-time code that links an account of another service (`/link CODE` to the
     /// Telegram bot), valid for minutes.
     Link,
+    /// A one-time link that confirms the account's e-mail address (mailed), valid for a day.
+    ConfirmEmail,
+    /// A one-time link that sets a new password (mailed, or printed by `damasi user
+    /// reset-password`), valid for an hour.
+    PasswordReset,
 }
 
 impl SecretKind {
@@ -52,6 +76,8 @@ impl SecretKind {
             SecretKind::Session => "session",
             SecretKind::Token => "token",
             SecretKind::Link => "link",
+            SecretKind::ConfirmEmail => "confirm-email",
+            SecretKind::PasswordReset => "password-reset",
         }
     }
 }
@@ -63,6 +89,8 @@ impl SecretKind {
             "session" => Some(SecretKind::Session),
             "token" => Some(SecretKind::Token),
             "link" => Some(SecretKind::Link),
+            "confirm-email" => Some(SecretKind::ConfirmEmail),
+            "password-reset" => Some(SecretKind::PasswordReset),
             _ => None,
         }
     }
@@ -335,16 +363,59 @@ const RECORD_SQL: &str = "SELECT COUNT(*), \
     FROM online_games g WHERE (g.white_id = $1 OR g.black_id = $1) \
     AND g.status = 'over' AND g.outcome IS NOT NULL AND g.outcome <> 'aborted'";
 
-/// SQL: the leaderboard of speed `$1`: accounts (not guests) whose deviation is at most `$2`
+/// SQL: the leaderboard of speed `$1`: people's accounts (not guests, not BOTs) whose deviation is at most `$2`
 /// and who played a rated game of that speed at `$3` or later, best first, at most `$4`; each
 /// with its rating before its last [`PROGRESS_GAMES`] games (the start, 1500, when it has
 /// played fewer).
+/// SQL: closing account `$1`, one statement each, run in one transaction: its old name kept
+/// out of use (only its hash, `$2`, so the name is not tied to the account any more), the
+/// account renamed `$3` and marked closed at `$4` with no password nor e-mail address (so no
+/// reset link can open it again), its sessions, tokens,
+/// linked accounts and follows and blocks (both ways) forgotten. Its games and ratings stay.
+const CLOSE_ACCOUNT_SQL: [&str; 5] = [
+    "INSERT INTO retired_names (hash) VALUES ($2) ON CONFLICT DO NOTHING",
+    "UPDATE users SET name = $3, password = NULL, email = NULL, email_confirmed_ms = NULL, \
+     closed_ms = $4 WHERE id = $1",
+    "DELETE FROM secrets WHERE user_id = $1",
+    "DELETE FROM outside_accounts WHERE user_id = $1",
+    "DELETE FROM relations WHERE from_id = $1 OR to_id = $1",
+];
+
+/// `sql`, written with the parameters `$1`..`$N` of `params`, renumbered to the ones it uses
+/// (`$1`.. in order), with those parameters: both stores refuse a parameter a statement does
+/// not use.
+fn only_used<T: Copy, const N: usize>(sql: &str, params: [T; N]) -> (String, Vec<T>) {
+    let mut sql = sql.to_string();
+    let mut used = Vec::new();
+    for (i, p) in params.into_iter().enumerate() {
+        let name = format!("${}", i + 1);
+        if sql.contains(&name) {
+            used.push(p);
+            // Placeholders first, so `$2` renamed `$1` is not taken for the old `$1`.
+            sql = sql.replace(&name, &format!("#{}", used.len()));
+        }
+    }
+    (sql.replace('#', "$"), used)
+}
+
+/// SQL: whether the name whose hash is `$1` belonged to a closed account.
+const RETIRED_NAME_SQL: &str = "SELECT 1 FROM retired_names WHERE hash = $1";
+
+/// SQL: account `$1` becomes a BOT unless a guest or it has played a game (see
+/// [`OnlineDb::make_bot`]).
+const MAKE_BOT_SQL: &str = "UPDATE users SET bot = TRUE WHERE id = $1 AND NOT guest \
+    AND NOT EXISTS (SELECT 1 FROM online_games g WHERE (g.white_id = $1 OR g.black_id = $1) \
+    AND (g.status = 'playing' OR (g.status = 'over' AND g.outcome IS NOT NULL \
+    AND g.outcome <> 'aborted')))";
+
 const LEADERBOARD_SQL: &str = "SELECT u.id, u.name, u.password, u.guest, \
     r.rating, r.deviation, r.volatility, r.games, \
     COALESCE((SELECT h.rating FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed \
-      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0) \
+      ORDER BY h.id DESC LIMIT 1 OFFSET 12), 1500.0), u.bot, u.closed_ms \
     FROM ratings r JOIN users u ON u.id = r.user_id \
-    WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest \
+    WHERE r.speed = $1 AND r.deviation <= $2 AND NOT u.guest AND NOT u.bot \
+    AND u.closed_ms IS NULL \
+    AND NOT EXISTS (SELECT 1 FROM marks m WHERE m.user_id = u.id AND m.kind = 'engine') \
     AND EXISTS (SELECT 1 FROM rating_history h WHERE h.user_id = r.user_id AND h.speed = r.speed AND h.at_ms >= $3) \
     ORDER BY r.rating DESC, u.id LIMIT $4";
 
@@ -416,16 +487,6 @@ pub enum OnlineDb {
     Postgres(PostgresDb),
 }
 
-/// Calls the same method on whichever store is in use.
-macro_rules! both {
-    ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self {
-            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
-            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
-        }
-    };
-}
-
 impl OnlineDb {
     /// Opens (creating if needed) `online.sqlite3` in `dir`.
     pub fn open(dir: &Path) -> Result<OnlineDb, String> {
@@ -462,6 +523,30 @@ impl OnlineDb {
     /// The account with id `id`.
     pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
         both!(self.user(id))
+    }
+
+    /// Closes account `user` (see [`CLOSE_ACCOUNT_SQL`]): renamed `new_name`, its old name's
+    /// hash `retired` kept out of use, closed at `now_ms`.
+    pub async fn close_user(
+        &self,
+        user: i64,
+        retired: String,
+        new_name: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        both!(self.close_user(user, retired, new_name, now_ms))
+    }
+
+    /// Whether the name whose hash is `hash` belonged to a closed account (kept out of use).
+    pub async fn name_retired(&self, hash: String) -> Result<bool, ApiError> {
+        both!(self.name_retired(hash))
+    }
+
+    /// Makes account `user` a BOT, for good, if it is not a guest and has played no game (one
+    /// started and not aborted); in one statement, so a game starting meanwhile either counts
+    /// or comes after. Whether it is a BOT now.
+    pub async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
+        both!(self.make_bot(user))
     }
 
     /// Keeps the hash of a new secret of `user`.

@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
     RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
-    UserRow, LEADERBOARD_SQL, RECORD_SQL,
+    UserRow, CLOSE_ACCOUNT_SQL, LEADERBOARD_SQL, MAKE_BOT_SQL, RECORD_SQL, RETIRED_NAME_SQL,
 };
 use crate::rating;
 
@@ -63,6 +63,11 @@ CREATE TABLE IF NOT EXISTS online_games (
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS invited_id BIGINT REFERENCES users(id);
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS rules TEXT NOT NULL DEFAULT 'turkish';
 ALTER TABLE online_games ADD COLUMN IF NOT EXISTS event TEXT;
+ALTER TABLE users ADD COLUMN IF NOT EXISTS bot BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE users ADD COLUMN IF NOT EXISTS closed_ms BIGINT;
+CREATE TABLE IF NOT EXISTS retired_names (
+    hash TEXT PRIMARY KEY
+);
 CREATE INDEX IF NOT EXISTS secrets_user ON secrets(user_id);
 CREATE INDEX IF NOT EXISTS online_games_status ON online_games(status);
 CREATE INDEX IF NOT EXISTS online_games_white ON online_games(white_id);
@@ -156,6 +161,8 @@ fn user_row(r: &Row) -> UserRow {
         name: r.get(1),
         password: r.get(2),
         guest: r.get(3),
+        bot: r.get("bot"),
+        closed_ms: r.get("closed_ms"),
     }
 }
 
@@ -168,7 +175,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT u.id, u.name, u.password, u.guest, o.settings FROM outside_accounts o \
+                "SELECT u.id, u.name, u.password, u.guest, o.settings, u.bot, u.closed_ms FROM outside_accounts o \
                  JOIN users u ON u.id = o.user_id WHERE o.service = $1 AND o.outside_id = $2",
                 &[&service, &outside_id],
             )
@@ -362,7 +369,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let rows = c
             .query(
-                "SELECT u.id, u.name, u.password, u.guest FROM relations r \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM relations r \
                  JOIN users u ON u.id = r.to_id WHERE r.from_id = $1 AND r.kind = $2 \
                  ORDER BY lower(u.name) LIMIT $3",
                 &[&from, &relation.as_str(), &limit],
@@ -522,6 +529,12 @@ impl PostgresDb {
         tx.batch_execute(super::explorer::POSTGRES_SCHEMA)
             .await
             .map_err(|e| format!("cannot set up the PostgreSQL tables of the explorer: {e}"))?;
+        tx.batch_execute(super::moderation::POSTGRES_SCHEMA)
+            .await
+            .map_err(|e| format!("cannot set up the PostgreSQL tables of moderation: {e}"))?;
+        tx.batch_execute(super::mail::POSTGRES_SCHEMA)
+            .await
+            .map_err(|e| format!("cannot set up the PostgreSQL e-mail columns: {e}"))?;
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(PostgresDb {
             url: Arc::new(url.to_string()),
@@ -594,6 +607,8 @@ impl PostgresDb {
             name: name.to_string(),
             password,
             guest,
+            bot: false,
+            closed_ms: None,
         })
     }
 
@@ -601,7 +616,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT id, name, password, guest FROM users WHERE lower(name) = lower($1)",
+                "SELECT id, name, password, guest, bot, closed_ms FROM users WHERE lower(name) = lower($1)",
                 &[&name],
             )
             .await
@@ -613,12 +628,50 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT id, name, password, guest FROM users WHERE id = $1",
+                "SELECT id, name, password, guest, bot, closed_ms FROM users WHERE id = $1",
                 &[&id],
             )
             .await
             .map_err(db_error)?;
         Ok(row.as_ref().map(user_row))
+    }
+
+    pub(super) async fn close_user(
+        &self,
+        user: i64,
+        retired: String,
+        new_name: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await.map_err(db_error)?;
+        for sql in CLOSE_ACCOUNT_SQL {
+            let all: [&(dyn tokio_postgres::types::ToSql + Sync); 4] =
+                [&user, &retired, &new_name, &now_ms];
+            let (sql, params) = super::only_used(sql, all);
+            tx.execute(sql.as_str(), &params).await.map_err(db_error)?;
+        }
+        tx.commit().await.map_err(db_error)?;
+        Ok(())
+    }
+
+    pub(super) async fn name_retired(&self, hash: String) -> Result<bool, ApiError> {
+        let c = self.client().await?;
+        let row = c
+            .query_opt(RETIRED_NAME_SQL, &[&hash])
+            .await
+            .map_err(db_error)?;
+        Ok(row.is_some())
+    }
+
+    pub(super) async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
+        let c = self.client().await?;
+        c.execute(MAKE_BOT_SQL, &[&user]).await.map_err(db_error)?;
+        let row = c
+            .query_opt("SELECT bot FROM users WHERE id = $1", &[&user])
+            .await
+            .map_err(db_error)?;
+        Ok(row.is_some_and(|r| r.get::<_, bool>(0)))
     }
 
     pub(super) async fn add_secret(
@@ -647,7 +700,7 @@ impl PostgresDb {
         let c = self.client().await?;
         let row = c
             .query_opt(
-                "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM secrets s \
                  JOIN users u ON u.id = s.user_id \
                  WHERE s.hash = $1 AND s.kind = $2 AND s.created_ms >= $3",
                 &[&hash, &kind.as_str(), &not_before_ms],

@@ -12,12 +12,12 @@ use crate::error::ApiError;
 use super::{
     games_page_sql, GameFilter, GameRecord, GameSummary, LeaderRow, OnlineGameRow, OutsideAccount,
     RatedResult, RatingPoint, RatingRow, Relation, SecretKind, SecretRow, ShownEvent, ShownGame,
-    UserRow, LEADERBOARD_SQL, RECORD_SQL,
+    UserRow, CLOSE_ACCOUNT_SQL, LEADERBOARD_SQL, MAKE_BOT_SQL, RECORD_SQL, RETIRED_NAME_SQL,
 };
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS users (
     name TEXT NOT NULL UNIQUE COLLATE NOCASE,
     password TEXT,
     guest INTEGER NOT NULL DEFAULT 0,
-    created_ms INTEGER NOT NULL
+    created_ms INTEGER NOT NULL,
+    bot INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS secrets (
     hash TEXT PRIMARY KEY,
@@ -104,6 +105,9 @@ CREATE TABLE IF NOT EXISTS relations (
     PRIMARY KEY (from_id, to_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
+CREATE TABLE IF NOT EXISTS retired_names (
+    hash TEXT PRIMARY KEY
+) WITHOUT ROWID;
 ";
 
 /// The SQLite store; cheap to clone.
@@ -144,16 +148,21 @@ fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OnlineGameRow> {
     })
 }
 
-/// Adds column `name` (`definition`) to `online_games` unless it is there already.
-fn add_game_column(conn: &Connection, name: &str, definition: &str) -> rusqlite::Result<()> {
+/// Adds column `name` (`definition`) to `table` unless it is there already.
+pub(super) fn add_column(
+    conn: &Connection,
+    table: &str,
+    name: &str,
+    definition: &str,
+) -> rusqlite::Result<()> {
     let there: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM pragma_table_info('online_games') WHERE name = ?1",
-        [name],
+        "SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2",
+        [table, name],
         |r| r.get(0),
     )?;
     if there == 0 {
         conn.execute_batch(&format!(
-            "ALTER TABLE online_games ADD COLUMN {name} {definition}"
+            "ALTER TABLE {table} ADD COLUMN {name} {definition}"
         ))?;
     }
     Ok(())
@@ -165,6 +174,8 @@ fn user_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<UserRow> {
         name: r.get(1)?,
         password: r.get(2)?,
         guest: r.get(3)?,
+        bot: r.get("bot")?,
+        closed_ms: r.get("closed_ms")?,
     })
 }
 
@@ -206,6 +217,8 @@ impl SqliteDb {
             .map_err(e)?;
         conn.execute_batch(super::explorer::SQLITE_SCHEMA)
             .map_err(e)?;
+        conn.execute_batch(super::moderation::SQLITE_SCHEMA)
+            .map_err(e)?;
         if version == 1 {
             // Schema 2: the account a direct challenge was sent to.
             conn.execute_batch(
@@ -215,9 +228,21 @@ impl SqliteDb {
         }
         // Schema 4: the rules each game is played under; the games stored before are the
         // federation's (looked up by column, so any older schema gets it once).
-        add_game_column(&conn, "rules", "TEXT NOT NULL DEFAULT 'turkish'").map_err(e)?;
+        add_column(
+            &conn,
+            "online_games",
+            "rules",
+            "TEXT NOT NULL DEFAULT 'turkish'",
+        )
+        .map_err(e)?;
         // Schema 5: the tournament that paired a game.
-        add_game_column(&conn, "event", "TEXT").map_err(e)?;
+        add_column(&conn, "online_games", "event", "TEXT").map_err(e)?;
+        // Schema 6: BOT accounts (lichess's Bot API).
+        add_column(&conn, "users", "bot", "INTEGER NOT NULL DEFAULT 0").map_err(e)?;
+        // Schema 7: closed accounts (the names they had are kept out of use), and accounts'
+        // e-mail addresses (`db/mail.rs`).
+        add_column(&conn, "users", "closed_ms", "INTEGER").map_err(e)?;
+        super::mail::sqlite_migrate(&conn).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
@@ -270,6 +295,8 @@ impl SqliteDb {
                 name,
                 password,
                 guest,
+                bot: false,
+                closed_ms: None,
             })
         })
         .await
@@ -280,7 +307,7 @@ impl SqliteDb {
         let name = name.to_string();
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT id, name, password, guest FROM users WHERE name = ?1",
+                "SELECT id, name, password, guest, bot, closed_ms FROM users WHERE name = ?1",
                 [name],
                 user_row,
             )
@@ -293,11 +320,51 @@ impl SqliteDb {
     pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT id, name, password, guest FROM users WHERE id = ?1",
+                "SELECT id, name, password, guest, bot, closed_ms FROM users WHERE id = ?1",
                 [id],
                 user_row,
             )
             .optional()?)
+        })
+        .await
+    }
+
+    pub(super) async fn close_user(
+        &self,
+        user: i64,
+        retired: String,
+        new_name: String,
+        now_ms: i64,
+    ) -> Result<(), ApiError> {
+        self.with(move |c| {
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for sql in CLOSE_ACCOUNT_SQL {
+                let all: [&dyn rusqlite::ToSql; 4] = [&user, &retired, &new_name, &now_ms];
+                let (sql, params) = super::only_used(sql, all);
+                tx.execute(&numbered(&sql), params.as_slice())?;
+            }
+            tx.commit()?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn name_retired(&self, hash: String) -> Result<bool, ApiError> {
+        self.with(move |c| {
+            Ok(c.query_row(&numbered(RETIRED_NAME_SQL), [hash], |_| Ok(()))
+                .optional()?
+                .is_some())
+        })
+        .await
+    }
+
+    pub(super) async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
+        self.with(move |c| {
+            c.execute(&numbered(MAKE_BOT_SQL), [user])?;
+            let bot: Option<bool> = c
+                .query_row("SELECT bot FROM users WHERE id = ?1", [user], |r| r.get(0))
+                .optional()?;
+            Ok(bot == Some(true))
         })
         .await
     }
@@ -330,7 +397,7 @@ impl SqliteDb {
     ) -> Result<Option<UserRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT u.id, u.name, u.password, u.guest FROM secrets s \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM secrets s \
                  JOIN users u ON u.id = s.user_id \
                  WHERE s.hash = ?1 AND s.kind = ?2 AND s.created_ms >= ?3",
                 params![hash, kind.as_str(), not_before_ms],
@@ -791,7 +858,7 @@ impl SqliteDb {
         let (service, outside_id) = (service.to_string(), outside_id.to_string());
         self.with(move |c| {
             Ok(c.query_row(
-                "SELECT u.id, u.name, u.password, u.guest, o.settings FROM outside_accounts o \
+                "SELECT u.id, u.name, u.password, u.guest, o.settings, u.bot, u.closed_ms FROM outside_accounts o \
                  JOIN users u ON u.id = o.user_id WHERE o.service = ?1 AND o.outside_id = ?2",
                 params![service, outside_id],
                 |r| {
@@ -1004,7 +1071,7 @@ impl SqliteDb {
     ) -> Result<Vec<UserRow>, ApiError> {
         self.with(move |c| {
             let mut stmt = c.prepare(
-                "SELECT u.id, u.name, u.password, u.guest FROM relations r \
+                "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM relations r \
                  JOIN users u ON u.id = r.to_id WHERE r.from_id = ?1 AND r.kind = ?2 \
                  ORDER BY lower(u.name) LIMIT ?3",
             )?;

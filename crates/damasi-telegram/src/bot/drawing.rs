@@ -34,8 +34,14 @@ impl Telegram {
         let view = GameView::from_full(&full).ok()?;
         let lang = s.lang();
         let name = |c: Color| {
-            view.seat(c)
-                .map_or("?".to_string(), |p| self.display_name(&p.name, s, lang))
+            view.seat(c).map_or("?".to_string(), |p| {
+                let name = self.display_name(&p.name, s, lang);
+                // A BOT's title before its name, as lichess shows it.
+                match &p.title {
+                    Some(title) => format!("{title} {name}"),
+                    None => name,
+                }
+            })
         };
         let mut lines: Vec<String> = s.settings.event.iter().map(|e| format!("🏆 {e}")).collect();
         lines.push(format!(

@@ -291,6 +291,7 @@ impl Telegram {
                     tiebreaks: Tiebreak::FEDERATION.to_vec(),
                     rules: damasi_online::variant::FEDERATION,
                     system: System::Swiss,
+                    allow_bots: false,
                 };
                 let new = NewSwiss {
                     settings,
@@ -308,6 +309,7 @@ impl Telegram {
                     starts_ms: None,
                     entry: Entry::Anyone,
                     rules: damasi_online::variant::FEDERATION,
+                    allow_bots: false,
                 };
                 let new = NewArena {
                     settings,

@@ -43,8 +43,16 @@ impl crate::Stored for Arena {
         self.players.iter().any(|p| p.user == user)
     }
 
-    fn enter(&mut self, user: i64, name: &str, rating: u32) -> Result<(), SwissError> {
-        self.join(user, name, rating)
+    fn allows_bots(&self) -> bool {
+        self.settings.allow_bots
+    }
+
+    fn enter(&mut self, player: &Player, rating: u32) -> Result<(), SwissError> {
+        self.join(player.id, &player.name, rating)?;
+        if let Some(i) = self.index_of(player.id) {
+            self.players[i].bot = player.bot;
+        }
+        Ok(())
     }
 }
 
@@ -350,6 +358,7 @@ pub fn arena_results(a: &Arena) -> Vec<Value> {
                 "score": p.score,
                 "rating": p.rating,
                 "username": p.name,
+                "title": p.bot.then_some(damasi_online::accounts::BOT_TITLE),
                 "games": p.sheet.len(),
                 "fire": p.on_fire(),
                 "paused": p.paused,
@@ -380,6 +389,7 @@ pub fn arena_view(a: &Arena) -> Value {
         "rules": damasi_online::variant::json(&a.settings.rules),
         "nbPlayers": a.players.len(),
         "password": matches!(a.settings.entry, Entry::Password { .. }),
+        "allowBots": a.settings.allow_bots,
         "finishesAt": a.ends_ms,
         "secondsToFinish": a.ends_ms.map(|e| ((e - now).max(0)) / 1000),
         "standing": {"players": results},

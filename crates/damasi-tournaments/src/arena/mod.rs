@@ -38,6 +38,10 @@ pub struct ArenaSettings {
     /// arenas stored before it was chosen are the federation's).
     #[serde(default, with = "damasi_online::variant::serde_rules")]
     pub rules: damasi::RuleSet,
+    /// Whether BOT accounts may join (lichess's `conditions.bots`; off unless the organiser
+    /// allows them).
+    #[serde(default)]
+    pub allow_bots: bool,
 }
 
 impl ArenaSettings {
@@ -89,6 +93,9 @@ pub struct ArenaPlayer {
     pub whites: u32,
     /// The games played, oldest first.
     pub sheet: Vec<SheetEntry>,
+    /// A BOT account (shown with its title in the standings).
+    #[serde(default)]
+    pub bot: bool,
 }
 
 impl ArenaPlayer {
@@ -201,6 +208,7 @@ impl Arena {
                     playing: None,
                     whites: 0,
                     sheet: Vec::new(),
+                    bot: false,
                 });
             }
         }
@@ -376,6 +384,7 @@ mod tests {
                 starts_ms: None,
                 entry: Entry::Anyone,
                 rules: damasi::RuleSet::default(),
+                allow_bots: false,
             },
         )
         .unwrap();

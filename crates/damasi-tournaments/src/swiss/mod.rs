@@ -122,6 +122,10 @@ pub struct SwissSettings {
     /// `rounds` is set when it starts, from the number of players.
     #[serde(default)]
     pub system: System,
+    /// Whether BOT accounts may join (lichess's `conditions.bots`; off unless the organiser
+    /// allows them).
+    #[serde(default)]
+    pub allow_bots: bool,
 }
 
 impl SwissSettings {
@@ -249,6 +253,9 @@ pub struct Entrant {
     pub withdrawn: bool,
     /// Games forfeited.
     pub forfeits: u32,
+    /// A BOT account (shown with its title in the standings).
+    #[serde(default)]
+    pub bot: bool,
 }
 
 /// A game's result as the tournament counts it.
@@ -552,6 +559,7 @@ impl Swiss {
                 rating: p.rating,
                 withdrawn: false,
                 forfeits: 0,
+                bot: false,
             })
             .collect();
         Ok(Swiss {
@@ -668,6 +676,7 @@ impl Swiss {
             rating,
             withdrawn: false,
             forfeits: 0,
+            bot: false,
         };
         if self.status == Status::Created {
             self.entrants.push(entrant);

@@ -157,6 +157,7 @@ pub fn summary(s: &Swiss) -> Value {
         "variant": damasi_online::variant::key(&s.settings.rules),
         "rules": damasi_online::variant::json(&s.settings.rules),
         "password": matches!(s.settings.entry, Entry::Password { .. }),
+        "allowBots": s.settings.allow_bots,
         "nextRound": s.next_round_ms.map(|at| json!({"at": at, "in": ((at - now_ms()).max(0) / 1000)})),
     });
     // lichess always has a start; a tournament started by its organiser has none until then.
@@ -179,6 +180,7 @@ pub fn results(s: &Swiss) -> Vec<Value> {
                 "tieBreaks": l.tiebreaks.iter().zip(&s.settings.tiebreaks).map(|(v, t)| tiebreak_value(*t, *v)).collect::<Vec<_>>(),
                 "rating": e.rating,
                 "username": e.name,
+                "title": e.bot.then_some(damasi_online::accounts::BOT_TITLE),
                 "number": l.number,
                 "withdrawn": e.withdrawn,
             })

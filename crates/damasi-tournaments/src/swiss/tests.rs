@@ -17,6 +17,7 @@ fn round_robin(system: System) -> Swiss {
         tiebreaks: Tiebreak::ROUND_ROBIN.to_vec(),
         rules: damasi::RuleSet::default(),
         system,
+        allow_bots: false,
     };
     Swiss::new("rr".into(), (1, "org".into()), 0, settings, Colour::White).unwrap()
 }

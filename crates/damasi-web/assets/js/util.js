@@ -9,6 +9,9 @@ export const $$ = (sel) => [...document.querySelectorAll(sel)];
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** @param {string} side */
 export const other = (side) => (side === "white" ? "black" : "white");
+/** A name with its lichess title before it, as lichess shows a BOT: "BOT name".
+ * @param {string} name @param {string | null | undefined} title */
+export const titled = (name, title) => (title ? `${title} ${name}` : name);
 
 const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 // Milliseconds per landing square of an animated move; the settings module replaces it.

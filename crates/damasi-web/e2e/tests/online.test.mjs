@@ -424,7 +424,11 @@ test("a visitor with the link of a casual game takes the seat as a guest", async
   await dave.page.waitForFunction(() => /you play/.test(document.getElementById("game-info").textContent));
   await waitSocket(dave.page, 2);
   await alice.page.waitForFunction(() => !/waiting for a player/.test(document.getElementById("name-top").textContent));
-  // The guest's socket acts for the guest: a chat line goes through.
+  // Chat is off by default for a guest, who can turn it on; then the guest's socket acts for
+  // the guest: a chat line goes through.
+  assert.equal(await dave.page.isChecked("#chat-hide"), true, "chat starts hidden for a guest");
+  assert.equal(await dave.page.isHidden("#chat-input"), true);
+  await dave.page.uncheck("#chat-hide");
   await dave.page.fill("#chat-input", "hi from a guest");
   await dave.page.press("#chat-input", "Enter");
   await alice.page.waitForFunction(() => /hi from a guest/.test(document.getElementById("chat-lines").textContent));

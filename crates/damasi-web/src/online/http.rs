@@ -27,7 +27,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::error::ApiError;
 use crate::AppState;
 
-use super::accounts::{Credential, Player};
+use super::accounts::{Api, Credential, Player};
 use super::log_ins::{LogInFailures, PasswordChecks};
 use super::rating;
 use super::session::Identify;
@@ -35,9 +35,15 @@ use super::Online;
 
 mod account;
 mod board_api;
+mod bots;
 mod challenges;
 mod games;
 mod lobby;
+mod moderation;
+mod recovery;
+mod your_data;
+
+pub use recovery::{confirm_email_page, RESET_ANSWER_TIME};
 
 /// Rate limits per client.
 pub struct Limits {
@@ -63,7 +69,48 @@ pub struct Limits {
     /// Look-ups of many players or tokens at once per address (lichess's
     /// `GET /api/users/status`, `POST /api/token/test`).
     look_ups: DefaultKeyedRateLimiter<String>,
+    /// Look-ups of what the server knows of a position per address: lichess's cloud
+    /// evaluations (`GET /api/cloud-eval`) and tablebase (`GET /api/tablebase/standard`).
+    knowledge: DefaultKeyedRateLimiter<String>,
+    /// Reports of players per reporter.
+    reports: DefaultKeyedRateLimiter<i64>,
+    /// Password-reset requests per client address.
+    resets_by_address: DefaultKeyedRateLimiter<String>,
+    /// Password-reset requests per e-mail address asked about (whether or not an account has
+    /// it), so that nobody's mailbox is flooded from many addresses.
+    resets_by_email: DefaultKeyedRateLimiter<String>,
+    /// Changes of address (each mails a link) per account.
+    email_changes: DefaultKeyedRateLimiter<i64>,
 }
+
+/// Password-reset requests one client address may make at once; then one every
+/// [`RESET_EVERY`].
+pub const RESETS_AT_ONCE: u32 = 5;
+/// How often one more password-reset request is allowed to a client address that used up
+/// [`RESETS_AT_ONCE`] (five an hour).
+pub const RESET_EVERY: std::time::Duration = std::time::Duration::from_secs(12 * 60);
+/// Password-reset requests for one e-mail address at once; then one every
+/// [`RESET_EMAIL_EVERY`].
+pub const RESETS_PER_EMAIL_AT_ONCE: u32 = 3;
+/// How often one more password-reset request for one e-mail address is allowed (three an
+/// hour).
+pub const RESET_EMAIL_EVERY: std::time::Duration = std::time::Duration::from_secs(20 * 60);
+/// Changes of address one account may make at once, then one every [`RESET_EVERY`].
+pub const EMAIL_CHANGES_AT_ONCE: u32 = 5;
+
+/// A limit of `burst` at once, then one more every `every`.
+fn burst_then(burst: u32, every: std::time::Duration) -> Quota {
+    Quota::with_period(every)
+        .expect("a period")
+        .allow_burst(NonZeroU32::new(burst).expect("positive"))
+}
+
+/// Reports one player may file an hour.
+pub const REPORTS_PER_HOUR: u32 = 10;
+
+/// Cloud evaluations and lichess-shaped tablebase look-ups one address may make a minute
+/// (together): five a second for a program going through a game's positions.
+pub const KNOWLEDGE_PER_MINUTE: u32 = 300;
 
 /// Look-ups of many players or tokens at once one address may make a minute (each names up to
 /// 100 players or 1,000 tokens).
@@ -101,6 +148,16 @@ impl Default for Limits {
             ),
             chat: RateLimiter::keyed(per_minute(20)),
             look_ups: RateLimiter::keyed(per_minute(LOOK_UPS_PER_MINUTE)),
+            knowledge: RateLimiter::keyed(per_minute(KNOWLEDGE_PER_MINUTE)),
+            reports: RateLimiter::keyed(Quota::per_hour(
+                NonZeroU32::new(REPORTS_PER_HOUR).expect("positive"),
+            )),
+            resets_by_address: RateLimiter::keyed(burst_then(RESETS_AT_ONCE, RESET_EVERY)),
+            resets_by_email: RateLimiter::keyed(burst_then(
+                RESETS_PER_EMAIL_AT_ONCE,
+                RESET_EMAIL_EVERY,
+            )),
+            email_changes: RateLimiter::keyed(burst_then(EMAIL_CHANGES_AT_ONCE, RESET_EVERY)),
         }
     }
 }
@@ -117,6 +174,11 @@ impl Limits {
         self.actions.retain_recent();
         self.chat.retain_recent();
         self.look_ups.retain_recent();
+        self.knowledge.retain_recent();
+        self.reports.retain_recent();
+        self.resets_by_address.retain_recent();
+        self.resets_by_email.retain_recent();
+        self.email_changes.retain_recent();
     }
 
     /// Lets a log-in attempt for `name` from `address` go ahead, or refuses it with a 429
@@ -152,6 +214,19 @@ impl Limits {
     /// ([`LOOK_UPS_PER_MINUTE`]).
     pub fn check_look_up(&self, from: &str) -> Result<(), ApiError> {
         limited(&self.look_ups, &from.to_string(), "look-ups")
+    }
+
+    /// Refuses a cloud evaluation or lichess-shaped tablebase look-up beyond the address's
+    /// rate ([`KNOWLEDGE_PER_MINUTE`]); `client` as [`crate::api::Client`] reads it (requests
+    /// without an address, in tests, share one count).
+    pub fn check_knowledge(&self, client: Option<std::net::IpAddr>) -> Result<(), ApiError> {
+        let key = client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
+        limited(&self.knowledge, &key, "position look-ups")
+    }
+
+    /// Refuses a report beyond the player's rate ([`REPORTS_PER_HOUR`]).
+    pub fn check_report(&self, player: i64) -> Result<(), ApiError> {
+        limited(&self.reports, &player, "reports")
     }
 
     /// Refuses a chat line beyond the player's rate.
@@ -195,8 +270,21 @@ pub fn routes() -> Router<AppState> {
             post(account::telegram_log_in).delete(account::telegram_unlink),
         )
         .route("/account/playing", get(games::now_playing))
+        .route("/account/export", get(your_data::export))
+        .route("/account/close", post(your_data::close))
+        .route("/account/moderation", get(moderation::mine))
+        .route("/report", post(moderation::report))
+        .route("/mod/reports", get(moderation::queue))
+        .route("/mod/log", get(moderation::log))
+        .route("/mod/{username}/{action}", post(moderation::act))
         .route("/account/password", post(account::change_password))
         .route("/account/sessions", get(account::list_sessions))
+        .route("/account/email", post(recovery::set_email))
+        .route("/account/password-reset", post(recovery::request_reset))
+        .route(
+            "/account/password-reset/{token}",
+            get(recovery::reset_target).post(recovery::reset_password),
+        )
         .route(
             "/account/sessions/{handle}",
             delete(account::revoke_session),
@@ -211,10 +299,6 @@ pub fn routes() -> Router<AppState> {
         .route("/online/games/{id}/pdn", get(games::export_pdn))
         .route("/online/games/{id}/join", post(games::join))
         .route("/online/games/{id}/socket", get(super::socket::upgrade))
-        .route("/online/games/{id}/move", post(games::play_json))
-        .route("/online/games/{id}/chat", post(games::chat))
-        .route("/online/games/{id}/rematch", post(games::rematch))
-        .route("/online/games/{id}/claim", post(games::claim))
         .route("/lobby", get(lobby::lobby))
         .route("/lobby/seeks", post(lobby::seek))
         .route("/lobby/seeks/{id}", delete(lobby::cancel_seek))
@@ -230,18 +314,40 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/challenge/{id}/cancel", post(challenges::cancel_challenge))
         .route("/stream/event", get(board_api::event_stream))
-        .route("/board/game/stream/{id}", get(board_api::game_stream))
-        .route("/board/game/{id}/move/{mv}", post(games::play_path))
-        .route("/board/game/{id}/resign", post(games::resign))
-        .route("/board/game/{id}/abort", post(games::abort))
-        .route("/board/game/{id}/draw/{answer}", post(games::draw))
-        .route("/board/game/{id}/takeback/{answer}", post(games::takeback))
-        .route("/board/game/{id}/chat", post(games::chat))
-        .route("/board/game/{id}/claim-victory", post(games::claim_victory))
-        .route(
-            "/board/game/{id}/claim-victory/",
-            post(games::claim_victory),
-        )
+        .route("/bot/account/upgrade", post(bots::upgrade))
+        .route("/bot/online", get(bots::online))
+        .merge(game_routes("/board/game", Api::Board))
+        .merge(game_routes("/bot/game", Api::Bot))
+        .merge(site_game_routes())
+        .merge(super::profiles::routes())
+        .merge(super::lichess::routes())
+}
+
+/// A game's stream and actions under `prefix` for programs of `api`: lichess's Board API
+/// (`/board/game`, people) and Bot API (`/bot/game`, BOT accounts) are the same routes, each
+/// refusing the other kind of account.
+fn game_routes(prefix: &str, api: Api) -> Router<AppState> {
+    let at = |path: &str| format!("{prefix}{path}");
+    Router::new()
+        .route(&at("/stream/{id}"), get(board_api::game_stream))
+        .route(&at("/{id}/move/{mv}"), post(games::play_path))
+        .route(&at("/{id}/resign"), post(games::resign))
+        .route(&at("/{id}/abort"), post(games::abort))
+        .route(&at("/{id}/draw/{answer}"), post(games::draw))
+        .route(&at("/{id}/takeback/{answer}"), post(games::takeback))
+        .route(&at("/{id}/chat"), post(games::chat).get(games::chat_lines))
+        .route(&at("/{id}/claim-victory"), post(games::claim_victory))
+        .route(&at("/{id}/claim-victory/"), post(games::claim_victory))
+        .layer(Extension(api))
+}
+
+/// The game actions of the site's own pages (people, as the Board API).
+fn site_game_routes() -> Router<AppState> {
+    Router::new()
+        .route("/online/games/{id}/move", post(games::play_json))
+        .route("/online/games/{id}/chat", post(games::chat))
+        .route("/online/games/{id}/rematch", post(games::rematch))
+        .route("/online/games/{id}/claim", post(games::claim))
         .route("/online/games/{id}/resign", post(games::resign))
         .route("/online/games/{id}/abort", post(games::abort))
         .route("/online/games/{id}/draw/{answer}", post(games::draw))
@@ -249,13 +355,12 @@ pub fn routes() -> Router<AppState> {
             "/online/games/{id}/takeback/{answer}",
             post(games::takeback),
         )
-        .merge(super::profiles::routes())
-        .merge(super::lichess::routes())
+        .layer(Extension(Api::Board))
 }
 
 /// Path prefixes (under `/api`) whose requests are authenticated per player (session or
 /// token) and so need no server-wide access token.
-pub const PLAYER_AUTHENTICATED: [&str; 13] = [
+pub const PLAYER_AUTHENTICATED: [&str; 16] = [
     "/api/account",
     "/api/swiss",
     "/api/tournament",
@@ -269,6 +374,9 @@ pub const PLAYER_AUTHENTICATED: [&str; 13] = [
     "/api/challenge/",
     "/api/stream/",
     "/api/board/",
+    "/api/bot/",
+    "/api/report",
+    "/api/mod/",
 ];
 
 /// The player who sent the request, or a 401.
@@ -324,7 +432,11 @@ pub(super) async fn account_json(online: &Online, p: &Player) -> Result<Value, A
             )
         })
         .collect();
-    Ok(json!({"id": p.id, "name": p.name, "guest": p.guest, "perfs": perfs}))
+    let mut v = json!({"id": p.id, "name": p.name, "guest": p.guest, "perfs": perfs});
+    if let Some(title) = p.title() {
+        v["title"] = json!(title);
+    }
+    Ok(v)
 }
 
 /// Whether the page was reached over HTTPS (a reverse proxy says so).

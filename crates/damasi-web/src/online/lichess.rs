@@ -102,6 +102,9 @@ async fn users_status(
         let mut entry = Map::new();
         entry.insert("id".into(), json!(user.name.to_ascii_lowercase()));
         entry.insert("name".into(), json!(user.name));
+        if user.bot {
+            entry.insert("title".into(), json!(super::accounts::BOT_TITLE));
+        }
         if online.is_online(user.id) {
             entry.insert("online".into(), json!(true));
         }
@@ -281,7 +284,7 @@ async fn games_of_player(
     tokio::spawn(async move {
         if let Err(e) = online.export_games_of(user.id, &filter, &games_tx).await {
             eprintln!(
-                "damasi-web: exporting the games of {}: {}",
+                "damasi: exporting the games of {}: {}",
                 user.name,
                 e.message()
             );

@@ -258,7 +258,7 @@ async fn unblock(
 
 /// A related player as listed: lichess's light user with the ratings and whether they are
 /// online.
-async fn user_json(online: &Online, u: &UserRow) -> Result<Value, ApiError> {
+pub(super) async fn user_json(online: &Online, u: &UserRow) -> Result<Value, ApiError> {
     let mut perfs = Map::new();
     for (speed, r) in online.db().ratings(u.id).await? {
         perfs.insert(
@@ -271,12 +271,16 @@ async fn user_json(online: &Online, u: &UserRow) -> Result<Value, ApiError> {
             }),
         );
     }
-    Ok(json!({
+    let mut v = json!({
         "id": u.name.to_ascii_lowercase(),
         "username": u.name,
         "perfs": perfs,
         "online": online.is_online(u.id),
-    }))
+    });
+    if u.bot {
+        v["title"] = json!(super::accounts::BOT_TITLE);
+    }
+    Ok(v)
 }
 
 /// `GET /api/rel/following`: the players the requester follows, one JSON object a line

@@ -33,7 +33,7 @@ use crate::error::{ApiError, ApiPath, HttpError};
 use crate::streams::{Client, StreamPermit, Viewer};
 use crate::AppState;
 
-use super::accounts::{Credential, Player, RevocationWatch};
+use super::accounts::{Api, Credential, Player, RevocationWatch};
 use super::command::Command;
 use super::session::Identify;
 use super::{Online, Watch};
@@ -244,6 +244,8 @@ async fn handle(
     let (p, cred) = who.ok_or_else(|| {
         ApiError::Unauthorized("spectators can only watch: sign up or continue as a guest".into())
     })?;
+    // The pages are people's: a BOT plays through the Bot API.
+    p.check_api(Api::Board)?;
     if matches!(cmd, Command::Chat { .. }) {
         limits.check_chat(p.id)?;
     } else {

@@ -24,8 +24,15 @@ export async function loadAccount() {
   renderAccount();
 }
 
+/** Whether the server mails links (GET /api/health's `mail`). */
+let mailOn = false;
+/** The reset link's secret when the page was opened from one (/account/reset/TOKEN). */
+const resetToken = (location.pathname.match(/^\/account\/reset\/([0-9a-f]{1,64})\/?$/) || [])[1] || "";
+
 export function renderAccount() {
   const me = session.me;
+  $("acct-reset").hidden = !resetToken;
+  if (resetToken) { $("acct-out").hidden = true; $("acct-in").hidden = true; return; }
   $("acct-out").hidden = !!me;
   $("acct-in").hidden = !me;
   $("header-who").textContent = me ? (me.guest ? t("onNameGuest", { name: me.name }) : me.name) : "";
@@ -37,6 +44,13 @@ export function renderAccount() {
   $("btn-unlink-tg").hidden = me.guest;
   $("acct-profile").hidden = me.guest;
   $("acct-profile").href = "/@/" + encodeURIComponent(me.name);
+  $("data-box").hidden = me.guest;
+  $("data-games").href = "/api/games/user/" + encodeURIComponent(me.name);
+  $("email-box").hidden = me.guest;
+  $("email-shown").textContent = !me.email ? t("onEmailNone") :
+    me.emailConfirmed ? me.email : t("onEmailUnconfirmed", { email: me.email });
+  $("email-form").hidden = !mailOn;
+  $("email-nomail").hidden = mailOn;
   loadFollowingOnline();
   const list = $("acct-ratings");
   list.innerHTML = "";
@@ -137,7 +151,60 @@ export async function ensureSession() {
   return true;
 }
 
+// What the mailed links bring: a notice (/online?notice=...), the server's mail, and the
+// reset link's form.
+async function wireMail() {
+  const notice = new URLSearchParams(location.search).get("notice");
+  if (notice === "email-confirmed" || notice === "link-not-valid") {
+    toast(t(notice === "email-confirmed" ? "onEmailConfirmed" : "onLinkNotValid"));
+    history.replaceState(null, "", location.pathname);
+  }
+  try { mailOn = !!(await api("GET", "/api/health")).mail; } catch (_) { mailOn = false; }
+  $("forgot-form").hidden = !mailOn;
+  $("forgot-nomail").hidden = mailOn;
+  if (session.me) renderAccount();
+  if (!resetToken) return;
+  try {
+    const r = await api("GET", "/api/account/password-reset/" + resetToken);
+    $("reset-who").textContent = t("onResetFor", { name: r.name });
+    $("reset-name").value = r.name;
+  } catch (e) {
+    $("reset-who").textContent = t("onLinkNotValid");
+    $("reset-form").hidden = true;
+  }
+}
+
 export function wireAccount() {
+  wireMail();
+  $("forgot-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const email = $("forgot-email").value.trim();
+    if (!email) return;
+    const r = await act($("btn-forgot"), () => api("POST", "/api/account/password-reset", { email }));
+    if (r) toast(t("onResetSent"));
+  });
+  $("email-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const email = $("email-new").value.trim();
+    const password = $("email-password").value;
+    if (!email || !password) return;
+    const r = await act($("btn-email"), () => api("POST", "/api/account/email", { email, password }));
+    if (!r) return;
+    $("email-password").value = "";
+    toast(t("onEmailSent", { email: r.email }));
+    session.me = { ...session.me, email: r.email, emailConfirmed: false };
+    renderAccount();
+  });
+  $("reset-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const password = $("reset-password").value;
+    if (!password) return;
+    const r = await act($("btn-reset"), () => api("POST", "/api/account/password-reset/" + resetToken, { password }));
+    if (!r) return;
+    // Logged in with a new session: on to the lobby, away from the used link.
+    location.replace("/online");
+  });
+
   $("acct-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const c = credentials();
@@ -170,6 +237,19 @@ export function wireAccount() {
     $("link-box").hidden = false;
   });
   $("btn-link-copy").addEventListener("click", () => copyField($("link-text")));
+  // Closing the account: asked once more, then the page is logged out.
+  $("close-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!confirm(t("onCloseConfirm"))) return;
+    const password = $("close-password").value;
+    const r = await act($("btn-close"), () => api("POST", "/api/account/close", { password }));
+    if (!r) return;
+    $("close-password").value = "";
+    session.me = null;
+    renderAccount();
+    session.changed();
+    toast(t("onClosed"));
+  });
   // Unties the Telegram users linked to this account: the bot plays them as guests again and
   // the Mini App gives them no session of it (log out everywhere and a new password do too).
   $("btn-unlink-tg").addEventListener("click", async () => {

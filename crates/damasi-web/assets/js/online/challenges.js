@@ -3,7 +3,7 @@
 // header shows how many wait, the lobby lists them with Accept and Decline, and a challenge
 // withdrawn, declined or taken leaves the list. The challenger's game page says a decline
 // and its reason.
-import { $ } from "../util.js";
+import { $, titled } from "../util.js";
 import { api, showError } from "../api.js";
 import { hasText, t } from "../i18n.js";
 import { clockText, go, speedName, toast } from "./common.js";
@@ -18,7 +18,7 @@ function describe(c) {
   const tc = c.timeControl || {};
   const clock = tc.type === "correspondence" ? clockText(null, tc.daysPerTurn) : tc.show || "";
   return t("onChallengeFrom", {
-    name: (c.challenger && c.challenger.name) || "?",
+    name: c.challenger ? titled(c.challenger.name, c.challenger.title) : "?",
     what: `${clock} ${speedName(c.speed)} · ${t(c.rated ? "onRatedWord" : "onCasualWord")}`,
   });
 }

@@ -16,6 +16,7 @@ import { ensureSession, loadAccount, session } from "./account.js";
 import { clockLeft, flipped, myTurn, premoveTime, seatedAs, view } from "./state.js";
 import { connect, send, socket, watchSilence, wireReconnects } from "./socket.js";
 import { events, startEvents } from "./events.js";
+import { openReport } from "./moderation.js";
 import {
   chatHidden, chatKey, renderActions, renderChat, renderChatHidden, renderClocks, renderInfo,
   renderAfterGame, renderMoves, renderPlayers, renderResult, renderTitle, setStatus, statusText,
@@ -323,6 +324,11 @@ function wireGame() {
   /** @param {any} msg @param {string} path @param {any} [body] */
   const gameAction = (msg, path, body) => () => send(msg, () => api("POST", `/api/online/games/${view.id}/${path}`, body || {}));
   $("btn-flip").addEventListener("click", flipBoard);
+  // A player reports the opponent from the game: the server keeps the game's chat with it.
+  $("btn-game-report").addEventListener("click", () => {
+    const opp = view.you && view.full && view.full[other(view.you)];
+    if (opp) openReport(opp.name, view.id);
+  });
   $("btn-seat").addEventListener("click", takeSeat);
   $("btn-share-copy").addEventListener("click", () => copyField($("share-url")));
   $("btn-withdraw").addEventListener("click", gameAction({ t: "abort" }, "abort"));

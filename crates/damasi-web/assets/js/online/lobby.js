@@ -1,6 +1,6 @@
 // The lobby at /online: quick pairing pools, posting and taking seeks, a game with a friend,
 // the live games and the person's games in progress (from their event stream).
-import { $ } from "../util.js";
+import { $, titled } from "../util.js";
 import { api } from "../api.js";
 import { t, tn, getLang } from "../i18n.js";
 import { act, casualUnderOtherRules, clockText, daysHours, fillDays, go, rulesText, sideWord, speedName, toast } from "./common.js";
@@ -149,7 +149,7 @@ function renderSeeks(seeks) {
 /** A seat as "name (rating)". @param {any} p */
 function seatName(p) {
   if (!p) return t("onFreeSeat");
-  return p.name + (p.rating != null ? ` (${p.rating}${p.provisional ? "?" : ""})` : "");
+  return titled(p.name, p.title) + (p.rating != null ? ` (${p.rating}${p.provisional ? "?" : ""})` : "");
 }
 
 /** @param {any[]} games */

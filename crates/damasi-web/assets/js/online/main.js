@@ -11,6 +11,7 @@ import { redrawLobby, startLobby } from "./lobby.js";
 import { flipBoard, redrawGame, startGame } from "./game.js";
 import { redrawLeaders, redrawProfile, startLeaders, startProfile } from "./profile.js";
 import { redrawChallenges, startChallenges } from "./challenges.js";
+import { renderModerationNotices, startMod, wireReports } from "./moderation.js";
 
 // The header's ? (keyboard shortcuts) and ⚙ (settings), and their keys, as on the main page.
 function wireHeader(/** @type {boolean} */ inGame) {
@@ -53,6 +54,8 @@ async function boot() {
   // A player's profile (/@/{name}) and the leaderboards (/player).
   const profile = location.pathname.match(/^\/@\/([^/]+)\/?$/);
   const leaders = /^\/player\/?$/.test(location.pathname);
+  // The moderators' reports (/mod).
+  const moderating = /^\/mod\/?$/.test(location.pathname);
   wireHeader(!!m);
   wireLangs(() => {
     renderAccount();
@@ -60,13 +63,16 @@ async function boot() {
     if (m) redrawGame();
     else if (profile) redrawProfile();
     else if (leaders) redrawLeaders();
-    else redrawLobby();
+    else if (!moderating) redrawLobby();
   });
   wireAccount();
+  wireReports();
   await loadAccount();
+  renderModerationNotices();
   if (m) await startGame(m[1]);
   else if (profile) await startProfile(decodeURIComponent(profile[1]));
   else if (leaders) await startLeaders();
+  else if (moderating) await startMod();
   else startLobby();
   // After the view: the lobby sets the stream's own handler first.
   startChallenges();

@@ -1,7 +1,7 @@
 // The game's panels around the board, drawn from the game's state (state.js): players and
 // clocks, the status line, the result, the buttons of what the person may do, the moves,
 // the chat and the game's description.
-import { $, other } from "../util.js";
+import { $, other, titled } from "../util.js";
 import { sideName, t } from "../i18n.js";
 import { SIDES, cap, clockText, daysHours, isStandard, over, plies, resultSentence, rulesText, running, sideWord, speedName } from "./common.js";
 import { session } from "./account.js";
@@ -66,6 +66,13 @@ export function renderPlayers() {
       name.setAttribute("rel", "noopener");
     }
     name.textContent = p ? p.name : t("onWaitingPlayer");
+    // A BOT's title stands before its name, as on lichess.
+    if (p && p.title) {
+      const title = document.createElement("span");
+      title.className = "title";
+      title.textContent = p.title;
+      el.appendChild(title);
+    }
     el.appendChild(name);
     if (p && p.rating != null) {
       const r = document.createElement("span");
@@ -121,7 +128,7 @@ function resultText() {
   for (const side of SIDES) {
     const d = s.ratingDiff && s.ratingDiff[side];
     if (d == null || !f || !f[side]) continue;
-    diffs.push(`${f[side].name} ${d > 0 ? "+" : d < 0 ? "−" : "±"}${Math.abs(d)}`);
+    diffs.push(`${titled(f[side].name, f[side].title)} ${d > 0 ? "+" : d < 0 ? "−" : "±"}${Math.abs(d)}`);
   }
   return { head: resultSentence(s), diffs: diffs.join(" · ") };
 }
@@ -162,6 +169,7 @@ export function renderActions() {
   if (open && you) $("share-url").value = location.origin + "/online/" + view.id;
   // In play.
   $("btn-abort").hidden = !(playing && n < 2);
+  $("btn-game-report").hidden = !(you && f && f[opp] && session.me && !session.me.guest);
   $("btn-resign").hidden = !(playing && n >= 2);
   $("btn-draw").hidden = !playing;
   $("btn-takeback").hidden = !playing;
@@ -256,7 +264,12 @@ export function renderMoves() {
 }
 
 export function chatKey() { return "damasi.online.hideChat." + (session.me ? session.me.name : ""); }
-export function chatHidden() { return localStorage.getItem(chatKey()) === "1"; }
+/** Whether the players' chat is hidden: as the person chose, else hidden for a guest (chat is
+ * off by default for guests, who can turn it on). */
+export function chatHidden() {
+  const chosen = localStorage.getItem(chatKey());
+  return chosen === null ? !!(session.me && session.me.guest) : chosen === "1";
+}
 export function renderChatHidden() { $("chat-body").hidden = chatHidden(); }
 
 export function renderChat() {

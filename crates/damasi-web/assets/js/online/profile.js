@@ -3,11 +3,12 @@
 // /player. The server's API: GET /api/user/{name}[/games|/rating-history],
 // POST /api/rel/{follow,unfollow,block,unblock}/{name}, POST /api/challenge/{name},
 // GET /api/player/top/{nb}/{speed}.
-import { $ } from "../util.js";
+import { $, titled } from "../util.js";
 import { ApiError, api, showError } from "../api.js";
 import { t, getLang } from "../i18n.js";
 import { act, cap, casualUnderOtherRules, clockText, fillDays, go, ratingText, speedName } from "./common.js";
 import { session } from "./account.js";
+import { openReport } from "./moderation.js";
 import { pointsText, statusText, systemText } from "../swiss/common.js";
 
 const SPEEDS = ["bullet", "blitz", "rapid", "classical", "correspondence"];
@@ -103,13 +104,14 @@ function renderProfile() {
   const p = view.profile;
   if (!p) return;
   document.title = t("onTitleProfile", { name: p.name });
-  $("pr-name").textContent = p.name;
+  $("pr-name").textContent = titled(p.name, p.title);
   $("pr-online").hidden = !p.online;
   const me = session.me;
   const mine = me && me.name.toLowerCase() === p.name.toLowerCase();
   $("pr-actions").hidden = !me || mine;
   const canRelate = me && !me.guest;
   $("btn-follow").hidden = !canRelate;
+  $("btn-report").hidden = !canRelate;
   $("btn-block").hidden = !canRelate;
   $("btn-follow").textContent = t(p.following ? "onUnfollow" : "onFollow");
   $("btn-follow").setAttribute("aria-pressed", String(!!p.following));
@@ -259,6 +261,7 @@ async function relate(what, button) {
 }
 
 function wireProfile() {
+  $("btn-report").addEventListener("click", () => openReport(view.profile.name, null));
   $("btn-follow").addEventListener("click", () => relate(view.profile.following ? "unfollow" : "follow", $("btn-follow")));
   $("btn-block").addEventListener("click", () => relate(view.profile.blocking ? "unblock" : "block", $("btn-block")));
   $("btn-challenge").addEventListener("click", () => { $("pr-challenge").hidden = !$("pr-challenge").hidden; });

@@ -1,7 +1,7 @@
 // The tournaments' page: /swiss lists them and has the form to organise one; /swiss/{id} shows
 // one tournament (join, withdraw, the organiser's buttons, the standings and every round's
 // games), kept live by its WebSocket (/api/swiss/{id}/socket).
-import { $ } from "../util.js";
+import { $, titled } from "../util.js";
 import { api, showError } from "../api.js";
 import { t, applyI18n, wireLangs, toast } from "../i18n.js";
 import { casualUnderOtherRules, fillDays, rulesText } from "../online/common.js";
@@ -163,7 +163,7 @@ function renderArena() {
   body.innerHTML = "";
   for (const p of players) {
     const row = el("tr", undefined, p.paused ? "withdrawn" : "");
-    row.append(el("td", String(p.rank)), el("td", p.username + (p.fire ? " 🔥" : "") + (p.paused ? " " + t("swPausedMark") : "")),
+    row.append(el("td", String(p.rank)), el("td", titled(p.username, p.title) + (p.fire ? " 🔥" : "") + (p.paused ? " " + t("swPausedMark") : "")),
       el("td", String(p.score)), el("td", String(p.sheet.scores.length)), el("td", p.sheet.scores, "sheet"));
     body.append(row);
   }
@@ -238,7 +238,7 @@ function render() {
   body.innerHTML = "";
   for (const l of v.standings) {
     const row = el("tr", undefined, l.withdrawn ? "withdrawn" : "");
-    row.append(el("td", String(l.rank)), el("td", l.username + (l.withdrawn ? " " + t("swWithdrawnMark") : "")),
+    row.append(el("td", String(l.rank)), el("td", titled(l.username, l.title) + (l.withdrawn ? " " + t("swWithdrawnMark") : "")),
       el("td", pointsText(l.points)));
     for (const tb of l.tieBreaks) row.append(el("td", String(tb)));
     body.append(row);

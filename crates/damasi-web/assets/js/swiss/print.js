@@ -2,7 +2,7 @@
 // #44): the event's name, the round in play (or the last one) board by board, the standings
 // with the tie-breaks named and explained; black on white for A4 (print.css). It follows the
 // tournament's socket, so a screen on the wall stays current too.
-import { $ } from "../util.js";
+import { $, titled } from "../util.js";
 import { t, applyI18n, wireLangs, getLang } from "../i18n.js";
 import { clockText, el, pointsText, statusText, systemText, tbText } from "./common.js";
 
@@ -66,7 +66,7 @@ function renderSwiss(v) {
   const tbs = v.tieBreaks.map((/** @type {string} */ tb) => tbText(tb));
   head(["#", t("swName"), t("swPoints"), ...tbs], ["#", t("swPoints"), ...tbs]);
   fill($("p-standings"), v.standings.map((/** @type {any} */ l) => [
-    [String(l.rank), "num"], l.username + (l.withdrawn ? " " + t("swWithdrawnMark") : ""), [pointsText(l.points), "num"],
+    [String(l.rank), "num"], titled(l.username, l.title) + (l.withdrawn ? " " + t("swWithdrawnMark") : ""), [pointsText(l.points), "num"],
     ...l.tieBreaks.map((/** @type {number} */ x) => /** @type {[string, string]} */ ([String(x), "num"]))]),
   (i) => (v.standings[i].withdrawn ? "withdrawn" : ""));
   const legend = $("p-legend");

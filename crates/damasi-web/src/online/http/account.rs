@@ -17,7 +17,8 @@ use damasi_online::now_ms;
 
 use super::{account_json, client_ip, limited, over_https, player, player_with};
 use crate::online::accounts::{
-    check_new_password, check_password, guests_casual_only, handle_of, Player, SESSION_LIFETIME,
+    check_new_password, check_password, guests_casual_only, handle_of, Api, Player,
+    SESSION_LIFETIME,
 };
 use crate::online::db::SecretKind;
 use crate::online::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
@@ -46,7 +47,8 @@ pub(super) async fn start_session(
         .accounts()
         .issue(p.id, SecretKind::Session, now_ms())
         .await?;
-    let body = account_json(&state.online, &p).await?;
+    let mut body = account_json(&state.online, &p).await?;
+    super::recovery::add_email_fields(state, &p, &mut body).await?;
     Ok(with_cookie(
         body,
         &session_set_cookie(&secret, over_https(headers)),
@@ -258,7 +260,9 @@ pub(super) async fn me(
     headers: HeaderMap,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
-    Ok(Json(account_json(&state.online, &p).await?))
+    let mut body = account_json(&state.online, &p).await?;
+    super::recovery::add_email_fields(&state, &p, &mut body).await?;
+    Ok(Json(body))
 }
 
 pub(super) async fn new_token(
@@ -287,6 +291,8 @@ pub(super) async fn link_code(
     if p.guest {
         return Err(guests_casual_only("guests cannot link other accounts: sign up first").into());
     }
+    // Telegram's boards are played by people's presses: a BOT plays through the Bot API.
+    p.check_api(Api::Board)?;
     let code = state
         .online
         .accounts()

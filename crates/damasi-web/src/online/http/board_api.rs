@@ -1,5 +1,5 @@
-//! lichess's Board API streams: the account's event stream and a game's stream of states,
-//! as NDJSON with keep-alive lines.
+//! lichess's Board and Bot API streams: the account's event stream and a game's stream of
+//! states, as NDJSON with keep-alive lines.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::header::HeaderMap;
 use axum::response::Response;
+use axum::Extension;
 use damasi::Color;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
@@ -18,7 +19,7 @@ use crate::streams::{Client, Viewer};
 use crate::AppState;
 
 use super::{ndjson, player_with};
-use crate::online::accounts::RevocationWatch;
+use crate::online::accounts::{Api, RevocationWatch};
 use crate::online::session::Identify;
 use crate::online::table::Status;
 use crate::online::Online;
@@ -46,7 +47,7 @@ pub(super) async fn event_stream(
     let permit = state.streams.open(client.address, Viewer::Player(p.id))?;
     let mut events = state.online.user_events(p.id);
     // While it is open the player's seeks and pool places stand.
-    let listening = state.online.listen(p.id);
+    let listening = state.online.listen(&p);
     // The stream ends when its session or token is revoked.
     let mut revocation = RevocationWatch::start(state.online.accounts(), p.clone(), cred);
     // Games already being played are announced first, as lichess does.
@@ -116,9 +117,22 @@ pub(super) async fn game_stream(
     State(state): State<AppState>,
     client: Client,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, HttpError> {
     let who = state.online.accounts().identify_with(&headers).await?;
+    // The Bot API's stream is a BOT's own; the Board API's refuses BOTs (and lets anybody
+    // else watch).
+    match &who {
+        Some((p, _)) => p.check_api(api)?,
+        None if api == Api::Bot => {
+            return Err(ApiError::Unauthorized(
+                "the Bot API needs the BOT's token (Authorization: Bearer TOKEN)".into(),
+            )
+            .into())
+        }
+        None => {}
+    }
     let me = who.as_ref().map(|(p, _)| p.clone());
     let (full, side, mut events) = state.online.watch(&id, me.as_ref()).await?;
     // Counted once it is known whether the viewer is seated: players come before spectators.

@@ -17,7 +17,7 @@ use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson
 use crate::AppState;
 
 use super::{client_ip, origin, player};
-use crate::online::accounts::Player;
+use crate::online::accounts::{Api, Player};
 use crate::online::command::Command;
 use crate::online::session::Identify;
 use crate::online::{parse_color, NewGame};
@@ -246,8 +246,15 @@ pub(super) struct MoveRequest {
     mv: String,
 }
 
-pub(super) async fn act(state: &AppState, headers: &HeaderMap) -> Result<Player, ApiError> {
+/// The player acting in a game through `api` (a BOT through the Bot API only, a person
+/// through the others), within their rate of actions.
+pub(super) async fn act(
+    state: &AppState,
+    headers: &HeaderMap,
+    api: Api,
+) -> Result<Player, ApiError> {
     let p = player(&state.online, headers).await?;
+    p.check_api(api)?;
     state.limits.check_action(p.id)?;
     Ok(p)
 }
@@ -255,10 +262,11 @@ pub(super) async fn act(state: &AppState, headers: &HeaderMap) -> Result<Player,
 pub(super) async fn play_json(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
     ApiJson(req): ApiJson<MoveRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     Ok(Json(
         state
             .online
@@ -270,9 +278,10 @@ pub(super) async fn play_json(
 pub(super) async fn play_path(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath((id, mv)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     state
         .online
         .run(&id, &p, Command::Move { text: mv })
@@ -283,9 +292,10 @@ pub(super) async fn play_path(
 pub(super) async fn resign(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Resign).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -293,9 +303,10 @@ pub(super) async fn resign(
 pub(super) async fn abort(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -313,10 +324,11 @@ pub(super) fn yes_no(answer: &str) -> Result<bool, ApiError> {
 pub(super) async fn draw(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath((id, answer)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, HttpError> {
     let yes = yes_no(&answer)?;
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Draw { yes }).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -324,10 +336,11 @@ pub(super) async fn draw(
 pub(super) async fn takeback(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath((id, answer)): ApiPath<(String, String)>,
 ) -> Result<Json<Value>, HttpError> {
     let yes = yes_no(&answer)?;
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Takeback { yes }).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -340,22 +353,54 @@ pub(super) struct ChatRequest {
 pub(super) async fn chat(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
     ApiJson(req): ApiJson<ChatRequest>,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
+    p.check_api(api)?;
     state.limits.check_chat(p.id)?;
     let text = req.text;
     state.online.run(&id, &p, Command::Chat { text }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
+/// `GET /api/{board,bot}/game/{id}/chat` (lichess's): the players' chat of the game, oldest
+/// first, as `[{user, text}]`; for its players only, as the room is theirs.
+pub(super) async fn chat_lines(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Extension(api): Extension<Api>,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    p.check_api(api)?;
+    let full = state.online.full(&id, Some(&p)).await?;
+    if full.you.is_none() {
+        return Err(ApiError::Forbidden {
+            code: "not-your-game",
+            message: format!(
+                "{} does not play game {id}: its chat is its players'",
+                p.name
+            ),
+        }
+        .into());
+    }
+    let lines: Vec<Value> = full
+        .chat
+        .iter()
+        .map(|l| json!({"user": l.username, "text": l.text}))
+        .collect();
+    Ok(Json(Value::Array(lines)))
+}
+
 pub(super) async fn rematch(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     Ok(Json(state.online.run(&id, &p, Command::Rematch).await?))
 }
 
@@ -368,10 +413,11 @@ pub(super) struct ClaimRequest {
 pub(super) async fn claim(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
     OptionalJson(req): OptionalJson<ClaimRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     let win = req.win;
     Ok(Json(
         state.online.run(&id, &p, Command::Claim { win }).await?,
@@ -381,9 +427,10 @@ pub(super) async fn claim(
 pub(super) async fn claim_victory(
     State(state): State<AppState>,
     headers: HeaderMap,
+    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers).await?;
+    let p = act(&state, &headers, api).await?;
     let win = true;
     state.online.run(&id, &p, Command::Claim { win }).await?;
     Ok(Json(json!({"ok": true})))

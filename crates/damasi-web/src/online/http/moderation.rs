@@ -1,0 +1,120 @@
+//! Reports and moderation over HTTP (see [`damasi_online::moderation`]):
+//!
+//! - `POST /api/report {username, reason, note?, gameId?}`: a player reports another
+//!   (`cheating`, `insults`, `sandbagging`, `other`); at most [`super::REPORTS_PER_HOUR`] an
+//!   hour per player.
+//! - `GET /api/mod/reports`: the open reports with their evidence (moderators).
+//! - `POST /api/mod/{username}/{action} {message?, minutes?}`: `warn`, `mute`, `unmute`,
+//!   `engine`, `unengine`, `dismiss`, `close` (moderators).
+//! - `GET /api/mod/log?username=`: the moderation log (moderators).
+//! - `GET /api/account/moderation`: what was done to the account, as its player sees it.
+
+use axum::extract::State;
+use axum::http::header::HeaderMap;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
+use crate::AppState;
+
+use super::player;
+use damasi_online::moderation::Action;
+
+/// The body of `POST /api/report`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ReportRequest {
+    username: String,
+    reason: String,
+    #[serde(default)]
+    note: Option<String>,
+    #[serde(default)]
+    game_id: Option<String>,
+}
+
+/// `POST /api/report`: answers `{ok, id}`.
+pub(super) async fn report(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<ReportRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.limits.check_report(p.id)?;
+    let id = state
+        .online
+        .report(
+            &p,
+            req.username.trim(),
+            req.game_id
+                .as_deref()
+                .map(str::trim)
+                .filter(|g| !g.is_empty()),
+            req.reason.trim(),
+            req.note.as_deref().unwrap_or(""),
+        )
+        .await?;
+    Ok(Json(json!({"ok": true, "id": id})))
+}
+
+/// `GET /api/mod/reports`: `{reports: [...]}`.
+pub(super) async fn queue(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    let reports = state.online.report_queue(&p).await?;
+    Ok(Json(json!({ "reports": reports })))
+}
+
+/// The body of `POST /api/mod/{username}/{action}`.
+#[derive(Deserialize, Default)]
+pub(super) struct ActionRequest {
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    minutes: Option<i64>,
+}
+
+/// `POST /api/mod/{username}/{action}`: what was done.
+pub(super) async fn act(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiPath((name, action)): ApiPath<(String, String)>,
+    OptionalJson(req): OptionalJson<ActionRequest>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    state.online.check_moderator(&p).await?;
+    let action = Action::parse(&action, req.message.as_deref(), req.minutes)?;
+    Ok(Json(state.online.moderate(Some(&p), &name, action).await?))
+}
+
+/// The query of `GET /api/mod/log`.
+#[derive(Deserialize, Default)]
+pub(super) struct LogQuery {
+    #[serde(default)]
+    username: Option<String>,
+}
+
+/// `GET /api/mod/log?username=`: `{log: [...]}`, newest first.
+pub(super) async fn log(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<LogQuery>,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    let name = q.username.as_deref().filter(|n| !n.is_empty());
+    let log = state.online.moderation_log(Some(&p), name, 500).await?;
+    Ok(Json(json!({ "log": log })))
+}
+
+/// `GET /api/account/moderation`: `{marks, actions, moderator}`.
+pub(super) async fn mine(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, HttpError> {
+    let p = player(&state.online, &headers).await?;
+    let mut v = state.online.moderation_of(&p).await?;
+    v["moderator"] = json!(state.online.check_moderator(&p).await.is_ok());
+    Ok(Json(v))
+}
