@@ -374,3 +374,51 @@ async fn api_tokens_keep_working_with_the_second_factor_on() {
     .await;
     assert_eq!((s, me["name"].as_str()), (StatusCode::OK, Some("elif")));
 }
+
+#[tokio::test]
+async fn a_reset_link_sets_the_password_but_does_not_pass_the_second_factor() {
+    let Some(py) =
+        python_with_pyotp("a_reset_link_sets_the_password_but_does_not_pass_the_second_factor")
+    else {
+        return;
+    };
+    let state = AppState::in_memory();
+    let app = router(state.clone());
+    let (_, uri, _) = with_two_factor(&app, &py, "deniz").await;
+    let link = state
+        .online
+        .accounts()
+        .reset_link_for("deniz", damasi_web::online::now_ms())
+        .await
+        .unwrap();
+    let (s, body, cookie) = post(
+        &app,
+        &format!("/api/account/password-reset/{link}"),
+        None,
+        json!({"password": "yeni bir parola"}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    assert_eq!(body["twoFactor"], true);
+    assert!(cookie.is_none(), "no session without the code");
+    let (s, body, _) = post(
+        &app,
+        "/api/account/login",
+        None,
+        json!({"name": "deniz", "password": "yeni bir parola"}),
+    )
+    .await;
+    assert_eq!(
+        (s, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("two-factor-needed"))
+    );
+    let (s, _, cookie) = post(
+        &app,
+        "/api/account/login",
+        None,
+        json!({"name": "deniz", "password": "yeni bir parola", "code": pyotp_code(&py, &uri, 30)}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(cookie.is_some());
+}
