@@ -178,6 +178,8 @@ async fn log_ins_ask_for_the_code_of_an_authenticator_app() {
     let (s, body, cookie) = log_in(Some(next.clone())).await;
     assert_eq!(s, StatusCode::OK, "{body}");
     assert_eq!(body["name"], "ayse");
+    // The log-in's answer is `GET /api/account`'s, which the page draws the account box from.
+    assert_eq!(body["twoFactor"], true);
     let cookie = cookie.unwrap();
     let (s, body, _) = log_in(Some(next)).await;
     assert_eq!(

@@ -52,6 +52,7 @@ pub(super) async fn start_session(
         .await?;
     let mut body = account_json(&state.online, &p).await?;
     super::recovery::add_email_fields(state, &p, &mut body).await?;
+    body["twoFactor"] = json!(state.online.accounts().two_factor_on(p.id).await?);
     Ok(with_cookie(
         body,
         &session_set_cookie(&secret, over_https(headers)),
