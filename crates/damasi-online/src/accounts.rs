@@ -540,9 +540,10 @@ impl Accounts {
             SecretKind::Token => i64::MIN,
             // A link code opens nothing: it only ties an account of another service; the
             // mailed links are used once, by their own routes (`recovery`).
-            SecretKind::Link | SecretKind::ConfirmEmail | SecretKind::PasswordReset => {
-                return Ok(None)
-            }
+            SecretKind::Link
+            | SecretKind::ConfirmEmail
+            | SecretKind::PasswordReset
+            | SecretKind::RecoveryCode => return Ok(None),
         };
         Ok(self
             .db

@@ -137,7 +137,8 @@ fn error_to_wire(e: &ApiError) -> Value {
         ApiError::NotFound(_) => "not-found",
         ApiError::Forbidden { .. } => "forbidden",
         ApiError::Conflict { .. } => "conflict",
-        ApiError::Unauthorized(_) => "unauthorized",
+        // A log-in is answered by the process it reached: never sent between nodes.
+        ApiError::Unauthorized(_) | ApiError::LogInRefused { .. } => "unauthorized",
         ApiError::TooMany(_) => "too-many",
         ApiError::Limited { .. } => "limited",
         ApiError::Busy(_) => "busy",

@@ -41,6 +41,15 @@ pub enum ApiError {
     },
     /// The request needs an account or a guest session, or its token is not valid (401).
     Unauthorized(String),
+    /// A log-in that needs more than it was sent, with its own code (401), e.g.
+    /// `two-factor-needed` (the password was right, the second factor's code is missing) or
+    /// `two-factor-wrong`.
+    LogInRefused {
+        /// Machine code, e.g. `two-factor-needed`.
+        code: &'static str,
+        /// What is missing or wrong.
+        message: String,
+    },
     /// Too many requests of this kind from this client; try again later (429).
     TooMany(String),
     /// A limit with its own code (429), e.g. `too-many-streams`, and how many seconds to wait
@@ -95,7 +104,8 @@ impl ApiError {
             ApiError::NotFound(_) => "not-found",
             ApiError::Forbidden { code, .. }
             | ApiError::Conflict { code, .. }
-            | ApiError::Limited { code, .. } => code,
+            | ApiError::Limited { code, .. }
+            | ApiError::LogInRefused { code, .. } => code,
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::TooMany(_) => "rate-limited",
             ApiError::Busy(_) => "engine-busy",
@@ -119,7 +129,8 @@ impl ApiError {
             ApiError::BadMove { message, .. }
             | ApiError::Forbidden { message, .. }
             | ApiError::Conflict { message, .. }
-            | ApiError::Limited { message, .. } => message,
+            | ApiError::Limited { message, .. }
+            | ApiError::LogInRefused { message, .. } => message,
             ApiError::Internal(_) => "internal server error",
         }
     }

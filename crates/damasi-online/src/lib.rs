@@ -57,6 +57,7 @@ pub mod recovery;
 pub mod runner;
 pub mod table;
 pub mod tables;
+pub mod two_factor;
 pub mod variant;
 pub mod watch;
 pub mod your_data;

@@ -146,6 +146,8 @@ impl Online {
             now_ms(),
         )
         .await?;
+        // Its second factor and recovery codes are forgotten with its password.
+        db.disable_two_factor(player.id).await?;
         // Its sockets and streams end now.
         self.accounts().revoked_now(player.id);
         eprintln!("damasi: an account was closed (now {new_name})");

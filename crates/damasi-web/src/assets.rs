@@ -97,6 +97,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/online/account.js"),
     ),
     (
+        "/js/online/security.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/online/security.js"),
+    ),
+    (
         "/js/online/challenges.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/online/challenges.js"),

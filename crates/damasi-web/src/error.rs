@@ -51,7 +51,7 @@ pub fn status(e: &ApiError) -> StatusCode {
         ApiError::NotFound(_) => StatusCode::NOT_FOUND,
         ApiError::Forbidden { .. } => StatusCode::FORBIDDEN,
         ApiError::Conflict { .. } => StatusCode::CONFLICT,
-        ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+        ApiError::Unauthorized(_) | ApiError::LogInRefused { .. } => StatusCode::UNAUTHORIZED,
         ApiError::TooMany(_) | ApiError::Limited { .. } => StatusCode::TOO_MANY_REQUESTS,
         ApiError::Busy(_) | ApiError::Overloaded(_) | ApiError::NotHere(_) => {
             StatusCode::SERVICE_UNAVAILABLE

@@ -265,6 +265,7 @@ pub fn router(state: AppState) -> Router {
         .merge(tournaments::routes())
         .fallback(api::not_found);
     let security = state.security.clone();
+    let scopes = state.clone();
     Router::new()
         .nest("/api", api)
         // `/api/` is not the nested router's `/` (that is `/api` alone): still the API's 404.
@@ -289,6 +290,11 @@ pub fn router(state: AppState) -> Router {
             get(online::http::confirm_email_page),
         )
         .route("/account/reset/{token}", get(assets::online_page))
+        // A scoped API token is refused the routes outside its scopes.
+        .layer(middleware::from_fn_with_state(
+            scopes,
+            online::http::scope_guard,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
         .layer(middleware::from_fn_with_state(security, security::guard))

@@ -1066,3 +1066,105 @@ async fn mail_links_in_both_stores() {
     let Some(url) = url() else { return };
     mail_links_in(OnlineDb::connect(&url).await.unwrap()).await;
 }
+
+/// The second factor and tokens' scopes, the same in both stores: a pending secret turned on
+/// by a code, each code accepted once and none of an earlier step, recovery codes used once
+/// and only by their account, and a token's scopes stored and listed. The codes are RFC
+/// 6238's published ones (Appendix B, the SHA-1 secret "12345678901234567890"; six digits are
+/// the last six of the eight), not computed by the code under test.
+async fn two_factors_in(db: OnlineDb) {
+    let accounts = Online::new(db.clone(), OnlineConfig::default())
+        .accounts()
+        .clone();
+    let (na, nb) = (name("tfa"), name("tfb"));
+    let a = accounts
+        .sign_up(&na, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let b = accounts
+        .sign_up(&nb, "a long password".into(), 0)
+        .await
+        .unwrap();
+    let rfc_secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
+    assert!(db
+        .set_pending_two_factor(a.id, rfc_secret.into())
+        .await
+        .unwrap());
+    let codes = accounts
+        .enable_two_factor(&a, "050471", 1111111111)
+        .await
+        .unwrap();
+    assert_eq!(codes.len(), 10);
+    assert!(!db
+        .set_pending_two_factor(a.id, "AAAA".into())
+        .await
+        .unwrap());
+    let log_in = |code: Option<&'static str>, t: u64| {
+        let (accounts, na) = (accounts.clone(), na.clone());
+        async move {
+            accounts
+                .log_in_with_code(&na, "a long password".into(), code, t)
+                .await
+                .map(|p| p.id)
+                .map_err(|e| e.code())
+        }
+    };
+    assert_eq!(log_in(None, 1234567890).await, Err("two-factor-needed"));
+    assert_eq!(log_in(Some("005924"), 1234567890).await, Ok(a.id));
+    assert_eq!(
+        log_in(Some("005924"), 1234567890).await,
+        Err("two-factor-wrong")
+    );
+    assert_eq!(
+        log_in(Some("050471"), 1111111111).await,
+        Err("two-factor-wrong")
+    );
+    assert_eq!(log_in(Some("279037"), 2000000000).await, Ok(a.id));
+    // A recovery code: not another account's, and once.
+    assert!(!accounts
+        .check_second_factor(b.id, &codes[0], 2000000000)
+        .await
+        .unwrap());
+    assert!(accounts
+        .check_second_factor(a.id, &codes[0], 2000000000)
+        .await
+        .unwrap());
+    assert!(!accounts
+        .check_second_factor(a.id, &codes[0], 2000000000)
+        .await
+        .unwrap());
+    assert_eq!(db.recovery_codes_left(a.id).await.unwrap(), 9);
+    accounts
+        .disable_two_factor(&a, "a long password".into(), &codes[1], 2000000000)
+        .await
+        .unwrap();
+    assert_eq!(db.two_factor(a.id).await.unwrap(), None);
+    assert_eq!(db.recovery_codes_left(a.id).await.unwrap(), 0);
+    assert_eq!(log_in(None, 2000000000).await, Ok(a.id));
+    // Tokens' scopes.
+    let token = accounts.issue(a.id, SecretKind::Token, 0).await.unwrap();
+    let hash = damasi_web::online::accounts::secret_hash(&token);
+    assert_eq!(db.token_scopes(hash.clone()).await.unwrap(), None);
+    db.set_token_scopes(
+        hash.clone(),
+        Some("board:play challenge:read".into()),
+        Some("my bot".into()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        db.token_scopes(hash.clone()).await.unwrap().as_deref(),
+        Some("board:play challenge:read")
+    );
+    let listed = db.tokens_of(a.id).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].hash, hash);
+    assert_eq!(listed[0].description.as_deref(), Some("my bot"));
+}
+
+#[tokio::test]
+async fn two_factors_and_token_scopes_in_both_stores() {
+    two_factors_in(OnlineDb::in_memory()).await;
+    let Some(url) = url() else { return };
+    two_factors_in(OnlineDb::connect(&url).await.unwrap()).await;
+}

@@ -23,6 +23,7 @@ mod mail;
 mod moderation;
 mod postgres;
 mod sqlite;
+mod two_factor;
 
 use std::path::Path;
 
@@ -33,6 +34,7 @@ pub use mail::EmailRow;
 pub use moderation::{LogRow, MarkRow, ReportRow};
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
+pub use two_factor::{TokenRow, TwoFactorRow};
 
 /// An account as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +69,9 @@ pub enum SecretKind {
     /// A one-time link that sets a new password (mailed, or printed by `damasi user
     /// reset-password`), valid for an hour.
     PasswordReset,
+    /// A one-time recovery code of the second factor (ten are shown once when it is turned
+    /// on); it opens nothing by itself.
+    RecoveryCode,
 }
 
 impl SecretKind {
@@ -78,6 +83,7 @@ impl SecretKind {
             SecretKind::Link => "link",
             SecretKind::ConfirmEmail => "confirm-email",
             SecretKind::PasswordReset => "password-reset",
+            SecretKind::RecoveryCode => "recovery-code",
         }
     }
 }
@@ -91,6 +97,7 @@ impl SecretKind {
             "link" => Some(SecretKind::Link),
             "confirm-email" => Some(SecretKind::ConfirmEmail),
             "password-reset" => Some(SecretKind::PasswordReset),
+            "recovery-code" => Some(SecretKind::RecoveryCode),
             _ => None,
         }
     }

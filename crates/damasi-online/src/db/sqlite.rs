@@ -17,7 +17,7 @@ use super::{
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 7;
+const SCHEMA_VERSION: i64 = 8;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -243,6 +243,8 @@ impl SqliteDb {
         // e-mail addresses (`db/mail.rs`).
         add_column(&conn, "users", "closed_ms", "INTEGER").map_err(e)?;
         super::mail::sqlite_migrate(&conn).map_err(e)?;
+        // Schema 8: second factors and API tokens' scopes (`db/two_factor.rs`).
+        super::two_factor::sqlite_migrate(&conn).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {

@@ -41,9 +41,11 @@ mod games;
 mod lobby;
 mod moderation;
 mod recovery;
+mod two_factor;
 mod your_data;
 
 pub use recovery::{confirm_email_page, RESET_ANSWER_TIME};
+pub use two_factor::scope_guard;
 
 /// Rate limits per client.
 pub struct Limits {
@@ -279,6 +281,9 @@ pub fn routes() -> Router<AppState> {
         .route("/mod/{username}/{action}", post(moderation::act))
         .route("/account/password", post(account::change_password))
         .route("/account/sessions", get(account::list_sessions))
+        .route("/account/two-factor/setup", post(two_factor::setup))
+        .route("/account/two-factor/enable", post(two_factor::enable))
+        .route("/account/two-factor/disable", post(two_factor::disable))
         .route("/account/email", post(recovery::set_email))
         .route("/account/password-reset", post(recovery::request_reset))
         .route(

@@ -30,7 +30,8 @@ use super::watch::ExportFilter;
 pub const MAX_STATUS_IDS: usize = 100;
 /// Most tokens `POST /api/token/test` checks at once (lichess's cap).
 pub const MAX_TESTED_TOKENS: usize = 1000;
-/// The lichess scopes a damasi API token stands for: it may do whatever its account may.
+/// The lichess scopes a damasi API token made without scopes stands for: it may do whatever
+/// its account may.
 pub const TOKEN_SCOPES: &str =
     "board:play,bot:play,challenge:read,challenge:write,follow:read,follow:write,tournament:write";
 
@@ -147,13 +148,23 @@ async fn test_tokens(
             1..=200 => state.online.accounts().token_owner(token).await?,
             _ => None,
         };
-        let info = found.map_or(Value::Null, |p| {
-            json!({
-                "userId": p.name.to_ascii_lowercase(),
-                "scopes": TOKEN_SCOPES,
-                "expires": null,
-            })
-        });
+        let info = match found {
+            None => Value::Null,
+            Some(p) => {
+                // A token given scopes has those (comma separated, as lichess writes them).
+                let scopes = state
+                    .online
+                    .db()
+                    .token_scopes(crate::online::accounts::secret_hash(token))
+                    .await?
+                    .map_or_else(|| TOKEN_SCOPES.to_string(), |s| s.replace(' ', ","));
+                json!({
+                    "userId": p.name.to_ascii_lowercase(),
+                    "scopes": scopes,
+                    "expires": null,
+                })
+            }
+        };
         out.insert(token.to_string(), info);
     }
     Ok(Json(Value::Object(out)))

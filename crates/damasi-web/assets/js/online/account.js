@@ -4,6 +4,7 @@ import { $ } from "../util.js";
 import { api, ApiError, showError } from "../api.js";
 import { t } from "../i18n.js";
 import { act, cap, clockText, copyField, ratingText, speedName, toast } from "./common.js";
+import { renderSecurity, wireSecurity } from "./security.js";
 
 export const session = {
   /** @type {any} {id, name, guest, perfs} or null */
@@ -36,6 +37,7 @@ export function renderAccount() {
   $("acct-out").hidden = !!me;
   $("acct-in").hidden = !me;
   $("header-who").textContent = me ? (me.guest ? t("onNameGuest", { name: me.name }) : me.name) : "";
+  renderSecurity(me);
   if (!me) { $("token-box").hidden = true; $("link-box").hidden = true; return; }
   $("acct-me").textContent = me.name;
   $("acct-guest").hidden = !me.guest;
@@ -132,12 +134,31 @@ function credentials() {
   return { name, password };
 }
 
+/** Shows (or hides) the log-in form's field for the second factor's code. @param {boolean} shown */
+function showCodeField(shown) {
+  $("acct-code").hidden = !shown;
+  $("acct-code-label").hidden = !shown;
+  if (!shown) $("acct-code").value = "";
+}
+
 /** @param {string} path @param {any} body @param {HTMLButtonElement} button */
 async function signIn(path, body, button) {
-  const r = await act(button, () => api("POST", path, body));
+  const r = await act(button, async () => {
+    try { return await api("POST", path, body); } catch (e) {
+      // The password was right and the account asks a code: the field appears.
+      if (e instanceof ApiError && e.code === "two-factor-needed") {
+        showCodeField(true);
+        $("acct-code").focus();
+        toast(t("err:two-factor-needed"));
+        return undefined;
+      }
+      throw e;
+    }
+  });
   if (!r) return;
   session.me = r;
   $("acct-password").value = "";
+  showCodeField(false);
   renderAccount();
   session.changed();
 }
@@ -176,6 +197,11 @@ async function wireMail() {
 
 export function wireAccount() {
   wireMail();
+  wireSecurity(() => session.me, (me) => { session.me = me; renderAccount(); }, () => {
+    session.me = null;
+    renderAccount();
+    session.changed();
+  });
   $("forgot-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const email = $("forgot-email").value.trim();
@@ -208,7 +234,8 @@ export function wireAccount() {
   $("acct-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const c = credentials();
-    if (c) signIn("/api/account/login", c, $("btn-login"));
+    const code = $("acct-code").value.trim();
+    if (c) signIn("/api/account/login", code ? { ...c, code } : c, $("btn-login"));
   });
   $("btn-signup").addEventListener("click", () => {
     const c = credentials();

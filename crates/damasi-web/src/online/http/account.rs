@@ -35,6 +35,9 @@ pub(super) fn with_cookie(body: Value, cookie: &str) -> Response {
 pub(super) struct Credentials {
     name: String,
     password: String,
+    /// The second factor's code (TOTP or recovery), when the account has it on.
+    #[serde(default)]
+    code: Option<String>,
 }
 
 pub(super) async fn start_session(
@@ -49,6 +52,7 @@ pub(super) async fn start_session(
         .await?;
     let mut body = account_json(&state.online, &p).await?;
     super::recovery::add_email_fields(state, &p, &mut body).await?;
+    body["twoFactor"] = json!(state.online.accounts().two_factor_on(p.id).await?);
     Ok(with_cookie(
         body,
         &session_set_cookie(&secret, over_https(headers)),
@@ -83,12 +87,24 @@ pub(super) async fn log_in(
     let name = c.name.trim();
     let _check = state.limits.password_checks.start(&from)?;
     state.limits.check_log_in(name, &from)?;
-    match state.online.accounts().log_in(name, c.password).await {
+    let logged_in = state
+        .online
+        .accounts()
+        .log_in_with_code(
+            name,
+            c.password,
+            c.code.as_deref(),
+            super::two_factor::unix_s(),
+        )
+        .await;
+    match logged_in {
         Ok(p) => {
             state.limits.log_in_succeeded(name, &from);
             start_session(&state, &headers, p).await.map_err(HttpError)
         }
+        // A wrong password, or a wrong second factor: a failure.
         Err(e @ ApiError::Unauthorized(_)) => Err(e.into()),
+        Err(e) if e.code() == "two-factor-wrong" => Err(e.into()),
         Err(e) => {
             state.limits.log_in_not_tried(name, &from);
             Err(e.into())
@@ -179,19 +195,26 @@ pub(super) async fn list_sessions(
 ) -> Result<Json<Value>, HttpError> {
     let (p, cred) = player_with(&state.online, &headers).await?;
     let rows = state.online.accounts().secrets_of(&p).await?;
+    let tokens = state.online.db().tokens_of(p.id).await?;
     let lifetime = SESSION_LIFETIME.as_millis() as i64;
     let list: Vec<Value> = rows
         .iter()
         .filter(|r| r.kind != SecretKind::Link)
         .map(|r| {
-            json!({
+            let mut v = json!({
                 "id": handle_of(&r.hash),
                 "kind": r.kind.as_str(),
                 "createdAt": r.created_ms,
                 "expiresAt": (r.kind == SecretKind::Session)
                     .then(|| r.created_ms.saturating_add(lifetime)),
                 "current": r.hash == cred.hash,
-            })
+            });
+            if r.kind == SecretKind::Token {
+                let t = tokens.iter().find(|t| t.hash == r.hash);
+                v["scopes"] = token_scopes_json(t.and_then(|t| t.scopes.as_deref()));
+                v["description"] = json!(t.and_then(|t| t.description.clone()));
+            }
+            v
         })
         .collect();
     Ok(Json(json!({"sessions": list})))
@@ -262,23 +285,86 @@ pub(super) async fn me(
     let p = player(&state.online, &headers).await?;
     let mut body = account_json(&state.online, &p).await?;
     super::recovery::add_email_fields(&state, &p, &mut body).await?;
+    body["twoFactor"] = json!(state.online.accounts().two_factor_on(p.id).await?);
     Ok(Json(body))
 }
 
+/// What `POST /api/account/token` may be sent (an empty body too).
+#[derive(Deserialize, Default)]
+pub(super) struct NewToken {
+    /// lichess's scope names; none: the token may do everything.
+    #[serde(default)]
+    scopes: Option<Vec<String>>,
+    /// What the token is for, shown in the list of sessions and tokens.
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// Longest description of a token.
+const MAX_TOKEN_DESCRIPTION: usize = 100;
+
+/// A token's scopes as listed: lichess's names, all of them for a token without scopes.
+pub(super) fn token_scopes_json(scopes: Option<&str>) -> Value {
+    match scopes {
+        Some(s) => json!(s.split(' ').collect::<Vec<_>>()),
+        None => json!(damasi_online::two_factor::SCOPES),
+    }
+}
+
+/// `POST /api/account/token {scopes?, description?}`: a new API token, limited to `scopes`
+/// (lichess's names) when they are given.
 pub(super) async fn new_token(
     State(state): State<AppState>,
     headers: HeaderMap,
+    body: axum::body::Bytes,
 ) -> Result<Json<Value>, HttpError> {
     let p = player(&state.online, &headers).await?;
     if p.guest {
         return Err(guests_casual_only("guests cannot have API tokens: sign up first").into());
+    }
+    let req: NewToken = if body.iter().all(u8::is_ascii_whitespace) {
+        NewToken::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::BadRequest(format!("the token's request body: {e}")))?
+    };
+    let scopes = match &req.scopes {
+        Some(list) => Some(damasi_online::two_factor::check_scopes(list)?),
+        None => None,
+    };
+    let description = req
+        .description
+        .map(|d| d.trim().to_string())
+        .filter(|d| !d.is_empty());
+    if description.as_ref().is_some_and(|d| {
+        d.chars().count() > MAX_TOKEN_DESCRIPTION || d.chars().any(char::is_control)
+    }) {
+        return Err(ApiError::BadRequest(format!(
+            "description: at most {MAX_TOKEN_DESCRIPTION} characters, no control characters"
+        ))
+        .into());
     }
     let token = state
         .online
         .accounts()
         .issue(p.id, SecretKind::Token, now_ms())
         .await?;
-    Ok(Json(json!({"token": token, "name": p.name})))
+    if scopes.is_some() || description.is_some() {
+        state
+            .online
+            .db()
+            .set_token_scopes(
+                crate::online::accounts::secret_hash(&token),
+                scopes.clone(),
+                description,
+            )
+            .await?;
+    }
+    Ok(Json(json!({
+        "token": token,
+        "name": p.name,
+        "scopes": token_scopes_json(scopes.as_deref()),
+    })))
 }
 
 /// `POST /api/account/link-code`: a one-time code that links a Telegram user to this account

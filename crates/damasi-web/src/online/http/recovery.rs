@@ -231,5 +231,10 @@ pub(super) async fn reset_password(
         .accounts()
         .reset_password(&token, req.password, now_ms())
         .await?;
+    // A mailed link is no second factor: with it on, the new password is set and the person
+    // logs in with it and a code.
+    if state.online.accounts().two_factor_on(p.id).await? {
+        return Ok(Json(json!({"ok": true, "name": p.name, "twoFactor": true})).into_response());
+    }
     start_session(&state, &headers, p).await.map_err(HttpError)
 }
