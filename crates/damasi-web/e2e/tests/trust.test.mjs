@@ -1,5 +1,6 @@
 // Trust on the pages, in Chromium, on a desktop and on a phone: a player reports another from
-// a game (the chat kept as evidence) and from a profile; the operator names a moderator with
+// a game (the chat kept as evidence; a second report of the same player while one is open is
+// refused) and, once that was acted on, from a profile; the operator names a moderator with
 // `damasi user mod`; the moderator opens /mod, sees the reports with the chat line, and marks
 // the account as playing with an engine; the player sees it on the account panel. A player
 // downloads their data from the account panel and closes the account.
@@ -83,18 +84,31 @@ for (const [device, viewport] of [["desktop", { width: 1200, height: 820 }], ["p
       await page.fill(tid("report-note"), "see the chat");
       await page.click(tid("btn-report-send"));
       await page.waitForFunction(() => !document.querySelector("#report-dialog").open);
+      // One open report of a player at a time: a second one from the profile is refused, and
+      // the dialog says so.
+      await page.goto(`${URL_BASE}/@/${CHEAT}`);
+      await page.waitForSelector(`${tid("btn-report")}:visible`);
+      await page.click(tid("btn-report"));
+      await page.click(tid("btn-report-send"));
+      await page.waitForSelector("text=You reported this player already");
+      await page.click("#btn-report-cancel");
+    } else {
+      // The desktop run's reports were acted on: a new one from the profile.
+      await page.goto(`${URL_BASE}/@/${CHEAT}`);
+      await page.waitForSelector(`${tid("btn-report")}:visible`);
+      await page.click(tid("btn-report"));
+      await page.selectOption(tid("report-reason"), "cheating");
+      await page.fill(tid("report-note"), "engine moves on " + device);
+      await page.click(tid("btn-report-send"));
+      await page.waitForFunction(() => !document.querySelector("#report-dialog").open);
     }
-    await page.goto(`${URL_BASE}/@/${CHEAT}`);
-    await page.waitForSelector(`${tid("btn-report")}:visible`);
-    await page.click(tid("btn-report"));
-    await page.selectOption(tid("report-reason"), "cheating");
-    await page.fill(tid("report-note"), "engine moves on " + device);
-    await page.click(tid("btn-report-send"));
-    await page.waitForFunction(() => !document.querySelector("#report-dialog").open);
 
     // The operator names the moderator, who logs in and opens /mod.
     execFileSync(process.env.DAMASI_BIN, ["user", "mod", MOD, "--data-dir", process.env.DAMASI_DATA]);
-    const mod = await browser.context.newPage();
+    // In a browser of their own: the victim's session is in this one.
+    const modBrowser = await launch();
+    opened.push(modBrowser);
+    const mod = await modBrowser.context.newPage();
     await mod.setViewportSize(viewport);
     mod.on("pageerror", (e) => errors.push(e.message));
     mod.on("dialog", (d) => d.accept());
@@ -105,14 +119,15 @@ for (const [device, viewport] of [["desktop", { width: 1200, height: 820 }], ["p
     await mod.click(tid("link-mod"));
     await mod.waitForSelector(tid("mod-report"));
     const reports = await mod.$$eval(tid("mod-report"), (rs) => rs.map((r) => r.textContent));
-    assert.ok(reports.some((r) => r.includes("engine moves on " + device)), reports.join("\n"));
+    const expected = device === "desktop" ? "see the chat" : "engine moves on phone";
+    assert.ok(reports.some((r) => r.includes(expected)), reports.join("\n"));
     if (device === "desktop") {
       assert.ok(reports.some((r) => r.includes(`${CHEAT}: you are hopeless`)), "the chat line is kept: " + reports.join("\n"));
     }
     // The engine mark: the reports close and the log says it.
     await mod.click(`${tid("mod-report")} >> nth=0 >> ${tid("mod-engine")}`);
-    await mod.waitForFunction(() => document.querySelector('[data-testid="mod-log"]').textContent.includes("marked as using an engine"));
-    assert.equal(await mod.$$eval(tid("mod-report"), (rs) => rs.length), 0);
+    await mod.waitForFunction(() => document.querySelectorAll('[data-testid="mod-report"]').length === 0);
+    assert.match(await mod.textContent(tid("mod-log")), /marked as using an engine/);
     assert.deepEqual(errors, []);
   });
 }

@@ -38,7 +38,7 @@ export function renderAccount() {
   $("acct-in").hidden = !me;
   $("header-who").textContent = me ? (me.guest ? t("onNameGuest", { name: me.name }) : me.name) : "";
   renderSecurity(me);
-  if (!me) { $("token-box").hidden = true; $("link-box").hidden = true; return; }
+  if (!me) { $("token-box").hidden = true; $("link-box").hidden = true; $("mod-notices").hidden = true; $("link-mod").hidden = true; return; }
   $("acct-me").textContent = me.name;
   $("acct-guest").hidden = !me.guest;
   $("btn-token").hidden = me.guest;
@@ -54,6 +54,7 @@ export function renderAccount() {
   $("email-form").hidden = !mailOn;
   $("email-nomail").hidden = mailOn;
   loadFollowingOnline();
+  renderModerationNotices();
   const list = $("acct-ratings");
   list.innerHTML = "";
   const perfs = Object.entries(me.perfs || {});
@@ -285,4 +286,24 @@ export function wireAccount() {
     $("link-box").hidden = true;
     toast(t(r.unlinked ? "onUnlinkedTg" : "onNoTgLink"));
   });
+}
+
+/** On the account panel: the marks and actions on the account, and the moderators' link. */
+async function renderModerationNotices() {
+  const box = $("mod-notices");
+  box.hidden = true;
+  $("link-mod").hidden = true;
+  const me = session.me;
+  if (!me || me.guest) return;
+  let v;
+  try { v = await api("GET", "/api/account/moderation"); } catch (_) { return; }
+  $("link-mod").hidden = !v.moderator;
+  const list = $("mod-notices-list");
+  list.innerHTML = "";
+  for (const a of v.actions) {
+    const li = document.createElement("li");
+    li.textContent = `${new Date(a.at).toLocaleDateString()} · ${t("onModAction:" + a.action)}${a.details ? " — " + a.details : ""}`;
+    list.appendChild(li);
+  }
+  box.hidden = !v.actions.length;
 }

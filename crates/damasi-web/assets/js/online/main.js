@@ -11,7 +11,7 @@ import { redrawLobby, startLobby } from "./lobby.js";
 import { flipBoard, redrawGame, startGame } from "./game.js";
 import { redrawLeaders, redrawProfile, startLeaders, startProfile } from "./profile.js";
 import { redrawChallenges, startChallenges } from "./challenges.js";
-import { renderModerationNotices, startMod, wireReports } from "./moderation.js";
+import { startMod, wireReports } from "./moderation.js";
 
 // The header's ? (keyboard shortcuts) and ⚙ (settings), and their keys, as on the main page.
 function wireHeader(/** @type {boolean} */ inGame) {
@@ -68,7 +68,6 @@ async function boot() {
   wireAccount();
   wireReports();
   await loadAccount();
-  renderModerationNotices();
   if (m) await startGame(m[1]);
   else if (profile) await startProfile(decodeURIComponent(profile[1]));
   else if (leaders) await startLeaders();

@@ -6,7 +6,6 @@ import { $ } from "../util.js";
 import { api, showError } from "../api.js";
 import { t } from "../i18n.js";
 import { act, toast } from "./common.js";
-import { session } from "./account.js";
 
 /** The report being written: who, and about which game. */
 const asked = { name: "", game: /** @type {string|null} */ (null) };
@@ -31,26 +30,6 @@ export function wireReports() {
     toast(t("onReportSent"));
   });
   $("btn-report-cancel").addEventListener("click", () => $("report-dialog").close());
-}
-
-/** On the account panel: the marks and actions on the account, and the moderators' link. */
-export async function renderModerationNotices() {
-  const box = $("mod-notices");
-  box.hidden = true;
-  $("link-mod").hidden = true;
-  const me = session.me;
-  if (!me || me.guest) return;
-  let v;
-  try { v = await api("GET", "/api/account/moderation"); } catch (_) { return; }
-  $("link-mod").hidden = !v.moderator;
-  const list = $("mod-notices-list");
-  list.innerHTML = "";
-  for (const a of v.actions) {
-    const li = document.createElement("li");
-    li.textContent = `${new Date(a.at).toLocaleDateString()} · ${t("onModAction:" + a.action)}${a.details ? " — " + a.details : ""}`;
-    list.appendChild(li);
-  }
-  box.hidden = !v.actions.length;
 }
 
 /** The moderators' view at /mod: the open reports and the log. */
