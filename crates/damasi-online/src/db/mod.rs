@@ -532,8 +532,9 @@ impl OnlineDb {
         both!(self.user(id))
     }
 
-    /// Closes account `user` (see [`CLOSE_ACCOUNT_SQL`]): renamed `new_name`, its old name's
-    /// hash `retired` kept out of use, closed at `now_ms`.
+    /// Closes account `user` in one transaction: renamed `new_name` and closed at `now_ms`,
+    /// its old name's hash `retired` kept out of use, its password, address, sessions, tokens,
+    /// links and relations forgotten.
     pub async fn close_user(
         &self,
         user: i64,

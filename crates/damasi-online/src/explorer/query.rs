@@ -1,7 +1,7 @@
 //! One position's answer, in the shape of lichess's opening explorer
 //! (`explorer.lichess.ovh/lichess` and `/masters`): the totals, the moves most played first
 //! with their results and average rating, the best-rated games and the latest ones. Made
-//! from the position's aggregate rows alone (at most [`MAX_ROWS`], one primary-key range),
+//! from the position's aggregate rows alone (at most [`super::MAX_ROWS`], one primary-key range),
 //! so its cost does not grow with the games below it.
 
 use std::collections::HashMap;

@@ -30,7 +30,7 @@ const IMPORT_BATCH: usize = 500;
 
 /// Keeps the explorer up to date with the server's games: catches up with the games that
 /// ended unheard, then counts each game as it ends (and catches up again after missing some,
-/// and every [`CATCH_UP_EVERY`]). The one listener of [`Online::finished_games`] for the
+/// and every ten minutes). The one listener of [`Online::finished_games`] for the
 /// explorer; every process of a cluster may run it, since each game is counted once.
 pub fn follow(online: &Online) -> tokio::task::JoinHandle<()> {
     // Subscribed before the catch-up, so that no game ends in between unheard.
