@@ -16,31 +16,12 @@ use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use damasi_web::{router, AppState};
-use http::send;
+use http::{get, post, send, sign_up};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use damasi_web::online::accounts::Player;
 use damasi_web::online::rating::is_provisional;
-
-/// Signs up on `app` and answers the session cookie (which names the player as a token does).
-async fn sign_up(app: &Router, name: &str) -> String {
-    let body = json!({"name": name, "password": "a good password"});
-    let (status, v, cookie) =
-        send(app, Method::POST, "/api/account/signup", None, Some(body)).await;
-    assert_eq!(status, StatusCode::OK, "{v}");
-    cookie.expect("a session cookie")
-}
-
-async fn post(app: &Router, uri: &str, cookie: &str, body: Value) -> (StatusCode, Value) {
-    let (status, v, _) = send(app, Method::POST, uri, Some(cookie), Some(body)).await;
-    (status, v)
-}
-
-async fn get(app: &Router, uri: &str, cookie: &str) -> (StatusCode, Value) {
-    let (status, v, _) = send(app, Method::GET, uri, Some(cookie), None).await;
-    (status, v)
-}
 
 /// The status of a streaming answer (its body is left unread).
 async fn stream_status(app: &Router, uri: &str, cookie: &str) -> StatusCode {

@@ -13,33 +13,15 @@ mod http;
 #[allow(dead_code)]
 mod players;
 
-use axum::http::{Method, StatusCode};
+use axum::http::StatusCode;
 use axum::Router;
 use damasi_web::online::accounts::Player;
 use damasi_web::online::command::Command;
 use damasi_web::online::rating::is_provisional;
 use damasi_web::online::Online;
 use damasi_web::{router, AppState};
-use http::send;
-use serde_json::{json, Value};
-
-async fn sign_up(app: &Router, name: &str) -> String {
-    let body = json!({"name": name, "password": "a good password"});
-    let (status, v, cookie) =
-        send(app, Method::POST, "/api/account/signup", None, Some(body)).await;
-    assert_eq!(status, StatusCode::OK, "{v}");
-    cookie.expect("a session cookie")
-}
-
-async fn post(app: &Router, uri: &str, cookie: &str, body: Value) -> (StatusCode, Value) {
-    let (status, v, _) = send(app, Method::POST, uri, Some(cookie), Some(body)).await;
-    (status, v)
-}
-
-async fn get(app: &Router, uri: &str, cookie: &str) -> (StatusCode, Value) {
-    let (status, v, _) = send(app, Method::GET, uri, Some(cookie), None).await;
-    (status, v)
-}
+use http::{get, post, sign_up};
+use serde_json::json;
 
 async fn player(online: &Online, name: &str) -> Player {
     Player::from(online.db().user_by_name(name).await.unwrap().unwrap())

@@ -9,29 +9,9 @@ use axum::body::{to_bytes, Body};
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use damasi_web::{router, AppState};
-use http::send;
+use http::{get, post, send, sign_up, PASSWORD};
 use serde_json::{json, Value};
 use tower::ServiceExt;
-
-const PASSWORD: &str = "a good password";
-
-async fn sign_up(app: &Router, name: &str) -> String {
-    let body = json!({"name": name, "password": PASSWORD});
-    let (status, v, cookie) =
-        send(app, Method::POST, "/api/account/signup", None, Some(body)).await;
-    assert_eq!(status, StatusCode::OK, "{v}");
-    cookie.expect("a session cookie")
-}
-
-async fn post(app: &Router, uri: &str, cookie: &str, body: Value) -> (StatusCode, Value) {
-    let (status, v, _) = send(app, Method::POST, uri, Some(cookie), Some(body)).await;
-    (status, v)
-}
-
-async fn get(app: &Router, uri: &str, cookie: &str) -> (StatusCode, Value) {
-    let (status, v, _) = send(app, Method::GET, uri, Some(cookie), None).await;
-    (status, v)
-}
 
 /// `white` challenges `black` (rated 5+3), who accepts; White plays c3-c4: the game's id.
 async fn start(app: &Router, white: &str, black_name: &str, black: &str) -> String {

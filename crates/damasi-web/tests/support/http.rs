@@ -1,9 +1,13 @@
-//! One request to the router in a test, as a browser or a program sends it.
+//! One request to the router in a test, as a browser or a program sends it, and the few a
+//! player's session makes most (sign up, post, get).
+
+// Each test file uses what it needs of these.
+#![allow(dead_code)]
 
 use axum::body::{to_bytes, Body};
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
-use serde_json::Value;
+use serde_json::{json, Value};
 use tower::ServiceExt;
 
 /// Sends a request (JSON body when given) and answers its status, its JSON body (or its text
@@ -38,4 +42,29 @@ pub async fn send(
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into())),
         cookie,
     )
+}
+
+/// The password [`sign_up`] gives every account.
+pub const PASSWORD: &str = "a good password";
+
+/// Signs up `name` on `app` (with [`PASSWORD`]) and answers the session cookie, which names
+/// the player as a token does.
+pub async fn sign_up(app: &Router, name: &str) -> String {
+    let body = json!({"name": name, "password": PASSWORD});
+    let (status, v, cookie) =
+        send(app, Method::POST, "/api/account/signup", None, Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    cookie.expect("a session cookie")
+}
+
+/// A JSON `POST` as the session `cookie`: its status and body.
+pub async fn post(app: &Router, uri: &str, cookie: &str, body: Value) -> (StatusCode, Value) {
+    let (status, v, _) = send(app, Method::POST, uri, Some(cookie), Some(body)).await;
+    (status, v)
+}
+
+/// A `GET` as the session `cookie`: its status and body.
+pub async fn get(app: &Router, uri: &str, cookie: &str) -> (StatusCode, Value) {
+    let (status, v, _) = send(app, Method::GET, uri, Some(cookie), None).await;
+    (status, v)
 }
