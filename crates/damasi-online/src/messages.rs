@@ -403,6 +403,12 @@ pub struct EventGame {
     /// Where it came from, as lichess says: `friend` (a challenge), `lobby`, `swiss` or
     /// `arena` (a tournament's pairing).
     pub source: String,
+    /// The Swiss (or round robin) that paired it, as lichess's `swissId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swiss_id: Option<String>,
+    /// The arena that paired it, as lichess's `tournamentId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<String>,
     /// The status, lichess's.
     pub status: StatusName,
     /// damasi's outcome code, if over (`white:resignation`): the exact reason.

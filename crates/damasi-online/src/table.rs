@@ -354,6 +354,8 @@ impl TableState {
             speed: self.speed().name().to_string(),
             perf: self.speed().name().to_string(),
             source: self.source().to_string(),
+            swiss_id: self.row.swiss_id().map(str::to_string),
+            tournament_id: self.row.arena_id().map(str::to_string),
             status: StatusName {
                 name: self.lichess_status().to_string(),
             },

@@ -155,6 +155,8 @@ impl Online {
                     (_, Some(_)) => "arena".to_string(),
                     _ => g.source,
                 },
+                swiss_id: full.swiss_id.clone(),
+                tournament_id: full.tournament_id.clone(),
                 status: StatusName {
                     name: "started".to_string(),
                 },

@@ -16,6 +16,7 @@ use std::time::Duration;
 use damasi_online::accounts::Player;
 use damasi_online::db::{ShownEvent, ShownGame};
 use damasi_online::error::ApiError;
+use damasi_online::messages::EventGame;
 use damasi_tournaments::arena::{Arena, ArenaSettings};
 use damasi_tournaments::swiss::{Entry, Status, Swiss, SwissSettings, System};
 use damasi_tournaments::tiebreak::Tiebreak;
@@ -695,19 +696,13 @@ impl Telegram {
 
     /// Whether `game` is a game of a tournament whose boards go to its players' private
     /// chats from here (its private notice would say the same again).
-    pub(super) async fn boards_go_private(&self, game: &str) -> bool {
-        let private: Vec<String> = lock(&self.inner.events)
-            .values()
-            .filter(|e| e.settings.private)
-            .map(|e| e.settings.tournament.clone())
-            .collect();
-        if private.is_empty() {
+    pub(super) fn boards_go_private(&self, game: &EventGame) -> bool {
+        let Some(tournament) = game.swiss_id.as_ref().or(game.tournament_id.as_ref()) else {
             return false;
-        }
-        match damasi_tournaments::event_of_game(self.inner.online.db(), game).await {
-            Ok(Some(e)) => private.contains(&e.id),
-            _ => false,
-        }
+        };
+        lock(&self.inner.events)
+            .values()
+            .any(|e| e.settings.private && &e.settings.tournament == tournament)
     }
 }
 

@@ -85,7 +85,7 @@ impl Telegram {
 
     async fn tell_event(&self, user: i64, event: &UserEvent) {
         if let UserEvent::GameStart { game } = event {
-            if self.boards_go_private(&game.game_id).await {
+            if self.boards_go_private(game) {
                 return;
             }
         }
