@@ -6,6 +6,7 @@ mod berger_cmd;
 mod book_cmds;
 mod engine_cmds;
 mod explorer_cmd;
+mod fair_play_cmd;
 mod online_cmds;
 mod play_cmd;
 mod puzzle_cmds;
@@ -65,6 +66,9 @@ enum Command {
     Bot(online_cmds::BotArgs),
     /// The opening explorer: `damasi explorer import FILE.pdn` adds master games.
     Explorer(explorer_cmd::ExplorerArgs),
+    /// Measure the fair-play screen: the full-strength engine passed off as a person against
+    /// levels 3-6, and levels 1-6 for people; prints both error rates as Markdown.
+    FairPlayTrial(fair_play_cmd::FairPlayTrialArgs),
     /// Tactics puzzles: `damasi puzzles generate` finds them in engine self-play.
     Puzzles(puzzle_cmds::PuzzlesArgs),
     /// Swiss tournaments: `damasi swiss pair --trf FILE` pairs the next round (FIDE Dutch).
@@ -95,6 +99,7 @@ fn main() {
         Some(Command::Token(a)) => online_cmds::token(a),
         Some(Command::Bot(a)) => online_cmds::bot(a),
         Some(Command::Explorer(a)) => explorer_cmd::explorer(a),
+        Some(Command::FairPlayTrial(a)) => fair_play_cmd::fair_play_trial(a),
         Some(Command::Puzzles(a)) => puzzle_cmds::puzzles(a),
         Some(Command::Swiss(a)) => swiss_cmd::swiss(a),
         Some(Command::Berger(a)) => berger_cmd::berger(a),

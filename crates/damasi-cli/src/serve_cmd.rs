@@ -104,9 +104,13 @@ pub struct ServeArgs {
     /// Telegram, logged in as the person who pressed it.
     #[arg(long, value_name = "NAME", requires = "telegram_token")]
     telegram_app: Option<String>,
+    /// Do not screen rated games for fair play. By default one thread at the lowest priority
+    /// scores each rated game's moves against the engine after it ends and reports players
+    /// beyond the thresholds to the moderators (docs/fair-play.md).
+    #[arg(long)]
+    no_fair_play: bool,
 }
 
-/// A random token: 128 bits from the standard library's per-process random hash keys.
 /// The cap on players' long-lived connections: `wanted`, or fewer when the process cannot
 /// open that many files. Each connection is a file descriptor, and the usual soft limit
 /// (1,024) is far below what a busy server needs, so it is raised to what the system allows.
@@ -309,6 +313,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let state = state.with_security(security).with_tablebases(tables);
     let options = damasi_web::ServeOptions {
         trusted_proxies: a.trusted_proxies.clone(),
+        fair_play: (!a.no_fair_play).then(damasi_online::fair_play::ScreenSettings::default),
         ..Default::default()
     };
     runtime

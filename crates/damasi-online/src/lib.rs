@@ -43,6 +43,7 @@ pub mod command;
 pub mod db;
 pub mod error;
 pub mod explorer;
+pub mod fair_play;
 pub mod frontend;
 pub mod hashing;
 pub mod init_data;

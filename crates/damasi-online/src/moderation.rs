@@ -163,7 +163,7 @@ impl Online {
         }
         let db = self.db();
         let open = db.reports(true, Some(reported.id), QUEUE).await?;
-        if open.iter().any(|r| r.reporter == by.id) {
+        if open.iter().any(|r| r.reporter == Some(by.id)) {
             return Err(ApiError::conflict(
                 "already-reported",
                 format!(
@@ -200,7 +200,7 @@ impl Online {
         let row = ReportRow {
             id: 0,
             created_ms: now_ms(),
-            reporter: by.id,
+            reporter: Some(by.id),
             reported: reported.id,
             game_id: game.map(str::to_string),
             reason: reason.to_string(),
@@ -258,7 +258,10 @@ impl Online {
                 "id": r.id,
                 "createdAt": r.created_ms,
                 "reported": name(r.reported).await?,
-                "reporter": name(r.reporter).await?,
+                "reporter": match r.reporter {
+                    Some(id) => Some(name(id).await?),
+                    None => None,
+                },
                 "reason": r.reason,
                 "note": r.note,
                 "game": r.game_id,

@@ -332,6 +332,9 @@ pub struct ServeOptions {
     /// Reverse proxies whose `X-Forwarded-For` / `Forwarded` name the client (see
     /// [`security::client_address`]); from any other peer those headers are ignored.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Screen the rated games for fair play with these settings (`damasi serve` does unless
+    /// told `--no-fair-play`); none: no screening.
+    pub fair_play: Option<damasi_online::fair_play::ScreenSettings>,
 }
 
 impl Default for ServeOptions {
@@ -341,6 +344,7 @@ impl Default for ServeOptions {
             connections_per_address: CONNECTIONS_PER_ADDRESS,
             header_timeout: HEADER_TIMEOUT,
             trusted_proxies: Vec::new(),
+            fair_play: None,
         }
     }
 }
@@ -371,6 +375,7 @@ pub async fn serve_with(
     let online = state.online.clone();
     let tournaments = state.tournaments.clone();
     let limits = state.limits.clone();
+    let fair_play = options.fair_play.clone();
     tokio::spawn(async move {
         if let Err(e) = referee.resume_all().await {
             eprintln!("damasi-web: cannot resume games: {e:?}");
@@ -381,6 +386,10 @@ pub async fn serve_with(
         // The opening explorer counts the games that ended while the server was down, then
         // each game as it ends.
         damasi_online::explorer::follow(&online);
+        // The fair-play screen takes up the rated games that ended unscreened, then each.
+        if let Some(settings) = fair_play {
+            damasi_online::fair_play::follow(&online, settings);
+        }
         if let Err(e) = tournaments.run().await {
             eprintln!("damasi-web: cannot resume tournaments: {e:?}");
         }

@@ -1168,3 +1168,91 @@ async fn two_factors_and_token_scopes_in_both_stores() {
     let Some(url) = url() else { return };
     two_factors_in(OnlineDb::connect(&url).await.unwrap()).await;
 }
+
+/// The fair-play screen's storage: a rated game is found unscreened, claimed by one caller
+/// (another is refused until the claim is stale), its sides kept once, read back newest
+/// first; and a report with no reporter (the screen's) is kept and listed.
+#[tokio::test]
+async fn fair_play_screens_and_reports_in_both_stores() {
+    use damasi_web::online::db::{ReportRow, ScreenRow};
+    let mut stores = vec![OnlineDb::in_memory()];
+    if let Some(url) = url() {
+        stores.push(OnlineDb::connect(&url).await.expect("connect"));
+    }
+    for db in stores {
+        let online = Online::new(db.clone(), OnlineConfig::default());
+        let acc = online.accounts();
+        let (a, b) = (
+            acc.add_bot(&name("fa"), 0).await.unwrap(),
+            acc.add_bot(&name("fb"), 0).await.unwrap(),
+        );
+        let game = players::rated_win(&online, &a, &b).await;
+        let unscreened = db.unscreened_games(0, 0, 10_000).await.unwrap();
+        assert!(unscreened.contains(&game));
+        assert!(db.claim_screen(&game, 1_000, 0).await.unwrap());
+        // Claimed at 1,000: refused to a second caller, not stale before 1,000.
+        assert!(!db.claim_screen(&game, 2_000, 500).await.unwrap());
+        assert!(!db
+            .unscreened_games(0, 500, 10_000)
+            .await
+            .unwrap()
+            .contains(&game));
+        // A claim older than the stale mark is found again and taken over.
+        assert!(db
+            .unscreened_games(0, 1_500, 10_000)
+            .await
+            .unwrap()
+            .contains(&game));
+        assert!(db.claim_screen(&game, 3_000, 1_500).await.unwrap());
+        let row = |color: i64, user: i64, at_ms: i64| ScreenRow {
+            game_id: game.clone(),
+            color,
+            user_id: user,
+            at_ms,
+            moves: 20,
+            agreed: 17 + color,
+            loss_cm: 40,
+            think_mean_ms: 1200,
+            think_sd_ms: 300,
+        };
+        db.finish_screen(&game, vec![row(0, a.id, 4_000), row(1, b.id, 4_000)], 4_000)
+            .await
+            .unwrap();
+        // Done: never claimed or listed again; a side kept twice stays one row.
+        assert!(!db.claim_screen(&game, 9_000_000, 8_000_000).await.unwrap());
+        assert!(!db
+            .unscreened_games(0, i64::MAX, 10_000)
+            .await
+            .unwrap()
+            .contains(&game));
+        db.finish_screen(&game, vec![row(0, a.id, 5_000)], 5_000)
+            .await
+            .unwrap();
+        assert_eq!(
+            db.screens_of(a.id, 10).await.unwrap(),
+            vec![row(0, a.id, 4_000)]
+        );
+        assert_eq!(
+            db.screens_of(b.id, 10).await.unwrap(),
+            vec![row(1, b.id, 4_000)]
+        );
+
+        let id = db
+            .add_report(ReportRow {
+                id: 0,
+                created_ms: 6_000,
+                reporter: None,
+                reported: a.id,
+                game_id: Some(game.clone()),
+                reason: "cheating".into(),
+                note: "fair-play screen".into(),
+                evidence: "{}".into(),
+                closed_ms: None,
+            })
+            .await
+            .unwrap();
+        let open = db.reports(true, Some(a.id), 10).await.unwrap();
+        assert_eq!(open.len(), 1);
+        assert_eq!((open[0].id, open[0].reporter), (id, None));
+    }
+}

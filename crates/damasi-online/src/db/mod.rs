@@ -19,6 +19,7 @@ macro_rules! both {
 
 mod events;
 mod explorer;
+mod fair_play;
 mod mail;
 mod moderation;
 mod postgres;
@@ -30,6 +31,7 @@ use std::path::Path;
 use crate::error::ApiError;
 
 pub use events::{TournamentFilter, TournamentRow};
+pub use fair_play::ScreenRow;
 pub use mail::EmailRow;
 pub use moderation::{LogRow, MarkRow, ReportRow};
 pub use postgres::PostgresDb;

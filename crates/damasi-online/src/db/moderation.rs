@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS marks (
 CREATE TABLE IF NOT EXISTS reports (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created_ms INTEGER NOT NULL,
-    reporter_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    reporter_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
     reported_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     game_id TEXT,
     reason TEXT NOT NULL,
@@ -54,6 +54,39 @@ CREATE TABLE IF NOT EXISTS refunds (
 ) WITHOUT ROWID;
 ";
 
+/// Schema 9 for a database of schema 8: reports may come from the fair-play screen, with no
+/// reporter (SQLite changes a column's `NOT NULL` only by copying the table).
+pub(super) fn sqlite_migrate(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let not_null: bool = conn.query_row(
+        "SELECT \"notnull\" FROM pragma_table_info('reports') WHERE name = 'reporter_id'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !not_null {
+        return Ok(());
+    }
+    conn.execute_batch(
+        "BEGIN;
+         ALTER TABLE reports RENAME TO reports_8;
+         DROP INDEX IF EXISTS reports_reported;
+         CREATE TABLE reports (
+             id INTEGER PRIMARY KEY AUTOINCREMENT,
+             created_ms INTEGER NOT NULL,
+             reporter_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+             reported_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+             game_id TEXT,
+             reason TEXT NOT NULL,
+             note TEXT NOT NULL,
+             evidence TEXT NOT NULL,
+             closed_ms INTEGER
+         );
+         INSERT INTO reports SELECT * FROM reports_8;
+         DROP TABLE reports_8;
+         CREATE INDEX reports_reported ON reports(reported_id);
+         COMMIT;",
+    )
+}
+
 pub(super) const POSTGRES_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS roles (
     user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -70,7 +103,7 @@ CREATE TABLE IF NOT EXISTS marks (
 CREATE TABLE IF NOT EXISTS reports (
     id BIGSERIAL PRIMARY KEY,
     created_ms BIGINT NOT NULL,
-    reporter_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    reporter_id BIGINT REFERENCES users(id) ON DELETE CASCADE,
     reported_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     game_id TEXT,
     reason TEXT NOT NULL,
@@ -79,6 +112,7 @@ CREATE TABLE IF NOT EXISTS reports (
     closed_ms BIGINT
 );
 CREATE INDEX IF NOT EXISTS reports_reported ON reports(reported_id);
+ALTER TABLE reports ALTER COLUMN reporter_id DROP NOT NULL;
 CREATE TABLE IF NOT EXISTS mod_log (
     id BIGSERIAL PRIMARY KEY,
     at_ms BIGINT NOT NULL,
@@ -115,8 +149,8 @@ pub struct ReportRow {
     pub id: i64,
     /// When it was made (Unix ms).
     pub created_ms: i64,
-    /// Who reported.
-    pub reporter: i64,
+    /// Who reported; none for the fair-play screen ([`crate::fair_play`]).
+    pub reporter: Option<i64>,
     /// Who is reported.
     pub reported: i64,
     /// The game it is about, if any.

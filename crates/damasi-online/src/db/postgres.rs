@@ -538,6 +538,9 @@ impl PostgresDb {
         tx.batch_execute(super::two_factor::POSTGRES_SCHEMA)
             .await
             .map_err(|e| format!("cannot set up the PostgreSQL second factors: {e}"))?;
+        tx.batch_execute(super::fair_play::POSTGRES_SCHEMA)
+            .await
+            .map_err(|e| format!("cannot set up the PostgreSQL fair-play scores: {e}"))?;
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(PostgresDb {
             url: Arc::new(url.to_string()),

@@ -17,7 +17,7 @@ use super::{
 use crate::rating;
 
 /// The schema version this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 8;
+const SCHEMA_VERSION: i64 = 9;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS users (
@@ -245,6 +245,10 @@ impl SqliteDb {
         super::mail::sqlite_migrate(&conn).map_err(e)?;
         // Schema 8: second factors and API tokens' scopes (`db/two_factor.rs`).
         super::two_factor::sqlite_migrate(&conn).map_err(e)?;
+        // Schema 9: reports from the fair-play screen (no reporter), and its scores
+        // (`db/fair_play.rs`).
+        super::moderation::sqlite_migrate(&conn).map_err(e)?;
+        super::fair_play::sqlite_migrate(&conn).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
         Ok(SqliteDb {
@@ -1327,5 +1331,49 @@ mod tests {
         .await
         .unwrap();
         assert!(db.game("oldgame1").await.is_err());
+    }
+
+    /// A database of schema 8, whose reports all had a reporter: opened by this code, its
+    /// reports are kept as they were, and a report with none (the fair-play screen's) is
+    /// stored beside them.
+    #[tokio::test]
+    async fn reports_of_schema_8_are_kept_and_may_then_have_no_reporter() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE reports (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 created_ms INTEGER NOT NULL,
+                 reporter_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                 reported_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                 game_id TEXT, reason TEXT NOT NULL, note TEXT NOT NULL,
+                 evidence TEXT NOT NULL, closed_ms INTEGER);
+             INSERT INTO users (name, created_ms) VALUES ('ayse', 1), ('bora', 1);
+             INSERT INTO reports (created_ms, reporter_id, reported_id, reason, note, evidence)
+                 VALUES (5, 1, 2, 'insults', 'rude', '{}');
+             PRAGMA user_version = 8;",
+        )
+        .unwrap();
+        let db = super::super::OnlineDb::Sqlite(SqliteDb::init(conn).unwrap());
+        let old = db.reports(true, Some(2), 10).await.unwrap();
+        assert_eq!(old.len(), 1);
+        assert_eq!(
+            (
+                old[0].id,
+                old[0].reporter,
+                old[0].reason.as_str(),
+                old[0].note.as_str()
+            ),
+            (1, Some(1), "insults", "rude")
+        );
+        let mut screen = old[0].clone();
+        screen.reporter = None;
+        screen.reason = "cheating".into();
+        let id = db.add_report(screen).await.unwrap();
+        assert_eq!(id, 2);
+        let now = db.reports(true, Some(2), 10).await.unwrap();
+        assert_eq!(
+            now.iter().map(|r| r.reporter).collect::<Vec<_>>(),
+            [Some(1), None]
+        );
     }
 }

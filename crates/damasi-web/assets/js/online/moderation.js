@@ -65,7 +65,8 @@ function reportItem(r) {
   const who = document.createElement("a");
   who.href = "/@/" + encodeURIComponent(r.reported);
   who.textContent = r.reported;
-  head.append(who, ` · ${t("onReason:" + r.reason)} · ${t("onReportedBy", { name: r.reporter })}`);
+  const by = r.reporter === null ? t("onReportedByScreen") : t("onReportedBy", { name: r.reporter });
+  head.append(who, ` · ${t("onReason:" + r.reason)} · ${by}`);
   if (r.marks.length) head.append(` · [${r.marks.join(", ")}]`);
   li.appendChild(head);
   if (r.note) { const p = document.createElement("p"); p.className = "note"; p.textContent = r.note; li.appendChild(p); }
@@ -79,6 +80,18 @@ function reportItem(r) {
     const p = document.createElement("p");
     p.className = "chatline";
     p.textContent = `${line.user}: ${line.text}`;
+    li.appendChild(p);
+  }
+  // The fair-play screen's evidence: each game it counted, with the figures of the side.
+  for (const g of (r.evidence && r.evidence.screen && r.evidence.screen.perGame) || []) {
+    const a = document.createElement("a");
+    a.className = "screen-game";
+    a.href = "/online/" + g.game;
+    a.textContent = t("onScreenGame", {
+      game: g.game, color: g.color, agreed: g.agreed, moves: g.moves, loss: (g.lossCm / 100).toFixed(2),
+    });
+    const p = document.createElement("p");
+    p.appendChild(a);
     li.appendChild(p);
   }
   const row = document.createElement("div");
