@@ -331,7 +331,13 @@ pub const SCOPES: &[&str] = &[
     "email:read",
     "preference:read",
     "msg:write",
+    "web:mod",
 ];
+
+/// What only a log-in (or a token that may do everything) may do: change the password, the
+/// address, the second factor, sessions and tokens, close the account, download its data,
+/// report players. lichess's name for a full log-in; no token can be given it as a scope.
+pub const WEB_LOGIN: &str = "web:login";
 
 /// Checks a token's scopes as asked (lichess's names, see [`SCOPES`]) and returns them
 /// space-separated, sorted and without repeats; 400 naming the first unknown one.
@@ -359,35 +365,62 @@ pub fn check_scopes(scopes: &[String]) -> Result<String, ApiError> {
     Ok(out.join(" "))
 }
 
-/// The scope a request needs, from its method and path, where damasi checks one: the Board
-/// and Bot APIs, challenges, and tournaments' writes. None for the other routes.
-pub fn scope_for(method: &str, path: &str) -> Option<&'static str> {
+/// The scopes of which a request sent with a scoped token needs one, from its method and
+/// path under `/api` (as lichess asks them where it has the route); none for what any token
+/// may do (public reads, the token's own test and revocation, a player's own games and
+/// notices). The account's own settings need [`WEB_LOGIN`], which no scoped token has.
+pub fn scope_for(method: &str, path: &str) -> Option<&'static [&'static str]> {
     let write = method != "GET" && method != "HEAD";
-    if path.starts_with("/api/board/") {
-        Some("board:play")
-    } else if path.starts_with("/api/bot/") {
-        Some("bot:play")
-    } else if path.starts_with("/api/challenge") {
-        Some(if write {
-            "challenge:write"
-        } else {
-            "challenge:read"
-        })
-    } else if write && (path.starts_with("/api/tournament") || path.starts_with("/api/swiss")) {
-        Some("tournament:write")
-    } else {
-        None
-    }
+    let path = path.strip_prefix("/api/")?;
+    let under = |prefix: &str| path == prefix || path.starts_with(&format!("{prefix}/"));
+    Some(match () {
+        _ if path == "bot/online" => return None,
+        _ if under("board")
+            || (write && (under("online/games") || under("lobby") || under("pool"))) =>
+        {
+            &["board:play"]
+        }
+        _ if under("bot") => &["bot:play"],
+        _ if under("stream/event") => &["challenge:read", "bot:play", "board:play"],
+        _ if under("challenge") && write => &["challenge:write"],
+        _ if under("challenge") => &["challenge:read"],
+        _ if write && (under("tournament") || under("swiss")) => &["tournament:write"],
+        _ if under("rel") && write => &["follow:write"],
+        _ if under("rel") => &["follow:read"],
+        _ if under("mod") => &["web:mod"],
+        _ if path == "report"
+            || path == "account/export"
+            || path == "account/close"
+            || path == "account/token"
+            || path == "account/link-code"
+            || path == "account/logout-everywhere"
+            || under("account/password") && !under("account/password-reset")
+            || under("account/sessions")
+            || under("account/two-factor")
+            || under("account/email")
+            || under("account/telegram") =>
+        {
+            &[WEB_LOGIN]
+        }
+        _ => return None,
+    })
 }
 
-/// Refuses a request needing `scope` sent with a token limited to `scopes` (space-separated)
-/// that lacks it: 403 `missing-scope`.
-pub fn check_scope(scopes: Option<&str>, scope: &str) -> Result<(), ApiError> {
+/// Refuses a request needing one of `needed` sent with a token limited to `scopes`
+/// (space-separated) that has none of them: 403 `missing-scope`.
+pub fn check_scope(scopes: Option<&str>, needed: &[&str]) -> Result<(), ApiError> {
     match scopes {
-        Some(list) if !list.split(' ').any(|s| s == scope) => Err(ApiError::Forbidden {
-            code: "missing-scope",
-            message: format!("this API token does not have the scope '{scope}' (it has: {list})"),
-        }),
+        Some(list) if !list.split(' ').any(|s| needed.contains(&s)) => {
+            let what = if needed == [WEB_LOGIN] {
+                "only a log-in or a token that may do everything may do this".to_string()
+            } else {
+                format!("this API token needs the scope '{}'", needed.join("' or '"))
+            };
+            Err(ApiError::Forbidden {
+                code: "missing-scope",
+                message: format!("{what} (it has: {list})"),
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -663,24 +696,66 @@ mod tests {
         let e = check_scopes(&["board:play".into(), "games:everything".into()]).unwrap_err();
         assert!(e.message().contains("scopes[1]"), "{}", e.message());
         assert!(check_scopes(&[]).is_err());
+        // Route by route, as lichess asks (any of the scopes listed).
+        for (method, path, want) in [
+            (
+                "POST",
+                "/api/board/game/x/move/e3",
+                Some(&["board:play"][..]),
+            ),
+            (
+                "POST",
+                "/api/online/games/x/move",
+                Some(&["board:play"][..]),
+            ),
+            ("POST", "/api/lobby/seeks", Some(&["board:play"][..])),
+            ("GET", "/api/online/games/x", None),
+            ("POST", "/api/bot/account/upgrade", Some(&["bot:play"][..])),
+            ("GET", "/api/bot/online", None),
+            (
+                "GET",
+                "/api/stream/event",
+                Some(&["challenge:read", "bot:play", "board:play"][..]),
+            ),
+            ("GET", "/api/challenge", Some(&["challenge:read"][..])),
+            (
+                "POST",
+                "/api/challenge/ayse",
+                Some(&["challenge:write"][..]),
+            ),
+            ("POST", "/api/tournament", Some(&["tournament:write"][..])),
+            ("POST", "/api/swiss/x/join", Some(&["tournament:write"][..])),
+            ("GET", "/api/tournament", None),
+            ("POST", "/api/rel/follow/ayse", Some(&["follow:write"][..])),
+            ("GET", "/api/rel/following", Some(&["follow:read"][..])),
+            ("POST", "/api/mod/ayse/warn", Some(&["web:mod"][..])),
+            ("POST", "/api/account/password", Some(&[WEB_LOGIN][..])),
+            (
+                "POST",
+                "/api/account/two-factor/setup",
+                Some(&[WEB_LOGIN][..]),
+            ),
+            ("POST", "/api/account/token", Some(&[WEB_LOGIN][..])),
+            ("GET", "/api/account/export", Some(&[WEB_LOGIN][..])),
+            ("POST", "/api/report", Some(&[WEB_LOGIN][..])),
+            ("POST", "/api/account/password-reset", None),
+            ("GET", "/api/account", None),
+            ("DELETE", "/api/token", None),
+            ("GET", "/api/user/ayse", None),
+            ("GET", "/online", None),
+        ] {
+            assert_eq!(scope_for(method, path), want, "{method} {path}");
+        }
+        assert!(check_scope(None, &["board:play"]).is_ok());
+        assert!(check_scope(Some("board:play challenge:write"), &["board:play"]).is_ok());
+        assert!(check_scope(Some("bot:play"), &["challenge:read", "bot:play"]).is_ok());
         assert_eq!(
-            scope_for("POST", "/api/board/game/x/move/e3"),
-            Some("board:play")
-        );
-        assert_eq!(scope_for("GET", "/api/challenge"), Some("challenge:read"));
-        assert_eq!(
-            scope_for("POST", "/api/tournament"),
-            Some("tournament:write")
-        );
-        assert_eq!(scope_for("GET", "/api/tournament"), None);
-        assert_eq!(scope_for("GET", "/api/account"), None);
-        assert!(check_scope(None, "board:play").is_ok());
-        assert!(check_scope(Some("board:play challenge:write"), "board:play").is_ok());
-        assert_eq!(
-            check_scope(Some("challenge:read"), "board:play")
+            check_scope(Some("challenge:read"), &["board:play"])
                 .unwrap_err()
                 .code(),
             "missing-scope"
         );
+        let e = check_scope(Some("board:play"), &[WEB_LOGIN]).unwrap_err();
+        assert!(e.message().contains("only a log-in"), "{}", e.message());
     }
 }

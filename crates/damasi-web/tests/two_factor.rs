@@ -344,6 +344,39 @@ async fn tokens_are_listed_with_their_scopes_and_refused_outside_them() {
         .find(|t| t["description"] == "reader")
         .expect("the described token");
     assert_eq!(reader["scopes"], json!(["challenge:read"]));
+    // The challenge reader follows nobody, changes no password, mints no token, closes
+    // nothing and downloads no data; the token that may do everything passes those checks
+    // (and meets the route's own: a wrong password is a 400 or 403 of another code).
+    for (method, uri, body) in [
+        (Method::POST, "/api/rel/follow/nobody_here", ""),
+        (Method::GET, "/api/rel/following", ""),
+        (
+            Method::POST,
+            "/api/account/password",
+            r#"{"old":"x","new":"y"}"#,
+        ),
+        (Method::POST, "/api/account/token", ""),
+        (Method::POST, "/api/account/close", r#"{"password":"x"}"#),
+        (Method::GET, "/api/account/export", ""),
+        (
+            Method::POST,
+            "/api/mod/nobody_here/warn",
+            r#"{"message":"m"}"#,
+        ),
+    ] {
+        let (s, body_got) = with_token(&app, method.clone(), uri, &scoped, body).await;
+        assert_eq!(
+            (s, body_got["code"].as_str()),
+            (StatusCode::FORBIDDEN, Some("missing-scope")),
+            "{method} {uri}: {body_got}"
+        );
+        let (_, body_got) = with_token(&app, method.clone(), uri, &all, body).await;
+        assert_ne!(
+            body_got["code"].as_str(),
+            Some("missing-scope"),
+            "{method} {uri}: {body_got}"
+        );
+    }
     let id = reader["id"].as_str().unwrap().to_string();
     let (s, _, _) = send(
         &app,

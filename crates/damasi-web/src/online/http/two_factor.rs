@@ -138,8 +138,10 @@ pub(super) async fn disable(
 }
 
 /// Refuses a request sent with a scoped API token when its route needs a scope the token
-/// lacks (403 `missing-scope`): the Board and Bot APIs, challenges and tournaments' writes
-/// (`damasi_online::two_factor::scope_for`). Tokens without scopes pass, as do sessions.
+/// lacks (403 `missing-scope`): the Board and Bot APIs and the page's game routes, challenges,
+/// tournaments' writes, follows, moderation, and the account's own settings, which only a
+/// log-in or a token that may do everything changes (`damasi_online::two_factor::scope_for`).
+/// Tokens without scopes pass, as do sessions.
 pub async fn scope_guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
     if let Some(scope) = scope_for(req.method().as_str(), req.uri().path()) {
         if let Some(token) = bearer(req.headers()) {
