@@ -496,3 +496,31 @@ async fn reset_requests_are_limited_per_address_and_per_email() {
     assert_eq!(r.body["code"], "rate-limited");
     assert!(r.retry_after.is_some_and(|s| (1..=12 * 60).contains(&s)));
 }
+
+/// Guessing reset links, measured: each link is 128 random bits, and one address may look up
+/// or use at most 10 a minute (the log-in limit); the 11th guess is refused with the wait.
+/// At that rate a guess has odds of 10 in 2^128 a minute.
+#[tokio::test]
+async fn guessing_reset_links_is_limited_per_address() {
+    let app = router(AppState::in_memory());
+    let mut outcomes = Vec::new();
+    for i in 0..14 {
+        let guess = format!("/api/account/password-reset/{i:032x}");
+        let r = if i % 2 == 0 {
+            get(&app, &guess, None).await
+        } else {
+            post(&app, &guess, None, json!({"password": "yeni parolam"})).await
+        };
+        outcomes.push((r.status, r.retry_after));
+    }
+    let not_found = outcomes
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::NOT_FOUND)
+        .count();
+    assert_eq!(not_found, 10, "{outcomes:?}");
+    for (status, retry_after) in &outcomes[10..] {
+        assert_eq!(*status, StatusCode::TOO_MANY_REQUESTS);
+        let wait = retry_after.unwrap();
+        assert!((1..=60).contains(&wait), "{wait}");
+    }
+}
