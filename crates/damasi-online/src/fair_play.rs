@@ -65,8 +65,8 @@ impl Default for ScreenSettings {
             min_moves: 10,
             window: 10,
             min_games: 5,
-            agreement: 0.80,
-            average_loss_men: 0.05,
+            agreement: 0.75,
+            average_loss_men: 0.06,
             catch_up: Duration::from_secs(7 * 24 * 3600),
         }
     }

@@ -435,16 +435,6 @@ impl PostgresDb {
     }
 }
 
-/// Calls the same method on whichever store is in use.
-macro_rules! both {
-    ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self {
-            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
-            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
-        }
-    };
-}
-
 impl OnlineDb {
     /// Counts `games` in the explorer, in one transaction: each game that is not counted yet
     /// (by its source and key) is marked and its moves added to their rows; one counted

@@ -24,3 +24,16 @@ export async function launch() {
   };
   return { context, close };
 }
+
+/** A page in a fresh browser at `viewport` (added to `opened`, for closing), with the page's
+ * uncaught errors gathered in `errors`. */
+export async function openPage(viewport, opened) {
+  const browser = await launch();
+  opened.push(browser);
+  const page = await browser.context.newPage();
+  await page.setViewportSize(viewport);
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.setDefaultTimeout(15000);
+  return { page, errors };
+}

@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { launch } from "./browser.mjs";
+import { launch, openPage } from "./browser.mjs";
 import { URL_BASE, waitUntilUp } from "./server.mjs";
 
 const tag = Date.now().toString(36).slice(-5);
@@ -60,12 +60,7 @@ after(async () => { for (const b of opened) await b.close(); });
 
 for (const [device, viewport] of [["desktop", { width: 1200, height: 820 }], ["phone", { width: 390, height: 844 }]]) {
   test(`reports from a game and a profile, acted on by a moderator (${device})`, async () => {
-    const browser = await launch();
-    opened.push(browser);
-    const page = await browser.context.newPage();
-    await page.setViewportSize(viewport);
-    const errors = [];
-    page.on("pageerror", (e) => errors.push(e.message));
+    const { page, errors } = await openPage(viewport, opened);
     page.on("dialog", (d) => d.accept(d.type() === "prompt" ? "Please play fair" : undefined));
     page.setDefaultTimeout(15000);
 

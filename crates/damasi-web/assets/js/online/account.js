@@ -191,8 +191,14 @@ async function wireMail() {
     $("reset-who").textContent = t("onResetFor", { name: r.name });
     $("reset-name").value = r.name;
   } catch (e) {
-    $("reset-who").textContent = t("onLinkNotValid");
-    $("reset-form").hidden = true;
+    // Only a 404 says the link is dead; a refusal to look it up now (429) or a network
+    // error leaves it good, and the form stays for another try.
+    if (e instanceof ApiError && e.status === 404) {
+      $("reset-who").textContent = t("onLinkNotValid");
+      $("reset-form").hidden = true;
+    } else {
+      showError(e);
+    }
   }
 }
 
