@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use damasi::Game;
 use damasi_engine::{
@@ -35,6 +35,11 @@ pub struct FairPlayTrialArgs {
     /// The screen's search depth (default: the server's).
     #[arg(long)]
     depth: Option<u32>,
+    /// Also write every screened side to this CSV file (player, moves, agreed, loss in
+    /// hundredths of a man, mean and deviation of the thinking time), to try other
+    /// thresholds on the same games.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<std::path::PathBuf>,
 }
 
 /// Who plays a side in the trial.
@@ -117,6 +122,21 @@ pub fn fair_play_trial(a: FairPlayTrialArgs) -> Result<()> {
         }
     });
     let sides = sides.into_inner().expect("no thread panicked");
+    if let Some(path) = &a.csv {
+        let mut out = String::from("player,moves,agreed,loss_cm,think_mean_ms,think_sd_ms\n");
+        for side in &sides {
+            let s = side.score;
+            let player = match side.player {
+                Player::Engine => "engine".to_string(),
+                Player::Person(n) => format!("level{n}"),
+            };
+            out += &format!(
+                "{player},{},{},{},{},{}\n",
+                s.moves, s.agreed, s.loss_cm, s.think_mean_ms, s.think_sd_ms
+            );
+        }
+        std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     report(&sides, &settings, &a, started.elapsed());
     Ok(())
 }

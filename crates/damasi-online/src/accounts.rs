@@ -7,7 +7,8 @@ use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::Argon2;
 use sha2::{Digest, Sha256};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::sync::broadcast;
 
@@ -338,6 +339,12 @@ pub struct Accounts {
     /// The account whose session or token was revoked in this process, so its sockets and
     /// streams check theirs again at once.
     revoked: broadcast::Sender<i64>,
+    /// How many revocations this process has made: a socket whose last check is younger
+    /// than every revocation need not ask the database again ([`Accounts::still_valid_since`]).
+    revocations: Arc<AtomicU64>,
+    /// Whether other server processes share the database (a cluster), whose revocations this
+    /// one does not count: then every action is checked against the database.
+    shared: bool,
 }
 
 impl Accounts {
@@ -346,6 +353,16 @@ impl Accounts {
         Accounts {
             db,
             revoked: broadcast::channel(REVOCATIONS_KEPT).0,
+            revocations: Arc::new(AtomicU64::new(0)),
+            shared: false,
+        }
+    }
+
+    /// The same accounts, for one process of a cluster.
+    pub(crate) fn shared(self) -> Accounts {
+        Accounts {
+            shared: true,
+            ..self
         }
     }
 
@@ -356,6 +373,7 @@ impl Accounts {
     }
 
     pub(crate) fn revoked_now(&self, user: i64) {
+        self.revocations.fetch_add(1, Ordering::SeqCst);
         let _ = self.revoked.send(user);
     }
 
@@ -557,6 +575,31 @@ impl Accounts {
         Ok(self.check(cred).await?.is_some_and(|p| p.id == player.id))
     }
 
+    /// [`Accounts::still_valid`] for a connection that acts again and again (a game's
+    /// WebSocket), `last` its last good check: the database is asked again only when this
+    /// process revoked a session or token since, or the last check is [`TRUST_CHECK_FOR`]
+    /// old, or other processes share the database. A move then costs no query, and a
+    /// revocation made here still stops the very next action.
+    pub async fn still_valid_since(
+        &self,
+        player: &Player,
+        cred: &Credential,
+        last: &mut Option<Checked>,
+    ) -> Result<bool, ApiError> {
+        // Read before the query: a revocation made during it is seen by the next action.
+        let epoch = self.revocations.load(Ordering::SeqCst);
+        let fresh = |c: &Checked| c.epoch == epoch && c.at.elapsed() < TRUST_CHECK_FOR;
+        if !self.shared && last.as_ref().is_some_and(fresh) {
+            return Ok(true);
+        }
+        let valid = self.still_valid(player, cred).await?;
+        *last = valid.then(|| Checked {
+            epoch,
+            at: std::time::Instant::now(),
+        });
+        Ok(valid)
+    }
+
     /// Forgets the sessions older than [`SESSION_LIFETIME`] (refused already; this keeps the
     /// table small). Returns how many.
     pub async fn forget_expired(&self) -> Result<u64, ApiError> {
@@ -675,6 +718,18 @@ impl Accounts {
 /// How often a socket or stream checks that its session or token still stands even without a
 /// notice (a revocation made by another server process sharing the database).
 pub const RECHECK_EVERY: Duration = Duration::from_secs(30);
+
+/// How long a connection's good check of its session or token stands when this process
+/// revoked nothing since ([`Accounts::still_valid_since`]): the bound on noticing a revocation
+/// made by another process on the same database file (the operator's command line).
+pub const TRUST_CHECK_FOR: Duration = Duration::from_secs(10);
+
+/// A connection's last good check of its session or token ([`Accounts::still_valid_since`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Checked {
+    epoch: u64,
+    at: std::time::Instant,
+}
 
 /// Watches, for a WebSocket or a stream, that the session or token it was opened with still
 /// stands: [`RevocationWatch::revoked`] returns once it has been revoked (at once when that

@@ -111,6 +111,13 @@ impl Command {
             Command::Deadline | Command::Expire | Command::Presence { .. } | Command::Lag { .. }
         )
     }
+
+    /// Whether applying this command may be refused or store something, so that the runner
+    /// must be able to put the state back: not a connection's presence or lag ping, which
+    /// only note what they measured.
+    pub fn may_roll_back(&self) -> bool {
+        !matches!(self, Command::Presence { .. } | Command::Lag { .. })
+    }
 }
 
 /// What a command did, for the runner to store and announce.

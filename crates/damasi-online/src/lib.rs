@@ -371,7 +371,10 @@ impl Online {
     fn with_cluster(db: OnlineDb, config: OnlineConfig, cluster: Option<Cluster>) -> Online {
         Online {
             inner: Arc::new(Inner {
-                accounts: Accounts::new(db.clone()),
+                accounts: match cluster {
+                    Some(_) => Accounts::new(db.clone()).shared(),
+                    None => Accounts::new(db.clone()),
+                },
                 db,
                 config,
                 tables: StdMutex::new(HashMap::new()),

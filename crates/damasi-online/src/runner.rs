@@ -155,17 +155,23 @@ impl Online {
             }
             state.blocking = blocking;
         }
-        let before = state.clone();
+        // A copy to put back if the command is refused or cannot be stored; none for a ping,
+        // which would otherwise copy the whole game for a number.
+        let before = cmd.may_roll_back().then(|| state.clone());
         let now = Now::current();
         let applied = match apply(&mut state, by, cmd, now, &self.inner.config) {
             Ok(a) => a,
             Err(e) => {
-                *state = before;
+                if let Some(before) = before {
+                    *state = before;
+                }
                 return Err(e);
             }
         };
         if let Err(e) = self.store(&table, &mut state, &applied.events).await {
-            *state = before;
+            if let Some(before) = before {
+                *state = before;
+            }
             return Err(e);
         }
         self.announce(&table, &state, &applied.events, now);

@@ -30,6 +30,25 @@ pub const MAX_CONNECTIONS: usize = 512;
 /// site, so this leaves room for a club's members behind one router.
 pub const CONNECTIONS_PER_ADDRESS: usize = 64;
 
+/// Connections the kernel keeps waiting to be accepted (it caps this at its `somaxconn`,
+/// 4,096 on current Linux): players arriving by the thousand at once (a tournament's start,
+/// a restart) wait their turn instead of being reset, as they were with the usual 1,024.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listening socket on `addr` with [`LISTEN_BACKLOG`].
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As std's bind does on Unix: a restarted server takes its port back at once.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Limits on connections and the trusted proxies, for [`serve_with`].
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
@@ -80,7 +99,7 @@ pub async fn serve_with(
     options: ServeOptions,
     on_ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let listener = listen(addr)?;
     // Games left running (clocks, the engine to move) are looked after again at once.
     let referee = state.referee.clone();
     let online = state.online.clone();

@@ -22,6 +22,7 @@ mod explorer;
 mod fair_play;
 mod mail;
 mod moderation;
+mod move_writer;
 mod postgres;
 mod sqlite;
 mod two_factor;

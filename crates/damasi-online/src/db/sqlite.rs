@@ -118,6 +118,8 @@ pub struct SqliteDb {
     /// they read while games are written (WAL), and never wait behind a game's move nor make
     /// one wait. None for a database in memory (the explorer reads through `conn`).
     reader: Option<Arc<Mutex<Connection>>>,
+    /// The writer of moves, many games' together (group commit).
+    moves: super::move_writer::MoveWriter,
 }
 
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
@@ -251,8 +253,10 @@ impl SqliteDb {
         super::fair_play::sqlite_migrate(&conn).map_err(e)?;
         conn.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(e)?;
+        let conn = Arc::new(Mutex::new(conn));
         Ok(SqliteDb {
-            conn: Arc::new(Mutex::new(conn)),
+            moves: super::move_writer::MoveWriter::new(conn.clone()),
+            conn,
             reader: None,
         })
     }
@@ -598,8 +602,9 @@ impl SqliteDb {
         .await
     }
 
-    /// Appends ply `ply` to game `id` and records when the next turn began, in one
-    /// transaction.
+    /// Appends ply `ply` to game `id` and records when the next turn began, committed before
+    /// it answers; moves of several games arriving together share a transaction
+    /// (`move_writer.rs`).
     pub async fn add_move(
         &self,
         id: &str,
@@ -608,21 +613,15 @@ impl SqliteDb {
         elapsed_ms: i64,
         turn_started_ms: i64,
     ) -> Result<(), ApiError> {
-        let id = id.to_string();
-        self.with(move |c| {
-            let tx = c.transaction()?;
-            tx.execute(
-                "INSERT INTO online_moves (game_id, ply, token, elapsed_ms) VALUES (?1, ?2, ?3, ?4)",
-                params![id, ply as i64, token, elapsed_ms],
-            )?;
-            tx.execute(
-                "UPDATE online_games SET turn_started_ms = ?2 WHERE id = ?1",
-                params![id, turn_started_ms],
-            )?;
-            tx.commit()?;
-            Ok(())
-        })
-        .await
+        self.moves
+            .write(super::move_writer::MoveWrite {
+                id: id.to_string(),
+                ply: ply as i64,
+                token,
+                elapsed_ms,
+                turn_started_ms,
+            })
+            .await
     }
 
     /// Drops the plies of game `id` from `ply` on (a takeback) and records when the turn began.

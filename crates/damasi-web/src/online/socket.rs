@@ -33,7 +33,7 @@ use crate::error::{ApiError, ApiPath, HttpError};
 use crate::streams::{Client, StreamPermit, Viewer};
 use crate::AppState;
 
-use super::accounts::{Api, Credential, Player, RevocationWatch};
+use super::accounts::{Api, Checked, Credential, Player, RevocationWatch};
 use super::command::Command;
 use super::session::Identify;
 use super::{Online, Watch};
@@ -118,6 +118,7 @@ async fn run(
     if let Some(side) = side {
         online.connected(&id, side, true).await;
     }
+    let mut checked = None;
     let mut ping = tokio::time::interval(PING_EVERY);
     let mut ping_sent: Option<Instant> = None;
     // When the oldest ping without a pong was sent.
@@ -128,7 +129,7 @@ async fn run(
                 let Some(Ok(msg)) = incoming else { break };
                 match msg {
                     Message::Text(text) => {
-                        let reply = handle(&online, &id, who.as_ref(), &limits, text.as_str()).await;
+                        let reply = handle(&online, &id, who.as_ref(), &limits, &mut checked, text.as_str()).await;
                         if let Ok(Handled::Revoked) = reply {
                             close_revoked(&mut socket).await;
                             break;
@@ -236,6 +237,7 @@ async fn handle(
     id: &str,
     who: Option<&(Player, Credential)>,
     limits: &super::http::Limits,
+    checked: &mut Option<Checked>,
     text: &str,
 ) -> Result<Handled, ApiError> {
     // The page's messages are the game's commands (see `command::Command`).
@@ -252,8 +254,13 @@ async fn handle(
         limits.check_action(p.id)?;
     }
     // Checked before every action (within the rate limits): a message sent just after a
-    // log-out must not act.
-    if !online.accounts().still_valid(p, cred).await? {
+    // log-out must not act. Without a revocation in this process since the last check,
+    // that check stands for a while (`Accounts::still_valid_since`).
+    if !online
+        .accounts()
+        .still_valid_since(p, cred, checked)
+        .await?
+    {
         return Ok(Handled::Revoked);
     }
     online.act(id, p, cmd).await?;
