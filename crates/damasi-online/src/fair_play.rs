@@ -65,8 +65,8 @@ impl Default for ScreenSettings {
             min_moves: 10,
             window: 10,
             min_games: 5,
-            agreement: 0.75,
-            average_loss_men: 0.06,
+            agreement: 0.82,
+            average_loss_men: 0.10,
             catch_up: Duration::from_secs(7 * 24 * 3600),
         }
     }
@@ -583,7 +583,9 @@ mod tests {
         assert!(s.beyond(&f));
         // One game is not enough, however good.
         assert!(!s.beyond(&s.figures(&rows[..2])));
-        // Too much lost.
-        assert!(!s.beyond(&s.figures(&[side(20, 18, 200, 0, 0), side(20, 18, 200, 0, 0)])));
+        // Too much lost (0.2 men a move).
+        assert!(!s.beyond(&s.figures(&[side(20, 18, 400, 0, 0), side(20, 18, 400, 0, 0)])));
+        // Too few of the engine's choices (80%).
+        assert!(!s.beyond(&s.figures(&[side(20, 16, 0, 0, 0), side(20, 16, 0, 0, 0)])));
     }
 }
