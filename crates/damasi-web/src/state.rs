@@ -141,7 +141,7 @@ impl AppState {
         self
     }
 
-    /// The same state with other caps on long-lived requests (see [`streams`]).
+    /// The same state with other caps on long-lived requests (see [`crate::streams`]).
     pub fn with_stream_limits(mut self, limits: StreamLimits) -> AppState {
         self.streams = Arc::new(Streams::new(limits));
         self
