@@ -211,16 +211,18 @@ fn report(sides: &[Side], settings: &ScreenSettings, a: &FairPlayTrialArgs, took
         if scores.is_empty() {
             continue;
         }
-        let all = settings.figures(&scores);
+        // Over every counted game of this kind of player, not the screen's window of 10.
+        let all = ScreenSettings {
+            window: usize::MAX,
+            ..settings.clone()
+        }
+        .figures(&scores);
         let one_game = ScreenSettings {
             min_games: 1,
             window: 1,
             ..settings.clone()
         };
-        let counted: Vec<&SideScore> = scores
-            .iter()
-            .filter(|s| s.moves >= settings.min_moves)
-            .collect();
+        let counted: Vec<&SideScore> = scores.iter().filter(|s| settings.counts(s)).collect();
         let games_beyond = counted
             .iter()
             .filter(|s| one_game.beyond(&one_game.figures(&[***s])))

@@ -200,7 +200,7 @@ impl ScreenSettings {
     pub fn figures(&self, rows: &[SideScore]) -> PlayerFigures {
         let counted: Vec<&SideScore> = rows
             .iter()
-            .filter(|s| s.moves >= self.min_moves)
+            .filter(|s| self.counts(s))
             .take(self.window)
             .collect();
         let moves: i64 = counted.iter().map(|s| s.moves).sum();
@@ -227,6 +227,11 @@ impl ScreenSettings {
                 spreads.iter().sum::<f64>() / spreads.len() as f64
             },
         }
+    }
+
+    /// Whether a side's game counts for its player: enough of its moves were scored.
+    pub fn counts(&self, side: &SideScore) -> bool {
+        side.moves >= self.min_moves
     }
 
     /// Whether `figures` go to the moderators: enough games, the engine's first choice often
@@ -381,13 +386,12 @@ impl Screen {
             moves.iter().map(|(t, _)| (t.as_str(), 0)),
         )?;
         let think: Vec<i64> = moves.iter().map(|(_, ms)| *ms).collect();
+        let stopped = || ApiError::Internal("the fair-play thread has stopped".into());
         let (answer, scores) = oneshot::channel();
         self.jobs
             .send((record.into_game(), think, answer))
-            .map_err(|_| ApiError::Internal("the fair-play thread has stopped".into()))?;
-        let scores = scores
-            .await
-            .map_err(|_| ApiError::Internal("the fair-play thread has stopped".into()))?;
+            .map_err(|_| stopped())?;
+        let scores = scores.await.map_err(|_| stopped())?;
         let at = now_ms();
         let mut rows = Vec::new();
         for (color, (user, score)) in row.players.iter().zip(scores).enumerate() {
@@ -421,7 +425,13 @@ impl Screen {
     /// screened since.
     async fn consider(&self, db: &OnlineDb, user: i64) -> Result<(), ApiError> {
         let rows = db.screens_of(user, self.settings.window as i64 * 3).await?;
-        let scores: Vec<SideScore> = rows.iter().map(ScreenRow::score).collect();
+        // The games the figures are made of, newest first (as `ScreenSettings::figures` picks them).
+        let counted: Vec<&ScreenRow> = rows
+            .iter()
+            .filter(|r| self.settings.counts(&r.score()))
+            .take(self.settings.window)
+            .collect();
+        let scores: Vec<SideScore> = counted.iter().map(|r| r.score()).collect();
         let figures = self.settings.figures(&scores);
         if !self.settings.beyond(&figures) {
             return Ok(());
@@ -444,11 +454,6 @@ impl Screen {
                 return Ok(());
             }
         }
-        let counted: Vec<&ScreenRow> = rows
-            .iter()
-            .filter(|r| r.moves >= self.settings.min_moves)
-            .take(self.settings.window)
-            .collect();
         let note = format!(
             "fair-play screen: {:.0}% of {} moves were the engine's first choice (depth {}), \
              {:.3} men lost a move on average, over {} games",
