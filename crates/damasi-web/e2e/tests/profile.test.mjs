@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./browser.mjs";
-import { URL_BASE, waitUntilUp } from "./server.mjs";
+import { URL_BASE, call, signUp, waitUntilUp } from "./server.mjs";
 
 const tag = Date.now().toString(36).slice(-5);
 const ADA = "ada_" + tag;
@@ -14,23 +14,6 @@ const BEN = "ben_" + tag;
 const PASSWORD = "correct-horse-1";
 const opened = [];
 const tid = (id) => `[data-testid="${id}"]`;
-
-/** A JSON request as `cookie`'s account. */
-async function call(cookie, method, path, body) {
-  const headers = { cookie };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(URL_BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let json = null;
-  try { json = JSON.parse(text); } catch (_) { json = text; }
-  return { status: res.status, body: json, headers: res.headers };
-}
-
-async function signUp(name) {
-  const r = await call("", "POST", "/api/account/signup", { name, password: PASSWORD });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.headers.get("set-cookie").split(";")[0];
-}
 
 /** A game of White and Black (cookies): one move each, then `loser` resigns. */
 async function game(white, black, loser, rated) {
@@ -46,8 +29,8 @@ async function game(white, black, loser, rated) {
 let ada, ben;
 before(async () => {
   await waitUntilUp();
-  ada = await signUp(ADA);
-  ben = await signUp(BEN);
+  ada = await signUp(ADA, PASSWORD);
+  ben = await signUp(BEN, PASSWORD);
   await game(ada, ben, ben, true); // Ada wins
   await game(ben, ada, ben, true); // Ada wins again, as Black
   await game(ada, ben, ada, false); // a casual loss

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { launch, openPage } from "./browser.mjs";
-import { URL_BASE, waitUntilUp } from "./server.mjs";
+import { URL_BASE, call, signUp, waitUntilUp } from "./server.mjs";
 
 const tag = Date.now().toString(36).slice(-5);
 const CHEAT = "cheat_" + tag;
@@ -18,22 +18,6 @@ const MOD = "hakem_" + tag;
 const PASSWORD = "correct-horse-1";
 const opened = [];
 const tid = (id) => `[data-testid="${id}"]`;
-
-async function call(cookie, method, path, body) {
-  const headers = { cookie };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(URL_BASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let json = null;
-  try { json = JSON.parse(text); } catch (_) { json = text; }
-  return { status: res.status, body: json, headers: res.headers };
-}
-
-async function signUp(name) {
-  const r = await call("", "POST", "/api/account/signup", { name, password: PASSWORD });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.headers.get("set-cookie").split(";")[0];
-}
 
 /** Logs `name` in on `page` through the account panel. */
 async function logIn(page, name) {
@@ -46,9 +30,9 @@ async function logIn(page, name) {
 let cheat, victim, game;
 before(async () => {
   await waitUntilUp();
-  cheat = await signUp(CHEAT);
-  victim = await signUp(VICTIM);
-  await signUp(MOD);
+  cheat = await signUp(CHEAT, PASSWORD);
+  victim = await signUp(VICTIM, PASSWORD);
+  await signUp(MOD, PASSWORD);
   // A game between them in which the cheat insults the victim.
   const g = await call(cheat, "POST", "/api/online/games", { minutes: 5, increment: 3, rated: true, color: "white" });
   game = g.body.id;
