@@ -36,6 +36,11 @@ pub struct HubArgs {
     /// turns it on or off; see docs/book.md).
     #[arg(long)]
     no_book: bool,
+    /// How much less than nothing a draw is worth to the engine in its games, in centi-men
+    /// (the `contempt` parameter; `go analyze` always uses 0).
+    #[arg(long, default_value_t = damasi_engine::PLAY_CONTEMPT,
+          value_parser = clap::value_parser!(i32).range(0..=300))]
+    contempt: i32,
 }
 
 /// Arguments of `damasi analyze`.
@@ -168,6 +173,7 @@ pub fn hub(a: HubArgs) -> Result<()> {
         level: a.level,
         rules: a.rules,
         book: damasi_engine::book::USE_BY_DEFAULT && !a.no_book,
+        contempt: a.contempt,
     };
     let tablebases = damasi_engine::hub::HubTablebases {
         dir: crate::tb_cmds::tables_dir(a.tb_dir.as_deref()),

@@ -389,19 +389,26 @@ impl Session {
         })
     }
 
-    fn search(&mut self, level: Level, time: Duration, book: bool) -> Option<Move> {
+    /// The engine's move at `level` within `time`: for its own move in the game (`play`: the
+    /// opening book if it is on by default, and contempt for a draw) or a hint (neither).
+    fn search(&mut self, level: Level, time: Duration, play: bool) -> Option<Move> {
         let root = SearchRoot::from_game(&self.game);
         let control = Arc::new(SearchControl::new());
         let request = SearchRequest::new(root, Limits::move_time(time))
             .with_level(level)
-            .with_book(book);
+            .with_book(play && damasi_engine::book::USE_BY_DEFAULT)
+            .with_contempt(if play {
+                damasi_engine::PLAY_CONTEMPT
+            } else {
+                0
+            });
         self.engine().search(&request, &control, &mut |_| {}).best
     }
 
     fn engine_move(&mut self) {
         let before = *self.game.position();
         let (level, time) = (self.level, self.think);
-        match self.search(level, time, damasi_engine::book::USE_BY_DEFAULT) {
+        match self.search(level, time, true) {
             Some(m) if self.game.play(&m).is_ok() => self.announce(&before, &m, true),
             _ => {
                 // Cannot happen for a game that is not over; fail loudly rather than loop.

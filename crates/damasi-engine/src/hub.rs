@@ -53,6 +53,8 @@ const MAX_HASH_MB: usize = 65_536;
 const MAX_THREADS: usize = 256;
 /// Longest no-capture limit the parameter accepts, in plies.
 const MAX_NO_CAPTURE_LIMIT: u32 = 10_000;
+/// The largest `contempt` a client may set (centi-men): three men.
+const MAX_CONTEMPT: i32 = 300;
 /// How long a search with a limit may go on after the end of input before it is stopped.
 pub const END_OF_INPUT_GRACE: Duration = Duration::from_secs(1);
 /// Thinking time when no `level` line has been sent.
@@ -74,6 +76,10 @@ pub struct HubConfig {
     /// Whether `go think` at full strength may play a move from the opening book (the `book`
     /// parameter); analysis and pondering never do.
     pub book: bool,
+    /// How much less than nothing a draw is worth to the engine in `go think` and `go ponder`,
+    /// in centi-men (the `contempt` parameter, [`crate::PLAY_CONTEMPT`] by default); `go
+    /// analyze` always uses none.
+    pub contempt: i32,
 }
 
 impl Default for HubConfig {
@@ -85,6 +91,7 @@ impl Default for HubConfig {
             level: Level::MAX.get(),
             rules: RuleSet::default(),
             book: crate::book::USE_BY_DEFAULT,
+            contempt: crate::PLAY_CONTEMPT,
         }
     }
 }
@@ -353,6 +360,12 @@ impl Session {
                 .arg("name", "book")
                 .arg("value", c.book)
                 .arg("type", "bool"),
+            Line::new("param")
+                .arg("name", "contempt")
+                .arg("value", c.contempt)
+                .arg("type", "int")
+                .arg("min", 0)
+                .arg("max", MAX_CONTEMPT),
         ];
         for p in &params {
             self.out.send(p);
@@ -411,6 +424,7 @@ impl Session {
                 self.cap_to_machine();
             }),
             "level" => int(1, 10).map(|n| self.config.level = n as u8),
+            "contempt" => int(0, MAX_CONTEMPT as u64).map(|n| self.config.contempt = n as i32),
             "no-capture-limit" => int(0, MAX_NO_CAPTURE_LIMIT as u64)
                 .map(|n| self.config.rules.no_capture_limit = (n > 0).then_some(n as u32)),
             "king-beats-lone-man" => parse_bool(value)
@@ -550,7 +564,12 @@ impl Session {
         };
         let request = SearchRequest::new(root, limits)
             .with_level(Level::new(self.config.level))
-            .with_book(self.config.book && mode == "think");
+            .with_book(self.config.book && mode == "think")
+            .with_contempt(if mode == "analyze" {
+                0
+            } else {
+                self.config.contempt
+            });
         let out = self.out.clone();
         let done = Arc::new(AtomicBool::new(false));
         let thread_control = Arc::clone(&control);
@@ -1196,5 +1215,43 @@ mod tests {
         }
         let param = format!("param name=hash value={max} type=int");
         assert!(lines.iter().any(|l| l.starts_with(&param)), "{lines:?}");
+    }
+
+    #[test]
+    fn contempt_is_a_parameter_for_play_and_never_for_analysis() {
+        let last_score = |lines: &[String]| -> String {
+            let info = lines.iter().rev().find(|l| l.starts_with("info depth="));
+            let info = Line::parse(info.expect("an info line")).unwrap();
+            info.get("score").unwrap().to_string()
+        };
+        // One king each: every move keeps the draw, worth -contempt to the engine in a game.
+        let kk = damasi::hub::write_hub_position(&Position::from_fen("W:WKa1:BKh8").unwrap());
+        let game = format!("pos pos={kk}\nlevel depth=3\n");
+        let lines = session("hub\n");
+        let param = format!(
+            "param name=contempt value={} type=int min=0 max=300",
+            crate::PLAY_CONTEMPT
+        );
+        assert!(lines.contains(&param), "{lines:?}");
+        let think = session(&format!("{game}go think\n"));
+        assert_eq!(last_score(&think), "-0.20", "{think:?}");
+        let ponder = session(&format!(
+            "{game}set-param name=contempt value=55\ngo ponder\n"
+        ));
+        assert_eq!(last_score(&ponder), "-0.55", "{ponder:?}");
+        let analysis = session(&format!(
+            "{game}set-param name=contempt value=55\ngo analyze\n"
+        ));
+        assert_eq!(last_score(&analysis), "0.00", "{analysis:?}");
+        let off = session(&format!(
+            "{game}set-param name=contempt value=0\ngo think\n"
+        ));
+        assert_eq!(last_score(&off), "0.00", "{off:?}");
+        let bad = session("set-param name=contempt value=301\n");
+        assert!(
+            bad.iter()
+                .any(|l| l.contains("contempt must be a whole number from 0 to 300")),
+            "{bad:?}"
+        );
     }
 }

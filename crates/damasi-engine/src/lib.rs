@@ -69,7 +69,7 @@ use damasi::Move;
 pub use control::SearchControl;
 pub use damasi::RuleSet;
 pub use level::Level;
-pub use request::{SearchRequest, SearchRoot};
+pub use request::{SearchRequest, SearchRoot, PLAY_CONTEMPT};
 pub use score::Score;
 pub use time::{Clock, Limits};
 

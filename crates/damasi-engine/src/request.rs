@@ -70,6 +70,12 @@ impl SearchRoot {
     }
 }
 
+/// The contempt the engine plays games with, in centi-men ([`SearchRequest::contempt`]): a
+/// draw counts as a fifth of a man less than nothing for the engine's side, so that it plays
+/// on in a level position rather than repeat, and takes a draw only when it stands worse.
+/// Analysis uses none. (Its cost against itself: `docs/engine-strength.md`.)
+pub const PLAY_CONTEMPT: i32 = 20;
+
 /// One search to run: where, how long, how well and how many lines
 /// ([`crate::Engine::search`]).
 #[derive(Clone, PartialEq, Debug)]
@@ -92,6 +98,10 @@ pub struct SearchRequest {
     /// no book move and leaves its candidates to the search even where the endgame tables
     /// would rule some out, so that each gets a score.
     pub root_moves: Vec<Move>,
+    /// How much less than nothing a draw is worth to the side to move at the root, in
+    /// centi-men (and as much more to its opponent): [`PLAY_CONTEMPT`] for playing a game,
+    /// 0 (the default) for analysis, where a draw is worth exactly nothing to either side.
+    pub contempt: i32,
 }
 
 impl SearchRequest {
@@ -104,6 +114,7 @@ impl SearchRequest {
             multipv: 1,
             book: false,
             root_moves: Vec::new(),
+            contempt: 0,
         }
     }
 
@@ -123,6 +134,12 @@ impl SearchRequest {
             multipv: multipv.max(1),
             ..self
         }
+    }
+
+    /// The same request with `contempt` ([`SearchRequest::contempt`]; [`PLAY_CONTEMPT`] to
+    /// play a game).
+    pub fn with_contempt(self, contempt: i32) -> SearchRequest {
+        SearchRequest { contempt, ..self }
     }
 
     /// The same request searching only `moves` at the root ([`SearchRequest::root_moves`]).

@@ -417,3 +417,94 @@ fn search_root_from_moves_checks_legality_and_counts_quiet_plies() {
         Err(1)
     );
 }
+
+/// The score and move of a search of `root` at depth 4 with `contempt`, and the depth-4 score
+/// of each line when `moves` restricts the root (two lines).
+fn search_with_contempt(
+    root: &SearchRoot,
+    contempt: i32,
+    moves: Vec<damasi::Move>,
+) -> (SearchResult, Vec<(damasi::Move, Score)>) {
+    let mut engine = Engine::new(EngineOptions {
+        hash_mb: 4,
+        threads: 1,
+    });
+    let control = Arc::new(SearchControl::new());
+    let request = SearchRequest::new(root.clone(), Limits::depth(4))
+        .with_contempt(contempt)
+        .with_multipv(moves.len().max(1))
+        .with_root_moves(moves);
+    let mut lines = Vec::new();
+    let r = engine.search(&request, &control, &mut |i| {
+        if i.depth == 4 {
+            lines.push((i.pv[0], i.score));
+        }
+    });
+    (r, lines)
+}
+
+#[test]
+fn with_contempt_a_forced_draw_is_worth_less_than_nothing_to_the_side_to_move() {
+    // Every move repeats a position of the game (as in the repetition test above): a draw,
+    // worth 0 without contempt and exactly -contempt to the side that must take it.
+    let pos = Position::from_fen("W:WKa1,Kb1:BKh8,Kg8").unwrap();
+    let mut root = SearchRoot::new(pos);
+    root.history = pos
+        .legal_moves()
+        .iter()
+        .map(|m| pos.play(m).key())
+        .collect();
+    assert_eq!(
+        search_with_contempt(&root, 0, Vec::new()).0.score,
+        Score::DRAW
+    );
+    assert_eq!(
+        search_with_contempt(&root, 20, Vec::new()).0.score,
+        Score(-20)
+    );
+    // One king each: every move keeps it a draw by the rules, for either side to move.
+    for fen in ["W:WKa1:BKh8", "B:WKa1:BKh8"] {
+        let root = SearchRoot::new(Position::from_fen(fen).unwrap());
+        assert_eq!(
+            search_with_contempt(&root, 35, Vec::new()).0.score,
+            Score(-35),
+            "{fen}"
+        );
+    }
+}
+
+#[test]
+fn with_contempt_the_engine_plays_on_rather_than_repeat_in_a_level_position() {
+    // Two kings each, no capture anywhere: a level position (at depth 4 every quiet move
+    // scores between -10 and -125 for White). c3-b3 repeats a position the game has had;
+    // c3-c2, the best of the others, plays on at -10.
+    let pos = Position::from_fen("W:WKa1,Kc3:BKh8,Kf6").unwrap();
+    let mv = |text: &str| pos.parse_move(text).unwrap();
+    let (repeat, on) = (mv("c3-b3"), mv("c3-c2"));
+    let mut root = SearchRoot::new(pos);
+    root.history = vec![pos.play(&repeat).key()];
+    let score_of = |lines: &[(damasi::Move, Score)], m| {
+        lines
+            .iter()
+            .rev()
+            .find(|l| l.0 == m)
+            .expect("a line for the move")
+            .1
+    };
+    // Without contempt the draw (0) beats playing on a little worse: the engine repeats.
+    let (r, lines) = search_with_contempt(&root, 0, vec![repeat, on]);
+    assert_eq!(score_of(&lines, repeat), Score::DRAW);
+    let level = score_of(&lines, on);
+    assert!(
+        (-20..0).contains(&level.0),
+        "the other move is level: {level:?}"
+    );
+    assert_eq!(r.best, Some(repeat), "{lines:?}");
+    // With a contempt of 20 the repetition is worth -20, less than playing on.
+    let (r, lines) = search_with_contempt(&root, 20, vec![repeat, on]);
+    assert_eq!(score_of(&lines, repeat), Score(-20));
+    assert_eq!(r.best, Some(on), "{lines:?}");
+    // And the same unrestricted: the engine's move is not the repetition.
+    let (r, _) = search_with_contempt(&root, 20, Vec::new());
+    assert_ne!(r.best, Some(repeat));
+}

@@ -220,6 +220,12 @@ impl Brain {
             let request = SearchRequest::new(root, limits)
                 .with_level(Level::new(level))
                 .with_book(book)
+                // The engine's own moves in games play for a win; analysis weighs a draw as 0.
+                .with_contempt(if book {
+                    damasi_engine::PLAY_CONTEMPT
+                } else {
+                    0
+                })
                 .with_multipv(multipv)
                 .with_root_moves(root_moves);
             // Each iteration reports its lines in order, the best (1) first: the last set

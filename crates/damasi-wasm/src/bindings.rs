@@ -47,6 +47,13 @@ pub fn move_time_ms(level: u8) -> f64 {
     crate::browser_move_time(level).as_millis() as f64
 }
 
+/// The contempt (centi-men) the page sets for the engine's moves in games
+/// ([`damasi_engine::PLAY_CONTEMPT`]); analysis uses none.
+#[wasm_bindgen(js_name = playContempt)]
+pub fn play_contempt() -> i32 {
+    damasi_engine::PLAY_CONTEMPT
+}
+
 /// The engine's bench: `[nodes, seconds]`.
 #[wasm_bindgen]
 pub fn bench(depth: u32) -> Vec<f64> {

@@ -24,6 +24,8 @@ pub const DEFAULT_HASH_MB: usize = 16;
 /// Largest hash the `hash` parameter accepts in the browser, in MiB (wasm32 memory is 4 GiB
 /// at most, and a tab gets far less).
 pub const MAX_HASH_MB: usize = 1024;
+/// The largest `contempt` a client may set (centi-men): three men.
+const MAX_CONTEMPT: i32 = 300;
 /// Thinking time before any `level` line.
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 
@@ -36,6 +38,10 @@ pub struct HubSession {
     /// The `book` parameter: off by default here, since the page also analyses with `go think`;
     /// the page turns it on for the engine's moves in games.
     book: bool,
+    /// The `contempt` parameter (centi-men, [`damasi_engine::SearchRequest::contempt`]): 0 by
+    /// default here, since the page also analyses with `go think`; the page sets
+    /// [`damasi_engine::PLAY_CONTEMPT`] for the engine's moves in games.
+    contempt: i32,
     engine: Option<Engine>,
     root: Result<SearchRoot, String>,
     limits: Limits,
@@ -56,6 +62,7 @@ impl HubSession {
             level: Level::MAX.get(),
             rules: RuleSet::default(),
             book: false,
+            contempt: 0,
             engine: None,
             root: Err("no position: send 'pos' first".to_string()),
             limits: Limits::move_time(DEFAULT_MOVE_TIME),
@@ -159,6 +166,12 @@ impl HubSession {
                 .arg("name", "book")
                 .arg("value", self.book)
                 .arg("type", "bool"),
+            Line::new("param")
+                .arg("name", "contempt")
+                .arg("value", self.contempt)
+                .arg("type", "int")
+                .arg("min", 0)
+                .arg("max", MAX_CONTEMPT),
             Line::new("wait"),
         ];
         out.extend(lines.iter().map(Line::to_string));
@@ -187,6 +200,7 @@ impl HubSession {
                 int(1, 1)?;
             }
             "level" => self.level = int(1, 10)? as u8,
+            "contempt" => self.contempt = int(0, MAX_CONTEMPT as u64)? as i32,
             "no-capture-limit" => {
                 let n = int(0, 10_000)?;
                 self.rules.no_capture_limit = (n > 0).then_some(n as u32);
@@ -244,8 +258,8 @@ impl HubSession {
         root.rules = self.rules;
         let limits = self.limits.clone();
         let level = Level::new(self.level);
-        let book = self.book;
-        let result = search(self.engine(), &root, &limits, level, book, out);
+        let (book, contempt) = (self.book, self.contempt);
+        let result = search(self.engine(), &root, &limits, level, book, contempt, out);
         out.push(done_line(result.best.as_ref(), result.ponder.as_ref()).to_string());
     }
 }
@@ -258,12 +272,14 @@ fn search(
     limits: &Limits,
     level: Level,
     book: bool,
+    contempt: i32,
     out: &mut Vec<String>,
 ) -> SearchResult {
     let control = Arc::new(SearchControl::new());
     let request = SearchRequest::new(root.clone(), limits.clone())
         .with_level(level)
-        .with_book(book);
+        .with_book(book)
+        .with_contempt(contempt);
     engine.search(&request, &control, &mut |info| {
         out.push(info_line(info).to_string());
     })
@@ -310,6 +326,28 @@ mod tests {
         // The only legal move: d4 takes d5 and lands on d6.
         let m = parse_hub_move(&pos, m.split_whitespace().next().unwrap()).unwrap();
         assert_eq!(pos.write_move(&m, damasi::Notation::Landing), "d4xd6");
+    }
+
+    #[test]
+    fn contempt_is_off_until_the_page_sets_it_for_a_game() {
+        // One king each: every move keeps the draw; its worth to the engine is -contempt.
+        let pos = write_hub_position(&Position::from_fen("W:WKa1:BKh8").unwrap());
+        let score = |script: &str| -> String {
+            let out = lines(&mut HubSession::new(), script);
+            let info = out.iter().rev().find(|l| l.starts_with("info depth="));
+            let info = Line::parse(info.expect("an info line")).unwrap();
+            info.get("score").unwrap().to_string()
+        };
+        let go = format!("pos pos={pos}\nlevel depth=3\ngo think");
+        assert_eq!(score(&go), "0.00");
+        let play = damasi_engine::PLAY_CONTEMPT;
+        let game = score(&format!("set-param name=contempt value={play}\n{go}"));
+        assert_eq!(game, format!("-0.{play:02}"));
+        let out = lines(&mut HubSession::new(), "set-param name=contempt value=301");
+        assert!(
+            out[0].contains("contempt must be a whole number from 0 to 300"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub(crate) fn run(
         multipv,
         book: _, // the engine has answered from the book before a search starts
         root_moves,
+        contempt,
     } = request;
     let (level, multipv) = (*level, (*multipv).max(1));
     tt.new_search();
@@ -67,7 +68,7 @@ pub(crate) fn run(
         .filter(|_| !restricted)
         .and_then(|o| filter_root(o, &pos, &mut legal));
     if legal.is_empty() {
-        let score = no_move_score(&pos, 0);
+        let score = no_move_score(&pos, 0, -*contempt);
         wait_while_analysing(limits, control);
         return SearchResult {
             best: None,
@@ -111,6 +112,7 @@ pub(crate) fn run(
         game_keys,
         root_moves,
         infinite: limits.infinite,
+        contempt: *contempt,
         abort: AtomicBool::new(false),
         nodes: (0..n_threads).map(|_| AtomicU64::new(0)).collect(),
         node_limit,

@@ -96,7 +96,7 @@ impl Worker<'_, '_> {
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
-            return no_move_score(pos, ply);
+            return no_move_score(pos, ply, self.draw_score(ply));
         }
         // The table is keyed by the whole position, so its move is one of the legal moves.
         debug_assert!(!tt_move.is_some() || moves.iter().any(|m| tt_move.matches(m)));

@@ -46,7 +46,7 @@ impl Worker<'_, '_> {
             let us = pos.side_to_move();
             let can_step = shift(pos.men_of(us), us.forward()) & pos.empty() != 0;
             if !can_step && !pos.has_legal_move() {
-                return no_move_score(pos, ply);
+                return no_move_score(pos, ply, self.draw_score(ply));
             }
             if threat_ext && is_threatened(pos) {
                 return self.answer_threat(pos, alpha, beta, ply);

@@ -29,7 +29,10 @@ impl Worker<'_, '_> {
                 return None;
             }
         }
-        Some(score_of(v, ply))
+        Some(match v {
+            Wdl::Draw => self.draw_score(ply),
+            _ => score_of(v, ply),
+        })
     }
 }
 

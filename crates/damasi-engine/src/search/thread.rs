@@ -65,6 +65,8 @@ pub(super) struct Shared<'a> {
     pub root_moves: Vec<RootMove>,
     /// Analysis: the search goes on until stopped.
     pub infinite: bool,
+    /// How much less than nothing a draw is worth to the root's side to move (centi-men).
+    pub contempt: i32,
     /// Set by the main thread when the search must end (limits or `control.stop`).
     pub abort: AtomicBool,
     /// Node counts published by each thread.
@@ -107,6 +109,8 @@ pub(super) struct Worker<'a, 'b> {
     pub tm: Option<TimeManager>,
     pub stopped: bool,
     pub infinite: bool,
+    /// The request's contempt ([`Worker::draw_score`]).
+    pub contempt: i32,
     pub root_moves: Vec<RootMove>,
     /// Lines searched with a full window in multi-PV (`pv_idx` of them are fixed already).
     pub pv_idx: usize,
@@ -138,6 +142,7 @@ impl<'a, 'b> Worker<'a, 'b> {
             tm: None,
             stopped: false,
             infinite: shared.infinite,
+            contempt: shared.contempt,
             root_moves: shared.root_moves.clone(),
             pv_idx: 0,
             accs: vec![None; MAX_PLY + 2],

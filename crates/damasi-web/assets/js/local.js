@@ -18,7 +18,6 @@ export const Local = (() => {
   // The page exported as static files (`damasi export-site`): no damasi server behind it.
   const noServer = !!meta && meta.dataset.noServer === "1";
   const KEY = "damasi.local.games";
-  const MOVE_TIME = { 1: 0.1, 2: 0.15, 3: 0.2, 4: 0.3, 5: 0.4, 6: 0.5, 7: 0.7, 8: 1, 9: 1.5, 10: 2 };
   const state = { active: false, engine: null, wasm: null, parseInfo: null, games: new Map(), nextId: 1, analysis: null };
 
   // A refusal in the server's shape (api.js's ApiError).
@@ -107,12 +106,14 @@ export const Local = (() => {
 
   // ----- the engine
 
-  // `book`: the opening book, off for now (it lost its match, docs/book.md); never for analysis.
-  function hubLines(game, level, seconds, book) {
+  // `play`: the engine's own move in a game (its contempt for a draw), else analysis (none).
+  // The opening book stays off (it lost its match, docs/book.md).
+  function hubLines(game, level, seconds, play) {
     const moves = game.hub_moves();
     return [
       `set-param name=level value=${level}`,
-      `set-param name=book value=${book ? "true" : "false"}`,
+      "set-param name=book value=false",
+      `set-param name=contempt value=${play ? state.wasm.playContempt() : 0}`,
       `pos pos=${game.start_board()}` + (moves ? ` moves="${moves}"` : ""),
       `level move-time=${seconds}`,
       "go think",
@@ -128,7 +129,9 @@ export const Local = (() => {
     rec.failed = null;
     const token = (rec.token = {});
     changed(rec);
-    const res = await state.engine.search(hubLines(rec.game, level, MOVE_TIME[level] || 0.5, false));
+    // The level's thinking time, as the engine crate sets it for the browser.
+    const seconds = state.wasm.moveTimeMs(level) / 1000;
+    const res = await state.engine.search(hubLines(rec.game, level, seconds, true));
     if (rec.token !== token) return;
     rec.thinking = false;
     if (res.move) {
