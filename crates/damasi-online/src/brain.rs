@@ -166,16 +166,18 @@ impl Brain {
 
     /// Searches `root` at `level` 1..=10 within `limits` (a move time, a clock, or both; never
     /// more than [`MAX_MOVE_TIME`]). The search is stopped if it overruns; a search
-    /// still queued after 20 seconds is refused as busy. With `book` (the engine's own moves
-    /// in games), a level-10 search near the start plays from the opening book instead.
+    /// still queued after 20 seconds is refused as busy. With `play` (the engine's own moves
+    /// in games), a level-10 search near the start plays from the opening book instead (when
+    /// the book is on by default) and a draw is worth [`damasi_engine::PLAY_CONTEMPT`] less
+    /// than nothing to the engine; without it (analysis, hints) neither.
     pub async fn think(
         &self,
         root: SearchRoot,
         level: u8,
         limits: Limits,
-        book: bool,
+        play: bool,
     ) -> Result<Thought, ApiError> {
-        self.think_lines(root, level, limits, book, 1, Vec::new())
+        self.think_lines(root, level, limits, play, 1, Vec::new())
             .await
     }
 
@@ -187,7 +189,7 @@ impl Brain {
         root: SearchRoot,
         level: u8,
         limits: Limits,
-        book: bool,
+        play: bool,
         lines: usize,
         root_moves: Vec<Move>,
     ) -> Result<Thought, ApiError> {
@@ -219,9 +221,9 @@ impl Brain {
             let mut engine = slot?;
             let request = SearchRequest::new(root, limits)
                 .with_level(Level::new(level))
-                .with_book(book)
+                .with_book(play && damasi_engine::book::USE_BY_DEFAULT)
                 // The engine's own moves in games play for a win; analysis weighs a draw as 0.
-                .with_contempt(if book {
+                .with_contempt(if play {
                     damasi_engine::PLAY_CONTEMPT
                 } else {
                     0

@@ -450,9 +450,7 @@ impl Referee {
         let brain = self.inner.brain.clone();
         live.engine_task = Some(
             tokio::spawn(async move {
-                let result = brain
-                    .think(root, level, limits, damasi_engine::book::USE_BY_DEFAULT)
-                    .await;
+                let result = brain.think(root, level, limits, true).await;
                 me.on_engine_result(weak, version, result).await;
             })
             .abort_handle(),
