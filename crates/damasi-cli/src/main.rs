@@ -2,6 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc rather than the system's allocator: the server's many small allocations per
+/// move cost a quarter of its time with glibc's (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod berger_cmd;
 mod book_cmds;
 mod engine_cmds;

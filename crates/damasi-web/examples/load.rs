@@ -34,6 +34,10 @@ use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
+/// The allocator of the `damasi` binary, so that the server here runs as it does there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// At this ply both players offer a draw, so random games stay short.
 const DRAW_AT_PLY: u64 = 160;
 
