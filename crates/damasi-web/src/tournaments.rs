@@ -47,7 +47,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
-use crate::online::http::player;
+use crate::online::http::Me;
 use crate::streams::{Client, StreamPermit};
 use crate::AppState;
 
@@ -315,20 +315,19 @@ impl SwissRequest {
 
 async fn create(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<SwissRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     Ok(Json(state.tournaments.create(&p, req.settings()?).await?))
 }
 
 async fn create_for_team(
     state: State<AppState>,
-    headers: HeaderMap,
     _team: ApiPath<String>,
+    me: Me,
     req: ApiJson<SwissRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    create(state, headers, req).await
+    create(state, me, req).await
 }
 
 /// `/api/swiss/{id}`, or its report file when the id ends in `.trf`.
@@ -384,11 +383,10 @@ struct ScheduleRequest {
 
 async fn schedule(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
     ApiJson(req): ApiJson<ScheduleRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let at = req
         .date
         .ok_or_else(|| ApiError::BadRequest("give the date: Unix time in ms".into()))?;
@@ -507,10 +505,9 @@ struct ArenaRequest {
 
 async fn arena_create(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<ArenaRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let rules = damasi_online::variant::parse("variant", req.variant.as_deref())?;
     let clock_time = req
         .clock_time
@@ -585,12 +582,11 @@ async fn arena_show(
 /// Joins; wrong passwords are limited per account and tournament, and per address (429).
 async fn join<const IS_ARENA: bool>(
     State(state): State<AppState>,
-    headers: HeaderMap,
     client: Client,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<JoinRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let (t, password, from) = (&state.tournaments, req.password.as_deref(), client.address);
     if IS_ARENA {
         t.join_arena_from(&id, &p, password, from).await?;
@@ -603,10 +599,9 @@ async fn join<const IS_ARENA: bool>(
 /// Withdraws from a Swiss; pauses in an arena (before its start: leaves it).
 async fn withdraw<const IS_ARENA: bool>(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if IS_ARENA {
         state.tournaments.pause_arena(&id, &p).await?;
     } else {
@@ -620,10 +615,9 @@ async fn withdraw<const IS_ARENA: bool>(
 /// the pairing of a large round runs on a blocking thread), else with its status.
 async fn start<const IS_ARENA: bool>(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if IS_ARENA {
         state.tournaments.start_arena(&id, &p).await?;
         return Ok(Json(json!({"ok": true})));
@@ -637,10 +631,9 @@ async fn start<const IS_ARENA: bool>(
 
 async fn terminate<const IS_ARENA: bool>(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if IS_ARENA {
         state.tournaments.close_arena(&id, &p).await?;
     } else {
@@ -685,6 +678,7 @@ async fn socket<const IS_ARENA: bool>(
     let tournaments = state.tournaments.clone();
     Ok(ws
         .max_message_size(1024)
+        .read_buffer_size(crate::online::socket::READ_BUFFER)
         .on_upgrade(move |socket| async move {
             live(socket, tournaments, id, first, updates, permit, IS_ARENA).await;
         }))

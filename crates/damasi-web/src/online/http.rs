@@ -13,8 +13,9 @@ use std::net::SocketAddr;
 use std::num::NonZeroU32;
 
 use axum::body::{Body, Bytes};
-use axum::extract::ConnectInfo;
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::Extension;
@@ -24,7 +25,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, HttpError};
 use crate::AppState;
 
 use super::accounts::{Api, Credential, Player};
@@ -392,6 +393,49 @@ pub async fn player(online: &Online, headers: &HeaderMap) -> Result<Player, ApiE
                 .into(),
         )
     })
+}
+
+/// The player making the request (by their session cookie or API token), as a handler's
+/// argument: a 401 when there is none.
+pub struct Me(pub Player);
+
+impl FromRequestParts<AppState> for Me {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Me, HttpError> {
+        Ok(Me(player(&state.online, &parts.headers).await?))
+    }
+}
+
+/// The player making the request and the session or token they sent: a 401 when there is
+/// none.
+pub struct MeWith(pub Player, pub Credential);
+
+impl FromRequestParts<AppState> for MeWith {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<MeWith, HttpError> {
+        let (p, cred) = player_with(&state.online, &parts.headers).await?;
+        Ok(MeWith(p, cred))
+    }
+}
+
+/// The player acting in a game through the route's API (a BOT through the Bot API only, a
+/// person through the others: [`Player::check_api`]), within their rate of actions: a 401,
+/// 403 or 429 otherwise.
+pub struct Acting(pub Player);
+
+impl FromRequestParts<AppState> for Acting {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Acting, HttpError> {
+        // Every game route is mounted with its API (`game_routes`); the pages' are people's.
+        let api = parts.extensions.get::<Api>().copied().unwrap_or(Api::Board);
+        let p = player(&state.online, &parts.headers).await?;
+        p.check_api(api)?;
+        state.limits.check_action(p.id)?;
+        Ok(Acting(p))
+    }
 }
 
 /// The player who sent the request and the session or token they sent, or a 401.

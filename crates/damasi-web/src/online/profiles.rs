@@ -18,7 +18,7 @@ use crate::AppState;
 
 use super::accounts::Player;
 use super::db::{GameFilter, GameResult, GameSummary, UserRow};
-use super::http::{account_json, ndjson, player};
+use super::http::{account_json, ndjson, player, Me};
 use super::players::parse_speed;
 use super::rating::Speed;
 use super::session::Identify;
@@ -285,11 +285,7 @@ pub(super) async fn user_json(online: &Online, u: &UserRow) -> Result<Value, Api
 
 /// `GET /api/rel/following`: the players the requester follows, one JSON object a line
 /// (NDJSON, as lichess).
-async fn following(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, HttpError> {
-    let p = player(&state.online, &headers).await?;
+async fn following(State(state): State<AppState>, Me(p): Me) -> Result<Response, HttpError> {
     let users = state.online.following(&p).await?;
     let mut lines = Vec::with_capacity(users.len());
     for u in &users {
@@ -309,9 +305,8 @@ async fn following(
 /// process), `{users: [{id, username}]}`.
 async fn following_online(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let users: Vec<Value> = state
         .online
         .following(&p)
@@ -324,11 +319,7 @@ async fn following_online(
 }
 
 /// `GET /api/rel/blocking`: the players the requester blocks, `{users: [{id, username}]}`.
-async fn blocking(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
+async fn blocking(State(state): State<AppState>, Me(p): Me) -> Result<Json<Value>, HttpError> {
     let users: Vec<Value> = state
         .online
         .blocked(&p)

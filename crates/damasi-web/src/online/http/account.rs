@@ -15,7 +15,7 @@ use crate::error::{ApiError, ApiJson, ApiPath, HttpError};
 use crate::AppState;
 use damasi_online::now_ms;
 
-use super::{account_json, client_ip, limited, over_https, player, player_with};
+use super::{account_json, client_ip, limited, over_https, Me, MeWith};
 use crate::online::accounts::{
     check_new_password, check_password, guests_casual_only, handle_of, Api, Player,
     SESSION_LIFETIME,
@@ -154,10 +154,9 @@ pub(super) struct PasswordChange {
 pub(super) async fn change_password(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
+    MeWith(p, cred): MeWith,
     ApiJson(req): ApiJson<PasswordChange>,
 ) -> Result<Json<Value>, HttpError> {
-    let (p, cred) = player_with(&state.online, &headers).await?;
     if p.guest {
         return Err(guests_casual_only("guests have no password: sign up to have one").into());
     }
@@ -191,9 +190,8 @@ pub(super) async fn change_password(
 /// each named by a short handle (never the secret).
 pub(super) async fn list_sessions(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    MeWith(p, cred): MeWith,
 ) -> Result<Json<Value>, HttpError> {
-    let (p, cred) = player_with(&state.online, &headers).await?;
     let rows = state.online.accounts().secrets_of(&p).await?;
     let tokens = state.online.db().tokens_of(p.id).await?;
     let lifetime = SESSION_LIFETIME.as_millis() as i64;
@@ -226,8 +224,8 @@ pub(super) async fn revoke_session(
     State(state): State<AppState>,
     headers: HeaderMap,
     ApiPath(handle): ApiPath<String>,
+    MeWith(p, cred): MeWith,
 ) -> Result<Response, HttpError> {
-    let (p, cred) = player_with(&state.online, &headers).await?;
     let revoked = state
         .online
         .accounts()
@@ -251,9 +249,8 @@ pub(super) async fn revoke_session(
 /// `DELETE /api/token` (lichess's): revokes the API token the request is sent with; 204.
 pub(super) async fn revoke_token(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    MeWith(p, cred): MeWith,
 ) -> Result<axum::http::StatusCode, HttpError> {
-    let (p, cred) = player_with(&state.online, &headers).await?;
     if cred.kind != SecretKind::Token {
         return Err(ApiError::BadRequest(
             "send the token to revoke as Authorization: Bearer TOKEN".into(),
@@ -269,8 +266,8 @@ pub(super) async fn revoke_token(
 pub(super) async fn log_out_everywhere(
     State(state): State<AppState>,
     headers: HeaderMap,
+    MeWith(p, _): MeWith,
 ) -> Result<Response, HttpError> {
-    let (p, _) = player_with(&state.online, &headers).await?;
     let revoked = state.online.accounts().revoke(&p, None, None).await?;
     Ok(with_cookie(
         json!({"ok": true, "revoked": revoked}),
@@ -278,11 +275,7 @@ pub(super) async fn log_out_everywhere(
     ))
 }
 
-pub(super) async fn me(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
+pub(super) async fn me(State(state): State<AppState>, Me(p): Me) -> Result<Json<Value>, HttpError> {
     let mut body = account_json(&state.online, &p).await?;
     super::recovery::add_email_fields(&state, &p, &mut body).await?;
     body["twoFactor"] = json!(state.online.accounts().two_factor_on(p.id).await?);
@@ -315,10 +308,9 @@ pub(super) fn token_scopes_json(scopes: Option<&str>) -> Value {
 /// (lichess's names) when they are given.
 pub(super) async fn new_token(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
     body: axum::body::Bytes,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if p.guest {
         return Err(guests_casual_only("guests cannot have API tokens: sign up first").into());
     }
@@ -371,9 +363,8 @@ pub(super) async fn new_token(
 /// (`/link CODE` to the bot, or its `start` link), valid for ten minutes.
 pub(super) async fn link_code(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if p.guest {
         return Err(guests_casual_only("guests cannot link other accounts: sign up first").into());
     }
@@ -423,9 +414,8 @@ pub(super) async fn telegram_log_in(
 /// Answers how many were linked; guests have no link to undo.
 pub(super) async fn telegram_unlink(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if p.guest {
         return Err(
             guests_casual_only("guests have no linked Telegram user: sign up first").into(),

@@ -18,7 +18,7 @@ use crate::error::{ApiError, ApiPath, HttpError};
 use crate::streams::{Client, Viewer};
 use crate::AppState;
 
-use super::{ndjson, player_with};
+use super::{ndjson, MeWith};
 use crate::online::accounts::{Api, RevocationWatch};
 use crate::online::session::Identify;
 use crate::online::table::Status;
@@ -41,9 +41,8 @@ pub(super) fn text_line(mut text: String) -> Result<Bytes, Infallible> {
 pub(super) async fn event_stream(
     State(state): State<AppState>,
     client: Client,
-    headers: HeaderMap,
+    MeWith(p, cred): MeWith,
 ) -> Result<Response, HttpError> {
-    let (p, cred) = player_with(&state.online, &headers).await?;
     let permit = state.streams.open(client.address, Viewer::Player(p.id))?;
     let mut events = state.online.user_events(p.id);
     // While it is open the player's seeks and pool places stand.

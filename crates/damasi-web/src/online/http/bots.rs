@@ -5,7 +5,6 @@
 
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::header::HeaderMap;
 use axum::response::Response;
 use axum::Json;
 use serde::Deserialize;
@@ -15,7 +14,7 @@ use tokio::sync::mpsc;
 use crate::error::{ApiError, ApiQuery, HttpError};
 use crate::AppState;
 
-use super::{ndjson, player};
+use super::{ndjson, Me};
 use crate::online::profiles::user_json;
 
 /// Most BOTs `GET /api/bot/online` lists (lichess's `nb` is at most 300).
@@ -25,9 +24,8 @@ pub const MAX_ONLINE_BOTS: usize = 300;
 /// Refused to a guest and to an account that has played a game.
 pub(super) async fn upgrade(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let bot = state.online.accounts().upgrade_to_bot(&p).await?;
     eprintln!("damasi: {} is a BOT account now", bot.name);
     Ok(Json(json!({"ok": true})))

@@ -14,7 +14,7 @@ use crate::error::{ApiError, ApiJson, ApiPath, HttpError, OptionalJson};
 use crate::AppState;
 
 use super::games::{game_links, GameRequest};
-use super::{client_ip, player};
+use super::{client_ip, Me};
 use crate::online::accounts::Player;
 use crate::online::command::Command;
 use crate::online::parse_color;
@@ -24,9 +24,9 @@ pub(super) async fn open_challenge(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "challenges")?;
@@ -52,11 +52,10 @@ pub(super) async fn open_challenge(
 pub(super) async fn challenge_player(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
     ApiPath(username): ApiPath<String>,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "challenges")?;
@@ -86,11 +85,10 @@ pub(super) struct DeclineRequest {
 /// reason keys: `generic`, `later`, `tooFast`, ...).
 pub(super) async fn decline_challenge(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<DeclineRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let reason: String = req
         .reason
         .unwrap_or_else(|| "generic".into())
@@ -108,10 +106,9 @@ pub(super) async fn decline_challenge(
 /// `POST /api/challenge/{id}/cancel`: the sender withdraws a challenge not yet accepted.
 pub(super) async fn cancel_challenge(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -124,11 +121,10 @@ pub(super) struct AcceptRequest {
 
 pub(super) async fn accept_challenge(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<AcceptRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let side = state
         .online
         .join(&id, &p, parse_color(req.color.as_deref())?)

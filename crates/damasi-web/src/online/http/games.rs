@@ -16,8 +16,8 @@ use serde_json::{json, Value};
 use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
 use crate::AppState;
 
-use super::{client_ip, origin, player};
-use crate::online::accounts::{Api, Player};
+use super::{client_ip, origin, Acting, Me};
+use crate::online::accounts::Api;
 use crate::online::command::Command;
 use crate::online::session::Identify;
 use crate::online::{parse_color, NewGame};
@@ -28,10 +28,9 @@ use damasi_online::messages::GameMessage;
 /// default 9 as on lichess.
 pub(super) async fn now_playing(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiQuery(q): ApiQuery<PlayingQuery>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let nb = match q.nb.as_deref().filter(|n| !n.is_empty()) {
         None => 9,
         Some(n) => n
@@ -158,9 +157,9 @@ pub(super) async fn create(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "new games")?;
@@ -230,11 +229,10 @@ pub(super) struct JoinRequest {
 
 pub(super) async fn join(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<JoinRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let want = parse_color(req.color.as_deref())?;
     let side = state.online.join(&id, &p, want).await?;
     Ok(Json(json!({"id": id, "color": side.name()})))
@@ -246,27 +244,12 @@ pub(super) struct MoveRequest {
     mv: String,
 }
 
-/// The player acting in a game through `api` (a BOT through the Bot API only, a person
-/// through the others), within their rate of actions.
-pub(super) async fn act(
-    state: &AppState,
-    headers: &HeaderMap,
-    api: Api,
-) -> Result<Player, ApiError> {
-    let p = player(&state.online, headers).await?;
-    p.check_api(api)?;
-    state.limits.check_action(p.id)?;
-    Ok(p)
-}
-
 pub(super) async fn play_json(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Acting(p): Acting,
     ApiJson(req): ApiJson<MoveRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     Ok(Json(
         state
             .online
@@ -277,11 +260,9 @@ pub(super) async fn play_json(
 
 pub(super) async fn play_path(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath((id, mv)): ApiPath<(String, String)>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     state
         .online
         .run(&id, &p, Command::Move { text: mv })
@@ -291,22 +272,18 @@ pub(super) async fn play_path(
 
 pub(super) async fn resign(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Resign).await?;
     Ok(Json(json!({"ok": true})))
 }
 
 pub(super) async fn abort(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Abort).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -323,24 +300,20 @@ pub(super) fn yes_no(answer: &str) -> Result<bool, ApiError> {
 
 pub(super) async fn draw(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath((id, answer)): ApiPath<(String, String)>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
     let yes = yes_no(&answer)?;
-    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Draw { yes }).await?;
     Ok(Json(json!({"ok": true})))
 }
 
 pub(super) async fn takeback(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath((id, answer)): ApiPath<(String, String)>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
     let yes = yes_no(&answer)?;
-    let p = act(&state, &headers, api).await?;
     state.online.run(&id, &p, Command::Takeback { yes }).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -352,12 +325,11 @@ pub(super) struct ChatRequest {
 
 pub(super) async fn chat(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
     ApiJson(req): ApiJson<ChatRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     p.check_api(api)?;
     state.limits.check_chat(p.id)?;
     let text = req.text;
@@ -369,11 +341,10 @@ pub(super) async fn chat(
 /// first, as `[{user, text}]`; for its players only, as the room is theirs.
 pub(super) async fn chat_lines(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     p.check_api(api)?;
     let full = state.online.full(&id, Some(&p)).await?;
     if full.you.is_none() {
@@ -396,11 +367,9 @@ pub(super) async fn chat_lines(
 
 pub(super) async fn rematch(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     Ok(Json(state.online.run(&id, &p, Command::Rematch).await?))
 }
 
@@ -412,12 +381,10 @@ pub(super) struct ClaimRequest {
 
 pub(super) async fn claim(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Acting(p): Acting,
     OptionalJson(req): OptionalJson<ClaimRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     let win = req.win;
     Ok(Json(
         state.online.run(&id, &p, Command::Claim { win }).await?,
@@ -426,11 +393,9 @@ pub(super) async fn claim(
 
 pub(super) async fn claim_victory(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    Extension(api): Extension<Api>,
     ApiPath(id): ApiPath<String>,
+    Acting(p): Acting,
 ) -> Result<Json<Value>, HttpError> {
-    let p = act(&state, &headers, api).await?;
     let win = true;
     state.online.run(&id, &p, Command::Claim { win }).await?;
     Ok(Json(json!({"ok": true})))

@@ -12,7 +12,7 @@ use crate::error::{ApiError, ApiJson, ApiPath, HttpError};
 use crate::AppState;
 
 use super::games::GameRequest;
-use super::{client_ip, player};
+use super::{client_ip, Me};
 use crate::online::parse_color;
 use crate::online::session::Identify;
 
@@ -32,10 +32,9 @@ pub(super) async fn lobby(
 pub(super) async fn seek(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<GameRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "seeks")?;
@@ -49,10 +48,9 @@ pub(super) async fn seek(
 
 pub(super) async fn cancel_seek(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<u64>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state.online.cancel_seek(&p, id).await?;
     Ok(Json(json!({"ok": true})))
 }
@@ -60,10 +58,9 @@ pub(super) async fn cancel_seek(
 pub(super) async fn accept_seek(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
     ApiPath(id): ApiPath<u64>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "seeks")?;
@@ -74,10 +71,9 @@ pub(super) async fn accept_seek(
 pub(super) async fn join_pool(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
     ApiPath(tc): ApiPath<String>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "pool joins")?;
@@ -93,9 +89,8 @@ pub(super) async fn join_pool(
 
 pub(super) async fn leave_pool(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state.online.leave_pools(&p).await?;
     Ok(Json(json!({"ok": true})))
 }

@@ -10,7 +10,6 @@
 //! - `GET /api/account/moderation`: what was done to the account, as its player sees it.
 
 use axum::extract::State;
-use axum::http::header::HeaderMap;
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -18,7 +17,7 @@ use serde_json::{json, Value};
 use crate::error::{ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson};
 use crate::AppState;
 
-use super::player;
+use super::Me;
 use damasi_online::moderation::Action;
 
 /// The body of `POST /api/report`.
@@ -36,10 +35,9 @@ pub(super) struct ReportRequest {
 /// `POST /api/report`: answers `{ok, id}`.
 pub(super) async fn report(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<ReportRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state.limits.check_report(p.id)?;
     let id = state
         .online
@@ -60,9 +58,8 @@ pub(super) async fn report(
 /// `GET /api/mod/reports`: `{reports: [...]}`.
 pub(super) async fn queue(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let reports = state.online.report_queue(&p).await?;
     Ok(Json(json!({ "reports": reports })))
 }
@@ -79,11 +76,10 @@ pub(super) struct ActionRequest {
 /// `POST /api/mod/{username}/{action}`: what was done.
 pub(super) async fn act(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiPath((name, action)): ApiPath<(String, String)>,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<ActionRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     state.online.check_moderator(&p).await?;
     let action = Action::parse(&action, req.message.as_deref(), req.minutes)?;
     Ok(Json(state.online.moderate(Some(&p), &name, action).await?))
@@ -99,10 +95,9 @@ pub(super) struct LogQuery {
 /// `GET /api/mod/log?username=`: `{log: [...]}`, newest first.
 pub(super) async fn log(
     State(state): State<AppState>,
-    headers: HeaderMap,
     ApiQuery(q): ApiQuery<LogQuery>,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let name = q.username.as_deref().filter(|n| !n.is_empty());
     let log = state.online.moderation_log(Some(&p), name, 500).await?;
     Ok(Json(json!({ "log": log })))
@@ -111,9 +106,8 @@ pub(super) async fn log(
 /// `GET /api/account/moderation`: `{marks, actions, moderator}`.
 pub(super) async fn mine(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let mut v = state.online.moderation_of(&p).await?;
     v["moderator"] = json!(state.online.check_moderator(&p).await.is_ok());
     Ok(Json(v))

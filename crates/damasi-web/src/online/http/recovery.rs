@@ -19,7 +19,7 @@ use damasi_online::now_ms;
 use damasi_online::recovery::check_email;
 
 use super::account::start_session;
-use super::{client_ip, limited, origin, player};
+use super::{client_ip, limited, origin, Me};
 use crate::online::accounts::{guests_casual_only, Player};
 use crate::online::mail::{self, Lang};
 
@@ -75,9 +75,9 @@ pub(super) async fn set_email(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<EmailChange>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if p.guest {
         return Err(guests_casual_only("guests have no e-mail address: sign up first").into());
     }

@@ -5,7 +5,6 @@
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -20,7 +19,7 @@ use crate::AppState;
 use damasi_online::now_ms;
 use damasi_online::two_factor::{check_scope, scope_for};
 
-use super::{client_ip, limited, player};
+use super::{client_ip, limited, Me};
 
 /// Now, in Unix seconds.
 pub(super) fn unix_s() -> u64 {
@@ -77,10 +76,9 @@ async fn as_log_in<T>(
 pub(super) async fn setup(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<PasswordOnly>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let from = client_ip(conn.as_ref());
     let accounts = state.online.accounts();
     let s = as_log_in(
@@ -101,10 +99,9 @@ pub(super) async fn setup(
 pub(super) async fn enable(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<CodeOnly>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let from = client_ip(conn.as_ref());
     let accounts = state.online.accounts();
     let codes = as_log_in(
@@ -121,10 +118,9 @@ pub(super) async fn enable(
 pub(super) async fn disable(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
+    Me(p): Me,
     ApiJson(req): ApiJson<PasswordAndCode>,
 ) -> Result<Json<Value>, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let from = client_ip(conn.as_ref());
     let accounts = state.online.accounts();
     as_log_in(

@@ -15,16 +15,15 @@ use crate::error::{HttpError, OptionalJson};
 use crate::AppState;
 
 use super::account::with_cookie;
-use super::{client_ip, limited, over_https, player};
+use super::{client_ip, limited, over_https, Me};
 use crate::online::accounts::guests_casual_only;
 use crate::online::session::session_clear_cookie;
 
 /// `GET /api/account/export`: the account's data as a JSON file to keep.
 pub(super) async fn export(
     State(state): State<AppState>,
-    headers: HeaderMap,
+    Me(p): Me,
 ) -> Result<Response, HttpError> {
-    let p = player(&state.online, &headers).await?;
     let mut data = state.online.account_data(&p).await?;
     data["tournaments"] = json!(state.tournaments.played_by(p.id, 1000).await?);
     data["gamesAsPdn"] = json!(format!("/api/games/user/{}", p.name));
@@ -49,9 +48,9 @@ pub(super) async fn close(
     State(state): State<AppState>,
     conn: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
+    Me(p): Me,
     OptionalJson(req): OptionalJson<CloseRequest>,
 ) -> Result<Response, HttpError> {
-    let p = player(&state.online, &headers).await?;
     if p.guest {
         return Err(guests_casual_only("a guest has no account to close").into());
     }
