@@ -14,7 +14,7 @@
 //! position's legal moves, sorted by their stored form, with probability 1/2, the second with
 //! 1/4, and so on, so that some lines are played often and others rarely, as in real play),
 //! with random results, ratings and speed classes, and counts them through the explorer's own
-//! writer (`OnlineDb::explore_games`), a thousand games a transaction. It prints the positions
+//! writer (`ExplorerStore::explore_games`), a thousand games a transaction. It prints the positions
 //! the queries ask: the start and the most played line after 1, 2, 4, 8 and 12 plies.
 
 use std::io::{BufRead, BufReader, Read, Write};

@@ -399,7 +399,7 @@ impl Online {
         redis_url: &str,
         cluster: ClusterConfig,
     ) -> Result<Online, ClusterError> {
-        let OnlineDb::Postgres(pg) = &db else {
+        let Some(pg) = db.postgres() else {
             return Err(ClusterError::NeedsPostgres);
         };
         let (cluster, client, outbox) = Cluster::connect(redis_url, pg.clone(), cluster).await?;

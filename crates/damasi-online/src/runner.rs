@@ -259,7 +259,7 @@ impl Online {
     }
 
     /// Stores the end of the game as the state says, with the rating changes (read and
-    /// written in the same transaction, see `OnlineDb::finish`).
+    /// written in the same transaction, see `GameStore::finish`).
     async fn finish_stored(&self, id: &str, state: &mut TableState) -> Result<(), ApiError> {
         let rated = match (
             state.row.rated,

@@ -5,11 +5,12 @@
 
 use rusqlite::{params, OptionalExtension};
 
+use async_trait::async_trait;
+
 use crate::error::ApiError;
 
 use super::postgres::{db_error, PostgresDb};
 use super::sqlite::SqliteDb;
-use super::OnlineDb;
 
 pub(super) const SQLITE_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -98,7 +99,7 @@ fn postgres_row(r: &tokio_postgres::Row) -> TournamentRow {
     }
 }
 
-/// What [`OnlineDb::tournaments`] lists.
+/// What [`EventStore::tournaments`] lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TournamentFilter<'a> {
     /// Every tournament.
@@ -120,7 +121,27 @@ pub enum TournamentFilter<'a> {
     },
 }
 
-impl SqliteDb {
+/// Stored tournaments.
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Stores a tournament (replacing what was stored under its id); its players are added to
+    /// those already listed (a player who withdrew still played in it).
+    async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError>;
+
+    /// Tournament `id`, if it exists (its `players` left empty).
+    async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, ApiError>;
+
+    /// The newest tournaments that match `filter`, at most `limit` (their `players` left
+    /// empty).
+    async fn tournaments(
+        &self,
+        filter: TournamentFilter<'_>,
+        limit: i64,
+    ) -> Result<Vec<TournamentRow>, ApiError>;
+}
+
+#[async_trait]
+impl EventStore for SqliteDb {
     async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError> {
         self.with(move |c| {
             let tx = c.transaction()?;
@@ -199,7 +220,8 @@ impl SqliteDb {
     }
 }
 
-impl PostgresDb {
+#[async_trait]
+impl EventStore for PostgresDb {
     async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError> {
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
@@ -299,28 +321,5 @@ impl PostgresDb {
         }
         .map_err(db_error)?;
         Ok(rows.iter().map(postgres_row).collect())
-    }
-}
-
-impl OnlineDb {
-    /// Stores a tournament (replacing what was stored under its id); its players are added to
-    /// those already listed (a player who withdrew still played in it).
-    pub async fn save_tournament(&self, t: TournamentRow) -> Result<(), ApiError> {
-        both!(self.save_tournament(t))
-    }
-
-    /// Tournament `id`, if it exists (its `players` left empty).
-    pub async fn tournament(&self, id: &str) -> Result<Option<TournamentRow>, ApiError> {
-        both!(self.tournament(id))
-    }
-
-    /// The newest tournaments that match `filter`, at most `limit` (their `players` left
-    /// empty).
-    pub async fn tournaments(
-        &self,
-        filter: TournamentFilter<'_>,
-        limit: i64,
-    ) -> Result<Vec<TournamentRow>, ApiError> {
-        both!(self.tournaments(filter, limit))
     }
 }

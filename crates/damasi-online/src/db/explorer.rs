@@ -7,13 +7,14 @@ use std::collections::BTreeMap;
 
 use rusqlite::{params, OptionalExtension};
 
+use async_trait::async_trait;
+
 use crate::error::ApiError;
 use crate::explorer::{ExploredGame, GameRef, MoveRow, Source, MAX_ROWS};
 use crate::rating::Speed;
 
 use super::postgres::{db_error, PostgresDb};
 use super::sqlite::SqliteDb;
-use super::OnlineDb;
 
 pub(super) const SQLITE_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS explorer_games (
@@ -219,8 +220,33 @@ fn winner_of(result: i64) -> Option<damasi::Color> {
     }
 }
 
-impl SqliteDb {
+/// The opening explorer's counts.
+#[async_trait]
+pub trait ExplorerStore: Send + Sync {
+    /// Counts `games` in the explorer, in one transaction: each game that is not counted yet
+    /// (by its source and key) is marked and its moves added to their rows; one counted
+    /// already is passed over. Returns how many were counted now.
+    async fn explore_games(&self, games: Vec<ExploredGame>) -> Result<usize, ApiError>;
+
+    /// The explorer's rows of the position whose Zobrist key is `pos` in `source`, at most
+    /// [`MAX_ROWS`].
+    async fn explorer_rows(&self, source: Source, pos: u64) -> Result<Vec<MoveRow>, ApiError>;
+
+    /// The counted games with these numbers (those that exist), in no particular order.
+    async fn explorer_game_refs(&self, ns: Vec<i64>) -> Result<Vec<GameRef>, ApiError>;
+
+    /// Ids of finished games of the server the explorer takes but has not counted yet
+    /// (ended while no process listened, or while one was counting), oldest first, at most
+    /// `limit`.
+    async fn unexplored_games(&self, limit: i64) -> Result<Vec<String>, ApiError>;
+}
+
+#[async_trait]
+impl ExplorerStore for SqliteDb {
     async fn explore_games(&self, mut games: Vec<ExploredGame>) -> Result<usize, ApiError> {
+        if games.is_empty() {
+            return Ok(0);
+        }
         in_mark_order(&mut games);
         self.with(move |c| {
             let tx = c.transaction()?;
@@ -288,6 +314,9 @@ impl SqliteDb {
     }
 
     async fn explorer_game_refs(&self, ns: Vec<i64>) -> Result<Vec<GameRef>, ApiError> {
+        if ns.is_empty() {
+            return Ok(Vec::new());
+        }
         self.read(move |c| {
             let mut stmt = c.prepare_cached(&format!(
                 "SELECT {REF_COLUMNS} FROM explorer_games WHERE n = ?1"
@@ -340,8 +369,12 @@ fn pg_ref(r: &tokio_postgres::Row) -> GameRef {
     }
 }
 
-impl PostgresDb {
+#[async_trait]
+impl ExplorerStore for PostgresDb {
     async fn explore_games(&self, mut games: Vec<ExploredGame>) -> Result<usize, ApiError> {
+        if games.is_empty() {
+            return Ok(0);
+        }
         in_mark_order(&mut games);
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
@@ -417,6 +450,9 @@ impl PostgresDb {
     }
 
     async fn explorer_game_refs(&self, ns: Vec<i64>) -> Result<Vec<GameRef>, ApiError> {
+        if ns.is_empty() {
+            return Ok(Vec::new());
+        }
         let c = self.client().await?;
         let rows = c
             .query(
@@ -432,38 +468,5 @@ impl PostgresDb {
         let c = self.client().await?;
         let rows = c.query(UNEXPLORED, &[&limit]).await.map_err(db_error)?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
-    }
-}
-
-impl OnlineDb {
-    /// Counts `games` in the explorer, in one transaction: each game that is not counted yet
-    /// (by its source and key) is marked and its moves added to their rows; one counted
-    /// already is passed over. Returns how many were counted now.
-    pub async fn explore_games(&self, games: Vec<ExploredGame>) -> Result<usize, ApiError> {
-        if games.is_empty() {
-            return Ok(0);
-        }
-        both!(self.explore_games(games))
-    }
-
-    /// The explorer's rows of the position whose Zobrist key is `pos` in `source`, at most
-    /// [`MAX_ROWS`].
-    pub async fn explorer_rows(&self, source: Source, pos: u64) -> Result<Vec<MoveRow>, ApiError> {
-        both!(self.explorer_rows(source, pos))
-    }
-
-    /// The counted games with these numbers (those that exist), in no particular order.
-    pub async fn explorer_game_refs(&self, ns: Vec<i64>) -> Result<Vec<GameRef>, ApiError> {
-        if ns.is_empty() {
-            return Ok(Vec::new());
-        }
-        both!(self.explorer_game_refs(ns))
-    }
-
-    /// Ids of finished games of the server the explorer takes but has not counted yet
-    /// (ended while no process listened, or while one was counting), oldest first, at most
-    /// `limit`.
-    pub async fn unexplored_games(&self, limit: i64) -> Result<Vec<String>, ApiError> {
-        both!(self.unexplored_games(limit))
     }
 }

@@ -5,11 +5,12 @@
 
 use rusqlite::{params, Connection, TransactionBehavior};
 
+use async_trait::async_trait;
+
 use crate::error::ApiError;
 
 use super::postgres::{db_error, PostgresDb};
 use super::sqlite::SqliteDb;
-use super::OnlineDb;
 
 /// The SQLite tables (applied to any older database).
 pub(super) fn sqlite_migrate(conn: &Connection) -> rusqlite::Result<()> {
@@ -123,13 +124,40 @@ fn postgres_screen(r: &tokio_postgres::Row) -> ScreenRow {
     }
 }
 
-impl SqliteDb {
-    async fn claim_screen(
+/// The fair-play screen's claims and scores.
+#[async_trait]
+pub trait FairPlayStore: Send + Sync {
+    /// Claims game `game` for screening at `now_ms`: true when this caller is to screen it
+    /// (nobody has, and nobody claimed it since `stale_ms`, so a claim left by a process
+    /// that died is taken over).
+    async fn claim_screen(&self, game: &str, now_ms: i64, stale_ms: i64) -> Result<bool, ApiError>;
+
+    /// In one transaction: keeps the screened sides `rows` of `game` (a side kept already is
+    /// left as it is) and marks the game screened.
+    async fn finish_screen(
         &self,
-        game: String,
+        game: &str,
+        rows: Vec<ScreenRow>,
         now_ms: i64,
+    ) -> Result<(), ApiError>;
+
+    /// `user`'s last `limit` screened games, newest first.
+    async fn screens_of(&self, user: i64, limit: i64) -> Result<Vec<ScreenRow>, ApiError>;
+
+    /// Rated games ended since `since_ms` that were not screened, and not claimed since
+    /// `stale_ms`: at most `limit`, oldest first.
+    async fn unscreened_games(
+        &self,
+        since_ms: i64,
         stale_ms: i64,
-    ) -> Result<bool, ApiError> {
+        limit: i64,
+    ) -> Result<Vec<String>, ApiError>;
+}
+
+#[async_trait]
+impl FairPlayStore for SqliteDb {
+    async fn claim_screen(&self, game: &str, now_ms: i64, stale_ms: i64) -> Result<bool, ApiError> {
+        let game = game.to_string();
         self.with(move |c| {
             Ok(c.execute(&CLAIM.replace('$', "?"), params![game, now_ms, stale_ms])? == 1)
         })
@@ -138,10 +166,11 @@ impl SqliteDb {
 
     async fn finish_screen(
         &self,
-        game: String,
+        game: &str,
         rows: Vec<ScreenRow>,
         now_ms: i64,
     ) -> Result<(), ApiError> {
+        let game = game.to_string();
         self.with(move |c| {
             let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
             for r in &rows {
@@ -201,13 +230,10 @@ impl SqliteDb {
     }
 }
 
-impl PostgresDb {
-    async fn claim_screen(
-        &self,
-        game: String,
-        now_ms: i64,
-        stale_ms: i64,
-    ) -> Result<bool, ApiError> {
+#[async_trait]
+impl FairPlayStore for PostgresDb {
+    async fn claim_screen(&self, game: &str, now_ms: i64, stale_ms: i64) -> Result<bool, ApiError> {
+        let game = game.to_string();
         let c = self.client().await?;
         let n = c
             .execute(CLAIM, &[&game, &now_ms, &stale_ms])
@@ -218,10 +244,11 @@ impl PostgresDb {
 
     async fn finish_screen(
         &self,
-        game: String,
+        game: &str,
         rows: Vec<ScreenRow>,
         now_ms: i64,
     ) -> Result<(), ApiError> {
+        let game = game.to_string();
         let mut c = self.client().await?;
         let tx = c.transaction().await.map_err(db_error)?;
         for r in &rows {
@@ -282,48 +309,5 @@ impl PostgresDb {
             .await
             .map_err(db_error)?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
-    }
-}
-
-impl OnlineDb {
-    /// Claims game `game` for screening at `now_ms`: true when this caller is to screen it
-    /// (nobody has, and nobody claimed it since `stale_ms`, so a claim left by a process
-    /// that died is taken over).
-    pub async fn claim_screen(
-        &self,
-        game: &str,
-        now_ms: i64,
-        stale_ms: i64,
-    ) -> Result<bool, ApiError> {
-        let game = game.to_string();
-        both!(self.claim_screen(game, now_ms, stale_ms))
-    }
-
-    /// In one transaction: keeps the screened sides `rows` of `game` (a side kept already is
-    /// left as it is) and marks the game screened.
-    pub async fn finish_screen(
-        &self,
-        game: &str,
-        rows: Vec<ScreenRow>,
-        now_ms: i64,
-    ) -> Result<(), ApiError> {
-        let game = game.to_string();
-        both!(self.finish_screen(game, rows, now_ms))
-    }
-
-    /// `user`'s last `limit` screened games, newest first.
-    pub async fn screens_of(&self, user: i64, limit: i64) -> Result<Vec<ScreenRow>, ApiError> {
-        both!(self.screens_of(user, limit))
-    }
-
-    /// Rated games ended since `since_ms` that were not screened, and not claimed since
-    /// `stale_ms`: at most `limit`, oldest first.
-    pub async fn unscreened_games(
-        &self,
-        since_ms: i64,
-        stale_ms: i64,
-        limit: i64,
-    ) -> Result<Vec<String>, ApiError> {
-        both!(self.unscreened_games(since_ms, stale_ms, limit))
     }
 }

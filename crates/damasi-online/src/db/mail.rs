@@ -8,11 +8,13 @@
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use tokio_postgres::error::SqlState;
 
+use async_trait::async_trait;
+
 use crate::error::ApiError;
 
 use super::postgres::{db_error, PostgresDb};
 use super::sqlite::SqliteDb;
-use super::{OnlineDb, SecretKind, UserRow};
+use super::{SecretKind, UserRow};
 
 /// The SQLite columns and index (applied by column name to any older database).
 pub(super) fn sqlite_migrate(conn: &Connection) -> rusqlite::Result<()> {
@@ -92,7 +94,61 @@ fn postgres_user(r: &tokio_postgres::Row) -> (UserRow, Option<EmailRow>) {
 const VOID_ON_RESET: &str = "DELETE FROM secrets WHERE user_id = $1 \
     AND kind IN ('session', 'password-reset', 'link')";
 
-impl SqliteDb {
+/// Accounts' e-mail addresses and mailed one-time links.
+#[async_trait]
+pub trait MailStore: Send + Sync {
+    /// Account `id` with its e-mail address, if it has one.
+    async fn user_and_email(
+        &self,
+        id: i64,
+    ) -> Result<Option<(UserRow, Option<EmailRow>)>, ApiError>;
+
+    /// The account whose e-mail address is `address` (whatever the case), with it.
+    async fn user_by_email(
+        &self,
+        address: &str,
+    ) -> Result<Option<(UserRow, Option<EmailRow>)>, ApiError>;
+
+    /// Sets (or with `None` removes) `user`'s e-mail address, confirmed at `confirmed_ms` or
+    /// not confirmed, and voids the confirmation links mailed before; 409 `email-taken` when
+    /// another account has the address (whatever the case).
+    async fn set_email(
+        &self,
+        user: i64,
+        address: Option<String>,
+        confirmed_ms: Option<i64>,
+    ) -> Result<(), ApiError>;
+
+    /// Uses up the secret of `kind` with hash `hash`: it is forgotten (expired or not), and its
+    /// owner is returned when it was issued at `not_before_ms` or later (else none).
+    async fn take_secret(
+        &self,
+        hash: String,
+        kind: SecretKind,
+        not_before_ms: i64,
+    ) -> Result<Option<i64>, ApiError>;
+
+    /// Marks `user`'s e-mail address confirmed at `now_ms`; false when it has none.
+    async fn confirm_email(&self, user: i64, now_ms: i64) -> Result<bool, ApiError>;
+
+    /// In one transaction: if `hash` is a password-reset link issued at `not_before_ms` or
+    /// later, sets its owner's password hash to `password` and forgets the owner's sessions,
+    /// reset links (this one too) and link codes, keeping API tokens. Returns the owner and how
+    /// many secrets were forgotten; none when the link is not (or no longer) valid.
+    async fn reset_password(
+        &self,
+        hash: String,
+        not_before_ms: i64,
+        password: String,
+    ) -> Result<Option<(i64, u64)>, ApiError>;
+
+    /// Forgets the secrets of `kind` issued before `before_ms` (expired links); how many.
+    async fn delete_expired_links(&self, kind: SecretKind, before_ms: i64)
+        -> Result<u64, ApiError>;
+}
+
+#[async_trait]
+impl MailStore for SqliteDb {
     async fn user_and_email(
         &self,
         id: i64,
@@ -110,8 +166,9 @@ impl SqliteDb {
 
     async fn user_by_email(
         &self,
-        address: String,
+        address: &str,
     ) -> Result<Option<(UserRow, Option<EmailRow>)>, ApiError> {
+        let address = address.to_string();
         self.with(move |c| {
             Ok(c.query_row(
                 &format!("SELECT {USER_COLUMNS} FROM users u WHERE lower(u.email) = lower(?1)"),
@@ -237,7 +294,8 @@ impl SqliteDb {
     }
 }
 
-impl PostgresDb {
+#[async_trait]
+impl MailStore for PostgresDb {
     async fn user_and_email(
         &self,
         id: i64,
@@ -255,8 +313,9 @@ impl PostgresDb {
 
     async fn user_by_email(
         &self,
-        address: String,
+        address: &str,
     ) -> Result<Option<(UserRow, Option<EmailRow>)>, ApiError> {
+        let address = address.to_string();
         let c = self.client().await?;
         let row = c
             .query_opt(
@@ -376,74 +435,5 @@ impl PostgresDb {
         )
         .await
         .map_err(db_error)
-    }
-}
-
-impl OnlineDb {
-    /// Account `id` with its e-mail address, if it has one.
-    pub async fn user_and_email(
-        &self,
-        id: i64,
-    ) -> Result<Option<(UserRow, Option<EmailRow>)>, ApiError> {
-        both!(self.user_and_email(id))
-    }
-
-    /// The account whose e-mail address is `address` (whatever the case), with it.
-    pub async fn user_by_email(
-        &self,
-        address: &str,
-    ) -> Result<Option<(UserRow, Option<EmailRow>)>, ApiError> {
-        let address = address.to_string();
-        both!(self.user_by_email(address))
-    }
-
-    /// Sets (or with `None` removes) `user`'s e-mail address, confirmed at `confirmed_ms` or
-    /// not confirmed, and voids the confirmation links mailed before; 409 `email-taken` when
-    /// another account has the address (whatever the case).
-    pub async fn set_email(
-        &self,
-        user: i64,
-        address: Option<String>,
-        confirmed_ms: Option<i64>,
-    ) -> Result<(), ApiError> {
-        both!(self.set_email(user, address, confirmed_ms))
-    }
-
-    /// Uses up the secret of `kind` with hash `hash`: it is forgotten (expired or not), and its
-    /// owner is returned when it was issued at `not_before_ms` or later (else none).
-    pub async fn take_secret(
-        &self,
-        hash: String,
-        kind: SecretKind,
-        not_before_ms: i64,
-    ) -> Result<Option<i64>, ApiError> {
-        both!(self.take_secret(hash, kind, not_before_ms))
-    }
-
-    /// Marks `user`'s e-mail address confirmed at `now_ms`; false when it has none.
-    pub async fn confirm_email(&self, user: i64, now_ms: i64) -> Result<bool, ApiError> {
-        both!(self.confirm_email(user, now_ms))
-    }
-
-    /// In one transaction: if `hash` is a password-reset link issued at `not_before_ms` or
-    /// later, sets its owner's password hash to `password` and forgets the owner's sessions,
-    /// reset links (this one too) and link codes, keeping API tokens. Returns the owner and how
-    /// many secrets were forgotten; none when the link is not (or no longer) valid.
-    pub async fn reset_password(
-        &self,
-        hash: String,
-        not_before_ms: i64,
-        password: String,
-    ) -> Result<Option<(i64, u64)>, ApiError> {
-        both!(self.reset_password(hash, not_before_ms, password))
-    }
-
-    /// Forgets the secrets of `kind` issued before `before_ms` (expired links); how many.
-    pub async fn delete_expired_links(
-        &self,
-        kind: SecretKind,
-        before_ms: i64,
-    ) -> Result<u64, ApiError> {
-        both!(self.delete_expired_links(kind, before_ms))
     }
 }

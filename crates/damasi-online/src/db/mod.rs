@@ -5,17 +5,17 @@
 //!
 //! Two stores hold the same data: SQLite (`online.sqlite3` in the data directory, nothing to
 //! install) and PostgreSQL (`--database postgres://...`), behind one [`OnlineDb`].
-
-/// Calls the same method on whichever store is in use (defined before the modules, which
-/// all use it).
-macro_rules! both {
-    ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self {
-            OnlineDb::Sqlite(db) => db.$method($($arg),*).await,
-            OnlineDb::Postgres(db) => db.$method($($arg),*).await,
-        }
-    };
-}
+//!
+//! What a store does is written once, as traits by area, each method's contract on the trait:
+//! [`AccountStore`] and [`GameStore`] here, [`EventStore`], [`ExplorerStore`],
+//! [`FairPlayStore`], [`MailStore`], [`ModerationStore`] and [`TwoFactorStore`] in the area
+//! files beside their row types; [`Store`] is all of them. [`SqliteDb`] implements each (its
+//! accounts and games in `sqlite/`, the other areas in their files) and so does [`PostgresDb`]
+//! (`postgres/`). [`OnlineDb`] is a handle over an `Arc<dyn Store>`: dynamic dispatch, not a
+//! type parameter, so the service, the web app and the bot keep one concrete database type
+//! and choose the store when they start, not when they are compiled. Async methods of a trait
+//! object need boxed futures, hence `async_trait`: one allocation per query, nothing beside
+//! the query itself.
 
 mod events;
 mod explorer;
@@ -27,17 +27,22 @@ mod postgres;
 mod sqlite;
 mod two_factor;
 
+use std::ops::Deref;
 use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
 
 use crate::error::ApiError;
 
-pub use events::{TournamentFilter, TournamentRow};
-pub use fair_play::ScreenRow;
-pub use mail::EmailRow;
-pub use moderation::{LogRow, MarkRow, ReportRow};
+pub use events::{EventStore, TournamentFilter, TournamentRow};
+pub use explorer::ExplorerStore;
+pub use fair_play::{FairPlayStore, ScreenRow};
+pub use mail::{EmailRow, MailStore};
+pub use moderation::{LogRow, MarkRow, ModerationStore, ReportRow};
 pub use postgres::PostgresDb;
 pub use sqlite::{open_in, run_blocking, set_pragmas, SqliteDb};
-pub use two_factor::{TokenRow, TwoFactorRow};
+pub use two_factor::{TokenRow, TwoFactorRow, TwoFactorStore};
 
 /// An account as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,7 +123,7 @@ pub struct SecretRow {
     pub created_ms: i64,
 }
 
-/// A rated game's result, for [`OnlineDb::finish`] to update both players' ratings from the
+/// A rated game's result, for [`GameStore::finish`] to update both players' ratings from the
 /// stored ones inside the transaction that ends the game: ratings read earlier, outside it,
 /// would let games that end at the same instant overwrite each other's changes.
 #[derive(Clone, Debug)]
@@ -412,7 +417,7 @@ fn only_used<T: Copy, const N: usize>(sql: &str, params: [T; N]) -> (String, Vec
 const RETIRED_NAME_SQL: &str = "SELECT 1 FROM retired_names WHERE hash = $1";
 
 /// SQL: account `$1` becomes a BOT unless a guest or it has played a game (see
-/// [`OnlineDb::make_bot`]).
+/// [`AccountStore::make_bot`]).
 const MAKE_BOT_SQL: &str = "UPDATE users SET bot = TRUE WHERE id = $1 AND NOT guest \
     AND NOT EXISTS (SELECT 1 FROM online_games g WHERE (g.white_id = $1 OR g.black_id = $1) \
     AND (g.status = 'playing' OR (g.status = 'over' AND g.outcome IS NOT NULL \
@@ -488,385 +493,351 @@ pub struct LeaderRow {
     pub before: f64,
 }
 
-/// Online play's database, SQLite or PostgreSQL; cheap to clone.
+/// Everything online play stores: each area's trait, implemented by [`SqliteDb`] and by
+/// [`PostgresDb`] (and by nothing else: it is implemented for any type that implements them
+/// all).
+pub trait Store:
+    AccountStore
+    + GameStore
+    + EventStore
+    + ExplorerStore
+    + FairPlayStore
+    + MailStore
+    + ModerationStore
+    + TwoFactorStore
+{
+}
+
+impl<T> Store for T where
+    T: AccountStore
+        + GameStore
+        + EventStore
+        + ExplorerStore
+        + FairPlayStore
+        + MailStore
+        + ModerationStore
+        + TwoFactorStore
+{
+}
+
+/// Online play's database, SQLite or PostgreSQL; cheap to clone. It dereferences to its
+/// [`Store`], so the stores' methods are called on it (`db.user(id).await`).
 #[derive(Clone)]
-pub enum OnlineDb {
-    /// An SQLite file (or memory).
-    Sqlite(SqliteDb),
-    /// A PostgreSQL server.
-    Postgres(PostgresDb),
+pub struct OnlineDb {
+    store: Arc<dyn Store>,
+    /// The same store when it is PostgreSQL, which several processes can share
+    /// ([`crate::cluster`]).
+    postgres: Option<PostgresDb>,
 }
 
 impl OnlineDb {
     /// Opens (creating if needed) `online.sqlite3` in `dir`.
     pub fn open(dir: &Path) -> Result<OnlineDb, String> {
-        SqliteDb::open(dir).map(OnlineDb::Sqlite)
+        SqliteDb::open(dir).map(OnlineDb::from)
     }
 
     /// Connects to PostgreSQL at `url` (`postgres://user:password@host/db`) and creates the
     /// tables if needed.
     pub async fn connect(url: &str) -> Result<OnlineDb, String> {
-        PostgresDb::connect(url).await.map(OnlineDb::Postgres)
+        PostgresDb::connect(url).await.map(OnlineDb::from)
     }
 
     /// A database in memory, for tests.
     pub fn in_memory() -> OnlineDb {
-        OnlineDb::Sqlite(SqliteDb::in_memory())
+        OnlineDb::from(SqliteDb::in_memory())
     }
 
+    /// The PostgreSQL store, when that is the one in use.
+    pub fn postgres(&self) -> Option<&PostgresDb> {
+        self.postgres.as_ref()
+    }
+}
+
+impl From<SqliteDb> for OnlineDb {
+    fn from(db: SqliteDb) -> OnlineDb {
+        OnlineDb {
+            store: Arc::new(db),
+            postgres: None,
+        }
+    }
+}
+
+impl From<PostgresDb> for OnlineDb {
+    fn from(db: PostgresDb) -> OnlineDb {
+        OnlineDb {
+            postgres: Some(db.clone()),
+            store: Arc::new(db),
+        }
+    }
+}
+
+impl Deref for OnlineDb {
+    type Target = dyn Store;
+
+    fn deref(&self) -> &Self::Target {
+        &*self.store
+    }
+}
+
+/// Accounts: users, their secrets (sessions, tokens, one-time codes), the accounts of other
+/// services tied to them, and what players are to each other (follows, blocks).
+#[async_trait]
+pub trait AccountStore: Send + Sync {
     /// Creates an account; refused (409 `name-taken`) when the name is in use.
-    pub async fn create_user(
+    async fn create_user(
         &self,
         name: &str,
         password: Option<String>,
         guest: bool,
         now_ms: i64,
-    ) -> Result<UserRow, ApiError> {
-        both!(self.create_user(name, password, guest, now_ms))
-    }
+    ) -> Result<UserRow, ApiError>;
 
     /// The account called `name` (any case).
-    pub async fn user_by_name(&self, name: &str) -> Result<Option<UserRow>, ApiError> {
-        both!(self.user_by_name(name))
-    }
+    async fn user_by_name(&self, name: &str) -> Result<Option<UserRow>, ApiError>;
 
     /// The account with id `id`.
-    pub async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError> {
-        both!(self.user(id))
-    }
+    async fn user(&self, id: i64) -> Result<Option<UserRow>, ApiError>;
 
     /// Closes account `user` in one transaction: renamed `new_name` and closed at `now_ms`,
     /// its old name's hash `retired` kept out of use, its password, address, sessions, tokens,
     /// links and relations forgotten.
-    pub async fn close_user(
+    async fn close_user(
         &self,
         user: i64,
         retired: String,
         new_name: String,
         now_ms: i64,
-    ) -> Result<(), ApiError> {
-        both!(self.close_user(user, retired, new_name, now_ms))
-    }
+    ) -> Result<(), ApiError>;
 
     /// Whether the name whose hash is `hash` belonged to a closed account (kept out of use).
-    pub async fn name_retired(&self, hash: String) -> Result<bool, ApiError> {
-        both!(self.name_retired(hash))
-    }
+    async fn name_retired(&self, hash: String) -> Result<bool, ApiError>;
 
     /// Makes account `user` a BOT, for good, if it is not a guest and has played no game (one
     /// started and not aborted); in one statement, so a game starting meanwhile either counts
     /// or comes after. Whether it is a BOT now.
-    pub async fn make_bot(&self, user: i64) -> Result<bool, ApiError> {
-        both!(self.make_bot(user))
-    }
+    async fn make_bot(&self, user: i64) -> Result<bool, ApiError>;
 
     /// Keeps the hash of a new secret of `user`.
-    pub async fn add_secret(
+    async fn add_secret(
         &self,
         user: i64,
         kind: SecretKind,
         hash: String,
         now_ms: i64,
-    ) -> Result<(), ApiError> {
-        both!(self.add_secret(user, kind, hash, now_ms))
-    }
+    ) -> Result<(), ApiError>;
 
     /// The account a secret of `kind` with this hash belongs to, if the secret was issued at
     /// `not_before_ms` or later (older ones have expired).
-    pub async fn user_by_secret(
+    async fn user_by_secret(
         &self,
         hash: String,
         kind: SecretKind,
         not_before_ms: i64,
-    ) -> Result<Option<UserRow>, ApiError> {
-        both!(self.user_by_secret(hash, kind, not_before_ms))
-    }
+    ) -> Result<Option<UserRow>, ApiError>;
 
     /// Forgets a secret (log-out).
-    pub async fn delete_secret(&self, hash: String) -> Result<(), ApiError> {
-        both!(self.delete_secret(hash))
-    }
+    async fn delete_secret(&self, hash: String) -> Result<(), ApiError>;
 
     /// `user`'s API tokens and its sessions issued at `sessions_since_ms` or later, newest
     /// first.
-    pub async fn secrets_of(
+    async fn secrets_of(
         &self,
         user: i64,
         sessions_since_ms: i64,
-    ) -> Result<Vec<SecretRow>, ApiError> {
-        both!(self.secrets_of(user, sessions_since_ms))
-    }
+    ) -> Result<Vec<SecretRow>, ApiError>;
 
     /// Forgets `user`'s secrets whose hash starts with `prefix` (all of them without one),
     /// except the one whose hash is `keep`; returns how many.
-    pub async fn revoke_secrets(
+    async fn revoke_secrets(
         &self,
         user: i64,
         prefix: Option<String>,
         keep: Option<String>,
-    ) -> Result<u64, ApiError> {
-        both!(self.revoke_secrets(user, prefix, keep))
-    }
+    ) -> Result<u64, ApiError>;
 
     /// Sets `user`'s password hash and forgets every secret of theirs but `keep`, in one
     /// transaction; returns how many secrets were forgotten.
-    pub async fn set_password(
+    async fn set_password(
         &self,
         user: i64,
         hash: String,
         keep: Option<String>,
-    ) -> Result<u64, ApiError> {
-        both!(self.set_password(user, hash, keep))
-    }
+    ) -> Result<u64, ApiError>;
 
     /// Forgets the sessions issued before `before_ms` (expired); returns how many.
-    pub async fn delete_expired_sessions(&self, before_ms: i64) -> Result<u64, ApiError> {
-        both!(self.delete_expired_sessions(before_ms))
-    }
+    async fn delete_expired_sessions(&self, before_ms: i64) -> Result<u64, ApiError>;
 
+    /// The ids the account `user` is reached by from `service` (the Telegram users linked
+    /// to it).
+    async fn outside_ids_of(&self, service: &str, user: i64) -> Result<Vec<String>, ApiError>;
+
+    /// The account reached from `service` as `outside_id`, if it has one.
+    async fn outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+    ) -> Result<Option<OutsideAccount>, ApiError>;
+
+    /// Ties `outside_id` of `service` to account `user` with `settings` (replacing what it
+    /// was tied to: linking a Telegram user to an existing account).
+    async fn set_outside_account(
+        &self,
+        service: &str,
+        outside_id: &str,
+        user: i64,
+        settings: &str,
+    ) -> Result<(), ApiError>;
+
+    /// Unties from account `user` the ids of `service` tied to it (only `outside_id`, when
+    /// given); the account is not touched. Returns how many.
+    async fn delete_outside_accounts(
+        &self,
+        service: &str,
+        user: i64,
+        outside_id: Option<&str>,
+    ) -> Result<u64, ApiError>;
+
+    /// Sets what `from` is to `to` (replacing a follow by a block or the other way round).
+    async fn set_relation(
+        &self,
+        from: i64,
+        to: i64,
+        relation: Relation,
+        now_ms: i64,
+    ) -> Result<(), ApiError>;
+
+    /// Undoes `from`'s `relation` to `to` if that is what it is (unfollowing a blocked
+    /// player leaves the block).
+    async fn clear_relation(&self, from: i64, to: i64, relation: Relation) -> Result<(), ApiError>;
+
+    /// What `from` is to `to`, if anything.
+    async fn relation(&self, from: i64, to: i64) -> Result<Option<Relation>, ApiError>;
+
+    /// The accounts `from` follows (or blocks), by name, at most `limit`.
+    async fn related(
+        &self,
+        from: i64,
+        relation: Relation,
+        limit: i64,
+    ) -> Result<Vec<UserRow>, ApiError>;
+}
+
+/// Online games and their moves, ratings and leaderboards, and the messages of other services
+/// that show games and tournaments.
+#[async_trait]
+pub trait GameStore: Send + Sync {
     /// Ends game `id` with `outcome` if it is still open (nobody took the free seat
     /// meanwhile); whether it was.
-    pub async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError> {
-        both!(self.withdraw_open(id, outcome))
-    }
+    async fn withdraw_open(&self, id: &str, outcome: String) -> Result<bool, ApiError>;
 
     /// Ids of the open games (a seat free) created before `before_ms`.
-    pub async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError> {
-        both!(self.open_before(before_ms))
-    }
+    async fn open_before(&self, before_ms: i64) -> Result<Vec<String>, ApiError>;
 
     /// The open games that are challenges to `user` (oldest first, at most 50).
-    pub async fn challenges_to(&self, user: i64) -> Result<Vec<String>, ApiError> {
-        both!(self.challenges_to(user))
-    }
+    async fn challenges_to(&self, user: i64) -> Result<Vec<String>, ApiError>;
 
     /// `user`'s rating in `speed`, if it has played there.
-    pub async fn rating(&self, user: i64, speed: &str) -> Result<Option<RatingRow>, ApiError> {
-        both!(self.rating(user, speed))
-    }
+    async fn rating(&self, user: i64, speed: &str) -> Result<Option<RatingRow>, ApiError>;
 
     /// All of `user`'s ratings, by speed class name.
-    pub async fn ratings(&self, user: i64) -> Result<Vec<(String, RatingRow)>, ApiError> {
-        both!(self.ratings(user))
-    }
+    async fn ratings(&self, user: i64) -> Result<Vec<(String, RatingRow)>, ApiError>;
 
-    /// Stores a new game, or its changed row (seats, status).
-    pub async fn save_game(&self, g: OnlineGameRow) -> Result<(), ApiError> {
-        both!(self.save_game(g))
-    }
+    /// Stores a new game, or its changed row (seats, status); its moves stay.
+    async fn save_game(&self, g: OnlineGameRow) -> Result<(), ApiError>;
 
     /// Appends ply `ply` to game `id` and records when the next turn began, in one
     /// transaction.
-    pub async fn add_move(
+    async fn add_move(
         &self,
         id: &str,
         ply: usize,
         token: String,
         elapsed_ms: i64,
         turn_started_ms: i64,
-    ) -> Result<(), ApiError> {
-        both!(self.add_move(id, ply, token, elapsed_ms, turn_started_ms))
-    }
+    ) -> Result<(), ApiError>;
 
     /// Drops the plies of game `id` from `ply` on (a takeback) and records when the turn began.
-    pub async fn truncate_moves(
+    async fn truncate_moves(
         &self,
         id: &str,
         ply: usize,
         turn_started_ms: i64,
-    ) -> Result<(), ApiError> {
-        both!(self.truncate_moves(id, ply, turn_started_ms))
-    }
+    ) -> Result<(), ApiError>;
 
     /// Ends game `id` with `outcome` and, for a rated game, updates both players' ratings, all
     /// in one transaction that holds the two rating rows from read to write (so concurrent
     /// endings of one player's games are applied one after another, none lost). Returns the
     /// rating changes (White, Black). A game already ended is left as it is.
-    pub async fn finish(
+    async fn finish(
         &self,
         id: &str,
         outcome: String,
         rated: Option<RatedResult>,
-    ) -> Result<[Option<i64>; 2], ApiError> {
-        both!(self.finish(id, outcome, rated))
-    }
+    ) -> Result<[Option<i64>; 2], ApiError>;
 
     /// Game `id` and its moves (token, thinking time in ms), if it exists.
-    pub async fn game(
-        &self,
-        id: &str,
-    ) -> Result<Option<(OnlineGameRow, Vec<(String, i64)>)>, ApiError> {
-        both!(self.game(id))
-    }
+    async fn game(&self, id: &str)
+        -> Result<Option<(OnlineGameRow, Vec<(String, i64)>)>, ApiError>;
 
     /// Those of `ids` that are over, each with its outcome's code (as [`OnlineGameRow`]'s):
     /// one query however many games (the tournament director's catch-up, every tick).
-    pub async fn ended_among(
-        &self,
-        ids: &[String],
-    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        both!(self.ended_among(ids))
-    }
+    async fn ended_among(&self, ids: &[String]) -> Result<Vec<(String, Option<String>)>, ApiError>;
 
     /// Ids of the games not over (to look after again after a restart).
-    pub async fn unfinished(&self) -> Result<Vec<String>, ApiError> {
-        both!(self.unfinished())
-    }
+    async fn unfinished(&self) -> Result<Vec<String>, ApiError>;
 
     /// `user`'s newest games, at most `limit`.
-    pub async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError> {
-        both!(self.games_of(user, limit))
-    }
+    async fn games_of(&self, user: i64, limit: i64) -> Result<Vec<GameSummary>, ApiError>;
 
     /// The ids of the games `user` is playing now, newest first, at most `limit`.
-    pub async fn playing_of(&self, user: i64, limit: i64) -> Result<Vec<String>, ApiError> {
-        both!(self.playing_of(user, limit))
-    }
-
-    /// The ids the account `user` is reached by from `service` (the Telegram users linked
-    /// to it).
-    pub async fn outside_ids_of(&self, service: &str, user: i64) -> Result<Vec<String>, ApiError> {
-        both!(self.outside_ids_of(service, user))
-    }
-
-    /// The account reached from `service` as `outside_id`, if it has one.
-    pub async fn outside_account(
-        &self,
-        service: &str,
-        outside_id: &str,
-    ) -> Result<Option<OutsideAccount>, ApiError> {
-        both!(self.outside_account(service, outside_id))
-    }
-
-    /// Ties `outside_id` of `service` to account `user` with `settings` (replacing what it
-    /// was tied to: linking a Telegram user to an existing account).
-    pub async fn set_outside_account(
-        &self,
-        service: &str,
-        outside_id: &str,
-        user: i64,
-        settings: &str,
-    ) -> Result<(), ApiError> {
-        both!(self.set_outside_account(service, outside_id, user, settings))
-    }
-
-    /// Unties from account `user` the ids of `service` tied to it (only `outside_id`, when
-    /// given); the account is not touched. Returns how many.
-    pub async fn delete_outside_accounts(
-        &self,
-        service: &str,
-        user: i64,
-        outside_id: Option<&str>,
-    ) -> Result<u64, ApiError> {
-        both!(self.delete_outside_accounts(service, user, outside_id))
-    }
+    async fn playing_of(&self, user: i64, limit: i64) -> Result<Vec<String>, ApiError>;
 
     /// The game a message shows, if any.
-    pub async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError> {
-        both!(self.shown_game(message))
-    }
+    async fn shown_game(&self, message: &str) -> Result<Option<ShownGame>, ApiError>;
 
     /// Records that `shown.message` shows `shown.game_id`; a message shows one game for
     /// ever (409 `message-taken` if it already shows one).
-    pub async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError> {
-        both!(self.add_shown_game(shown))
-    }
+    async fn add_shown_game(&self, shown: ShownGame) -> Result<(), ApiError>;
 
     /// The tournament message `message`, if any.
-    pub async fn shown_event(&self, message: &str) -> Result<Option<ShownEvent>, ApiError> {
-        both!(self.shown_event(message))
-    }
+    async fn shown_event(&self, message: &str) -> Result<Option<ShownEvent>, ApiError>;
 
     /// Records that `shown.message` shows `shown.tournament_id` (409 `message-taken` if the
     /// message is recorded already).
-    pub async fn add_shown_event(&self, shown: ShownEvent) -> Result<(), ApiError> {
-        both!(self.add_shown_event(shown))
-    }
+    async fn add_shown_event(&self, shown: ShownEvent) -> Result<(), ApiError>;
 
     /// The tournament messages whose prefix is `prefix`.
-    pub async fn shown_events(&self, prefix: &str) -> Result<Vec<ShownEvent>, ApiError> {
-        both!(self.shown_events(prefix))
-    }
+    async fn shown_events(&self, prefix: &str) -> Result<Vec<ShownEvent>, ApiError>;
 
     /// The messages whose prefix is `prefix` and whose game is not over (to look after again
     /// after a restart).
-    pub async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError> {
-        both!(self.shown_unfinished(prefix))
-    }
-
-    /// Sets what `from` is to `to` (replacing a follow by a block or the other way round).
-    pub async fn set_relation(
-        &self,
-        from: i64,
-        to: i64,
-        relation: Relation,
-        now_ms: i64,
-    ) -> Result<(), ApiError> {
-        both!(self.set_relation(from, to, relation, now_ms))
-    }
-
-    /// Undoes `from`'s `relation` to `to` if that is what it is (unfollowing a blocked
-    /// player leaves the block).
-    pub async fn clear_relation(
-        &self,
-        from: i64,
-        to: i64,
-        relation: Relation,
-    ) -> Result<(), ApiError> {
-        both!(self.clear_relation(from, to, relation))
-    }
-
-    /// What `from` is to `to`, if anything.
-    pub async fn relation(&self, from: i64, to: i64) -> Result<Option<Relation>, ApiError> {
-        both!(self.relation(from, to))
-    }
-
-    /// The accounts `from` follows (or blocks), by name, at most `limit`.
-    pub async fn related(
-        &self,
-        from: i64,
-        relation: Relation,
-        limit: i64,
-    ) -> Result<Vec<UserRow>, ApiError> {
-        both!(self.related(from, relation, limit))
-    }
+    async fn shown_unfinished(&self, prefix: &str) -> Result<Vec<ShownGame>, ApiError>;
 
     /// `user`'s rating history, oldest first: one point per rated game since it was kept.
-    pub async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
-        both!(self.rating_history(user))
-    }
+    async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError>;
 
     /// The leaderboard of `speed`: accounts with a deviation at most `max_deviation` and a
     /// rated game there at `active_since_ms` or later, best first, at most `limit`.
-    pub async fn leaderboard(
+    async fn leaderboard(
         &self,
         speed: &str,
         max_deviation: f64,
         active_since_ms: i64,
         limit: i64,
-    ) -> Result<Vec<LeaderRow>, ApiError> {
-        both!(self.leaderboard(speed, max_deviation, active_since_ms, limit))
-    }
+    ) -> Result<Vec<LeaderRow>, ApiError>;
 
     /// `user`'s finished games counted: won, drawn, lost, rated.
-    pub async fn record(&self, user: i64) -> Result<GameRecord, ApiError> {
-        both!(self.record(user))
-    }
+    async fn record(&self, user: i64) -> Result<GameRecord, ApiError>;
 
     /// One page of `user`'s games that pass `filter`, newest first (`offset`, at most
     /// `limit`), and how many pass it in all.
-    pub async fn games_page(
+    async fn games_page(
         &self,
         user: i64,
         filter: GameFilter,
         offset: i64,
         limit: i64,
-    ) -> Result<(Vec<GameSummary>, i64), ApiError> {
-        both!(self.games_page(user, filter, offset, limit))
-    }
+    ) -> Result<(Vec<GameSummary>, i64), ApiError>;
 }
 
 /// The rule set of a stored name (the `rules` column of `online_games`), or an error naming

@@ -5,11 +5,12 @@
 
 use rusqlite::{params, OptionalExtension};
 
+use async_trait::async_trait;
+
 use crate::error::ApiError;
 
 use super::postgres::{db_error, PostgresDb};
 use super::sqlite::SqliteDb;
-use super::OnlineDb;
 
 pub(super) const SQLITE_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS roles (
@@ -131,7 +132,7 @@ CREATE TABLE IF NOT EXISTS refunds (
 );
 ";
 
-/// What is held against an account now (see [`OnlineDb::marks_of`]).
+/// What is held against an account now (see [`ModerationStore::marks_of`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MarkRow {
     /// `engine` or `chat-mute`.
@@ -219,7 +220,58 @@ const REFUND_SQL: [&str; 2] = [
      SELECT user_id, speed, $4, rating FROM ratings WHERE user_id = $1 AND speed = $2",
 ];
 
-impl SqliteDb {
+/// Moderation: roles, marks, reports, the log and refunds.
+#[async_trait]
+pub trait ModerationStore: Send + Sync {
+    /// Gives `user` the role `role` (`moderator`), or takes it away.
+    async fn set_role(&self, user: i64, role: &str, on: bool) -> Result<(), ApiError>;
+
+    /// Whether `user` has the role `role`.
+    async fn has_role(&self, user: i64, role: &str) -> Result<bool, ApiError>;
+
+    /// Gives `user` the mark `mark` (replacing one of its kind), or takes the mark of its
+    /// kind away.
+    async fn set_mark(&self, user: i64, mark: MarkRow, on: bool) -> Result<(), ApiError>;
+
+    /// The marks of `user` (those past their time included: the caller compares).
+    async fn marks_of(&self, user: i64) -> Result<Vec<MarkRow>, ApiError>;
+
+    /// Stores a report; answers its number.
+    async fn add_report(&self, r: ReportRow) -> Result<i64, ApiError>;
+
+    /// The open (or closed) reports, of `reported` or of everybody, oldest first, at most
+    /// `limit`.
+    async fn reports(
+        &self,
+        open: bool,
+        reported: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<ReportRow>, ApiError>;
+
+    /// Closes every open report of `reported`; answers how many.
+    async fn close_reports(&self, reported: i64, now_ms: i64) -> Result<u64, ApiError>;
+
+    /// Writes a line of the moderation log.
+    async fn add_log(&self, line: LogRow) -> Result<(), ApiError>;
+
+    /// The moderation log, newest first, of `user` or of everybody, at most `limit` lines.
+    async fn moderation_log(&self, user: Option<i64>, limit: i64) -> Result<Vec<LogRow>, ApiError>;
+
+    /// Gives `user` back `points` of rating in `speed`, lost in `game` to an engine-marked
+    /// account, with a point in the rating history: once per game and player (false when it
+    /// was given already).
+    async fn refund(
+        &self,
+        game: &str,
+        user: i64,
+        speed: &str,
+        points: f64,
+        now_ms: i64,
+    ) -> Result<bool, ApiError>;
+}
+
+#[async_trait]
+impl ModerationStore for SqliteDb {
     async fn set_role(&self, user: i64, role: &str, on: bool) -> Result<(), ApiError> {
         let role = role.to_string();
         self.with(move |c| {
@@ -349,7 +401,7 @@ impl SqliteDb {
         .await
     }
 
-    async fn log(&self, user: Option<i64>, limit: i64) -> Result<Vec<LogRow>, ApiError> {
+    async fn moderation_log(&self, user: Option<i64>, limit: i64) -> Result<Vec<LogRow>, ApiError> {
         self.with(move |c| {
             let mut stmt = c.prepare(
                 "SELECT at_ms, moderator, user_id, action, details FROM mod_log \
@@ -399,7 +451,8 @@ impl SqliteDb {
     }
 }
 
-impl PostgresDb {
+#[async_trait]
+impl ModerationStore for PostgresDb {
     async fn set_role(&self, user: i64, role: &str, on: bool) -> Result<(), ApiError> {
         let c = self.client().await?;
         let sql = if on {
@@ -526,7 +579,7 @@ impl PostgresDb {
         Ok(())
     }
 
-    async fn log(&self, user: Option<i64>, limit: i64) -> Result<Vec<LogRow>, ApiError> {
+    async fn moderation_log(&self, user: Option<i64>, limit: i64) -> Result<Vec<LogRow>, ApiError> {
         let c = self.client().await?;
         let rows = c
             .query(
@@ -576,77 +629,5 @@ impl PostgresDb {
         }
         tx.commit().await.map_err(db_error)?;
         Ok(new == 1)
-    }
-}
-
-impl OnlineDb {
-    /// Gives `user` the role `role` (`moderator`), or takes it away.
-    pub async fn set_role(&self, user: i64, role: &str, on: bool) -> Result<(), ApiError> {
-        both!(self.set_role(user, role, on))
-    }
-
-    /// Whether `user` has the role `role`.
-    pub async fn has_role(&self, user: i64, role: &str) -> Result<bool, ApiError> {
-        both!(self.has_role(user, role))
-    }
-
-    /// Gives `user` the mark `mark` (replacing one of its kind), or takes the mark of its
-    /// kind away.
-    pub async fn set_mark(&self, user: i64, mark: MarkRow, on: bool) -> Result<(), ApiError> {
-        both!(self.set_mark(user, mark, on))
-    }
-
-    /// The marks of `user` (those past their time included: the caller compares).
-    pub async fn marks_of(&self, user: i64) -> Result<Vec<MarkRow>, ApiError> {
-        both!(self.marks_of(user))
-    }
-
-    /// Stores a report; answers its number.
-    pub async fn add_report(&self, r: ReportRow) -> Result<i64, ApiError> {
-        both!(self.add_report(r))
-    }
-
-    /// The open (or closed) reports, of `reported` or of everybody, oldest first, at most
-    /// `limit`.
-    pub async fn reports(
-        &self,
-        open: bool,
-        reported: Option<i64>,
-        limit: i64,
-    ) -> Result<Vec<ReportRow>, ApiError> {
-        both!(self.reports(open, reported, limit))
-    }
-
-    /// Closes every open report of `reported`; answers how many.
-    pub async fn close_reports(&self, reported: i64, now_ms: i64) -> Result<u64, ApiError> {
-        both!(self.close_reports(reported, now_ms))
-    }
-
-    /// Writes a line of the moderation log.
-    pub async fn add_log(&self, line: LogRow) -> Result<(), ApiError> {
-        both!(self.add_log(line))
-    }
-
-    /// The moderation log, newest first, of `user` or of everybody, at most `limit` lines.
-    pub async fn moderation_log(
-        &self,
-        user: Option<i64>,
-        limit: i64,
-    ) -> Result<Vec<LogRow>, ApiError> {
-        both!(self.log(user, limit))
-    }
-
-    /// Gives `user` back `points` of rating in `speed`, lost in `game` to an engine-marked
-    /// account, with a point in the rating history: once per game and player (false when it
-    /// was given already).
-    pub async fn refund(
-        &self,
-        game: &str,
-        user: i64,
-        speed: &str,
-        points: f64,
-        now_ms: i64,
-    ) -> Result<bool, ApiError> {
-        both!(self.refund(game, user, speed, points, now_ms))
     }
 }

@@ -7,11 +7,12 @@
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use async_trait::async_trait;
+
 use crate::error::ApiError;
 
 use super::postgres::{db_error, PostgresDb};
 use super::sqlite::SqliteDb;
-use super::OnlineDb;
 
 /// The SQLite table and columns (applied by name to any older database).
 pub(super) fn sqlite_migrate(conn: &Connection) -> rusqlite::Result<()> {
@@ -64,7 +65,57 @@ pub struct TokenRow {
 /// The stored kind of a recovery code ([`super::SecretKind::RecoveryCode`]).
 const RECOVERY: &str = "recovery-code";
 
-impl SqliteDb {
+/// Second factors (TOTP and recovery codes) and API tokens' scopes.
+#[async_trait]
+pub trait TwoFactorStore: Send + Sync {
+    /// `user`'s TOTP secret, set up or turned on, if any.
+    async fn two_factor(&self, user: i64) -> Result<Option<TwoFactorRow>, ApiError>;
+
+    /// Keeps `secret` as `user`'s TOTP secret, pending (replacing a pending one); false, and
+    /// nothing changed, when a second factor is already on.
+    async fn set_pending_two_factor(&self, user: i64, secret: String) -> Result<bool, ApiError>;
+
+    /// In one transaction: turns `user`'s pending secret on at `now_ms`, with `step` as the
+    /// last step used, and replaces the recovery codes with the hashes `codes`; false when
+    /// nothing was pending.
+    async fn enable_two_factor(
+        &self,
+        user: i64,
+        step: i64,
+        now_ms: i64,
+        codes: Vec<String>,
+    ) -> Result<bool, ApiError>;
+
+    /// Uses time step `step` for `user`: true when it is later than the last one used (then it
+    /// is the last one), false when a code of that step or a later one was accepted already.
+    async fn use_two_factor_step(&self, user: i64, step: i64) -> Result<bool, ApiError>;
+
+    /// Uses up `user`'s recovery code with hash `hash`: true when it was one of theirs.
+    async fn use_recovery_code(&self, user: i64, hash: String) -> Result<bool, ApiError>;
+
+    /// Forgets `user`'s TOTP secret and recovery codes; false when there was no secret.
+    async fn disable_two_factor(&self, user: i64) -> Result<bool, ApiError>;
+
+    /// How many recovery codes `user` has left.
+    async fn recovery_codes_left(&self, user: i64) -> Result<i64, ApiError>;
+
+    /// Stores the scopes (space-separated; none for all) and description of token `hash`.
+    async fn set_token_scopes(
+        &self,
+        hash: String,
+        scopes: Option<String>,
+        description: Option<String>,
+    ) -> Result<(), ApiError>;
+
+    /// `user`'s API tokens with their scopes and descriptions.
+    async fn tokens_of(&self, user: i64) -> Result<Vec<TokenRow>, ApiError>;
+
+    /// The scopes stored with token `hash` (none: all, or no such token).
+    async fn token_scopes(&self, hash: String) -> Result<Option<String>, ApiError>;
+}
+
+#[async_trait]
+impl TwoFactorStore for SqliteDb {
     async fn two_factor(&self, user: i64) -> Result<Option<TwoFactorRow>, ApiError> {
         self.with(move |c| {
             Ok(c.query_row(
@@ -223,7 +274,8 @@ impl SqliteDb {
     }
 }
 
-impl PostgresDb {
+#[async_trait]
+impl TwoFactorStore for PostgresDb {
     async fn two_factor(&self, user: i64) -> Result<Option<TwoFactorRow>, ApiError> {
         let c = self.client().await?;
         let row = c
@@ -391,76 +443,5 @@ impl PostgresDb {
             .await
             .map_err(db_error)?;
         Ok(row.and_then(|r| r.get::<_, Option<String>>(0)))
-    }
-}
-
-impl OnlineDb {
-    /// `user`'s TOTP secret, set up or turned on, if any.
-    pub async fn two_factor(&self, user: i64) -> Result<Option<TwoFactorRow>, ApiError> {
-        both!(self.two_factor(user))
-    }
-
-    /// Keeps `secret` as `user`'s TOTP secret, pending (replacing a pending one); false, and
-    /// nothing changed, when a second factor is already on.
-    pub async fn set_pending_two_factor(
-        &self,
-        user: i64,
-        secret: String,
-    ) -> Result<bool, ApiError> {
-        both!(self.set_pending_two_factor(user, secret))
-    }
-
-    /// In one transaction: turns `user`'s pending secret on at `now_ms`, with `step` as the
-    /// last step used, and replaces the recovery codes with the hashes `codes`; false when
-    /// nothing was pending.
-    pub async fn enable_two_factor(
-        &self,
-        user: i64,
-        step: i64,
-        now_ms: i64,
-        codes: Vec<String>,
-    ) -> Result<bool, ApiError> {
-        both!(self.enable_two_factor(user, step, now_ms, codes))
-    }
-
-    /// Uses time step `step` for `user`: true when it is later than the last one used (then it
-    /// is the last one), false when a code of that step or a later one was accepted already.
-    pub async fn use_two_factor_step(&self, user: i64, step: i64) -> Result<bool, ApiError> {
-        both!(self.use_two_factor_step(user, step))
-    }
-
-    /// Uses up `user`'s recovery code with hash `hash`: true when it was one of theirs.
-    pub async fn use_recovery_code(&self, user: i64, hash: String) -> Result<bool, ApiError> {
-        both!(self.use_recovery_code(user, hash))
-    }
-
-    /// Forgets `user`'s TOTP secret and recovery codes; false when there was no secret.
-    pub async fn disable_two_factor(&self, user: i64) -> Result<bool, ApiError> {
-        both!(self.disable_two_factor(user))
-    }
-
-    /// How many recovery codes `user` has left.
-    pub async fn recovery_codes_left(&self, user: i64) -> Result<i64, ApiError> {
-        both!(self.recovery_codes_left(user))
-    }
-
-    /// Stores the scopes (space-separated; none for all) and description of token `hash`.
-    pub async fn set_token_scopes(
-        &self,
-        hash: String,
-        scopes: Option<String>,
-        description: Option<String>,
-    ) -> Result<(), ApiError> {
-        both!(self.set_token_scopes(hash, scopes, description))
-    }
-
-    /// `user`'s API tokens with their scopes and descriptions.
-    pub async fn tokens_of(&self, user: i64) -> Result<Vec<TokenRow>, ApiError> {
-        both!(self.tokens_of(user))
-    }
-
-    /// The scopes stored with token `hash` (none: all, or no such token).
-    pub async fn token_scopes(&self, hash: String) -> Result<Option<String>, ApiError> {
-        both!(self.token_scopes(hash))
     }
 }
