@@ -1,10 +1,13 @@
-//! Group commit of moves in SQLite: every move is still committed before it is acknowledged,
-//! but the moves of many games that arrive together share one transaction. The moves wait in
-//! a queue; one blocking task at a time (the runtime's, so that a paused test clock knows a
-//! write is under way) takes all that are waiting, writes them in a transaction (each in a
-//! savepoint of its own, so that one refused move fails alone), commits, and only then
-//! answers each, and goes on while moves keep coming. A quiet server writes each move at once;
-//! a busy one makes fewer, larger commits.
+//! Group commit of moves: every move is still committed before it is acknowledged, but the
+//! moves of many games that arrive together share one transaction. The moves wait in a queue
+//! ([`MoveQueue`]); one writer at a time takes all that are waiting, writes them in a
+//! transaction, commits, and only then answers each, and goes on while moves keep coming. A
+//! quiet server writes each move at once; a busy one makes fewer, larger commits.
+//!
+//! SQLite's writer ([`MoveWriter`], here) is a blocking task (the runtime's, so that a paused
+//! test clock knows a write is under way) that puts each move in a savepoint of its own, so
+//! that one refused move fails alone. PostgreSQL's (`postgres/moves.rs`) sends the batch's
+//! statements at once on its connection.
 
 use std::sync::{Arc, Mutex};
 
@@ -30,20 +33,70 @@ pub(super) struct MoveWrite {
     pub turn_started_ms: i64,
 }
 
-type Pending = (MoveWrite, oneshot::Sender<Result<(), ApiError>>);
+/// A move waiting, and where its result goes.
+pub(super) type Pending = (MoveWrite, oneshot::Sender<Result<(), ApiError>>);
 
-/// The moves waiting, and whether a task is writing.
+/// The moves waiting, and whether a writer is at work.
 #[derive(Default)]
-struct Queue {
-    waiting: Vec<Pending>,
+struct Waiting {
+    moves: Vec<Pending>,
     writing: bool,
 }
 
-/// The queue of moves to write through one connection.
+/// The queue both stores' writers share the shape of: moves wait here; the first to arrive
+/// while no writer works starts one, which takes batches until none waits.
+#[derive(Clone, Default)]
+pub(super) struct MoveQueue(Arc<Mutex<Waiting>>);
+
+impl MoveQueue {
+    /// Queues `w`: whether the caller must start a writer, and where its result will come.
+    pub(super) fn push(&self, w: MoveWrite) -> (bool, oneshot::Receiver<Result<(), ApiError>>) {
+        let (done, answer) = oneshot::channel();
+        let mut q = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        q.moves.push((w, done));
+        (!std::mem::replace(&mut q.writing, true), answer)
+    }
+
+    /// The next batch (at most [`MAX_BATCH`] moves, oldest first), or none: then the writer
+    /// stops, and the next move starts another.
+    pub(super) fn next_batch(&self) -> Option<Vec<Pending>> {
+        let mut q = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if q.moves.is_empty() {
+            q.writing = false;
+            return None;
+        }
+        let n = q.moves.len().min(MAX_BATCH);
+        Some(q.moves.drain(..n).collect())
+    }
+
+    /// Marks the writer stopped: for a writer that panicked or was dropped mid-batch, so that
+    /// the next move starts another.
+    pub(super) fn writer_gone(&self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).writing = false;
+    }
+}
+
+/// Waits for a queued move's result.
+pub(super) async fn result_of(
+    answer: oneshot::Receiver<Result<(), ApiError>>,
+) -> Result<(), ApiError> {
+    answer
+        .await
+        .map_err(|_| ApiError::Internal("the move was dropped unwritten".into()))?
+}
+
+/// Sends each move of `batch` its result.
+pub(super) fn answer(batch: Vec<Pending>, results: Vec<Result<(), ApiError>>) {
+    for ((_, done), result) in batch.into_iter().zip(results) {
+        let _ = done.send(result);
+    }
+}
+
+/// The queue of moves to write through one SQLite connection.
 #[derive(Clone)]
 pub(super) struct MoveWriter {
     conn: Arc<Mutex<Connection>>,
-    queue: Arc<Mutex<Queue>>,
+    queue: MoveQueue,
 }
 
 impl MoveWriter {
@@ -51,49 +104,33 @@ impl MoveWriter {
     pub(super) fn new(conn: Arc<Mutex<Connection>>) -> MoveWriter {
         MoveWriter {
             conn,
-            queue: Arc::default(),
+            queue: MoveQueue::default(),
         }
     }
 
     /// Stores `w`, answering once its transaction is committed.
     pub(super) async fn write(&self, w: MoveWrite) -> Result<(), ApiError> {
-        let (done, answer) = oneshot::channel();
-        let start = {
-            let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-            q.waiting.push((w, done));
-            !std::mem::replace(&mut q.writing, true)
-        };
+        let (start, answer) = self.queue.push(w);
         if start {
             let me = self.clone();
             tokio::task::spawn_blocking(move || me.write_while_waiting());
         }
-        answer
-            .await
-            .map_err(|_| ApiError::Internal("the move was dropped unwritten".into()))?
+        result_of(answer).await
     }
 
     /// Writes batches until no move waits.
     fn write_while_waiting(&self) {
         // Should a batch panic, the next move starts a writer again.
-        struct Unmark<'a>(&'a Mutex<Queue>);
+        struct Unmark<'a>(&'a MoveQueue);
         impl Drop for Unmark<'_> {
             fn drop(&mut self) {
                 if std::thread::panicking() {
-                    self.0.lock().unwrap_or_else(|p| p.into_inner()).writing = false;
+                    self.0.writer_gone();
                 }
             }
         }
         let _unmark = Unmark(&self.queue);
-        loop {
-            let batch: Vec<Pending> = {
-                let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-                if q.waiting.is_empty() {
-                    q.writing = false;
-                    return;
-                }
-                let n = q.waiting.len().min(MAX_BATCH);
-                q.waiting.drain(..n).collect()
-            };
+        while let Some(batch) = self.queue.next_batch() {
             // As `run_blocking`: a panic cannot leave a half-done change (the transaction is
             // rolled back when dropped), so a poisoned lock is safe to reuse.
             let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
@@ -106,9 +143,7 @@ impl MoveWriter {
                     .collect(),
             };
             drop(conn);
-            for ((_, done), result) in batch.into_iter().zip(results) {
-                let _ = done.send(result);
-            }
+            answer(batch, results);
         }
     }
 }

@@ -295,22 +295,15 @@ impl GameStore for PostgresDb {
         elapsed_ms: i64,
         turn_started_ms: i64,
     ) -> Result<(), ApiError> {
-        let mut c = self.client().await?;
-        let tx = c.transaction().await.map_err(db_error)?;
-        self.check_fence(&tx, id).await?;
-        tx.execute(
-            "INSERT INTO online_moves (game_id, ply, token, elapsed_ms) VALUES ($1, $2, $3, $4)",
-            &[&id, &(ply as i64), &token, &elapsed_ms],
-        )
+        // Through the group commit: the moves of many games share a transaction (`moves.rs`).
+        self.write_move(crate::db::move_writer::MoveWrite {
+            id: id.to_string(),
+            ply: ply as i64,
+            token,
+            elapsed_ms,
+            turn_started_ms,
+        })
         .await
-        .map_err(db_error)?;
-        tx.execute(
-            "UPDATE online_games SET turn_started_ms = $2 WHERE id = $1",
-            &[&id, &turn_started_ms],
-        )
-        .await
-        .map_err(db_error)?;
-        tx.commit().await.map_err(db_error)
     }
 
     async fn truncate_moves(

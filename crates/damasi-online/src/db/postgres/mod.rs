@@ -7,6 +7,7 @@
 
 mod accounts;
 mod games;
+mod moves;
 
 use std::sync::Arc;
 
@@ -149,6 +150,8 @@ pub struct PostgresDb {
     /// In a cluster: this node's id, and a move or an end is stored only while the node holds
     /// the game's lease (a node that lost it cannot write over the new owner).
     fence: Arc<std::sync::OnceLock<String>>,
+    /// Moves waiting for their group commit (`moves.rs`).
+    moves: super::move_writer::MoveQueue,
 }
 
 async fn open(url: &str) -> Result<Client, String> {
@@ -168,6 +171,12 @@ impl PostgresDb {
     pub async fn connect(url: &str) -> Result<PostgresDb, String> {
         let mut client = open(url).await?;
         let tx = client.transaction().await.map_err(|e| e.to_string())?;
+        // Processes (or tests) starting together on a new database would each create the
+        // tables, and all but one fail on PostgreSQL's catalog: one at a time, by a lock
+        // held until this transaction ends.
+        tx.batch_execute("SELECT pg_advisory_xact_lock(7306583)")
+            .await
+            .map_err(|e| format!("cannot lock the PostgreSQL tables' setup: {e}"))?;
         tx.batch_execute(SCHEMA)
             .await
             .map_err(|e| format!("cannot set up the PostgreSQL tables: {e}"))?;
@@ -194,6 +203,7 @@ impl PostgresDb {
             url: Arc::new(url.to_string()),
             client: Arc::new(Mutex::new(client)),
             fence: Arc::new(std::sync::OnceLock::new()),
+            moves: super::move_writer::MoveQueue::default(),
         })
     }
 
@@ -219,9 +229,7 @@ impl PostgresDb {
             .await
             .map_err(db_error)?;
         if held.is_none() {
-            return Err(ApiError::Busy(format!(
-                "game {id} moved to another server process: try again"
-            )));
+            return Err(moves::moved_away(id));
         }
         Ok(())
     }
