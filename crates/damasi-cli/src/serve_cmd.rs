@@ -46,6 +46,10 @@ pub struct ServeArgs {
     /// apart, up to 20,000 (fewer when the limit of open files cannot be raised that far).
     #[arg(long, value_name = "N")]
     max_streams: Option<usize>,
+    /// Most players' own sockets and event streams from one client address [default: 100]
+    /// (a club behind one router; a load test from one machine needs more).
+    #[arg(long, value_name = "N")]
+    player_streams_per_address: Option<usize>,
     /// Keep accounts, ratings and online games in PostgreSQL
     /// (`postgres://USER:PASSWORD@HOST/DB`) instead of `online.sqlite3` in the data directory.
     #[arg(long, value_name = "URL")]
@@ -266,6 +270,10 @@ pub fn serve(a: ServeArgs) -> Result<()> {
             .max(1),
         spectators,
         players: players_cap(spectators, defaults.players),
+        players_per_address: a
+            .player_streams_per_address
+            .unwrap_or(defaults.players_per_address)
+            .max(1),
         ..defaults
     };
     if !a.allowed_hosts.is_empty() && a.trusted_proxies.is_empty() {
