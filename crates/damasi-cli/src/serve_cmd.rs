@@ -50,6 +50,10 @@ pub struct ServeArgs {
     /// (a club behind one router; a load test from one machine needs more).
     #[arg(long, value_name = "N")]
     player_streams_per_address: Option<usize>,
+    /// Most open connections from one client address [default: 64]; beyond it a connection
+    /// gets a 429 and is closed (a load test from one machine needs more).
+    #[arg(long, value_name = "N")]
+    connections_per_address: Option<usize>,
     /// Keep accounts, ratings and online games in PostgreSQL
     /// (`postgres://USER:PASSWORD@HOST/DB`) instead of `online.sqlite3` in the data directory.
     #[arg(long, value_name = "URL")]
@@ -322,6 +326,10 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     let options = damasi_web::ServeOptions {
         trusted_proxies: a.trusted_proxies.clone(),
         fair_play: (!a.no_fair_play).then(damasi_online::fair_play::ScreenSettings::default),
+        connections_per_address: a
+            .connections_per_address
+            .unwrap_or(damasi_web::ServeOptions::default().connections_per_address)
+            .max(1),
         ..Default::default()
     };
     runtime
