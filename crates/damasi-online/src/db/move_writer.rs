@@ -69,10 +69,21 @@ impl MoveQueue {
         Some(q.moves.drain(..n).collect())
     }
 
-    /// Marks the writer stopped: for a writer that panicked or was dropped mid-batch, so that
-    /// the next move starts another.
-    pub(super) fn writer_gone(&self) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).writing = false;
+    /// A guard for a writer's loop: should the writer panic, the queue is marked as having
+    /// none, so that the next move starts another.
+    pub(super) fn writer_guard(&self) -> WriterGuard {
+        WriterGuard(self.clone())
+    }
+}
+
+/// See [`MoveQueue::writer_guard`].
+pub(super) struct WriterGuard(MoveQueue);
+
+impl Drop for WriterGuard {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            (self.0).0.lock().unwrap_or_else(|p| p.into_inner()).writing = false;
+        }
     }
 }
 
@@ -120,16 +131,7 @@ impl MoveWriter {
 
     /// Writes batches until no move waits.
     fn write_while_waiting(&self) {
-        // Should a batch panic, the next move starts a writer again.
-        struct Unmark<'a>(&'a MoveQueue);
-        impl Drop for Unmark<'_> {
-            fn drop(&mut self) {
-                if std::thread::panicking() {
-                    self.0.writer_gone();
-                }
-            }
-        }
-        let _unmark = Unmark(&self.queue);
+        let _guard = self.queue.writer_guard();
         while let Some(batch) = self.queue.next_batch() {
             // As `run_blocking`: a panic cannot leave a half-done change (the transaction is
             // rolled back when dropped), so a poisoned lock is safe to reuse.

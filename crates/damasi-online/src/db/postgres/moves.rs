@@ -36,16 +36,7 @@ impl PostgresDb {
 
     /// Writes batches until no move waits.
     async fn write_while_waiting(&self) {
-        // Should a batch panic, the next move starts a writer again.
-        struct Unmark(crate::db::move_writer::MoveQueue);
-        impl Drop for Unmark {
-            fn drop(&mut self) {
-                if std::thread::panicking() {
-                    self.0.writer_gone();
-                }
-            }
-        }
-        let _unmark = Unmark(self.moves.clone());
+        let _guard = self.moves.writer_guard();
         while let Some(batch) = self.moves.next_batch() {
             let results = match self.write_batch(&batch).await {
                 Ok(results) => results,
