@@ -4,7 +4,7 @@
 //! the same JSON the core's `json!` builders write today (see the tests, which hold lines
 //! recorded from them).
 
-use damasi::{DrawReason, Outcome, WinReason};
+use damasi::{ByColor, DrawReason, Outcome, WinReason};
 use serde::{Deserialize, Serialize};
 
 /// lichess's `status` for a game that ended with `outcome`, as every lichess client reads it
@@ -48,15 +48,6 @@ pub fn game_status(open: bool, outcome: Option<&Outcome>) -> &'static str {
         (false, Some(o)) => lichess_status(o),
         (false, None) => "started",
     }
-}
-
-/// A pair of values, one per colour (`{"white": .., "black": ..}`).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-pub struct ByColor<T> {
-    /// White's value.
-    pub white: T,
-    /// Black's value.
-    pub black: T,
 }
 
 /// The `gameState` message: the moves, both clocks, the status and the offers.
@@ -241,12 +232,29 @@ pub enum GameMessage {
         /// When the other may claim the win (s), if it may.
         claim_win_in_seconds: Option<u64>,
     },
+    /// A refusal of what this watcher sent on the game's socket (a move out of turn, a
+    /// revoked session): the error's machine code and its English text.
+    Error {
+        /// The machine code ([`crate::error::ApiError::code`]).
+        code: String,
+        /// What went wrong.
+        error: String,
+    },
 }
 
 impl GameMessage {
     /// The message as one line of JSON, as sockets and streams send it.
     pub fn text(&self) -> String {
         serde_json::to_string(self).expect("a message serializes")
+    }
+}
+
+impl From<&crate::error::ApiError> for GameMessage {
+    fn from(e: &crate::error::ApiError) -> GameMessage {
+        GameMessage::Error {
+            code: e.code().to_string(),
+            error: e.message().to_string(),
+        }
     }
 }
 
@@ -678,6 +686,16 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_socket_error_matches_the_wire() {
+        // Today's builder (web's online/socket.rs), recorded.
+        let line = r#"{"code":"unauthorized","error":"log in again","type":"error"}"#;
+        round_trip::<GameMessage>(line);
+        let e = crate::error::ApiError::Unauthorized("log in again".into());
+        let v: serde_json::Value = serde_json::from_str(&GameMessage::from(&e).text()).unwrap();
+        assert_eq!(v, serde_json::from_str::<serde_json::Value>(line).unwrap());
+    }
+
+    #[test]
     fn challenge_canceled_matches_the_wire() {
         let id = "abcd1234";
         let line =
@@ -686,9 +704,11 @@ pub(crate) mod tests {
         round_trip::<UserEvent>(&line);
     }
 
-    /// Recorded from today's `TableState::state_json` (command.rs `wire_record`).
+    /// Recorded from the `json!` builder `TableState::state_json` that `TableState::state`
+    /// replaced (command's `wire_record`).
     pub(crate) const STATE: &str = r#"{"bdraw":false,"binc":0,"brematch":false,"btakeback":false,"btime":60000,"daysPerTurn":null,"description":null,"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fens":null,"firstMoveMs":30000,"gone":{"black":false,"white":false},"legal":[{"captured":"a6-a5","captures":[],"from":"a6","landing":"a6-a5","promotion":false,"route":["a5"],"to":"a5"},{"captured":"b6-b5","captures":[],"from":"b6","landing":"b6-b5","promotion":false,"route":["b5"],"to":"b5"},{"captured":"c6-c5","captures":[],"from":"c6","landing":"c6-c5","promotion":false,"route":["c5"],"to":"c5"},{"captured":"d6-d5","captures":[],"from":"d6","landing":"d6-d5","promotion":false,"route":["d5"],"to":"d5"},{"captured":"e6-e5","captures":[],"from":"e6","landing":"e6-e5","promotion":false,"route":["e5"],"to":"e5"},{"captured":"f6-f5","captures":[],"from":"f6","landing":"f6-f5","promotion":false,"route":["f5"],"to":"f5"},{"captured":"g6-g5","captures":[],"from":"g6","landing":"g6-g5","promotion":false,"route":["g5"],"to":"g5"},{"captured":"h6-h5","captures":[],"from":"h6","landing":"h6-h5","promotion":false,"route":["h5"],"to":"h5"}],"moves":"c3-c4","outcome":null,"ply":1,"ratingDiff":{"black":null,"white":null},"rematch":null,"status":"started","turn":"black","type":"gameState","version":4,"wdraw":false,"winc":0,"winner":null,"wrematch":false,"wtakeback":false,"wtime":60000}"#;
-    /// Recorded from today's `TableState::full_json` (command.rs `wire_record`).
+    /// Recorded from the `json!` builder `TableState::full_json` that `TableState::full`
+    /// replaced (command's `wire_record`).
     pub(crate) const FULL: &str = r#"{"black":{"guest":false,"id":2,"name":"p2","provisional":null,"rating":null},"chat":[],"chatEnabled":true,"clock":{"increment":0,"initial":60000},"createdAt":0,"daysPerTurn":null,"id":"g1","initialFen":"startpos","rated":false,"speed":"bullet","state":{"bdraw":false,"binc":0,"brematch":false,"btakeback":false,"btime":60000,"daysPerTurn":null,"description":null,"fen":"B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,d3,e3,f3,g3,h3,c4:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7","fens":null,"firstMoveMs":30000,"gone":{"black":false,"white":false},"legal":[{"captured":"a6-a5","captures":[],"from":"a6","landing":"a6-a5","promotion":false,"route":["a5"],"to":"a5"},{"captured":"b6-b5","captures":[],"from":"b6","landing":"b6-b5","promotion":false,"route":["b5"],"to":"b5"},{"captured":"c6-c5","captures":[],"from":"c6","landing":"c6-c5","promotion":false,"route":["c5"],"to":"c5"},{"captured":"d6-d5","captures":[],"from":"d6","landing":"d6-d5","promotion":false,"route":["d5"],"to":"d5"},{"captured":"e6-e5","captures":[],"from":"e6","landing":"e6-e5","promotion":false,"route":["e5"],"to":"e5"},{"captured":"f6-f5","captures":[],"from":"f6","landing":"f6-f5","promotion":false,"route":["f5"],"to":"f5"},{"captured":"g6-g5","captures":[],"from":"g6","landing":"g6-g5","promotion":false,"route":["g5"],"to":"g5"},{"captured":"h6-h5","captures":[],"from":"h6","landing":"h6-h5","promotion":false,"route":["h5"],"to":"h5"}],"moves":"c3-c4","outcome":null,"ply":1,"ratingDiff":{"black":null,"white":null},"rematch":null,"status":"started","turn":"black","type":"gameState","version":4,"wdraw":false,"winc":0,"winner":null,"wrematch":false,"wtakeback":false,"wtime":60000},"type":"gameFull","variant":{"key":"standard","kingBeatsLoneMan":false,"name":"Standard","noCaptureLimit":null,"rules":"turkish"},"white":{"guest":false,"id":1,"name":"p1","provisional":null,"rating":null},"you":"white"}"#;
 
     #[test]

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use damasi::{Color, Outcome};
+use damasi::{ByColor, Color, Outcome};
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -146,12 +146,16 @@ impl Online {
         let mut state = table.state.lock().await;
         if let (Command::Chat { .. }, Some(_)) = (cmd, by) {
             // Blocks are read at each line: one made mid-game counts from the next line on.
-            let mut blocking = [false; 2];
-            if let [Some(white), Some(black)] = &state.seats {
-                blocking = [
+            let mut blocking = ByColor::default();
+            if let ByColor {
+                white: Some(white),
+                black: Some(black),
+            } = &state.seats
+            {
+                blocking = ByColor::new(
                     self.blocks(white.id, black.id).await?,
                     self.blocks(black.id, white.id).await?,
-                ];
+                );
             }
             state.blocking = blocking;
         }
@@ -226,7 +230,7 @@ impl Online {
                     r => r,
                 },
                 GameEvent::RematchAgreed(new) => {
-                    let (Some(w), Some(b)) = (state.seats[0].clone(), state.seats[1].clone())
+                    let (Some(w), Some(b)) = (state.seats.white.clone(), state.seats.black.clone())
                     else {
                         return Err(ApiError::conflict("seats-taken", "a seat is empty"));
                     };
@@ -249,9 +253,9 @@ impl Online {
     async fn start_stored(&self, state: &mut TableState) -> Result<(), ApiError> {
         if state.row.rated {
             let speed = state.speed().name();
-            for i in 0..2 {
-                if let Some(uid) = state.row.players[i] {
-                    state.ratings[i] = Some(self.rating_of(uid, speed).await?);
+            for side in Color::BOTH {
+                if let Some(uid) = state.row.players[side.index()] {
+                    state.ratings[side] = Some(self.rating_of(uid, speed).await?);
                 }
             }
         }
@@ -369,9 +373,9 @@ impl Online {
 
     /// Sends both players their `gameStart` event, or their `gameFinish` one when `finished`.
     fn tell_players(&self, state: &TableState, finished: bool) {
-        for (i, seat) in state.seats.iter().enumerate() {
-            if let Some(p) = seat {
-                let game = Box::new(state.event_game(Color::BOTH[i]));
+        for side in Color::BOTH {
+            if let Some(p) = &state.seats[side] {
+                let game = Box::new(state.event_game(side));
                 let event = match finished {
                     true => UserEvent::GameFinish { game },
                     false => UserEvent::GameStart { game },
@@ -391,16 +395,14 @@ impl Online {
             return;
         }
         let side = state.core.game.position().side_to_move();
-        let Some(player) = &state.seats[side.index()] else {
+        let Some(player) = &state.seats[side] else {
             return;
         };
         let turn = YourTurn {
             id: state.row.id.clone(),
             player: player.id,
             side,
-            opponent: state.seats[(!side).index()]
-                .as_ref()
-                .map(|p| p.name.clone()),
+            opponent: state.seats[!side].as_ref().map(|p| p.name.clone()),
             last_move: state.moves.last().cloned(),
             days_per_turn: days,
             deadline_ms: wall_ms + limit.as_millis() as i64,

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use damasi::{Color, Outcome};
+use damasi::{ByColor, Color, Outcome};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
@@ -169,9 +169,9 @@ impl Online {
         let mut state = TableState::restore(row, seats, &moves, turn_started)?;
         state.first_move_time = self.inner.config.abort_after;
         if state.row.rated {
-            for i in 0..2 {
-                if let Some(uid) = state.row.players[i] {
-                    state.ratings[i] = Some(self.rating_of(uid, speed.name()).await?);
+            for side in Color::BOTH {
+                if let Some(uid) = state.row.players[side.index()] {
+                    state.ratings[side] = Some(self.rating_of(uid, speed.name()).await?);
                 }
             }
         }
@@ -330,11 +330,11 @@ impl Online {
     pub(super) async fn seats_of(
         &self,
         players: [Option<i64>; 2],
-    ) -> Result<[Option<Player>; 2], ApiError> {
-        let mut seats = [None, None];
-        for (seat, uid) in seats.iter_mut().zip(players) {
-            if let Some(uid) = uid {
-                *seat = self.inner.db.user(uid).await?.map(Player::from);
+    ) -> Result<ByColor<Option<Player>>, ApiError> {
+        let mut seats = ByColor::default();
+        for side in Color::BOTH {
+            if let Some(uid) = players[side.index()] {
+                seats[side] = self.inner.db.user(uid).await?.map(Player::from);
             }
         }
         Ok(seats)

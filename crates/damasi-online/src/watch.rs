@@ -2,7 +2,7 @@
 //! `gameState`, and the channel of its next events, from the process that keeps it.
 
 use damasi::pdn::{pdn_date, write_game, PdnGame};
-use damasi::{Color, Notation};
+use damasi::{ByColor, Color, Notation};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -187,15 +187,15 @@ impl Online {
             Speed::of(row.initial_ms, row.increment_ms).name()
         );
         let date = pdn_date(row.created_ms.div_euclid(1000));
-        let state = TableState::restore(row, [None, None], &moves, None)?;
+        let state = TableState::restore(row, ByColor::default(), &moves, None)?;
         let mut pdn = PdnGame::new(state.core.game);
         pdn.set_tag("Event", &event);
         pdn.set_tag("Site", site);
         pdn.set_tag("Date", &date);
-        pdn.set_tag("White", &names[0]);
-        pdn.set_tag("Black", &names[1]);
+        pdn.set_tag("White", &names.white);
+        pdn.set_tag("Black", &names.black);
         // lichess's tags for a titled player: a BOT's games say so.
-        for (tag, title) in [("WhiteTitle", titles[0]), ("BlackTitle", titles[1])] {
+        for (tag, title) in [("WhiteTitle", titles.white), ("BlackTitle", titles.black)] {
             if let Some(title) = title {
                 pdn.set_tag(tag, title);
             }

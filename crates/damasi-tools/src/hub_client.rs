@@ -11,7 +11,18 @@ use damasi::{Move, Position, RuleSet};
 use damasi_engine::line_reader::{read_line, LineRead, MAX_LINE};
 use damasi_engine::protocol::Line;
 
-use crate::match_runner::EngineSpec;
+/// One engine to run: of a match, or behind `damasi bot`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The name used in reports and records.
+    pub name: String,
+    /// The program to run.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Parameters sent with `set-param` after the handshake, as (name, value).
+    pub params: Vec<(String, String)>,
+}
 
 /// How long an engine may take to start up and answer `hub` and `init`.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -236,5 +247,88 @@ impl Drop for HubProcess {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Splits a command line into words the way a shell would for simple cases: white space
+/// separates, single and double quotes group, a backslash escapes the next character
+/// (outside single quotes).
+pub fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed ' in '{text}'")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c) => word.push(c),
+                            None => return Err(format!("unclosed \" in '{text}'")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unclosed \" in '{text}'")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(c) => word.push(c),
+                    None => return Err(format!("'{text}' ends with a backslash")),
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err("empty engine command".to_string());
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_commands_like_a_shell() {
+        assert_eq!(
+            split_command("damasi hub --level 5").unwrap(),
+            vec!["damasi", "hub", "--level", "5"]
+        );
+        assert_eq!(
+            split_command(r#"  "/opt/my engine/scan" 'a b' c\ d e"f"  "#).unwrap(),
+            vec!["/opt/my engine/scan", "a b", "c d", "ef"]
+        );
+        assert!(split_command("a 'b").is_err());
+        assert!(split_command("a \"b").is_err());
+        assert!(split_command("a\\").is_err());
+        assert!(split_command("   ").is_err());
     }
 }

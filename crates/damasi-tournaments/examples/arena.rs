@@ -57,7 +57,7 @@ async fn play(
                 return;
             }
             let side = s.core.game.position().side_to_move();
-            let Some(p) = s.seats[side.index()].clone() else {
+            let Some(p) = s.seats[side].clone() else {
                 continue;
             };
             let moves = s.core.game.legal_moves();

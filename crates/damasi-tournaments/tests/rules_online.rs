@@ -62,7 +62,10 @@ async fn play_quiet(online: &Online, id: &str) -> Option<Outcome> {
     let table = online.table(id).await.unwrap();
     let seats: [Player; 2] = {
         let s = table.state.lock().await;
-        [s.seats[0].clone().unwrap(), s.seats[1].clone().unwrap()]
+        [
+            s.seats.white.clone().unwrap(),
+            s.seats.black.clone().unwrap(),
+        ]
     };
     for (i, mv) in QUIET.iter().enumerate() {
         online

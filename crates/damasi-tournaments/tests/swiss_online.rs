@@ -75,7 +75,7 @@ async fn play_moves(
                 continue;
             }
             let side = s.core.game.position().side_to_move();
-            let Some(mover) = s.seats[side.index()].clone() else {
+            let Some(mover) = s.seats[side].clone() else {
                 continue;
             };
             let moves = s.core.game.legal_moves();

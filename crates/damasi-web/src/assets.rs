@@ -62,6 +62,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../assets/js/board/render.js"),
     ),
     (
+        "/js/errors.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/js/errors.js"),
+    ),
+    (
         "/js/i18n.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/js/i18n.js"),

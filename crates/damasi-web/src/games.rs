@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::api::{self, parse_fen, parse_rules, Analysis};
 use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError};
+use crate::pdn::ImportError;
 use crate::referee::{EngineState, Live, Slot};
 use crate::store::{self, GameRow, Player};
 use crate::streams::Client;
@@ -753,17 +754,6 @@ pub async fn export_pdn(
 pub struct ImportPdn {
     /// One or more games in PDN.
     pub pdn: String,
-}
-
-/// A game of an import that could not be read.
-#[derive(Serialize)]
-pub struct ImportError {
-    /// Which game of the file (1 = first), counting broken games too.
-    pub game: usize,
-    /// The line of the fault.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
 }
 
 /// Answer of `POST /api/pdn/import`.

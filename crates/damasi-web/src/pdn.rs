@@ -7,9 +7,19 @@ use damasi::{Game, Notation, Outcome};
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
-use crate::games::ImportError;
 use crate::record::Record;
 use crate::store::{GameRow, MoveRow, Player};
+
+/// A game of an import that could not be read.
+#[derive(serde::Serialize)]
+pub struct ImportError {
+    /// Which game of the file (1 = first), counting broken games too.
+    pub game: usize,
+    /// The line of the fault.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
 
 /// Tags the library derives from the game itself; they are not kept from imports.
 const DERIVED: &[&str] = &[

@@ -275,7 +275,7 @@ async fn lag_compensation_comes_out_of_a_quota() {
     let s = state(&online, &t.id).await;
     // 2.0 s by the server's clock, 0.3 s of it the network's: charged 1.7 s.
     assert_eq!(s["wtime"], 180_000 - 1_700 + 2_000);
-    let quota = t.state.lock().await.lag[0].quota_ms;
+    let quota = t.state.lock().await.lag[damasi::Color::White].quota_ms;
     // 500 to start, +100 for the first move (no lag measured yet), then -300 +100.
     assert_eq!(quota, 500 + 100 - 300 + 100);
 }

@@ -159,6 +159,11 @@ impl<T> ByColor<T> {
         }
     }
 
+    /// Both values, White's first.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        [&self.white, &self.black].into_iter()
+    }
+
     /// Both values passed through `f`, White's first.
     pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> ByColor<U> {
         ByColor {

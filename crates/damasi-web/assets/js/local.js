@@ -7,7 +7,7 @@
 // Learn's course is static data: the export ships it (learn/*.json beside the page); puzzles
 // need the server (their solutions and ratings are its), so the exported page has none, and
 // with a server behind the page its requests go there.
-import { ApiError } from "./api.js";
+import { ApiError } from "./errors.js";
 import { t } from "./i18n.js";
 
 export const Local = (() => {
@@ -20,7 +20,7 @@ export const Local = (() => {
   const KEY = "damasi.local.games";
   const state = { active: false, engine: null, wasm: null, parseInfo: null, games: new Map(), nextId: 1, analysis: null };
 
-  // A refusal in the server's shape (api.js's ApiError).
+  // A refusal in the server's shape (errors.js's ApiError).
   const fail = (status, code, message, extra = {}) => new ApiError(status, { error: message, code, ...extra });
   const other = (side) => (side === "white" ? "black" : "white");
   const now = () => new Date().toISOString().replace("T", " ").slice(0, 19);

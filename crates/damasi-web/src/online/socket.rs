@@ -25,7 +25,6 @@ use axum::extract::State;
 use axum::http::header::HeaderMap;
 use axum::response::Response;
 use damasi_online::messages::GameMessage;
-use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
@@ -142,8 +141,8 @@ async fn run(
                             break;
                         }
                         if let Err(e) = reply {
-                            let v = json!({"type": "error", "code": e.code(), "error": e.message()});
-                            if !send(&mut socket, Message::Text(v.to_string().into())).await {
+                            let text = GameMessage::from(&e).text();
+                            if !send(&mut socket, Message::Text(text.into())).await {
                                 break;
                             }
                         }
@@ -205,12 +204,11 @@ async fn run(
 /// Tells the client its session or token was revoked, and closes the socket (code 4401, like
 /// HTTP's 401).
 async fn close_revoked(socket: &mut WebSocket) {
-    let v = json!({
-        "type": "error",
-        "code": "unauthorized",
-        "error": "the session or token this socket was opened with has been revoked: log in again",
-    });
-    if send(socket, Message::Text(v.to_string().into())).await {
+    let revoked = ApiError::Unauthorized(
+        "the session or token this socket was opened with has been revoked: log in again".into(),
+    );
+    let text = GameMessage::from(&revoked).text();
+    if send(socket, Message::Text(text.into())).await {
         let frame = axum::extract::ws::CloseFrame {
             code: 4401,
             reason: "revoked".into(),

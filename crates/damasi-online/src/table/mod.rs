@@ -9,89 +9,27 @@
 //! ([`super::Online`]) holds each table behind a lock, saves every change before it is
 //! acknowledged, and runs the timers (abort, flag) that end a game with nobody there.
 
+mod chat;
+mod lag;
+mod wire;
+
+pub use chat::{clean_chat, ChatLine, CHAT_KEPT, CHAT_MAX};
+pub use lag::{Lag, LAG_COMP_MAX, LAG_QUOTA_GAIN, LAG_QUOTA_MAX, LAG_QUOTA_START};
+
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use damasi::{Color, Game, Move, Notation, Outcome, Position, TimeControl, WinReason};
+use damasi::{ByColor, Color, Game, Move, Notation, Outcome, Position, TimeControl, WinReason};
 use tokio::time::Instant;
 
 use crate::error::ApiError;
 use crate::live::LiveGame;
-use crate::messages::{
-    ByColor, Challenge, ChallengeUser, ChatEntry, Clock as GameClock, Compat, EventGame,
-    ExportClock, ExportPlayer, ExportUser, GameExport, GameFull, GameMessage, GameState, Opponent,
-    PerfName, Seat, StatusName, TimeControl as ChallengeTimeControl,
-};
 use crate::record::Record;
 use crate::{days_per_turn, DAY_MS};
 
 use super::accounts::Player;
 use super::db::{OnlineGameRow, RatingRow};
-use super::rating::{self, Speed};
-
-/// Chat lines kept per game (older ones are dropped).
-pub const CHAT_KEPT: usize = 50;
-
-/// Longest chat line, in characters.
-pub const CHAT_MAX: usize = 140;
-
-/// Lag compensation quota a player starts with (ms).
-pub const LAG_QUOTA_START: u64 = 500;
-
-/// Quota earned with every move (ms).
-pub const LAG_QUOTA_GAIN: u64 = 100;
-
-/// Most quota a player can hold (ms).
-pub const LAG_QUOTA_MAX: u64 = 1_500;
-
-/// Most compensation for one move (ms).
-pub const LAG_COMP_MAX: u64 = 1_000;
-
-/// What the server knows of one player's network lag, and the compensation left to them.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lag {
-    /// The one-way lag the server measured (half the round trip of its pings), smoothed; none
-    /// before the first measurement.
-    pub one_way_ms: Option<f64>,
-    /// Compensation still available (ms).
-    pub quota_ms: u64,
-}
-
-impl Default for Lag {
-    fn default() -> Self {
-        Lag {
-            one_way_ms: None,
-            quota_ms: LAG_QUOTA_START,
-        }
-    }
-}
-
-impl Lag {
-    /// Records a measured round trip.
-    pub fn observe_round_trip(&mut self, rtt: Duration) {
-        let one_way = rtt.as_secs_f64() * 500.0;
-        self.one_way_ms = Some(match self.one_way_ms {
-            None => one_way,
-            Some(old) => old * 0.7 + one_way * 0.3,
-        });
-    }
-
-    /// The compensation owed to a move that took `elapsed_ms` by the server's clock, taken
-    /// from the quota, which then earns its per-move gain.
-    pub fn compensate(&mut self, elapsed_ms: u64) -> u64 {
-        let lag = self.one_way_ms.unwrap_or(0.0).max(0.0) as u64;
-        let comp = lag.min(self.quota_ms).min(LAG_COMP_MAX).min(elapsed_ms);
-        self.quota_ms = (self.quota_ms - comp + LAG_QUOTA_GAIN).min(LAG_QUOTA_MAX);
-        comp
-    }
-
-    /// The most compensation a move now could get: how long after the flag a move may still be
-    /// in flight.
-    pub fn grace_ms(&self) -> u64 {
-        let lag = self.one_way_ms.unwrap_or(0.0).max(0.0) as u64;
-        lag.min(self.quota_ms).min(LAG_COMP_MAX)
-    }
-}
+use super::rating::Speed;
 
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,17 +53,6 @@ impl Status {
     }
 }
 
-/// One chat line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChatLine {
-    /// Who wrote it.
-    pub name: String,
-    /// What they wrote.
-    pub text: String,
-    /// The player who does not see it: the writer's opponent, when they block the writer.
-    pub hidden_from: Option<Color>,
-}
-
 /// A side may make a draw offer (or a takeback proposal) again only once the opponent has
 /// answered its last one, or this long after it (so that offers cannot be toggled to flood the
 /// opponent's screen).
@@ -137,9 +64,9 @@ pub struct TableState {
     /// The stored row.
     pub row: OnlineGameRow,
     /// White's and Black's players, once seated.
-    pub seats: [Option<Player>; 2],
+    pub seats: ByColor<Option<Player>>,
     /// Their ratings in this game's speed class when the game began (rated games).
-    pub ratings: [Option<RatingRow>; 2],
+    pub ratings: ByColor<Option<RatingRow>>,
     /// The game with its clocks, the time charged for every ply, and when the side to move's
     /// turn began while the game is played (the live-game core the local referee shares).
     pub core: LiveGame<Instant>,
@@ -153,24 +80,24 @@ pub struct TableState {
     pub takeback_offer: Option<Color>,
     /// When each side last made a draw offer the opponent has not answered since (see
     /// [`OFFER_REPEAT`]).
-    pub draw_offered: [Option<Instant>; 2],
+    pub draw_offered: ByColor<Option<Instant>>,
     /// When each side last proposed a takeback the opponent has not answered since.
-    pub takeback_offered: [Option<Instant>; 2],
+    pub takeback_offered: ByColor<Option<Instant>>,
     /// Who asked for a rematch after the game.
-    pub rematch: [bool; 2],
+    pub rematch: ByColor<bool>,
     /// The rematch's id once both asked.
     pub rematch_id: Option<String>,
     /// The last chat lines.
     pub chat: VecDeque<ChatLine>,
     /// Whether each side blocks the other (their chat lines are hidden from it); read again
     /// before every chat line.
-    pub blocking: [bool; 2],
+    pub blocking: ByColor<bool>,
     /// Each player's lag and compensation quota.
-    pub lag: [Lag; 2],
+    pub lag: ByColor<Lag>,
     /// Open connections (sockets, streams) of each player.
-    pub connections: [u32; 2],
+    pub connections: ByColor<u32>,
     /// Since when each player has had no connection, during the game.
-    pub gone_since: [Option<Instant>; 2],
+    pub gone_since: ByColor<Option<Instant>>,
     /// How long each side has for its first move (the service's `abort_after`).
     pub first_move_time: Duration,
     /// The side that did not make its first move in time, when that aborted the game.
@@ -180,17 +107,6 @@ pub struct TableState {
     /// and takeovers: a watcher can drop any state older than one it has (a late event
     /// after a resync).
     pub version: u64,
-}
-
-/// A clock's start in minutes as lichess shows it (`5`, `½`, `1.5`).
-fn clock_minutes(ms: i64) -> String {
-    match ms {
-        15_000 => "¼".into(),
-        30_000 => "½".into(),
-        45_000 => "¾".into(),
-        90_000 => "1.5".into(),
-        _ => (ms / 60_000).to_string(),
-    }
 }
 
 impl TableState {
@@ -216,22 +132,22 @@ impl TableState {
         }
         TableState {
             row,
-            seats: [None, None],
-            ratings: [None, None],
+            seats: ByColor::default(),
+            ratings: ByColor::default(),
             core: LiveGame::new(game),
             moves: Vec::new(),
             status: Status::Open,
             draw_offer: None,
             takeback_offer: None,
-            draw_offered: [None; 2],
-            takeback_offered: [None; 2],
-            rematch: [false; 2],
+            draw_offered: ByColor::default(),
+            takeback_offered: ByColor::default(),
+            rematch: ByColor::default(),
             rematch_id: None,
             chat: VecDeque::new(),
-            blocking: [false; 2],
-            lag: [Lag::default(); 2],
-            connections: [0; 2],
-            gone_since: [None; 2],
+            blocking: ByColor::default(),
+            lag: ByColor::default(),
+            connections: ByColor::default(),
+            gone_since: ByColor::default(),
             first_move_time: Duration::from_secs(30),
             missed_first_move: None,
             version: row_version,
@@ -242,7 +158,7 @@ impl TableState {
     /// out exactly as they were; the current turn continues from `turn_started`.
     pub fn restore(
         row: OnlineGameRow,
-        seats: [Option<Player>; 2],
+        seats: ByColor<Option<Player>>,
         moves: &[(String, i64)],
         turn_started: Option<Instant>,
     ) -> Result<TableState, ApiError> {
@@ -281,11 +197,9 @@ impl TableState {
 
     /// The side `player` plays here, if seated.
     pub fn side_of(&self, player: i64) -> Option<Color> {
-        [Color::White, Color::Black].into_iter().find(|&s| {
-            self.seats[s.index()]
-                .as_ref()
-                .is_some_and(|p| p.id == player)
-        })
+        [Color::White, Color::Black]
+            .into_iter()
+            .find(|&s| self.seats[s].as_ref().is_some_and(|p| p.id == player))
     }
 
     /// The side `player` plays, or a 403 saying they do not play here.
@@ -294,139 +208,6 @@ impl TableState {
             code: "not-a-player",
             message: "you do not play in this game".into(),
         })
-    }
-
-    /// A direct challenge as lichess's API writes it (`challenge`, `challengeDeclined`
-    /// events and the answer to `POST /api/challenge/{username}`): its sender is the seated
-    /// player, `to` the one challenged, `asked` the colour the sender asked for.
-    pub fn challenge(&self, to: &Player, asked: Option<Color>, status: &str) -> Challenge {
-        let user = |p: &Player, i: Option<usize>| ChallengeUser {
-            id: p.name.to_ascii_lowercase(),
-            name: p.name.clone(),
-            title: p.title().map(str::to_string),
-            rating: i
-                .and_then(|i| self.ratings[i])
-                .map(|r| r.rating.round() as i64),
-        };
-        let from = self.seats.iter().position(Option::is_some);
-        Challenge {
-            id: self.row.id.clone(),
-            url: format!("/online/{}", self.row.id),
-            status: status.to_string(),
-            challenger: from.and_then(|i| self.seats[i].as_ref().map(|p| user(p, Some(i)))),
-            dest_user: user(to, None),
-            variant: crate::variant::of(&self.row.rules),
-            rated: self.row.rated,
-            speed: self.speed().name().to_string(),
-            time_control: self.time_control(),
-            color: asked.map_or("random", Color::name).to_string(),
-            final_color: from.map(|i| Color::BOTH[i].name().to_string()),
-            perf: PerfName {
-                name: self.speed().name().to_string(),
-            },
-        }
-    }
-
-    /// The game of a player's `gameStart` or `gameFinish` event for `side`, in lichess's
-    /// shape: `game.gameId`, the colour, whose turn, the opponent, the position.
-    pub fn event_game(&self, side: Color) -> EventGame {
-        let opponent = &self.seats[(!side).index()];
-        let rating = self.ratings[(!side).index()].map(|r| r.rating.round() as i64);
-        let outcome = self.core.game.outcome();
-        EventGame {
-            game_id: self.row.id.clone(),
-            full_id: self.row.id.clone(),
-            id: self.row.id.clone(),
-            color: side.name().to_string(),
-            fen: self.core.game.position().to_fen(),
-            has_moved: self.moves.len() > side.index(),
-            is_my_turn: self.status == Status::Playing
-                && self.core.game.position().side_to_move() == side,
-            last_move: self.moves.last().cloned(),
-            // The side's time: its clock, or what is left of a correspondence turn.
-            seconds_left: (self.clocks_now(Instant::now())[side.index()] / 1000) as i64,
-            opponent: Opponent {
-                id: opponent.as_ref().map(|p| p.name.to_ascii_lowercase()),
-                username: opponent.as_ref().map(|p| p.name.clone()),
-                rating,
-            },
-            rated: self.row.rated,
-            speed: self.speed().name().to_string(),
-            perf: self.speed().name().to_string(),
-            source: self.source().to_string(),
-            swiss_id: self.row.swiss_id().map(str::to_string),
-            tournament_id: self.row.arena_id().map(str::to_string),
-            status: StatusName {
-                name: self.lichess_status().to_string(),
-            },
-            outcome: self.row.outcome.clone(),
-            winner: outcome
-                .and_then(|o| o.winner())
-                .map(|c| c.name().to_string()),
-            variant: crate::variant::of(&self.row.rules),
-            compat: Compat {
-                bot: true,
-                board: true,
-            },
-        }
-    }
-
-    /// Where the game came from, in lichess's words: `swiss` or `arena` (a tournament's
-    /// pairing), `friend` (a challenge), `lobby`.
-    pub fn source(&self) -> &'static str {
-        match (self.row.swiss_id(), self.row.arena_id(), self.row.invited) {
-            (Some(_), _, _) => "swiss",
-            (_, Some(_), _) => "arena",
-            (_, _, Some(_)) => "friend",
-            _ => "lobby",
-        }
-    }
-
-    /// The game as lichess's game export writes it in JSON (`GET /game/export/{id}`), with
-    /// the same `status` and `outcome` as its last state.
-    pub fn export(&self) -> GameExport {
-        let outcome = self.core.game.outcome();
-        let player = |side: Color| ExportPlayer {
-            user: self.seats[side.index()].as_ref().map(|p| ExportUser {
-                name: p.name.clone(),
-                title: p.title().map(str::to_string),
-                id: p.name.to_ascii_lowercase(),
-            }),
-            rating_diff: self.row.diffs[side.index()],
-        };
-        let days = self.days_per_turn();
-        let variant = crate::variant::of(&self.row.rules);
-        GameExport {
-            id: self.row.id.clone(),
-            rated: self.row.rated,
-            variant: variant.key,
-            speed: self.speed().name().to_string(),
-            perf: self.speed().name().to_string(),
-            created_at: self.row.created_ms,
-            last_move_at: match self.moves.is_empty() {
-                true => self.row.created_ms,
-                false => self.row.turn_started_ms.unwrap_or(self.row.created_ms),
-            },
-            status: self.lichess_status().to_string(),
-            source: self.source().to_string(),
-            players: ByColor {
-                white: player(Color::White),
-                black: player(Color::Black),
-            },
-            winner: outcome
-                .and_then(|o| o.winner())
-                .map(|c| c.name().to_string()),
-            outcome: outcome.map(|o| o.code()),
-            moves: self.moves.join(" "),
-            clock: days.is_none().then(|| ExportClock {
-                initial: self.row.initial_ms / 1000,
-                increment: self.row.increment_ms / 1000,
-                total_time: (self.row.initial_ms + 40 * self.row.increment_ms) / 1000,
-            }),
-            days_per_turn: days,
-            tournament: self.row.arena_id().map(str::to_string),
-            swiss: self.row.swiss_id().map(str::to_string),
-        }
     }
 
     /// The game's status as lichess names it: `created`, `started`, or the end's
@@ -456,23 +237,6 @@ impl TableState {
     pub fn turn_limit(&self) -> Option<Duration> {
         self.days_per_turn()
             .map(|d| Duration::from_millis((d * DAY_MS) as u64))
-    }
-
-    /// The control as lichess's challenges write it: `{type: "clock", limit, increment,
-    /// show}` (seconds) or `{type: "correspondence", daysPerTurn}`.
-    pub fn time_control(&self) -> ChallengeTimeControl {
-        match self.days_per_turn() {
-            Some(days_per_turn) => ChallengeTimeControl::Correspondence { days_per_turn },
-            None => ChallengeTimeControl::Clock {
-                limit: self.row.initial_ms / 1000,
-                increment: self.row.increment_ms / 1000,
-                show: format!(
-                    "{}+{}",
-                    clock_minutes(self.row.initial_ms),
-                    self.row.increment_ms / 1000
-                ),
-            },
-        }
     }
 
     /// Time left as of `now` to the side to move of a correspondence game being played, for
@@ -507,7 +271,7 @@ impl TableState {
     }
 
     /// Both sides' time left as of `now` (ms), White's first.
-    pub fn clocks_now(&self, now: Instant) -> [u64; 2] {
+    pub fn clocks_now(&self, now: Instant) -> ByColor<u64> {
         if let Some(limit) = self.turn_limit() {
             // Correspondence: the side to move has what is left of its turn, the other a
             // whole turn (its next one).
@@ -524,15 +288,13 @@ impl TableState {
                 _ if flagged && side == to_move => 0,
                 _ => full,
             };
-            return [left(Color::White), left(Color::Black)];
+            return ByColor::from_fn(left);
         }
         // Neither side's first move is timed.
         let running = self.status == Status::Playing
             && !self.core.game.is_over()
             && self.core.game.ply() >= 2;
-        self.core
-            .clocks_now(now, running)
-            .map_or([0, 0], |c| [c[Color::White], c[Color::Black]])
+        self.core.clocks_now(now, running).unwrap_or_default()
     }
 
     /// Takes the free seat for `player`: `want` picks a colour if both are free. Returns the
@@ -558,7 +320,7 @@ impl TableState {
         player.check_may_play(self.row.rated)?;
         let free: Vec<Color> = [Color::White, Color::Black]
             .into_iter()
-            .filter(|&s| self.seats[s.index()].is_none())
+            .filter(|&s| self.seats[s].is_none())
             .collect();
         let side = match want {
             Some(w) if free.contains(&w) => w,
@@ -572,7 +334,7 @@ impl TableState {
                 ApiError::conflict("seats-taken", "both seats of this game are taken")
             })?,
         };
-        self.seats[side.index()] = Some(player.clone());
+        self.seats[side] = Some(player.clone());
         self.row.players[side.index()] = Some(player.id);
         self.version += 1;
         Ok(side)
@@ -609,7 +371,7 @@ impl TableState {
         } else {
             self.elapsed_now(now)
         };
-        let mut lag = self.lag[side.index()];
+        let mut lag = self.lag[side];
         let comp = lag.compensate(raw);
         let mut elapsed = raw - comp;
         if self.core.game.ply() == 1 {
@@ -652,7 +414,7 @@ impl TableState {
             .write_move(&p.m, Notation::Landing);
         self.core.play(&p.m, p.elapsed_ms, now)?;
         self.moves.push(landing);
-        self.lag[p.side.index()] = p.lag;
+        self.lag[p.side] = p.lag;
         self.takeback_offer = None;
         if self.draw_offer == Some(!p.side) {
             self.draw_offer = None;
@@ -665,12 +427,12 @@ impl TableState {
     /// it now), or refuses it with a 429 `offer-too-soon` (and `Retry-After`) while its last
     /// one, unanswered, is less than [`OFFER_REPEAT`] old.
     pub fn check_offer(
-        offered: &mut [Option<Instant>; 2],
+        offered: &mut ByColor<Option<Instant>>,
         side: Color,
         now: Instant,
         what: &str,
     ) -> Result<(), ApiError> {
-        let last = &mut offered[side.index()];
+        let last = &mut offered[side];
         if let Some(at) = *last {
             let since = now.saturating_duration_since(at);
             if since < OFFER_REPEAT {
@@ -751,7 +513,7 @@ impl TableState {
         }
         let side = self.core.game.position().side_to_move();
         let clock = self.core.game.clock()?;
-        let grace = self.lag[side.index()].grace_ms();
+        let grace = self.lag[side].grace_ms();
         Some((
             started + clock.remaining(side) + Duration::from_millis(grace),
             Deadline::Flag(side),
@@ -777,142 +539,13 @@ impl TableState {
         let line = ChatLine {
             name: player.name.clone(),
             text,
-            hidden_from: self.blocking[opponent.index()].then_some(opponent),
+            hidden_from: self.blocking[opponent].then_some(opponent),
         };
         self.chat.push_back(line.clone());
         while self.chat.len() > CHAT_KEPT {
             self.chat.pop_front();
         }
         Ok(line)
-    }
-
-    /// The `gameState` message as of `now`.
-    pub fn state(&self, now: Instant) -> GameState {
-        let [wtime, btime] = self.clocks_now(now);
-        let outcome = self.core.game.outcome();
-        let status = self.lichess_status().to_string();
-        let game = &self.core.game;
-        let ply = game.ply();
-        GameState {
-            moves: self.moves.join(" "),
-            wtime: wtime as i64,
-            btime: btime as i64,
-            winc: self.row.increment_ms,
-            binc: self.row.increment_ms,
-            status,
-            winner: outcome
-                .and_then(|o| o.winner())
-                .map(|c| c.name().to_string()),
-            outcome: outcome.map(|o| o.code()),
-            description: match (self.missed_first_move, outcome) {
-                (Some(side), Some(Outcome::Aborted)) => Some(format!(
-                    "Aborted: {} did not move within {}.",
-                    if side == Color::White {
-                        "White"
-                    } else {
-                        "Black"
-                    },
-                    match self.days_per_turn() {
-                        Some(1) => "1 day".to_string(),
-                        Some(days) => format!("{days} days"),
-                        None => format!("{} s", self.first_move_time.as_secs()),
-                    }
-                )),
-                (_, o) => o.map(|o| o.describe()),
-            },
-            first_move_ms: self.first_move_left(now),
-            // A correspondence game's days a move (null for a live game).
-            days_per_turn: self.days_per_turn(),
-            // The legal moves of the side to move, with their routes: one message per ply
-            // brings the move, the position, both clocks and what may be played next.
-            legal: (self.status == Status::Playing && !game.is_over())
-                .then(|| damasi::MoveInfo::legal(game.position())),
-            // The last move with its route and captures, for the page to play it on the board.
-            last_move: match (
-                ply.checked_sub(1).and_then(|p| game.position_at(p)),
-                game.history().last(),
-            ) {
-                (Some(before), Some(m)) => Some(damasi::MoveInfo::new(&before, m)),
-                _ => None,
-            },
-            // A finished game's positions, one per ply from the start, to replay it.
-            fens: (self.status == Status::Over).then(|| self.positions()),
-            wdraw: self.draw_offer == Some(Color::White),
-            bdraw: self.draw_offer == Some(Color::Black),
-            wtakeback: self.takeback_offer == Some(Color::White),
-            btakeback: self.takeback_offer == Some(Color::Black),
-            wrematch: self.rematch[0],
-            brematch: self.rematch[1],
-            rematch: self.rematch_id.clone(),
-            rating_diff: ByColor {
-                white: self.row.diffs[0],
-                black: self.row.diffs[1],
-            },
-            fen: game.position().to_fen(),
-            ply: ply as u64,
-            turn: game.position().side_to_move().name().to_string(),
-            gone: ByColor {
-                white: self.gone_since[0].is_some(),
-                black: self.gone_since[1].is_some(),
-            },
-            version: self.version,
-        }
-    }
-
-    /// The `gameFull` message as of `now` for `viewer`: who plays, the control, the state,
-    /// `you` (the viewer's colour, or null), and the players' chat, which only the players
-    /// see (spectators get an empty one, as on lichess where the players' room is theirs).
-    pub fn full(&self, now: Instant, viewer: Option<&Player>) -> GameFull {
-        let you = viewer.and_then(|p| self.side_of(p.id));
-        let seat = |i: usize| {
-            self.seats[i].as_ref().map(|p| {
-                let r = self.ratings[i];
-                Seat {
-                    id: p.id,
-                    name: p.name.clone(),
-                    guest: p.guest,
-                    title: p.title().map(str::to_string),
-                    rating: r.map(|r| r.rating.round() as i64),
-                    provisional: r.map(|r| rating::is_provisional(&r)),
-                }
-            })
-        };
-        GameFull {
-            id: self.row.id.clone(),
-            rated: self.row.rated,
-            chat_enabled: self.row.chat,
-            speed: self.speed().name().to_string(),
-            variant: crate::variant::of(&self.row.rules),
-            // lichess's: a correspondence game has no clock, and its days a move.
-            clock: match self.days_per_turn() {
-                Some(_) => None,
-                None => Some(GameClock {
-                    initial: self.row.initial_ms,
-                    increment: self.row.increment_ms,
-                }),
-            },
-            days_per_turn: self.days_per_turn(),
-            initial_fen: "startpos".to_string(),
-            created_at: self.row.created_ms,
-            white: seat(0),
-            black: seat(1),
-            chat: match you {
-                Some(side) => self
-                    .chat
-                    .iter()
-                    .filter(|l| l.hidden_from != Some(side))
-                    .map(|l| ChatEntry {
-                        username: l.name.clone(),
-                        text: l.text.clone(),
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-            state: GameMessage::GameState(Box::new(self.state(now))),
-            you: you.map(|c| c.name().to_string()),
-            tournament_id: self.row.arena_id().map(str::to_string),
-            swiss_id: self.row.swiss_id().map(str::to_string),
-        }
     }
 }
 
@@ -954,40 +587,6 @@ pub(super) mod side_serde {
     }
 }
 
-/// A chat line as shown: trimmed, without control characters, without the invisible
-/// formatting characters that reorder or hide text (bidirectional overrides and isolates,
-/// zero-width characters), and with at most two combining marks on a letter (a long run of
-/// them draws over the lines around it). Turkish letters are whole characters (ş, ğ, ı) and
-/// keep their marks.
-pub fn clean_chat(text: &str) -> String {
-    const MAX_MARKS: usize = 2;
-    let invisible = |c: char| {
-        matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
-    };
-    let combining = |c: char| {
-        matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{1AB0}'..='\u{1AFF}'
-            | '\u{1DC0}'..='\u{1DFF}' | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}')
-    };
-    let mut out = String::new();
-    let mut marks = 0;
-    for c in text.trim().chars() {
-        if c.is_control() || invisible(c) {
-            continue;
-        }
-        if combining(c) {
-            marks += 1;
-            if marks > MAX_MARKS {
-                continue;
-            }
-        } else {
-            marks = 0;
-        }
-        out.push(c);
-    }
-    out.trim().to_string()
-}
-
 /// A checked move, ready to be saved and played.
 #[derive(Clone, Debug)]
 pub struct PreparedMove {
@@ -1024,27 +623,5 @@ pub fn abandonment(loser: Color) -> Outcome {
     Outcome::Win {
         winner: !loser,
         reason: WinReason::Abandonment,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chat_lines_lose_what_hides_or_overdraws_text() {
-        // A right-to-left override would show "gpj.exe" reversed; zero-width joiners hide.
-        assert_eq!(clean_chat("hi \u{202E}exe.gpj"), "hi exe.gpj");
-        assert_eq!(clean_chat("\u{200B}a\u{2066}b\u{FEFF}"), "ab");
-        // Seventy combining marks on one letter: two are kept.
-        let zalgo = format!("a{}b", "\u{0301}".repeat(70));
-        assert_eq!(clean_chat(&zalgo), "a\u{0301}\u{0301}b");
-        // Turkish text and an accent or two are untouched.
-        assert_eq!(
-            clean_chat("  İyi oyunlar, şansın bol olsun  "),
-            "İyi oyunlar, şansın bol olsun"
-        );
-        assert_eq!(clean_chat("e\u{0301}"), "e\u{0301}");
-        assert_eq!(clean_chat("\u{202E}\u{202E}"), "");
     }
 }
