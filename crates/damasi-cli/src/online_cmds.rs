@@ -209,6 +209,7 @@ pub fn user(a: UserArgs) -> Result<()> {
             let user = rt.block_on(async {
                 let online = Online::new(db, OnlineConfig::default());
                 online
+                    .moderation()
                     .set_moderator(&name, !remove)
                     .await
                     .map_err(|e| anyhow!("{}", api_message(&e)))
@@ -230,6 +231,7 @@ pub fn user(a: UserArgs) -> Result<()> {
             let lines = rt.block_on(async {
                 let online = Online::new(db, OnlineConfig::default());
                 online
+                    .moderation()
                     .moderation_log(None, name.as_deref(), limit)
                     .await
                     .map_err(|e| anyhow!("{}", api_message(&e)))

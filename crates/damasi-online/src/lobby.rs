@@ -128,14 +128,28 @@ enum PoolPick {
 /// The database key of the shared lobby.
 const LOBBY_KEY: &str = "lobby";
 
+/// The lobby: open seeks and the quick-pairing pools, a view of the service
+/// ([`Online::matchmaking`]). In a cluster the lobby is shared through the database.
+#[derive(Clone, Copy)]
+pub struct Matchmaking<'a> {
+    online: &'a Online,
+}
+
 impl Online {
+    /// The lobby: open seeks and the quick-pairing pools.
+    pub fn matchmaking(&self) -> Matchmaking<'_> {
+        Matchmaking { online: self }
+    }
+}
+
+impl Matchmaking<'_> {
     /// Changes the lobby with `change`: this process's, or in a cluster the shared one, under
     /// its row lock (one process pairs at a time).
     async fn with_lobby<R>(&self, change: impl FnOnce(&mut Lobby) -> R) -> Result<R, ApiError> {
-        let Some(cluster) = &self.inner.cluster else {
-            let mut lobby = self.lobby();
+        let Some(cluster) = &self.online.inner.cluster else {
+            let mut lobby = self.online.lobby();
             let now = now_ms();
-            lobby.drop_unheld(&|user, since| self.held(user, since, now));
+            lobby.drop_unheld(&|user, since| self.online.held(user, since, now));
             return Ok(change(&mut lobby));
         };
         cluster
@@ -151,10 +165,10 @@ impl Online {
 
     /// A copy of the lobby (read only).
     async fn lobby_now(&self) -> Result<Lobby, ApiError> {
-        let Some(cluster) = &self.inner.cluster else {
-            let mut l = self.lobby();
+        let Some(cluster) = &self.online.inner.cluster else {
+            let mut l = self.online.lobby();
             let now = now_ms();
-            l.drop_unheld(&|user, since| self.held(user, since, now));
+            l.drop_unheld(&|user, since| self.online.held(user, since, now));
             return Ok(Lobby {
                 seeks: l.seeks.clone(),
                 next_id: l.next_id,
@@ -172,7 +186,7 @@ impl Online {
 
     /// The open seeks as `viewer` sees them: without those of the players `viewer` blocks
     /// (those who block `viewer` are refused when their seek is taken, see
-    /// [`Online::accept_seek`]).
+    /// [`Matchmaking::accept_seek`]).
     pub async fn seeks_for(&self, viewer: Option<&Player>) -> Result<Vec<Value>, ApiError> {
         let now = now_ms();
         let fresh = |s: &Seek| now - s.opened_ms < SEEK_LIFETIME.as_millis() as i64;
@@ -187,9 +201,14 @@ impl Online {
             .await?
         };
         let hidden: Vec<i64> = match viewer {
-            Some(v) if !v.guest && !seeks.is_empty() => {
-                self.blocked(v).await?.iter().map(|u| u.id).collect()
-            }
+            Some(v) if !v.guest && !seeks.is_empty() => self
+                .online
+                .relations()
+                .blocked(v)
+                .await?
+                .iter()
+                .map(|u| u.id)
+                .collect(),
             _ => Vec::new(),
         };
         Ok(seeks
@@ -211,12 +230,16 @@ impl Online {
         player.check_may_play(game.rated)?;
         player.check_lobby()?;
         if game.rated {
-            self.check_may_play_rated(player).await?;
+            self.online
+                .moderation()
+                .check_may_play_rated(player)
+                .await?;
         }
         let speed = super::rating::Speed::of(game.initial_ms, game.increment_ms);
         let rating = if game.rated {
             Some(
-                self.rating_of(player.id, speed.name())
+                self.online
+                    .rating_of(player.id, speed.name())
                     .await?
                     .rating
                     .round() as i64,
@@ -283,10 +306,18 @@ impl Online {
             .find(|s| s.id == id)
             .map_or((None, false), |s| (Some(s.player.clone()), s.game.rated));
         if rated {
-            self.check_may_play_rated(player).await?;
+            self.online
+                .moderation()
+                .check_may_play_rated(player)
+                .await?;
         }
         if let Some(owner) = owner.filter(|o| o.id != player.id) {
-            if self.either_blocks(owner.id, player.id).await? {
+            if self
+                .online
+                .relations()
+                .either_blocks(owner.id, player.id)
+                .await?
+            {
                 return Err(ApiError::Forbidden {
                     code: "blocked",
                     message: format!("you and {} cannot play: one blocks the other", owner.name),
@@ -309,6 +340,7 @@ impl Online {
         if let Some((lo, hi)) = seek.range {
             let speed = super::rating::Speed::of(seek.game.initial_ms, seek.game.increment_ms);
             let mine = self
+                .online
                 .rating_of(player.id, speed.name())
                 .await?
                 .rating
@@ -331,7 +363,7 @@ impl Online {
         } else {
             (player, &seek.player)
         };
-        let table = self.create_paired(w, b, seek.game).await?;
+        let table = self.online.create_paired(w, b, seek.game).await?;
         // Both are playing now: their other seeks and pool places go.
         let (wid, bid) = (w.id, b.id);
         self.with_lobby(|lobby| {
@@ -357,7 +389,10 @@ impl Online {
         player.check_lobby()?;
         // The pools pair accounts for rated games.
         if !player.guest {
-            self.check_may_play_rated(player).await?;
+            self.online
+                .moderation()
+                .check_may_play_rated(player)
+                .await?;
         }
         let pool = (minutes, increment);
         if !POOLS.contains(&pool) {
@@ -409,7 +444,7 @@ impl Online {
             match pick {
                 PoolPick::Ask(ids) => {
                     for id in ids {
-                        let blocked = self.either_blocks(player.id, id).await?;
+                        let blocked = self.online.relations().either_blocks(player.id, id).await?;
                         may_meet.insert(id, !blocked);
                     }
                 }
@@ -430,7 +465,7 @@ impl Online {
         } else {
             (player, &opponent)
         };
-        let table = self.create_paired(w, b, game).await?;
+        let table = self.online.create_paired(w, b, game).await?;
         Ok(Some(table.id.clone()))
     }
 
@@ -451,7 +486,9 @@ impl Online {
             })
             .collect())
     }
+}
 
+impl Online {
     /// Whether `user` has an event stream open on this process.
     pub fn listening(&self, user: i64) -> bool {
         super::lock(&self.inner.listeners)
@@ -543,6 +580,7 @@ impl Drop for Listening {
                 // process only knows its own streams, so it withdraws the player's.
                 let clustered = online.inner.cluster.is_some();
                 let cleared = online
+                    .matchmaking()
                     .with_lobby(|lobby| {
                         if clustered {
                             lobby.drop_player(user);

@@ -129,7 +129,22 @@ fn holds(mark: &MarkRow, now: i64) -> bool {
     mark.until_ms.is_none_or(|until| until > now)
 }
 
+/// Reports and the moderators' work, a view of the service ([`Online::moderation`]): players
+/// report, moderators read the queue, act and read the log, and the service asks whether a
+/// player may chat or play rated games.
+#[derive(Clone, Copy)]
+pub struct Moderation<'a> {
+    online: &'a Online,
+}
+
 impl Online {
+    /// Reports and the moderators' work.
+    pub fn moderation(&self) -> Moderation<'_> {
+        Moderation { online: self }
+    }
+}
+
+impl Moderation<'_> {
     /// `by` reports the player called `name` for `reason` (one of [`REASONS`]) with `note`,
     /// about `game` if given (a game the reported player plays or played): the game's chat
     /// lines as `by` sees them and its result are kept with the report. One open report of a
@@ -157,11 +172,11 @@ impl Online {
                 "note: at most {MAX_NOTE} characters"
             )));
         }
-        let reported = self.user_named(name).await?;
+        let reported = self.online.user_named(name).await?;
         if reported.id == by.id {
             return Err(ApiError::BadRequest("you cannot report yourself".into()));
         }
-        let db = self.db();
+        let db = self.online.db();
         let open = db.reports(true, Some(reported.id), QUEUE).await?;
         if open.iter().any(|r| r.reporter == Some(by.id)) {
             return Err(ApiError::conflict(
@@ -175,7 +190,7 @@ impl Online {
         let evidence = match game {
             None => json!({}),
             Some(id) => {
-                let full = self.full(id, Some(by)).await?;
+                let full = self.online.full(id, Some(by)).await?;
                 let plays = [&full.white, &full.black]
                     .into_iter()
                     .any(|s| s.as_ref().is_some_and(|s| s.id == reported.id));
@@ -213,7 +228,7 @@ impl Online {
 
     /// Refuses `p` unless a moderator (403 `not-a-moderator`).
     pub async fn check_moderator(&self, p: &Player) -> Result<(), ApiError> {
-        if self.db().has_role(p.id, MODERATOR).await? {
+        if self.online.db().has_role(p.id, MODERATOR).await? {
             Ok(())
         } else {
             Err(ApiError::Forbidden {
@@ -225,8 +240,8 @@ impl Online {
 
     /// The operator names (or, with `on` false, un-names) the account `name` a moderator.
     pub async fn set_moderator(&self, name: &str, on: bool) -> Result<UserRow, ApiError> {
-        let user = self.user_named(name).await?;
-        self.db().set_role(user.id, MODERATOR, on).await?;
+        let user = self.online.user_named(name).await?;
+        self.online.db().set_role(user.id, MODERATOR, on).await?;
         let action = if on { "moderator" } else { "unmoderator" };
         self.log_action(OPERATOR, user.id, action, String::new())
             .await?;
@@ -237,12 +252,13 @@ impl Online {
     /// and the reporter's names, the reported player's marks, and the evidence kept.
     pub async fn report_queue(&self, m: &Player) -> Result<Vec<Value>, ApiError> {
         self.check_moderator(m).await?;
-        let db = self.db();
+        let db = self.online.db();
         let now = now_ms();
         let mut out = Vec::new();
         for r in db.reports(true, None, QUEUE).await? {
             let name = |id| async move {
-                self.db()
+                self.online
+                    .db()
                     .user(id)
                     .await
                     .map(|u| u.map_or_else(|| "?".to_string(), |u| u.name))
@@ -286,13 +302,13 @@ impl Online {
             self.check_moderator(m).await?;
         }
         let moderator = m.map_or_else(|| OPERATOR.to_string(), |m| m.name.clone());
-        let user = self.user_named(name).await?;
+        let user = self.online.user_named(name).await?;
         if m.is_some_and(|m| m.id == user.id) {
             return Err(ApiError::BadRequest(
                 "moderators do not act on themselves".into(),
             ));
         }
-        let db = self.db();
+        let db = self.online.db();
         let now = now_ms();
         let mark = |kind: &str, until_ms| MarkRow {
             kind: kind.to_string(),
@@ -338,7 +354,7 @@ impl Online {
             Action::Dismiss => "reports dismissed".to_string(),
             Action::Close => {
                 let closed = Player::from(user.clone());
-                let new_name = self.close_account_by_moderator(&closed).await?;
+                let new_name = self.online.close_account_by_moderator(&closed).await?;
                 answer["newName"] = json!(new_name);
                 format!("account closed (now {new_name})")
             }
@@ -357,7 +373,7 @@ impl Online {
         user: i64,
         now: i64,
     ) -> Result<Vec<(String, String, f64)>, ApiError> {
-        let db = self.db();
+        let db = self.online.db();
         let since = now - REFUND_WINDOW.as_millis() as i64;
         let mut refunds = Vec::new();
         for g in db.games_of(user, 10_000).await? {
@@ -392,7 +408,8 @@ impl Online {
         action: &str,
         details: String,
     ) -> Result<(), ApiError> {
-        self.db()
+        self.online
+            .db()
             .add_log(LogRow {
                 at_ms: now_ms(),
                 moderator: moderator.to_string(),
@@ -415,10 +432,10 @@ impl Online {
             self.check_moderator(m).await?;
         }
         let user = match name {
-            Some(n) => Some(self.user_named(n).await?.id),
+            Some(n) => Some(self.online.user_named(n).await?.id),
             None => None,
         };
-        let db = self.db();
+        let db = self.online.db();
         let mut out = Vec::new();
         for l in db.moderation_log(user, limit).await? {
             let name = db.user(l.user).await?.map(|u| u.name);
@@ -433,7 +450,7 @@ impl Online {
     /// What was done to `p`'s account, as they see it: the marks that hold now and the
     /// actions taken (without the moderators' names), newest first.
     pub async fn moderation_of(&self, p: &Player) -> Result<Value, ApiError> {
-        let db = self.db();
+        let db = self.online.db();
         let now = now_ms();
         let marks: Vec<Value> = db
             .marks_of(p.id)
@@ -457,7 +474,7 @@ impl Online {
     /// when).
     pub async fn check_may_chat(&self, user: i64) -> Result<(), ApiError> {
         let now = now_ms();
-        for m in self.db().marks_of(user).await? {
+        for m in self.online.db().marks_of(user).await? {
             if m.kind == CHAT_MUTE && holds(&m, now) {
                 let minutes = ((m.until_ms.unwrap_or(now) - now + 59_999) / 60_000).max(1);
                 return Err(ApiError::Forbidden {
@@ -475,6 +492,7 @@ impl Online {
     /// account (403 `engine-marked`).
     pub async fn check_may_play_rated(&self, player: &Player) -> Result<(), ApiError> {
         let marked = self
+            .online
             .db()
             .marks_of(player.id)
             .await?

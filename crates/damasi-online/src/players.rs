@@ -81,108 +81,6 @@ impl Online {
         found.ok_or_else(|| ApiError::NotFound(format!("no player called '{name}'")))
     }
 
-    /// The other account of a follow or a block by `by`: an account (not `by`, not a
-    /// guest's own action).
-    async fn other(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
-        if by.guest {
-            return Err(ApiError::Forbidden {
-                code: "guest",
-                message: "guests cannot follow or block players: sign up first".into(),
-            });
-        }
-        let to = self.user_named(name).await?;
-        if to.id == by.id {
-            return Err(ApiError::BadRequest(
-                "you cannot follow or block yourself".into(),
-            ));
-        }
-        Ok(to)
-    }
-
-    /// `by` follows the player called `name` (which unblocks them if they were blocked).
-    pub async fn follow(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
-        self.relate(by, name, Relation::Follow).await
-    }
-
-    /// `by` blocks the player called `name` (which stops following them).
-    pub async fn block(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
-        self.relate(by, name, Relation::Block).await
-    }
-
-    async fn relate(
-        &self,
-        by: &Player,
-        name: &str,
-        relation: Relation,
-    ) -> Result<UserRow, ApiError> {
-        let to = self.other(by, name).await?;
-        if self.db().relation(by.id, to.id).await? != Some(relation)
-            && self
-                .db()
-                .related(by.id, relation, MAX_RELATIONS)
-                .await?
-                .len() as i64
-                >= MAX_RELATIONS
-        {
-            return Err(ApiError::conflict(
-                "too-many-relations",
-                format!(
-                    "you cannot {} more than {MAX_RELATIONS} players",
-                    relation.as_str()
-                ),
-            ));
-        }
-        self.db()
-            .set_relation(by.id, to.id, relation, now_ms())
-            .await?;
-        Ok(to)
-    }
-
-    /// `by` stops following the player called `name` (nothing if they did not).
-    pub async fn unfollow(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
-        self.unrelate(by, name, Relation::Follow).await
-    }
-
-    /// `by` unblocks the player called `name` (nothing if they had not blocked them).
-    pub async fn unblock(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
-        self.unrelate(by, name, Relation::Block).await
-    }
-
-    async fn unrelate(
-        &self,
-        by: &Player,
-        name: &str,
-        relation: Relation,
-    ) -> Result<UserRow, ApiError> {
-        let to = self.other(by, name).await?;
-        self.db().clear_relation(by.id, to.id, relation).await?;
-        Ok(to)
-    }
-
-    /// The players `by` follows, by name.
-    pub async fn following(&self, by: &Player) -> Result<Vec<UserRow>, ApiError> {
-        self.db()
-            .related(by.id, Relation::Follow, MAX_RELATIONS)
-            .await
-    }
-
-    /// The players `by` blocks, by name.
-    pub async fn blocked(&self, by: &Player) -> Result<Vec<UserRow>, ApiError> {
-        self.db()
-            .related(by.id, Relation::Block, MAX_RELATIONS)
-            .await
-    }
-
-    /// Whether `blocker` blocks `other`.
-    pub async fn blocks(&self, blocker: i64, other: i64) -> Result<bool, ApiError> {
-        Ok(self.db().relation(blocker, other).await? == Some(Relation::Block))
-    }
-
-    /// Whether `a` blocks `b` or `b` blocks `a`: such two are never paired by the lobby.
-    pub async fn either_blocks(&self, a: i64, b: i64) -> Result<bool, ApiError> {
-        Ok(self.blocks(a, b).await? || self.blocks(b, a).await?)
-    }
-
     /// The leaderboard of `speed`, at most `nb` lines (at most [`MAX_LEADERBOARD`]): accounts
     /// whose rating there is not provisional and who played a rated game there within
     /// [`ACTIVE_WITHIN`], best first.
@@ -229,5 +127,129 @@ impl Online {
         self.db()
             .leaderboard(speed.name(), max_deviation, since, nb as i64)
             .await
+    }
+}
+
+/// Follows and blocks between players, a view of the service ([`Online::relations`]).
+#[derive(Clone, Copy)]
+pub struct Relations<'a> {
+    online: &'a Online,
+}
+
+impl Online {
+    /// Follows and blocks between players.
+    pub fn relations(&self) -> Relations<'_> {
+        Relations { online: self }
+    }
+}
+
+impl Relations<'_> {
+    /// The other account of a follow or a block by `by`: an account (not `by`, not a
+    /// guest's own action).
+    async fn other(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
+        if by.guest {
+            return Err(ApiError::Forbidden {
+                code: "guest",
+                message: "guests cannot follow or block players: sign up first".into(),
+            });
+        }
+        let to = self.online.user_named(name).await?;
+        if to.id == by.id {
+            return Err(ApiError::BadRequest(
+                "you cannot follow or block yourself".into(),
+            ));
+        }
+        Ok(to)
+    }
+
+    /// `by` follows the player called `name` (which unblocks them if they were blocked).
+    pub async fn follow(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
+        self.relate(by, name, Relation::Follow).await
+    }
+
+    /// `by` blocks the player called `name` (which stops following them).
+    pub async fn block(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
+        self.relate(by, name, Relation::Block).await
+    }
+
+    async fn relate(
+        &self,
+        by: &Player,
+        name: &str,
+        relation: Relation,
+    ) -> Result<UserRow, ApiError> {
+        let to = self.other(by, name).await?;
+        if self.online.db().relation(by.id, to.id).await? != Some(relation)
+            && self
+                .online
+                .db()
+                .related(by.id, relation, MAX_RELATIONS)
+                .await?
+                .len() as i64
+                >= MAX_RELATIONS
+        {
+            return Err(ApiError::conflict(
+                "too-many-relations",
+                format!(
+                    "you cannot {} more than {MAX_RELATIONS} players",
+                    relation.as_str()
+                ),
+            ));
+        }
+        self.online
+            .db()
+            .set_relation(by.id, to.id, relation, now_ms())
+            .await?;
+        Ok(to)
+    }
+
+    /// `by` stops following the player called `name` (nothing if they did not).
+    pub async fn unfollow(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
+        self.unrelate(by, name, Relation::Follow).await
+    }
+
+    /// `by` unblocks the player called `name` (nothing if they had not blocked them).
+    pub async fn unblock(&self, by: &Player, name: &str) -> Result<UserRow, ApiError> {
+        self.unrelate(by, name, Relation::Block).await
+    }
+
+    async fn unrelate(
+        &self,
+        by: &Player,
+        name: &str,
+        relation: Relation,
+    ) -> Result<UserRow, ApiError> {
+        let to = self.other(by, name).await?;
+        self.online
+            .db()
+            .clear_relation(by.id, to.id, relation)
+            .await?;
+        Ok(to)
+    }
+
+    /// The players `by` follows, by name.
+    pub async fn following(&self, by: &Player) -> Result<Vec<UserRow>, ApiError> {
+        self.online
+            .db()
+            .related(by.id, Relation::Follow, MAX_RELATIONS)
+            .await
+    }
+
+    /// The players `by` blocks, by name.
+    pub async fn blocked(&self, by: &Player) -> Result<Vec<UserRow>, ApiError> {
+        self.online
+            .db()
+            .related(by.id, Relation::Block, MAX_RELATIONS)
+            .await
+    }
+
+    /// Whether `blocker` blocks `other`.
+    pub async fn blocks(&self, blocker: i64, other: i64) -> Result<bool, ApiError> {
+        Ok(self.online.db().relation(blocker, other).await? == Some(Relation::Block))
+    }
+
+    /// Whether `a` blocks `b` or `b` blocks `a`: such two are never paired by the lobby.
+    pub async fn either_blocks(&self, a: i64, b: i64) -> Result<bool, ApiError> {
+        Ok(self.blocks(a, b).await? || self.blocks(b, a).await?)
     }
 }

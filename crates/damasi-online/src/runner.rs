@@ -89,7 +89,7 @@ impl Online {
         let cmd = players_only(cmd)?;
         if let Command::Chat { text } = &cmd {
             crate::chat_filter::check_chat_line(text)?;
-            self.check_may_chat(by.id).await?;
+            self.moderation().check_may_chat(by.id).await?;
         }
         Ok(cmd)
     }
@@ -153,8 +153,8 @@ impl Online {
             } = &state.seats
             {
                 blocking = ByColor::new(
-                    self.blocks(white.id, black.id).await?,
-                    self.blocks(black.id, white.id).await?,
+                    self.relations().blocks(white.id, black.id).await?,
+                    self.relations().blocks(black.id, white.id).await?,
                 );
             }
             state.blocking = blocking;

@@ -45,7 +45,7 @@ impl Online {
             return Err(ApiError::BadRequest("you cannot challenge yourself".into()));
         }
         to.check_may_play(new.rated)?;
-        if self.blocks(to.id, from.id).await? {
+        if self.relations().blocks(to.id, from.id).await? {
             return Err(ApiError::Forbidden {
                 code: "blocked",
                 message: format!("{} does not accept challenges from you", to.name),

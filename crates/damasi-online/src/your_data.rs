@@ -53,8 +53,8 @@ impl Online {
         let names = |rows: Vec<crate::db::UserRow>| -> Vec<String> {
             rows.into_iter().map(|u| u.name).collect()
         };
-        let following = names(self.following(player).await?);
-        let blocking = names(self.blocked(player).await?);
+        let following = names(self.relations().following(player).await?);
+        let blocking = names(self.relations().blocked(player).await?);
         let credentials: Vec<Value> = self
             .accounts()
             .secrets_of(player)

@@ -80,7 +80,7 @@ async fn the_account_playing_the_engines_moves_is_reported_with_its_games() {
     let ayse = online.accounts().add_bot("ayse", 0).await.unwrap();
     let bora = online.accounts().add_bot("bora", 0).await.unwrap();
     let mo = online.accounts().add_bot("mo", 0).await.unwrap();
-    online.set_moderator("mo", true).await.unwrap();
+    online.moderation().set_moderator("mo", true).await.unwrap();
     let db = online.db().clone();
 
     // One game before the screen listens (taken up at its start), one after.
@@ -132,7 +132,7 @@ async fn the_account_playing_the_engines_moves_is_reported_with_its_games() {
         .is_empty());
 
     // The moderators' queue shows it as the screen's, with no reporter's name.
-    let queue = online.report_queue(&mo).await.unwrap();
+    let queue = online.moderation().report_queue(&mo).await.unwrap();
     assert_eq!(queue.len(), 1);
     assert_eq!(queue[0]["reported"], "ayse");
     assert!(queue[0]["reporter"].is_null());

@@ -248,7 +248,7 @@ async fn bots_and_closed_accounts_in_both_stores() {
 
         // Closing a: renamed, closed, its token and follows gone, its old name out of use.
         let token = acc.issue(a.id, SecretKind::Token, 0).await.unwrap();
-        online.follow(&b, &a.name).await.unwrap();
+        online.relations().follow(&b, &a.name).await.unwrap();
         let new_name = online.close_account(&a, None).await.unwrap();
         let row = db.user(a.id).await.unwrap().unwrap();
         assert_eq!(row.name, new_name);
@@ -261,7 +261,7 @@ async fn bots_and_closed_accounts_in_both_stores() {
                 .code(),
             "unauthorized"
         );
-        assert!(online.following(&b).await.unwrap().is_empty());
+        assert!(online.relations().following(&b).await.unwrap().is_empty());
         for upper in [a.name.clone(), a.name.to_uppercase()] {
             assert_eq!(
                 acc.add_bot(&upper, 0).await.unwrap_err().code(),
@@ -291,34 +291,52 @@ async fn reports_marks_refunds_and_the_log_in_both_stores() {
         let lost = -db.game(&game).await.unwrap().unwrap().0.diffs[1].unwrap();
         let before = db.rating(victim.id, "blitz").await.unwrap().unwrap().rating;
         let id = online
+            .moderation()
             .report(&victim, &cheat.name, Some(&game), "cheating", "too good")
             .await
             .unwrap();
         assert!(id > 0);
         assert_eq!(
-            online.report_queue(&moderator).await.unwrap_err().code(),
+            online
+                .moderation()
+                .report_queue(&moderator)
+                .await
+                .unwrap_err()
+                .code(),
             "not-a-moderator"
         );
-        online.set_moderator(&moderator.name, true).await.unwrap();
-        let queue = online.report_queue(&moderator).await.unwrap();
+        online
+            .moderation()
+            .set_moderator(&moderator.name, true)
+            .await
+            .unwrap();
+        let queue = online.moderation().report_queue(&moderator).await.unwrap();
         let mine: Vec<_> = queue.iter().filter(|r| r["id"] == id).collect();
         assert_eq!(mine.len(), 1);
         assert_eq!(mine[0]["evidence"]["rated"], true);
         let mute = Action::Mute { minutes: 5 };
         online
+            .moderation()
             .moderate(Some(&moderator), &cheat.name, mute)
             .await
             .unwrap();
         assert_eq!(
-            online.check_may_chat(cheat.id).await.unwrap_err().code(),
+            online
+                .moderation()
+                .check_may_chat(cheat.id)
+                .await
+                .unwrap_err()
+                .code(),
             "muted"
         );
         let done = online
+            .moderation()
             .moderate(Some(&moderator), &cheat.name, Action::Engine)
             .await
             .unwrap();
         assert_eq!(done["refunds"][0]["points"], lost as f64);
         let again = online
+            .moderation()
             .moderate(Some(&moderator), &cheat.name, Action::Engine)
             .await
             .unwrap();
@@ -328,12 +346,14 @@ async fn reports_marks_refunds_and_the_log_in_both_stores() {
         let history = db.rating_history(victim.id).await.unwrap();
         assert!((history.last().unwrap().rating - after).abs() < 1e-6);
         let log = online
+            .moderation()
             .moderation_log(None, Some(&cheat.name), 10)
             .await
             .unwrap();
         let actions: Vec<&str> = log.iter().filter_map(|l| l["action"].as_str()).collect();
         assert_eq!(actions, ["engine", "engine", "mute"]);
         assert!(online
+            .moderation()
             .report_queue(&moderator)
             .await
             .unwrap()

@@ -662,7 +662,7 @@ async fn forged_or_replayed_presses_begin_no_game_and_blocks_hold() {
     let bora = link(&w, &bob(), "bora").await;
     let cemal = link(&w, &cem(), "cemal").await;
     // Ayşe blocks Cemal, as on the web (where his direct challenge gets a 403).
-    w.online.block(&ayse, "cemal").await.unwrap();
+    w.online.relations().block(&ayse, "cemal").await.unwrap();
 
     // A real rated offer of Ali's, and its buttons' signed data.
     let msg = w.offer(&ali(), "rated 5+3", "private", "r").await;

@@ -161,7 +161,11 @@ async fn a_cheat_is_reported_muted_and_marked_and_its_victims_get_their_rating_b
         get(&app, "/api/mod/reports", &mod_c).await.0,
         StatusCode::FORBIDDEN
     );
-    online.set_moderator("hakem", true).await.unwrap();
+    online
+        .moderation()
+        .set_moderator("hakem", true)
+        .await
+        .unwrap();
     let (status, queue) = get(&app, "/api/mod/reports", &mod_c).await;
     assert_eq!(status, StatusCode::OK, "{queue}");
     let reports = queue["reports"].as_array().unwrap();

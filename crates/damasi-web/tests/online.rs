@@ -679,12 +679,20 @@ async fn many_strangers_seeking_do_not_shut_a_player_out_of_the_lobby() {
             .await
             .unwrap();
         for _ in 0..3 {
-            online.seek(&p, casual, None, None).await.unwrap();
+            online
+                .matchmaking()
+                .seek(&p, casual, None, None)
+                .await
+                .unwrap();
         }
     }
     let real = online.accounts().add_bot("ayse", 0).await.unwrap();
-    online.seek(&real, casual, None, None).await.unwrap();
-    assert_eq!(online.seeks().await.unwrap().len(), 1_201);
+    online
+        .matchmaking()
+        .seek(&real, casual, None, None)
+        .await
+        .unwrap();
+    assert_eq!(online.matchmaking().seeks().await.unwrap().len(), 1_201);
 }
 
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);

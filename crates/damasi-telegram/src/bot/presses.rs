@@ -152,7 +152,13 @@ impl Telegram {
             if start.rated && player.guest {
                 return lang.text(Text::RatedNeedsLink).to_string();
             }
-            match self.inner.online.either_blocks(creator.id, player.id).await {
+            match self
+                .inner
+                .online
+                .relations()
+                .either_blocks(creator.id, player.id)
+                .await
+            {
                 Ok(false) => {}
                 Ok(true) => return lang.say(Text::Blocked, &[&creator.name]),
                 Err(e) => return refused(lang, &e),

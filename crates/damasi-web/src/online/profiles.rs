@@ -219,7 +219,7 @@ async fn follow(
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let (p, online) = relation_change(&state, &headers).await?;
-    online.follow(&p, &name).await?;
+    online.relations().follow(&p, &name).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -230,7 +230,7 @@ async fn unfollow(
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let (p, online) = relation_change(&state, &headers).await?;
-    online.unfollow(&p, &name).await?;
+    online.relations().unfollow(&p, &name).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -241,7 +241,7 @@ async fn block(
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let (p, online) = relation_change(&state, &headers).await?;
-    online.block(&p, &name).await?;
+    online.relations().block(&p, &name).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -252,7 +252,7 @@ async fn unblock(
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, HttpError> {
     let (p, online) = relation_change(&state, &headers).await?;
-    online.unblock(&p, &name).await?;
+    online.relations().unblock(&p, &name).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -286,7 +286,7 @@ pub(super) async fn user_json(online: &Online, u: &UserRow) -> Result<Value, Api
 /// `GET /api/rel/following`: the players the requester follows, one JSON object a line
 /// (NDJSON, as lichess).
 async fn following(State(state): State<AppState>, Me(p): Me) -> Result<Response, HttpError> {
-    let users = state.online.following(&p).await?;
+    let users = state.online.relations().following(&p).await?;
     let mut lines = Vec::with_capacity(users.len());
     for u in &users {
         let mut s = user_json(&state.online, u).await?.to_string();
@@ -309,6 +309,7 @@ async fn following_online(
 ) -> Result<Json<Value>, HttpError> {
     let users: Vec<Value> = state
         .online
+        .relations()
         .following(&p)
         .await?
         .iter()
@@ -322,6 +323,7 @@ async fn following_online(
 async fn blocking(State(state): State<AppState>, Me(p): Me) -> Result<Json<Value>, HttpError> {
     let users: Vec<Value> = state
         .online
+        .relations()
         .blocked(&p)
         .await?
         .iter()

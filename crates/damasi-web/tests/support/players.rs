@@ -37,12 +37,16 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
     let b = acc.add_bot(&format!("{prefix}b"), 0).await.unwrap();
     let c = acc.add_bot(&format!("{prefix}c"), 0).await.unwrap();
     // Names in any case; a follow is listed and stored.
-    online.follow(&a, &b.name.to_uppercase()).await.unwrap();
-    online.follow(&a, &c.name).await.unwrap();
+    online
+        .relations()
+        .follow(&a, &b.name.to_uppercase())
+        .await
+        .unwrap();
+    online.relations().follow(&a, &c.name).await.unwrap();
     let names =
         |v: Vec<damasi_web::online::db::UserRow>| v.into_iter().map(|u| u.name).collect::<Vec<_>>();
     assert_eq!(
-        names(online.following(&a).await.unwrap()),
+        names(online.relations().following(&a).await.unwrap()),
         [b.name.clone(), c.name.clone()]
     );
     assert_eq!(
@@ -51,20 +55,23 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
     );
     // One way only.
     assert_eq!(online.db().relation(b.id, a.id).await.unwrap(), None);
-    online.unfollow(&a, &c.name).await.unwrap();
-    online.unfollow(&a, &c.name).await.unwrap(); // twice: nothing to undo
+    online.relations().unfollow(&a, &c.name).await.unwrap();
+    online.relations().unfollow(&a, &c.name).await.unwrap(); // twice: nothing to undo
     assert_eq!(
-        names(online.following(&a).await.unwrap()),
+        names(online.relations().following(&a).await.unwrap()),
         [b.name.as_str()]
     );
 
     // Blocking replaces the follow; unfollowing leaves the block.
-    online.block(&a, &b.name).await.unwrap();
-    assert!(online.following(&a).await.unwrap().is_empty());
-    assert_eq!(names(online.blocked(&a).await.unwrap()), [b.name.as_str()]);
-    online.unfollow(&a, &b.name).await.unwrap();
-    assert!(online.blocks(a.id, b.id).await.unwrap());
-    assert!(!online.blocks(b.id, a.id).await.unwrap());
+    online.relations().block(&a, &b.name).await.unwrap();
+    assert!(online.relations().following(&a).await.unwrap().is_empty());
+    assert_eq!(
+        names(online.relations().blocked(&a).await.unwrap()),
+        [b.name.as_str()]
+    );
+    online.relations().unfollow(&a, &b.name).await.unwrap();
+    assert!(online.relations().blocks(a.id, b.id).await.unwrap());
+    assert!(!online.relations().blocks(b.id, a.id).await.unwrap());
 
     // A blocked player's challenge is refused, with a code and the name; the other way is
     // not.
@@ -115,7 +122,7 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
     assert_eq!(chat_of(&full_b), ["hello from b", "hello from a"]);
 
     // Unblocked: b's next line reaches a.
-    online.unblock(&a, &b.name).await.unwrap();
+    online.relations().unblock(&a, &b.name).await.unwrap();
     online.run(&t.id, &b, say("again")).await.unwrap();
     let (full_a, _, _) = online.watch(&t.id, Some(&a)).await.unwrap();
     assert_eq!(chat_of(&full_a), ["hello from a", "again"]);
@@ -123,16 +130,20 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
 
     // Refusals: oneself, an unknown name, a guest.
     assert!(matches!(
-        online.follow(&a, &a.name).await,
+        online.relations().follow(&a, &a.name).await,
         Err(ApiError::BadRequest(_))
     ));
-    match online.block(&a, &format!("{prefix}nobody")).await {
+    match online
+        .relations()
+        .block(&a, &format!("{prefix}nobody"))
+        .await
+    {
         Err(ApiError::NotFound(m)) => assert!(m.contains("nobody"), "{m}"),
         other => panic!("{other:?}"),
     }
     let guest = acc.guest(0).await.unwrap();
     assert!(matches!(
-        online.follow(&guest, &a.name).await,
+        online.relations().follow(&guest, &a.name).await,
         Err(ApiError::Forbidden { code: "guest", .. })
     ));
 }

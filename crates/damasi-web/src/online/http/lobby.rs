@@ -24,8 +24,8 @@ pub(super) async fn lobby(
 ) -> Result<Json<Value>, HttpError> {
     let viewer = state.online.accounts().identify(&headers).await?;
     Ok(Json(json!({
-        "seeks": state.online.seeks_for(viewer.as_ref()).await?,
-        "pools": state.online.pools().await?,
+        "seeks": state.online.matchmaking().seeks_for(viewer.as_ref()).await?,
+        "pools": state.online.matchmaking().pools().await?,
     })))
 }
 
@@ -41,6 +41,7 @@ pub(super) async fn seek(
     let new = req.new_game()?;
     let id = state
         .online
+        .matchmaking()
         .seek(&p, new, parse_color(req.color.as_deref())?, req.range()?)
         .await?;
     Ok(Json(json!({"id": id})))
@@ -51,7 +52,7 @@ pub(super) async fn cancel_seek(
     ApiPath(id): ApiPath<u64>,
     Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    state.online.cancel_seek(&p, id).await?;
+    state.online.matchmaking().cancel_seek(&p, id).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -64,7 +65,7 @@ pub(super) async fn accept_seek(
     state
         .limits
         .check_seek(p.id, &client_ip(conn.as_ref()), "seeks")?;
-    let game = state.online.accept_seek(&p, id).await?;
+    let game = state.online.matchmaking().accept_seek(&p, id).await?;
     Ok(Json(json!({"game": game})))
 }
 
@@ -83,7 +84,7 @@ pub(super) async fn join_pool(
         m.parse::<i64>().map_err(|_| bad())?,
         i.parse::<i64>().map_err(|_| bad())?,
     );
-    let game = state.online.join_pool(&p, m, i).await?;
+    let game = state.online.matchmaking().join_pool(&p, m, i).await?;
     Ok(Json(json!({"game": game, "waiting": game.is_none()})))
 }
 
@@ -91,6 +92,6 @@ pub(super) async fn leave_pool(
     State(state): State<AppState>,
     Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    state.online.leave_pools(&p).await?;
+    state.online.matchmaking().leave_pools(&p).await?;
     Ok(Json(json!({"ok": true})))
 }

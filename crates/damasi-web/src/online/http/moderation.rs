@@ -41,6 +41,7 @@ pub(super) async fn report(
     state.limits.check_report(p.id)?;
     let id = state
         .online
+        .moderation()
         .report(
             &p,
             req.username.trim(),
@@ -60,7 +61,7 @@ pub(super) async fn queue(
     State(state): State<AppState>,
     Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let reports = state.online.report_queue(&p).await?;
+    let reports = state.online.moderation().report_queue(&p).await?;
     Ok(Json(json!({ "reports": reports })))
 }
 
@@ -80,9 +81,15 @@ pub(super) async fn act(
     Me(p): Me,
     OptionalJson(req): OptionalJson<ActionRequest>,
 ) -> Result<Json<Value>, HttpError> {
-    state.online.check_moderator(&p).await?;
+    state.online.moderation().check_moderator(&p).await?;
     let action = Action::parse(&action, req.message.as_deref(), req.minutes)?;
-    Ok(Json(state.online.moderate(Some(&p), &name, action).await?))
+    Ok(Json(
+        state
+            .online
+            .moderation()
+            .moderate(Some(&p), &name, action)
+            .await?,
+    ))
 }
 
 /// The query of `GET /api/mod/log`.
@@ -99,7 +106,11 @@ pub(super) async fn log(
     Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
     let name = q.username.as_deref().filter(|n| !n.is_empty());
-    let log = state.online.moderation_log(Some(&p), name, 500).await?;
+    let log = state
+        .online
+        .moderation()
+        .moderation_log(Some(&p), name, 500)
+        .await?;
     Ok(Json(json!({ "log": log })))
 }
 
@@ -108,7 +119,7 @@ pub(super) async fn mine(
     State(state): State<AppState>,
     Me(p): Me,
 ) -> Result<Json<Value>, HttpError> {
-    let mut v = state.online.moderation_of(&p).await?;
-    v["moderator"] = json!(state.online.check_moderator(&p).await.is_ok());
+    let mut v = state.online.moderation().moderation_of(&p).await?;
+    v["moderator"] = json!(state.online.moderation().check_moderator(&p).await.is_ok());
     Ok(Json(v))
 }
