@@ -103,7 +103,7 @@ pub fn fair_play_trial(a: FairPlayTrialArgs) -> Result<()> {
                     let scores = screen_game(&mut screen, &game, &think, &settings);
                     let done: Vec<Side> = pairing
                         .iter()
-                        .zip(scores)
+                        .zip([scores.white, scores.black])
                         .map(|(&player, score)| Side { player, score })
                         .collect();
                     let mut all = sides.lock().expect("no thread panics holding it");

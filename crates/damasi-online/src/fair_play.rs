@@ -14,7 +14,7 @@
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use damasi::{Game, Move};
+use damasi::{ByColor, Color, Game, Move};
 use damasi_engine::{
     Engine, EngineOptions, Limits, Score, SearchControl, SearchRequest, SearchRoot,
 };
@@ -96,7 +96,7 @@ pub fn screen_game(
     game: &Game,
     think_ms: &[i64],
     settings: &ScreenSettings,
-) -> [SideScore; 2] {
+) -> ByColor<SideScore> {
     engine.new_game();
     let mut root = SearchRoot {
         position: *game.initial_position(),
@@ -104,10 +104,10 @@ pub fn screen_game(
         rules: *game.rules(),
         plies_since_capture: 0,
     };
-    let mut scores = [SideScore::default(); 2];
-    let mut thinks: [Vec<i64>; 2] = [Vec::new(), Vec::new()];
+    let mut scores = ByColor::<SideScore>::default();
+    let mut thinks = ByColor::<Vec<i64>>::default();
     for (ply, played) in game.history().iter().enumerate() {
-        let side = root.position.side_to_move().index();
+        let side = root.position.side_to_move();
         if ply >= settings.opening_plies && root.position.legal_moves().len() > 1 {
             if let Some(loss) = move_loss(engine, &root, played, settings) {
                 let s = &mut scores[side];
@@ -125,8 +125,9 @@ pub fn screen_game(
         };
         root.position = root.position.play(played);
     }
-    for (s, t) in scores.iter_mut().zip(&thinks) {
-        (s.think_mean_ms, s.think_sd_ms) = mean_and_sd(t);
+    for side in Color::BOTH {
+        let s = &mut scores[side];
+        (s.think_mean_ms, s.think_sd_ms) = mean_and_sd(&thinks[side]);
     }
     scores
 }
@@ -266,7 +267,7 @@ const STALE_CLAIM: Duration = Duration::from_secs(3600);
 const CATCH_UP_BATCH: i64 = 100;
 
 /// A game for the screen's thread, and where its scores go.
-type Job = (Game, Vec<i64>, oneshot::Sender<[SideScore; 2]>);
+type Job = (Game, Vec<i64>, oneshot::Sender<ByColor<SideScore>>);
 
 /// Screens the server's rated games as they end (and those that ended unscreened in the last
 /// [`ScreenSettings::catch_up`], at start and every ten minutes) on one thread of its own at
@@ -394,15 +395,18 @@ impl Screen {
         let scores = scores.await.map_err(|_| stopped())?;
         let at = now_ms();
         let mut rows = Vec::new();
-        for (color, (user, score)) in row.players.iter().zip(scores).enumerate() {
-            let Some(user) = *user else { continue };
+        for side in Color::BOTH {
+            let score = scores[side];
+            let Some(user) = row.players[side.index()] else {
+                continue;
+            };
             // BOT accounts are programs by their own word.
             if db.user(user).await?.is_none_or(|u| u.bot || u.guest) {
                 continue;
             }
             rows.push(ScreenRow {
                 game_id: id.to_string(),
-                color: color as i64,
+                color: side.index() as i64,
                 user_id: user,
                 at_ms: at,
                 moves: score.moves,
@@ -535,7 +539,7 @@ mod tests {
         let mut game = Game::from_position(start, RuleSet::default());
         game.play_text("d4-d5").unwrap();
         game.play_text("d6xd4").unwrap();
-        let [white, black] = screen_game(&mut engine(), &game, &[900, 400], &settings());
+        let ByColor { white, black } = screen_game(&mut engine(), &game, &[900, 400], &settings());
         assert_eq!((white.moves, white.agreed), (1, 0));
         assert!(white.loss_cm >= 70, "{white:?}");
         assert_eq!((white.think_mean_ms, white.think_sd_ms), (900, 0));
@@ -554,7 +558,7 @@ mod tests {
             .unwrap();
         let mut game = Game::from_position(start, RuleSet::default());
         game.play(&best).unwrap();
-        let [white, _] = screen_game(&mut e, &game, &[], &settings());
+        let ByColor { white, .. } = screen_game(&mut e, &game, &[], &settings());
         assert_eq!((white.moves, white.agreed, white.loss_cm), (1, 1, 0));
     }
 

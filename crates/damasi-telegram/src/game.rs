@@ -1,7 +1,7 @@
 //! A game as the bot reads it from the online service's `gameFull`: who sits where, the
 //! position, the legal moves with their routes, the clocks and how it ended.
 
-use damasi::{Color, MoveInfo, Outcome, Position, Square};
+use damasi::{ByColor, Color, MoveInfo, Outcome, Position, Square};
 use damasi_online::messages::{GameFull, GameMessage};
 
 /// A legal move as the service describes it.
@@ -16,7 +16,7 @@ pub struct GameView {
     /// The game's id.
     pub id: String,
     /// White's and Black's players.
-    pub seats: [Option<Seat>; 2],
+    pub seats: ByColor<Option<Seat>>,
     /// The position now.
     pub position: Position,
     /// The legal moves of the side to move while the game is played.
@@ -26,7 +26,7 @@ pub struct GameView {
     /// The last move, as written in the game's move list.
     pub last_move: Option<String>,
     /// White's and Black's clocks in ms.
-    pub clocks: [u64; 2],
+    pub clocks: ByColor<u64>,
     /// Time left for the first move of the side to move, before any is made.
     pub first_move_ms: Option<u64>,
     /// Not begun (a seat is free).
@@ -65,12 +65,12 @@ impl GameView {
         };
         Ok(GameView {
             id: full.id.clone(),
-            seats: [full.white.clone(), full.black.clone()],
+            seats: ByColor::new(full.white.clone(), full.black.clone()),
             position,
             legal: state.legal.clone().unwrap_or_default(),
             plies: state.moves.split_whitespace().count(),
             last_move: state.moves.split_whitespace().last().map(str::to_string),
-            clocks: [state.wtime.max(0) as u64, state.btime.max(0) as u64],
+            clocks: ByColor::new(state.wtime.max(0) as u64, state.btime.max(0) as u64),
             first_move_ms: state.first_move_ms,
             open: state.status == "created",
             outcome,
@@ -92,14 +92,14 @@ impl GameView {
 
     /// The side account `player` plays, if any.
     pub fn side_of(&self, player: i64) -> Option<Color> {
-        [Color::White, Color::Black]
+        Color::BOTH
             .into_iter()
             .find(|&c| self.seat(c).is_some_and(|s| s.id == player))
     }
 
     /// The player of `side`.
     pub fn seat(&self, side: Color) -> Option<&Seat> {
-        self.seats[usize::from(side == Color::Black)].as_ref()
+        self.seats[side].as_ref()
     }
 
     /// The legal moves from `from`.
@@ -153,7 +153,7 @@ mod tests {
         assert_eq!(g.side_of(3), Some(Color::White));
         assert_eq!(g.side_of(4), None);
         assert_eq!(g.plies, 0);
-        assert_eq!(g.clocks, [600_000, 600_000]);
+        assert_eq!(g.clocks, ByColor::new(600_000, 600_000));
     }
 
     #[test]

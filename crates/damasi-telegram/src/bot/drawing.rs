@@ -54,14 +54,14 @@ impl Telegram {
             // Correspondence: the turn's time in days and hours, and the control.
             Some(days) => format!(
                 "⏱ {} · {} ({})",
-                lang.days_hours(view.clocks[0]),
-                lang.days_hours(view.clocks[1]),
+                lang.days_hours(view.clocks.white),
+                lang.days_hours(view.clocks.black),
                 lang.say(Text::DaysAMove, &[&days.to_string()])
             ),
             None => format!(
                 "⏱ {} · {}",
-                clock_text(view.clocks[0]),
-                clock_text(view.clocks[1])
+                clock_text(view.clocks.white),
+                clock_text(view.clocks.black)
             ),
         });
         match &view.outcome {
