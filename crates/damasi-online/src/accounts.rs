@@ -332,6 +332,14 @@ pub fn handle_of(hash: &str) -> &str {
     hash.get(..HANDLE_LEN).unwrap_or(hash)
 }
 
+/// The service name of Telegram accounts (`outside_accounts.service`).
+pub const TELEGRAM: &str = "telegram";
+
+/// The hash a closed account's name is kept out of use by, whatever its case.
+pub fn retired_hash(name: &str) -> String {
+    secret_hash(&format!("retired-name:{}", name.to_ascii_lowercase()))
+}
+
 /// Accounts over the online database.
 #[derive(Clone)]
 pub struct Accounts {
@@ -399,11 +407,7 @@ impl Accounts {
     /// Refuses `name` if a closed account had it (409 `name-taken`, as for a name in use):
     /// nobody takes the name of a closed account and passes for its player.
     async fn check_not_retired(&self, name: &str) -> Result<(), ApiError> {
-        if self
-            .db
-            .name_retired(crate::your_data::retired_hash(name))
-            .await?
-        {
+        if self.db.name_retired(retired_hash(name)).await? {
             return Err(ApiError::conflict(
                 "name-taken",
                 format!("the name '{name}' is taken"),
@@ -626,7 +630,7 @@ impl Accounts {
             return Ok(0);
         }
         self.db
-            .delete_outside_accounts(crate::init_data::TELEGRAM, player.id, outside_id)
+            .delete_outside_accounts(TELEGRAM, player.id, outside_id)
             .await
     }
 

@@ -369,14 +369,14 @@ impl Cluster {
     }
 
     /// Sends a correspondence game's turn to the other nodes' listeners (see
-    /// [`super::runner::YourTurn`]).
-    pub(super) fn publish_turn(&self, turn: &super::runner::YourTurn) {
+    /// [`crate::messages::YourTurn`]).
+    pub(super) fn publish_turn(&self, turn: &crate::messages::YourTurn) {
         let payload = json!({"o": self.node, "e": turn}).to_string();
         let _ = self.outbox.send((TURNS_CHANNEL.to_string(), payload));
     }
 
-    /// Sends a game's end to the other nodes' listeners (see [`super::runner::GameFinished`]).
-    pub(super) fn publish_finished(&self, f: &super::runner::GameFinished) {
+    /// Sends a game's end to the other nodes' listeners (see [`crate::messages::GameFinished`]).
+    pub(super) fn publish_finished(&self, f: &crate::messages::GameFinished) {
         let event = json!({
             "id": f.id,
             "players": f.players,
@@ -717,7 +717,7 @@ fn relay_finished(online: &Online, payload: &str) {
         eprintln!("damasi: an unreadable game end from another process: {e}");
         return;
     };
-    let _ = online.inner.finished.send(super::runner::GameFinished {
+    let _ = online.inner.finished.send(crate::messages::GameFinished {
         id: id.to_string(),
         players,
         outcome: e["outcome"].as_str().and_then(|o| o.parse().ok()),

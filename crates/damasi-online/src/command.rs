@@ -30,7 +30,7 @@ pub enum Command {
     /// taken.
     Join {
         /// The colour asked for.
-        #[serde(default, with = "super::table::side_serde")]
+        #[serde(default, with = "crate::messages::side_serde")]
         want: Option<Color>,
     },
     /// Play a move (any notation the rules library reads).
@@ -83,7 +83,7 @@ pub enum Command {
     /// The service: a connection of a player opened or closed.
     Presence {
         /// Whose connection.
-        #[serde(with = "super::table::side_serde::required")]
+        #[serde(with = "crate::messages::side_serde::required")]
         side: Color,
         /// Opened (true) or closed.
         open: bool,
@@ -91,7 +91,7 @@ pub enum Command {
     /// The service: a measured round trip of a player's connection.
     Lag {
         /// Whose connection.
-        #[serde(with = "super::table::side_serde::required")]
+        #[serde(with = "crate::messages::side_serde::required")]
         side: Color,
         /// The round trip (ms).
         rtt_ms: u64,

@@ -12,12 +12,9 @@ use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
 
-use crate::accounts::Player;
+use crate::accounts::{Player, TELEGRAM};
 use crate::error::ApiError;
 use crate::Online;
-
-/// The service name of Telegram accounts (`outside_accounts.service`).
-pub const TELEGRAM: &str = "telegram";
 
 /// How long after Telegram signed an `initData` a log-in accepts it: the page sends it as soon
 /// as it opens, so a few minutes leave room for a slow network and clocks apart, and a string

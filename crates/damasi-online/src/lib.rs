@@ -86,8 +86,8 @@ use cluster::{Cluster, ClusterConfig, ClusterError};
 use command::Command;
 use db::OnlineDb;
 use lobby::Lobby;
+use messages::GameFinished;
 use messages::{GameFull, GameMessage, UserEvent};
-use runner::GameFinished;
 use table::TableState;
 
 /// Settings of the online service.
@@ -305,8 +305,8 @@ struct Inner {
     /// Every game that ends on this process, for the service's own listeners.
     finished: broadcast::Sender<GameFinished>,
     /// Every turn of a correspondence game that begins on this process (see
-    /// [`runner::YourTurn`]).
-    turns: broadcast::Sender<runner::YourTurn>,
+    /// [`messages::YourTurn`]).
+    turns: broadcast::Sender<messages::YourTurn>,
     /// Every account's events on this node, for the front ends that tell people elsewhere.
     every_user: broadcast::Sender<(i64, Arc<UserEvent>)>,
     /// Set when this process is one of several (`--pubsub`).

@@ -54,7 +54,7 @@ pub struct Seek {
     /// The game they want.
     pub game: NewGame,
     /// The colour they want (none: random).
-    #[serde(with = "super::table::side_serde")]
+    #[serde(with = "crate::messages::side_serde")]
     pub color: Option<Color>,
     /// The opponent's rating range they accept (rated seeks).
     pub range: Option<(i64, i64)>,

@@ -4,7 +4,7 @@
 //! the same JSON the core's `json!` builders write today (see the tests, which hold lines
 //! recorded from them).
 
-use damasi::{ByColor, DrawReason, Outcome, WinReason};
+use damasi::{ByColor, Color, DrawReason, Outcome, WinReason};
 use serde::{Deserialize, Serialize};
 
 /// lichess's `status` for a game that ended with `outcome`, as every lichess client reads it
@@ -593,6 +593,83 @@ impl UserEvent {
         match self {
             UserEvent::Challenge { challenge } => Some(&challenge.id),
             _ => None,
+        }
+    }
+}
+
+/// A game that ended, for the service's own listeners (tournaments, the Telegram bot): they
+/// subscribe with [`Online::finished_games`] instead of editing the runner. In a cluster every
+/// process hears every game's end (over Redis), so the tournament director hears the games of
+/// its rounds wherever they are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameFinished {
+    /// The game's id.
+    pub id: String,
+    /// White's and Black's accounts.
+    pub players: [Option<i64>; 2],
+    /// How it ended.
+    pub outcome: Option<Outcome>,
+    /// Whether it was rated.
+    pub rated: bool,
+}
+
+/// A correspondence game's turn began (its start, or the opponent's move): `player` is to
+/// move, for the service's own listeners that tell players (the Telegram bot); they subscribe
+/// with [`Online::your_turns`]. Live games send none (a message a move would be spam).
+/// In a cluster every process hears every game's turns (over Redis), so the one process that
+/// runs the Telegram bot tells them all.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct YourTurn {
+    /// The game's id.
+    pub id: String,
+    /// The account to move.
+    pub player: i64,
+    /// Its side.
+    #[serde(with = "side_serde::required")]
+    pub side: Color,
+    /// The opponent's name.
+    pub opponent: Option<String>,
+    /// The opponent's move that began the turn (landing notation), none at the start.
+    pub last_move: Option<String>,
+    /// The game's days a move.
+    pub days_per_turn: i64,
+    /// When the turn's time runs out (Unix ms).
+    pub deadline_ms: i64,
+}
+
+/// A colour as the API and the stored lobby write it (`white`, `black`; `random` or nothing: none).
+pub(crate) mod side_serde {
+    use damasi::Color;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `white`, `black` or null.
+    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.serialize_str(c.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Reads `white`, `black`, `random` or null; anything else is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
+        let text = Option::<String>::deserialize(d)?;
+        crate::parse_color(text.as_deref()).map_err(|e| serde::de::Error::custom(e.message()))
+    }
+
+    /// The same for a colour that must be given.
+    pub mod required {
+        use damasi::Color;
+        use serde::{Deserializer, Serializer};
+
+        /// Writes `white` or `black`.
+        pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(c.name())
+        }
+
+        /// Reads `white` or `black`.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+            super::deserialize(d)?
+                .ok_or_else(|| serde::de::Error::custom("a side is white or black"))
         }
     }
 }

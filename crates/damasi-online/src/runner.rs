@@ -6,7 +6,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use damasi::{ByColor, Color, Outcome};
+use damasi::{ByColor, Color};
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -17,49 +17,9 @@ use super::accounts::Player;
 use super::cluster::{self, Request};
 use super::command::{apply, Command, GameEvent, Now, Reply};
 use super::db::RatedResult;
-use super::messages::{GameMessage, UserEvent};
+use super::messages::{GameFinished, GameMessage, UserEvent, YourTurn};
 use super::table::TableState;
 use super::{lock, Online, Table};
-
-/// A game that ended, for the service's own listeners (tournaments, the Telegram bot): they
-/// subscribe with [`Online::finished_games`] instead of editing the runner. In a cluster every
-/// process hears every game's end (over Redis), so the tournament director hears the games of
-/// its rounds wherever they are kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameFinished {
-    /// The game's id.
-    pub id: String,
-    /// White's and Black's accounts.
-    pub players: [Option<i64>; 2],
-    /// How it ended.
-    pub outcome: Option<Outcome>,
-    /// Whether it was rated.
-    pub rated: bool,
-}
-
-/// A correspondence game's turn began (its start, or the opponent's move): `player` is to
-/// move, for the service's own listeners that tell players (the Telegram bot); they subscribe
-/// with [`Online::your_turns`]. Live games send none (a message a move would be spam).
-/// In a cluster every process hears every game's turns (over Redis), so the one process that
-/// runs the Telegram bot tells them all.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct YourTurn {
-    /// The game's id.
-    pub id: String,
-    /// The account to move.
-    pub player: i64,
-    /// Its side.
-    #[serde(with = "super::table::side_serde::required")]
-    pub side: Color,
-    /// The opponent's name.
-    pub opponent: Option<String>,
-    /// The opponent's move that began the turn (landing notation), none at the start.
-    pub last_move: Option<String>,
-    /// The game's days a move.
-    pub days_per_turn: i64,
-    /// When the turn's time runs out (Unix ms).
-    pub deadline_ms: i64,
-}
 
 /// How long a failed attempt to store a finished game waits before the next.
 const FINISH_RETRY: Duration = Duration::from_secs(1);

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::accounts::{new_secret, secret_hash, wrong_password, Player};
+use crate::accounts::{new_secret, retired_hash, wrong_password, Player};
 use crate::error::ApiError;
 use crate::{now_ms, Online};
 
@@ -16,11 +16,6 @@ pub const CLOSED_PREFIX: &str = "closed-";
 /// Most games listed in [`Online::account_data`] (the games themselves are downloaded as
 /// PDN from `GET /api/games/user/{name}`).
 pub const MAX_LISTED_GAMES: i64 = 10_000;
-
-/// The hash a name is kept out of use by, whatever its case.
-pub fn retired_hash(name: &str) -> String {
-    secret_hash(&format!("retired-name:{}", name.to_ascii_lowercase()))
-}
 
 impl Online {
     /// Everything the site holds about `player`, as JSON: the account (with its e-mail address), its ratings and rating

@@ -47,7 +47,7 @@ use drawing::Place;
 mod notices;
 
 /// The service name of Telegram accounts and the prefix of its messages in the database.
-const SERVICE: &str = damasi_online::init_data::TELEGRAM;
+const SERVICE: &str = damasi_online::accounts::TELEGRAM;
 const MESSAGE_PREFIX: &str = "tg:";
 
 /// How to run the bot.

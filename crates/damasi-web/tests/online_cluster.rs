@@ -688,9 +688,9 @@ async fn clustered(pg: &str, redis: &str) -> Online {
 
 /// The next turn `turns` hears (within 5 s).
 async fn next_turn(
-    turns: &mut tokio::sync::broadcast::Receiver<damasi_web::online::runner::YourTurn>,
+    turns: &mut tokio::sync::broadcast::Receiver<damasi_web::online::messages::YourTurn>,
     who: &str,
-) -> damasi_web::online::runner::YourTurn {
+) -> damasi_web::online::messages::YourTurn {
     tokio::time::timeout(Duration::from_secs(5), turns.recv())
         .await
         .unwrap_or_else(|_| panic!("{who} heard no turn within 5 s"))
@@ -949,7 +949,7 @@ fn a_round_ends_elsewhere_after_a_kill(
     Process,
     String,
     String,
-    tokio::sync::broadcast::Receiver<damasi_web::online::runner::GameFinished>,
+    tokio::sync::broadcast::Receiver<damasi_web::online::messages::GameFinished>,
 ) {
     let mut director = Process::start(pg, redis, true);
     let other = Process::start(pg, redis, false);

@@ -549,44 +549,6 @@ impl TableState {
     }
 }
 
-/// A colour as the API and the stored lobby write it (`white`, `black`; `random` or nothing: none).
-pub(super) mod side_serde {
-    use damasi::Color;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    /// Writes `white`, `black` or null.
-    pub fn serialize<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
-        match c {
-            Some(c) => s.serialize_str(c.name()),
-            None => s.serialize_none(),
-        }
-    }
-
-    /// Reads `white`, `black`, `random` or null; anything else is an error.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
-        let text = Option::<String>::deserialize(d)?;
-        super::super::parse_color(text.as_deref())
-            .map_err(|e| serde::de::Error::custom(e.message()))
-    }
-
-    /// The same for a colour that must be given.
-    pub mod required {
-        use damasi::Color;
-        use serde::{Deserializer, Serializer};
-
-        /// Writes `white` or `black`.
-        pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
-            s.serialize_str(c.name())
-        }
-
-        /// Reads `white` or `black`.
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
-            super::deserialize(d)?
-                .ok_or_else(|| serde::de::Error::custom("a side is white or black"))
-        }
-    }
-}
-
 /// A checked move, ready to be saved and played.
 #[derive(Clone, Debug)]
 pub struct PreparedMove {

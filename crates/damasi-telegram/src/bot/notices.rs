@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use damasi_online::command::Command;
 use damasi_online::error::ApiError;
+use damasi_online::messages::YourTurn;
 use damasi_online::messages::{TimeControl, UserEvent};
 use damasi_online::now_ms;
-use damasi_online::runner::YourTurn;
 use teloxide_core::payloads::{EditMessageReplyMarkupSetters, SendMessageSetters};
 use teloxide_core::requests::Requester;
 use teloxide_core::types::{CallbackQuery, ChatId, MaybeInaccessibleMessage};
