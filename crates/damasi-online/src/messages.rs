@@ -598,7 +598,7 @@ impl UserEvent {
 }
 
 /// A game that ended, for the service's own listeners (tournaments, the Telegram bot): they
-/// subscribe with [`Online::finished_games`] instead of editing the runner. In a cluster every
+/// subscribe with [`crate::Online::finished_games`] instead of editing the runner. In a cluster every
 /// process hears every game's end (over Redis), so the tournament director hears the games of
 /// its rounds wherever they are kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -615,7 +615,7 @@ pub struct GameFinished {
 
 /// A correspondence game's turn began (its start, or the opponent's move): `player` is to
 /// move, for the service's own listeners that tell players (the Telegram bot); they subscribe
-/// with [`Online::your_turns`]. Live games send none (a message a move would be spam).
+/// with [`crate::Online::your_turns`]. Live games send none (a message a move would be spam).
 /// In a cluster every process hears every game's turns (over Redis), so the one process that
 /// runs the Telegram bot tells them all.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
