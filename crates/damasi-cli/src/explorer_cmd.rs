@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, Subcommand};
-use damasi_web::online::explorer;
+use damasi_online::explorer;
 
 use crate::online_cmds::{online_db, runtime};
 

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
+use damasi_online::accounts::Accounts;
+use damasi_online::db::OnlineDb;
+use damasi_online::{Online, OnlineConfig};
 use damasi_tools::bot::{run_bot, BotApi, BotConfig, Seeking};
-use damasi_web::online::accounts::Accounts;
-use damasi_web::online::{Online, OnlineConfig};
-use damasi_web::OnlineDb;
 
 use crate::engine_cmds::engine_spec;
 use crate::serve_cmd::default_data_dir;
@@ -159,7 +159,7 @@ pub(crate) fn online_db(
 }
 
 fn now_ms() -> i64 {
-    damasi_web::online::now_ms()
+    damasi_online::now_ms()
 }
 
 /// `damasi user ...`.

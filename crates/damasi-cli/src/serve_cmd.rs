@@ -226,9 +226,9 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     let online = match &a.database {
-        None => damasi_web::OnlineDb::open(&data_dir),
+        None => damasi_online::db::OnlineDb::open(&data_dir),
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-            runtime.block_on(damasi_web::OnlineDb::connect(url))
+            runtime.block_on(damasi_online::db::OnlineDb::connect(url))
         }
         Some(url) => Err(format!(
             "--database {url}: only postgres:// URLs are understood (SQLite is the default)"
@@ -239,9 +239,9 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         None => None,
         Some(url) if url.starts_with("redis://") => Some(
             runtime
-                .block_on(damasi_web::Online::clustered(
+                .block_on(damasi_online::Online::clustered(
                     online.clone(),
-                    damasi_web::OnlineConfig::default(),
+                    damasi_online::OnlineConfig::default(),
                     url,
                     Default::default(),
                 ))

@@ -26,9 +26,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use damasi::{Game, Notation, Position};
-use damasi_web::online::accounts::Player;
-use damasi_web::online::NewGame;
-use damasi_web::{AppState, OnlineDb};
+use damasi_online::accounts::Player;
+use damasi_online::db::OnlineDb;
+use damasi_online::NewGame;
+use damasi_web::AppState;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -260,7 +261,7 @@ async fn main() {
         increment_ms: 3_000,
         rated: true,
         chat: false,
-        rules: damasi_web::online::variant::FEDERATION,
+        rules: damasi_online::variant::FEDERATION,
     };
     for pair in people.chunks(2) {
         let t = online
@@ -370,7 +371,7 @@ async fn main() {
     }
     // Each player's rating counts their game once, unless it was aborted (no one moved in
     // time), which counts for no one.
-    let speed = damasi_web::online::rating::Speed::of(game.initial_ms, game.increment_ms);
+    let speed = damasi_online::rating::Speed::of(game.initial_ms, game.increment_ms);
     let mut wrong_counts = 0;
     for (pair, id) in people.chunks(2).zip(&ids) {
         let (row, _) = db.game(id).await.expect("read").expect("stored");

@@ -12,10 +12,11 @@ use damasi_engine::{Limits, SearchRoot};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::brain::Thought;
 use crate::cloud_eval::{CloudEval, Pv};
 use crate::error::{ApiError, ApiJson, ApiQuery, HttpError};
-use crate::{AppState, MAX_MOVE_TIME};
+use crate::AppState;
+use damasi_online::brain::Thought;
+use damasi_online::brain::MAX_MOVE_TIME;
 
 /// Longest FEN accepted (32 pieces with names take about 130 characters).
 const MAX_FEN: usize = 512;
@@ -537,7 +538,7 @@ const MAX_SEARCHMOVES: usize = 200;
 
 /// Checks how many lines an analysis asks for.
 pub fn check_multipv(multipv: u32) -> Result<usize, ApiError> {
-    let max = crate::brain::MAX_LINES;
+    let max = damasi_online::brain::MAX_LINES;
     if (1..=max as u32).contains(&multipv) {
         Ok(multipv as usize)
     } else {

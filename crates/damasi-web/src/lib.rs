@@ -56,14 +56,12 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 pub mod api;
 pub mod assets;
 pub mod cloud_eval;
-pub use damasi_online::brain;
 pub mod error;
 pub mod explorer;
 pub mod games;
 pub mod learn;
 pub mod online;
 pub mod pdn;
-pub use damasi_online::record;
 pub mod referee;
 pub mod security;
 mod server;
@@ -73,11 +71,8 @@ pub mod streams;
 pub mod tablebase;
 pub mod tournaments;
 
-pub use brain::{Brain, MAX_MOVE_TIME};
 pub use damasi_tournaments::Tournaments;
 pub use error::ApiError;
-pub use online::db::OnlineDb;
-pub use online::{Online, OnlineConfig};
 pub use referee::Referee;
 pub use security::Security;
 pub use server::{

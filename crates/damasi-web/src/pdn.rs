@@ -7,8 +7,8 @@ use damasi::{Game, Notation, Outcome};
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
-use crate::record::Record;
 use crate::store::{GameRow, MoveRow, Player};
+use damasi_online::record::Record;
 
 /// A game of an import that could not be read.
 #[derive(serde::Serialize)]

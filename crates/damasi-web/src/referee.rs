@@ -17,12 +17,12 @@ use tokio::sync::{watch, Mutex};
 use tokio::task::AbortHandle;
 
 use crate::api::parse_rules;
-use crate::brain::{Brain, Thought};
 use crate::error::ApiError;
-use crate::record::Record;
 use crate::store::{self, GameRow, MoveRow, Player, Store};
+use damasi_online::brain::{Brain, Thought};
 use damasi_online::live::LiveGame;
 use damasi_online::now_ms;
+use damasi_online::record::Record;
 
 type BoxFuture = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 

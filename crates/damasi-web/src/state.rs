@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use damasi_engine::oracle::EndgameOracle;
 
+use damasi_online::brain::Brain;
+use damasi_online::db::OnlineDb;
+use damasi_online::{Online, OnlineConfig};
+
 use crate::{
-    cloud_eval, online, tablebase, Brain, Online, OnlineConfig, OnlineDb, Referee, Security, Store,
-    StreamLimits, Streams, Tournaments,
+    cloud_eval, online, tablebase, Referee, Security, Store, StreamLimits, Streams, Tournaments,
 };
 
 /// Largest request body accepted (a PDN file of many games fits).

@@ -17,8 +17,8 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
-use crate::record::Record;
 use damasi_online::db::{open_in, run_blocking, set_pragmas};
+use damasi_online::record::Record;
 
 /// Who plays one side.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]

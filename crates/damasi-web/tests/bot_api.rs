@@ -20,8 +20,8 @@ use http::{get, post, send, sign_up};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-use damasi_web::online::accounts::Player;
-use damasi_web::online::rating::is_provisional;
+use damasi_online::accounts::Player;
+use damasi_online::rating::is_provisional;
 
 /// The status of a streaming answer (its body is left unread).
 async fn stream_status(app: &Router, uri: &str, cookie: &str) -> StatusCode {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use axum::body::{to_bytes, Body};
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
-use damasi_web::online::db::SecretKind;
+use damasi_online::db::SecretKind;
 use damasi_web::online::mail::Mailer;
 use damasi_web::{router, AppState};
 use serde_json::{json, Value};

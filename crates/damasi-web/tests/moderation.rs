@@ -15,10 +15,10 @@ mod players;
 
 use axum::http::StatusCode;
 use axum::Router;
-use damasi_web::online::accounts::Player;
-use damasi_web::online::command::Command;
-use damasi_web::online::rating::is_provisional;
-use damasi_web::online::Online;
+use damasi_online::accounts::Player;
+use damasi_online::command::Command;
+use damasi_online::rating::is_provisional;
+use damasi_online::Online;
 use damasi_web::{router, AppState};
 use http::{get, post, sign_up};
 use serde_json::json;

@@ -11,10 +11,10 @@ mod ratings;
 
 use commands::play;
 
-use damasi_web::online::accounts::Player;
-use damasi_web::online::command::Command;
-use damasi_web::online::db::OnlineDb;
-use damasi_web::online::{NewGame, Online, OnlineConfig};
+use damasi_online::accounts::Player;
+use damasi_online::command::Command;
+use damasi_online::db::OnlineDb;
+use damasi_online::{NewGame, Online, OnlineConfig};
 use damasi_web::ApiError;
 use serde_json::Value;
 
@@ -33,14 +33,14 @@ const BLITZ: NewGame = NewGame {
     increment_ms: 2_000,
     rated: false,
     chat: true,
-    rules: damasi_web::online::variant::FEDERATION,
+    rules: damasi_online::variant::FEDERATION,
 };
 
 async fn state(online: &Online, id: &str) -> Value {
     let t = online.table(id).await.unwrap();
     let s = t.state.lock().await;
     let state = s.state(tokio::time::Instant::now());
-    wire(&damasi_web::online::messages::GameMessage::from(state))
+    wire(&damasi_online::messages::GameMessage::from(state))
 }
 
 /// A typed message or event as the wire writes it.
@@ -616,7 +616,7 @@ async fn open_games_nobody_takes_in_a_day_are_withdrawn() {
         .id
         .clone();
     // Three of them were created 25 hours ago.
-    let day_ago = damasi_web::online::now_ms() - 25 * 60 * 60 * 1000;
+    let day_ago = damasi_online::now_ms() - 25 * 60 * 60 * 1000;
     for id in [&old, &challenge, &loaded] {
         let (mut row, _) = db.game(id).await.unwrap().unwrap();
         row.created_ms = day_ago;
@@ -833,7 +833,7 @@ async fn a_correspondence_game_that_ran_out_while_the_server_was_down_ends_at_st
     // The server was down for a while: Black's turn in the first game began four days ago,
     // White's in the second one day ago.
     let db = OnlineDb::open(&dir).unwrap();
-    let now = damasi_web::online::now_ms();
+    let now = damasi_online::now_ms();
     for (game, plies, ago) in [(&id, 3, 4), (&waiting, 2, 1)] {
         // Keeps the plies and stores when the turn began (as a takeback does).
         db.truncate_moves(game, plies, now - ago * DAY.as_millis() as i64)
@@ -889,7 +889,7 @@ async fn an_open_correspondence_game_waits_a_week() {
         .unwrap()
         .id
         .clone();
-    let now = damasi_web::online::now_ms();
+    let now = damasi_online::now_ms();
     for (id, hours) in [(&waiting, 25), (&old, 8 * 24)] {
         let (mut row, _) = db.game(id).await.unwrap().unwrap();
         row.created_ms = now - hours * 60 * 60 * 1000;

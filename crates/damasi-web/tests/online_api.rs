@@ -995,7 +995,7 @@ async fn sessions_last_30_days_with_the_host_prefix_over_https() {
         .unwrap()
         .unwrap();
     let day = 24 * 60 * 60 * 1000;
-    let now = damasi_web::online::now_ms();
+    let now = damasi_online::now_ms();
     for (secret, age) in [
         ("0123456789abcdef0123456789abcdef", 31),
         ("fedcba9876543210fedcba9876543210", 29),
@@ -1005,8 +1005,8 @@ async fn sessions_last_30_days_with_the_host_prefix_over_https() {
             .db()
             .add_secret(
                 user.id,
-                damasi_web::online::db::SecretKind::Session,
-                damasi_web::online::accounts::secret_hash(secret),
+                damasi_online::db::SecretKind::Session,
+                damasi_online::accounts::secret_hash(secret),
                 now - age * day,
             )
             .await
@@ -1460,7 +1460,8 @@ async fn a_socket_stops_acting_once_its_session_is_revoked() {
 /// who left is never paired, and one who never listened is withdrawn after the grace.
 #[tokio::test]
 async fn seeks_and_pool_places_go_with_their_owners_stream() {
-    use damasi_web::{Online, OnlineConfig, OnlineDb};
+    use damasi_online::db::OnlineDb;
+    use damasi_online::{Online, OnlineConfig};
     let config = OnlineConfig {
         lobby_grace: Duration::from_millis(300),
         lobby_reconnect: Duration::from_millis(200),

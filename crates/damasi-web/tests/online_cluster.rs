@@ -16,8 +16,10 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use damasi::{Notation, Position};
-use damasi_web::online::cluster::ClusterConfig;
-use damasi_web::{AppState, Online, OnlineConfig, OnlineDb};
+use damasi_online::cluster::ClusterConfig;
+use damasi_online::db::OnlineDb;
+use damasi_online::{Online, OnlineConfig};
+use damasi_web::AppState;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -688,9 +690,9 @@ async fn clustered(pg: &str, redis: &str) -> Online {
 
 /// The next turn `turns` hears (within 5 s).
 async fn next_turn(
-    turns: &mut tokio::sync::broadcast::Receiver<damasi_web::online::messages::YourTurn>,
+    turns: &mut tokio::sync::broadcast::Receiver<damasi_online::messages::YourTurn>,
     who: &str,
-) -> damasi_web::online::messages::YourTurn {
+) -> damasi_online::messages::YourTurn {
     tokio::time::timeout(Duration::from_secs(5), turns.recv())
         .await
         .unwrap_or_else(|_| panic!("{who} heard no turn within 5 s"))
@@ -728,7 +730,7 @@ fn a_role_is_one_nodes_and_every_node_hears_the_turns() {
         let mut heard_a = a.your_turns();
         let white = a.accounts().add_bot(&unique("TurnW"), 0).await.unwrap();
         let black = a.accounts().add_bot(&unique("TurnB"), 0).await.unwrap();
-        let new = damasi_web::online::NewGame::correspondence(3, false, true).unwrap();
+        let new = damasi_online::NewGame::correspondence(3, false, true).unwrap();
         let game = a
             .create_paired(&white, &black, new)
             .await
@@ -755,7 +757,7 @@ fn a_role_is_one_nodes_and_every_node_hears_the_turns() {
         a.act(
             &game,
             &white,
-            damasi_web::online::command::Command::Move { text: text.clone() },
+            damasi_online::command::Command::Move { text: text.clone() },
         )
         .await
         .unwrap();
@@ -856,13 +858,13 @@ fn swiss_with_a_round(
 ) -> (
     String,
     String,
-    damasi_web::online::accounts::Player,
-    damasi_web::online::accounts::Player,
+    damasi_online::accounts::Player,
+    damasi_online::accounts::Player,
 ) {
     use damasi_tournaments::swiss::{Entry, SwissSettings};
     p.block_on(async {
         let accounts = p.online.accounts();
-        let now = damasi_web::online::now_ms();
+        let now = damasi_online::now_ms();
         let organiser = accounts.add_bot(&unique("org"), now).await.unwrap();
         let one = accounts.add_bot(&unique("sw"), now).await.unwrap();
         let two = accounts.add_bot(&unique("sb"), now).await.unwrap();
@@ -949,7 +951,7 @@ fn a_round_ends_elsewhere_after_a_kill(
     Process,
     String,
     String,
-    tokio::sync::broadcast::Receiver<damasi_web::online::messages::GameFinished>,
+    tokio::sync::broadcast::Receiver<damasi_online::messages::GameFinished>,
 ) {
     let mut director = Process::start(pg, redis, true);
     let other = Process::start(pg, redis, false);
@@ -964,7 +966,7 @@ fn a_round_ends_elsewhere_after_a_kill(
     let (online, id_) = (other.online.clone(), game.clone());
     other
         .spawn_wait(async move {
-            let move_ = damasi_web::online::command::Command::Move { text };
+            let move_ = damasi_online::command::Command::Move { text };
             online.run(&id_, &white, move_).await
         })
         .expect("White's move, on the process that took the game over");
@@ -976,7 +978,7 @@ fn a_round_ends_elsewhere_after_a_kill(
     let (online, id_) = (other.online.clone(), game.clone());
     other
         .spawn_wait(async move {
-            let resign = damasi_web::online::command::Command::Resign;
+            let resign = damasi_online::command::Command::Resign;
             online.run(&id_, &black, resign).await
         })
         .expect("Black resigns");

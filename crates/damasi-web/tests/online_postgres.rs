@@ -18,12 +18,12 @@ mod ratings;
 
 use commands::play;
 
-use damasi_web::online::accounts::Player;
-use damasi_web::online::command::Command;
-use damasi_web::online::db::SecretKind;
+use damasi_online::accounts::Player;
+use damasi_online::command::Command;
+use damasi_online::db::OnlineDb;
+use damasi_online::db::SecretKind;
+use damasi_online::{NewGame, Online, OnlineConfig};
 use damasi_web::online::session::Identify;
-use damasi_web::online::{NewGame, Online, OnlineConfig};
-use damasi_web::OnlineDb;
 
 fn url() -> Option<String> {
     match std::env::var("DAMASI_TEST_POSTGRES") {
@@ -112,7 +112,7 @@ async fn accounts_games_and_ratings_live_in_postgres() {
         increment_ms: 5_000,
         rated: true,
         chat: true,
-        rules: damasi_web::online::variant::FEDERATION,
+        rules: damasi_online::variant::FEDERATION,
     };
     let t = online.create_paired(&a, &b, rated).await.unwrap();
     play(&online, &t.id, &a, "c3-c4").await.unwrap();
@@ -156,7 +156,7 @@ async fn rated_games_ending_at_once_lose_no_rating_change() {
 /// at once; an open game a day old withdrawn.
 #[tokio::test]
 async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
-    use damasi_web::online::accounts::{handle_of, secret_hash};
+    use damasi_online::accounts::{handle_of, secret_hash};
     let Some(url) = url() else { return };
     let db = OnlineDb::connect(&url).await.unwrap();
     let online = Online::new(db.clone(), OnlineConfig::default());
@@ -165,7 +165,7 @@ async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
         .sign_up(&name("sa"), "a long password".into(), 0)
         .await
         .unwrap();
-    let now = damasi_web::online::now_ms();
+    let now = damasi_online::now_ms();
     let day = 24 * 60 * 60 * 1000;
     let first = accounts
         .issue(a.id, SecretKind::Session, now)
@@ -266,7 +266,7 @@ async fn sessions_are_revoked_and_open_games_expire_in_postgres() {
         increment_ms: 3_000,
         rated: false,
         chat: true,
-        rules: damasi_web::online::variant::FEDERATION,
+        rules: damasi_online::variant::FEDERATION,
     };
     let fresh = online
         .create(Some(&a), game, None)
@@ -364,7 +364,7 @@ async fn a_flag_that_falls_while_the_database_is_away_is_stored_when_it_is_back(
         increment_ms: 0,
         rated: true,
         chat: false,
-        rules: damasi_web::online::variant::FEDERATION,
+        rules: damasi_online::variant::FEDERATION,
     };
     let t = online.create_paired(&a, &b, quick).await.unwrap();
     play(&online, &t.id, &a, "c3-c4").await.unwrap();
@@ -521,11 +521,11 @@ async fn games_stored_before_the_rules_column_read_as_the_default() {
 #[tokio::test]
 async fn the_explorer_counts_games_once_in_postgres() {
     use damasi::{DrawReason, Outcome, Position, WinReason};
-    use damasi_web::online::explorer::sources::game_of;
-    use damasi_web::online::explorer::{
+    use damasi_online::explorer::sources::game_of;
+    use damasi_online::explorer::{
         explore, ExploredGame, ExplorerAnswer, Filter, GameFacts, Request, Source,
     };
-    use damasi_web::online::rating::Speed;
+    use damasi_online::rating::Speed;
 
     let Some(url) = url() else { return };
     let db = OnlineDb::connect(&url).await.unwrap();
@@ -608,9 +608,9 @@ async fn the_explorer_counts_games_once_in_postgres() {
 #[tokio::test]
 async fn two_processes_count_the_same_games_once_in_postgres() {
     use damasi::{DrawReason, Outcome, Position};
-    use damasi_web::online::explorer::sources::game_of;
-    use damasi_web::online::explorer::{explore, ExploredGame, GameFacts, Request, Source};
-    use damasi_web::online::rating::Speed;
+    use damasi_online::explorer::sources::game_of;
+    use damasi_online::explorer::{explore, ExploredGame, GameFacts, Request, Source};
+    use damasi_online::rating::Speed;
 
     let Some(url) = url() else { return };
     let (one, two) = (

@@ -9,7 +9,8 @@ use std::time::Duration;
 use axum::body::{to_bytes, Body};
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
-use damasi_web::{router, AppState, Brain, Store};
+use damasi_online::brain::Brain;
+use damasi_web::{router, AppState, Store};
 use serde_json::{json, Value};
 use tower::ServiceExt;
 

@@ -368,12 +368,12 @@ async fn thirty_addresses_of_spectators_leave_the_players_their_streams() {
     let online = state.online.clone();
     let a = online.accounts().add_bot("alpha", 0).await.unwrap();
     let b = online.accounts().add_bot("beta", 0).await.unwrap();
-    let game = damasi_web::online::NewGame {
+    let game = damasi_online::NewGame {
         initial_ms: 300_000,
         increment_ms: 3_000,
         rated: false,
         chat: false,
-        rules: damasi_web::online::variant::FEDERATION,
+        rules: damasi_online::variant::FEDERATION,
     };
     let id = online.create_paired(&a, &b, game).await.unwrap().id.clone();
     let mut tokens = Vec::new();

@@ -12,7 +12,7 @@ mod http;
 
 use axum::http::{Method, StatusCode};
 use axum::Router;
-use damasi_web::online::now_ms;
+use damasi_online::now_ms;
 use damasi_web::{router, AppState};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};

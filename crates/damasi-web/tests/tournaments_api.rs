@@ -104,11 +104,11 @@ async fn a_process_that_leaves_tournaments_elsewhere_refuses_them() {
 async fn account(state: &AppState, name: &str) -> String {
     let accounts = state.online.accounts();
     accounts
-        .sign_up(name, "a good password".into(), damasi_web::online::now_ms())
+        .sign_up(name, "a good password".into(), damasi_online::now_ms())
         .await
         .expect("an account");
     let token = accounts
-        .token_for(name, damasi_web::online::now_ms())
+        .token_for(name, damasi_online::now_ms())
         .await
         .expect("a token");
     format!("Bearer {token}")
@@ -578,7 +578,7 @@ async fn a_round_robin_over_the_api() {
     }
     // TRF-16's lines of the event (#44 item 5): the dates, the players, the time control, and
     // each round's date in the columns of that round's results (92-99, then every 10).
-    let today = damasi::pdn::pdn_date(damasi_web::online::now_ms() / 1000).replace('.', "/");
+    let today = damasi::pdn::pdn_date(damasi_online::now_ms() / 1000).replace('.', "/");
     assert!(trf.contains(&format!("042 {today}")), "{trf}");
     assert!(trf.contains(&format!("052 {today}")), "{trf}");
     assert!(trf.contains("\n062 5\n"), "{trf}");
@@ -723,7 +723,7 @@ async fn a_tournament_game_alone_names_its_event() {
     let (status, pdn) = get_as(&app, &format!("/api/online/games/{game}/pdn"), "").await;
     assert_eq!(status, StatusCode::OK, "{pdn}");
     let pdn = pdn.as_str().unwrap();
-    let today = damasi::pdn::pdn_date(damasi_web::online::now_ms() / 1000);
+    let today = damasi::pdn::pdn_date(damasi_online::now_ms() / 1000);
     assert_eq!(tag(pdn, "Event"), Some(r#"Cuma \"akşam\" kupası"#), "{pdn}");
     assert_eq!(tag(pdn, "Round"), Some("1.1"), "{pdn}");
     assert_eq!(tag(pdn, "Date"), Some(today.as_str()), "{pdn}");

@@ -423,7 +423,7 @@ async fn a_reset_link_sets_the_password_but_does_not_pass_the_second_factor() {
     let link = state
         .online
         .accounts()
-        .reset_link_for("deniz", damasi_web::online::now_ms())
+        .reset_link_for("deniz", damasi_online::now_ms())
         .await
         .unwrap();
     let (s, body, cookie) = post(

@@ -28,11 +28,11 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::error::{ApiError, HttpError};
 use crate::AppState;
 
-use super::accounts::{Api, Credential, Player};
 use super::log_ins::{LogInFailures, PasswordChecks};
-use super::rating;
 use super::session::Identify;
-use super::Online;
+use damasi_online::accounts::{Api, Credential, Player};
+use damasi_online::rating;
+use damasi_online::Online;
 
 mod account;
 mod board_api;

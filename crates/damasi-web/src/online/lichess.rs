@@ -22,9 +22,9 @@ use crate::error::{ApiError, ApiPath, ApiQuery, HttpError};
 use crate::AppState;
 
 use super::http::{client_ip, ndjson, origin};
-use super::messages::GameExport;
-use super::players::parse_speed;
-use super::watch::ExportFilter;
+use damasi_online::messages::GameExport;
+use damasi_online::players::parse_speed;
+use damasi_online::watch::ExportFilter;
 
 /// Most players `GET /api/users/status` answers for (lichess's cap).
 pub const MAX_STATUS_IDS: usize = 100;
@@ -104,7 +104,7 @@ async fn users_status(
         entry.insert("id".into(), json!(user.name.to_ascii_lowercase()));
         entry.insert("name".into(), json!(user.name));
         if user.bot {
-            entry.insert("title".into(), json!(super::accounts::BOT_TITLE));
+            entry.insert("title".into(), json!(damasi_online::accounts::BOT_TITLE));
         }
         if online.is_online(user.id) {
             entry.insert("online".into(), json!(true));
@@ -155,7 +155,7 @@ async fn test_tokens(
                 let scopes = state
                     .online
                     .db()
-                    .token_scopes(crate::online::accounts::secret_hash(token))
+                    .token_scopes(damasi_online::accounts::secret_hash(token))
                     .await?
                     .map_or_else(|| TOKEN_SCOPES.to_string(), |s| s.replace(' ', ","));
                 json!({

@@ -12,5 +12,3 @@ pub mod mail;
 pub mod profiles;
 pub mod session;
 pub mod socket;
-
-pub use damasi_online::*;

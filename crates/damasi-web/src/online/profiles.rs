@@ -16,13 +16,13 @@ use tokio::sync::mpsc;
 use crate::error::{ApiError, ApiPath, ApiQuery, HttpError};
 use crate::AppState;
 
-use super::accounts::Player;
-use super::db::{GameFilter, GameResult, GameSummary, UserRow};
 use super::http::{account_json, ndjson, player, Me};
-use super::players::parse_speed;
-use super::rating::Speed;
 use super::session::Identify;
-use super::Online;
+use damasi_online::accounts::Player;
+use damasi_online::db::{GameFilter, GameResult, GameSummary, UserRow};
+use damasi_online::players::parse_speed;
+use damasi_online::rating::Speed;
+use damasi_online::Online;
 
 /// Most games on one page of a player's list.
 pub const MAX_PAGE: i64 = 50;
@@ -85,8 +85,8 @@ async fn profile(
     body["online"] = json!(online.is_online(p.id));
     if let Some(viewer) = online.accounts().identify(&headers).await? {
         let relation = online.db().relation(viewer.id, p.id).await?;
-        body["following"] = json!(relation == Some(super::db::Relation::Follow));
-        body["blocking"] = json!(relation == Some(super::db::Relation::Block));
+        body["following"] = json!(relation == Some(damasi_online::db::Relation::Follow));
+        body["blocking"] = json!(relation == Some(damasi_online::db::Relation::Block));
     }
     let games = online.db().games_of(p.id, 50).await?;
     body["games"] = games.iter().map(game_json).collect();
@@ -267,7 +267,7 @@ pub(super) async fn user_json(online: &Online, u: &UserRow) -> Result<Value, Api
                 "rating": r.rating.round() as i64,
                 "rd": r.deviation.round() as i64,
                 "games": r.games,
-                "prov": super::rating::is_provisional(&r),
+                "prov": damasi_online::rating::is_provisional(&r),
             }),
         );
     }
@@ -278,7 +278,7 @@ pub(super) async fn user_json(online: &Online, u: &UserRow) -> Result<Value, Api
         "online": online.is_online(u.id),
     });
     if u.bot {
-        v["title"] = json!(super::accounts::BOT_TITLE);
+        v["title"] = json!(damasi_online::accounts::BOT_TITLE);
     }
     Ok(v)
 }
@@ -343,7 +343,7 @@ struct LeaderQuery {
 /// `GET /api/player/top/{nb}/{perfType}` (lichess's): the best `nb` (1 to 100) active players
 /// of a speed class whose rating is not provisional: `{users: [{id, username, perfs:
 /// {perfType: {rating, progress}}}]}`, `progress` being the change over their last
-/// [`super::db::PROGRESS_GAMES`] rated games there. With `?provisional=true` (the page's),
+/// [`damasi_online::db::PROGRESS_GAMES`] rated games there. With `?provisional=true` (the page's),
 /// the provisional ones follow while there is room, marked `"prov": true`.
 async fn leaderboard(
     State(state): State<AppState>,
@@ -353,11 +353,11 @@ async fn leaderboard(
     let nb: usize = nb
         .parse()
         .ok()
-        .filter(|n| (1..=super::players::MAX_LEADERBOARD).contains(n))
+        .filter(|n| (1..=damasi_online::players::MAX_LEADERBOARD).contains(n))
         .ok_or_else(|| {
             ApiError::BadRequest(format!(
                 "nb '{nb}' is not a number from 1 to {}",
-                super::players::MAX_LEADERBOARD
+                damasi_online::players::MAX_LEADERBOARD
             ))
         })?;
     let speed = parse_speed(&perf)?;
@@ -371,7 +371,7 @@ async fn leaderboard(
         .map(|r| {
             let rating = r.rating.rating.round() as i64;
             let mut perf = json!({"rating": rating, "progress": rating - r.before.round() as i64});
-            if super::rating::is_provisional(&r.rating) {
+            if damasi_online::rating::is_provisional(&r.rating) {
                 perf["prov"] = json!(true);
             }
             let mut perfs = Map::new();

@@ -32,10 +32,10 @@ use crate::error::{ApiError, ApiPath, HttpError};
 use crate::streams::{Client, StreamPermit, Viewer};
 use crate::AppState;
 
-use super::accounts::{Api, Checked, Credential, Player, RevocationWatch};
-use super::command::Command;
 use super::session::Identify;
-use super::{Online, Watch};
+use damasi_online::accounts::{Api, Checked, Credential, Player, RevocationWatch};
+use damasi_online::command::Command;
+use damasi_online::{Online, Watch};
 
 /// Largest message a client may send.
 pub const MAX_MESSAGE: usize = 4 * 1024;

@@ -1,8 +1,8 @@
 //! Commands the online tests send often, spelled once.
 
-use damasi_web::online::accounts::Player;
-use damasi_web::online::command::Command;
-use damasi_web::online::Online;
+use damasi_online::accounts::Player;
+use damasi_online::command::Command;
+use damasi_online::Online;
 use damasi_web::ApiError;
 use serde_json::Value;
 

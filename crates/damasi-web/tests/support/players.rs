@@ -3,12 +3,12 @@
 //! chat lines, the rating history, records, filtered games and the leaderboard's filters.
 
 use super::commands::play;
-use damasi_web::online::accounts::Player;
-use damasi_web::online::command::Command;
-use damasi_web::online::db::{GameFilter, GameResult, Relation};
-use damasi_web::online::messages::{GameFull, GameMessage};
-use damasi_web::online::rating::{is_provisional, Speed};
-use damasi_web::online::{now_ms, NewGame, Online};
+use damasi_online::accounts::Player;
+use damasi_online::command::Command;
+use damasi_online::db::{GameFilter, GameResult, Relation};
+use damasi_online::messages::{GameFull, GameMessage};
+use damasi_online::rating::{is_provisional, Speed};
+use damasi_online::{now_ms, NewGame, Online};
 use damasi_web::ApiError;
 
 /// A rated blitz game.
@@ -17,7 +17,7 @@ pub const BLITZ: NewGame = NewGame {
     increment_ms: 2_000,
     rated: true,
     chat: true,
-    rules: damasi_web::online::variant::FEDERATION,
+    rules: damasi_online::variant::FEDERATION,
 };
 
 /// A rated game of `winner` (White) and `loser` (Black): one move each, then `loser`
@@ -44,7 +44,7 @@ pub async fn follows_and_blocks(online: &Online, prefix: &str) {
         .unwrap();
     online.relations().follow(&a, &c.name).await.unwrap();
     let names =
-        |v: Vec<damasi_web::online::db::UserRow>| v.into_iter().map(|u| u.name).collect::<Vec<_>>();
+        |v: Vec<damasi_online::db::UserRow>| v.into_iter().map(|u| u.name).collect::<Vec<_>>();
     assert_eq!(
         names(online.relations().following(&a).await.unwrap()),
         [b.name.clone(), c.name.clone()]

@@ -1,8 +1,8 @@
 //! Many rated games of one player ending at the same instant: no rating change may be lost.
 
 use super::commands::play;
-use damasi_web::online::command::Command;
-use damasi_web::online::{NewGame, Online};
+use damasi_online::command::Command;
+use damasi_online::{NewGame, Online};
 
 /// Starts `n` rated blitz games of a new player `name` against `n` new opponents (each game
 /// one move a side), has every opponent resign at once, and checks the player's stored
@@ -16,7 +16,7 @@ pub async fn end_rated_games_at_once(online: &Online, name: &str, n: usize) {
         increment_ms: 2_000,
         rated: true,
         chat: true,
-        rules: damasi_web::online::variant::FEDERATION,
+        rules: damasi_online::variant::FEDERATION,
     };
     let hero = online.accounts().add_bot(name, 0).await.unwrap();
     let mut games = Vec::new();

@@ -16,12 +16,12 @@ use crate::AppState;
 use damasi_online::now_ms;
 
 use super::{account_json, client_ip, limited, over_https, Me, MeWith};
-use crate::online::accounts::{
+use crate::online::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
+use damasi_online::accounts::{
     check_new_password, check_password, guests_casual_only, handle_of, Api, Player,
     SESSION_LIFETIME,
 };
-use crate::online::db::SecretKind;
-use crate::online::session::{session_clear_cookie, session_cookie, session_set_cookie, Identify};
+use damasi_online::db::SecretKind;
 
 pub(super) fn with_cookie(body: Value, cookie: &str) -> Response {
     let mut res = Json(body).into_response();
@@ -346,7 +346,7 @@ pub(super) async fn new_token(
             .online
             .db()
             .set_token_scopes(
-                crate::online::accounts::secret_hash(&token),
+                damasi_online::accounts::secret_hash(&token),
                 scopes.clone(),
                 description,
             )

@@ -19,11 +19,11 @@ use crate::streams::{Client, Viewer};
 use crate::AppState;
 
 use super::{ndjson, MeWith};
-use crate::online::accounts::{Api, RevocationWatch};
 use crate::online::session::Identify;
-use crate::online::table::Status;
-use crate::online::Online;
+use damasi_online::accounts::{Api, RevocationWatch};
 use damasi_online::messages::GameMessage;
+use damasi_online::table::Status;
+use damasi_online::Online;
 
 /// How often an idle stream sends an empty line, so proxies and clients know it is alive.
 pub(super) const KEEP_ALIVE: Duration = Duration::from_secs(7);

@@ -15,10 +15,10 @@ use crate::AppState;
 
 use super::games::{game_links, GameRequest};
 use super::{client_ip, Me};
-use crate::online::accounts::Player;
-use crate::online::command::Command;
-use crate::online::parse_color;
-use crate::online::rating::Speed;
+use damasi_online::accounts::Player;
+use damasi_online::command::Command;
+use damasi_online::parse_color;
+use damasi_online::rating::Speed;
 
 pub(super) async fn open_challenge(
     State(state): State<AppState>,

@@ -17,11 +17,11 @@ use crate::error::{ApiError, ApiJson, ApiPath, ApiQuery, HttpError, OptionalJson
 use crate::AppState;
 
 use super::{client_ip, origin, Acting, Me};
-use crate::online::accounts::Api;
-use crate::online::command::Command;
 use crate::online::session::Identify;
-use crate::online::{parse_color, NewGame};
+use damasi_online::accounts::Api;
+use damasi_online::command::Command;
 use damasi_online::messages::GameMessage;
+use damasi_online::{parse_color, NewGame};
 
 /// `GET /api/account/playing?nb=N` (lichess's): the games the player is playing now, those
 /// waiting for their move first (`nowPlaying`, see `Online::now_playing`); `nb` 1 to 50,

@@ -13,8 +13,8 @@ use crate::AppState;
 
 use super::games::GameRequest;
 use super::{client_ip, Me};
-use crate::online::parse_color;
 use crate::online::session::Identify;
+use damasi_online::parse_color;
 
 /// `GET /api/lobby`: the open seeks (without those of the players the asker blocks) and the
 /// pools.

@@ -20,8 +20,8 @@ use damasi_online::recovery::check_email;
 
 use super::account::start_session;
 use super::{client_ip, limited, origin, Me};
-use crate::online::accounts::{guests_casual_only, Player};
 use crate::online::mail::{self, Lang};
+use damasi_online::accounts::{guests_casual_only, Player};
 
 /// How long a password-reset request takes to be answered at least, found or not: the work
 /// for a known address (a link stored, a mail handed to its task) hides under it.

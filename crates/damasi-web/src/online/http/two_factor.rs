@@ -13,9 +13,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiJson, HttpError};
-use crate::online::accounts::{secret_hash, Player};
 use crate::online::session::bearer;
 use crate::AppState;
+use damasi_online::accounts::{secret_hash, Player};
 use damasi_online::now_ms;
 use damasi_online::two_factor::{check_scope, scope_for};
 

@@ -16,8 +16,8 @@ use crate::AppState;
 
 use super::account::with_cookie;
 use super::{client_ip, limited, over_https, Me};
-use crate::online::accounts::guests_casual_only;
 use crate::online::session::session_clear_cookie;
+use damasi_online::accounts::guests_casual_only;
 
 /// `GET /api/account/export`: the account's data as a JSON file to keep.
 pub(super) async fn export(
