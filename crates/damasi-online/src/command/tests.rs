@@ -4,7 +4,8 @@ use super::*;
 use crate::db::OnlineGameRow;
 use std::time::Duration;
 
-fn player(id: i64) -> Player {
+/// A signed-up player `p{id}` (also used by `wire_record`).
+pub(super) fn player(id: i64) -> Player {
     Player {
         id,
         name: format!("p{id}"),
@@ -13,7 +14,8 @@ fn player(id: i64) -> Player {
     }
 }
 
-fn open_game(rated: bool) -> TableState {
+/// A new game of a minute a side, waiting for its players (also used by `wire_record`).
+pub(super) fn open_game(rated: bool) -> TableState {
     open_game_of(rated, 60_000, 0)
 }
 

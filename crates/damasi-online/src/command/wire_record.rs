@@ -1,35 +1,14 @@
 //! The typed messages against the lines recorded from the `json!` builders they replaced.
 
+use super::tests::{open_game, player};
 use super::*;
-use crate::db::OnlineGameRow;
 
 /// The typed messages after one move write every field of the lines recorded from the
 /// `json!` builders they replaced (`crate::messages::tests`), with the same values; the
 /// state adds the last move (`lastMove`), which the old lines did not have.
 #[test]
 fn typed_messages_write_the_recorded_lines() {
-    let mut s = TableState::new(OnlineGameRow {
-        id: "g1".into(),
-        created_ms: 0,
-        players: [None, None],
-        initial_ms: 60_000,
-        increment_ms: 0,
-        rated: false,
-        chat: true,
-        status: "open".into(),
-        outcome: None,
-        turn_started_ms: None,
-        diffs: [None, None],
-        invited: None,
-        rules: damasi::RuleSet::default(),
-        event: None,
-    });
-    let p = |id: i64| Player {
-        id,
-        name: format!("p{id}"),
-        guest: false,
-        bot: false,
-    };
+    let mut s = open_game(false);
     let start = Instant::now();
     let now = Now {
         at: start,
@@ -37,10 +16,10 @@ fn typed_messages_write_the_recorded_lines() {
     };
     let cfg = OnlineConfig::default();
     let want = Some(Color::White);
-    apply(&mut s, Some(&p(1)), &Command::Join { want }, now, &cfg).unwrap();
+    apply(&mut s, Some(&player(1)), &Command::Join { want }, now, &cfg).unwrap();
     apply(
         &mut s,
-        Some(&p(2)),
+        Some(&player(2)),
         &Command::Join { want: None },
         now,
         &cfg,
@@ -49,7 +28,7 @@ fn typed_messages_write_the_recorded_lines() {
     let mv = Command::Move {
         text: "c3-c4".into(),
     };
-    apply(&mut s, Some(&p(1)), &mv, now, &cfg).unwrap();
+    apply(&mut s, Some(&player(1)), &mv, now, &cfg).unwrap();
     use crate::messages::tests::{CHALLENGE, FULL, START, STATE};
     use crate::messages::{GameMessage, UserEvent};
     use serde_json::Value;
@@ -64,8 +43,10 @@ fn typed_messages_write_the_recorded_lines() {
     assert_eq!(last["landing"], "c3-c4");
     assert_eq!(last["from"], "c3");
     assert_eq!(last["route"], serde_json::json!(["c4"]));
-    let mut full =
-        serde_json::to_value(GameMessage::GameFull(Box::new(s.full(start, Some(&p(1)))))).unwrap();
+    let mut full = serde_json::to_value(GameMessage::GameFull(Box::new(
+        s.full(start, Some(&player(1))),
+    )))
+    .unwrap();
     let (inner, _) = without_last_move(full["state"].take());
     full["state"] = inner;
     assert_eq!(full, recorded(FULL));
@@ -73,7 +54,7 @@ fn typed_messages_write_the_recorded_lines() {
         game: Box::new(s.event_game(Color::White)),
     };
     assert_eq!(serde_json::to_value(start_event).unwrap(), recorded(START));
-    let challenge = s.challenge(&p(2), None, "created");
+    let challenge = s.challenge(&player(2), None, "created");
     assert_eq!(
         serde_json::to_value(challenge).unwrap(),
         recorded(CHALLENGE)
