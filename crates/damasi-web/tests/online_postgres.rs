@@ -514,6 +514,35 @@ async fn games_stored_before_the_rules_column_read_as_the_default() {
         .unwrap();
 }
 
+/// A process starting beside others that serve (a cluster's second node, a restart) on a
+/// database already set up takes no lock on the tables: its connection completes while
+/// another client holds a change open on `users`, where running the tables' `ALTER TABLE`s
+/// again would wait for that change (and could deadlock with it, as two tests connecting
+/// beside each other did).
+#[tokio::test]
+async fn connecting_to_a_current_database_takes_no_lock_on_the_tables() {
+    let Some(url) = url() else { return };
+    OnlineDb::connect(&url).await.unwrap();
+    let (mut client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let open = client.transaction().await.unwrap();
+    open.batch_execute(
+        "LOCK TABLE users IN ROW EXCLUSIVE MODE; LOCK TABLE online_games IN ROW EXCLUSIVE MODE; \
+         LOCK TABLE secrets IN ROW EXCLUSIVE MODE",
+    )
+    .await
+    .unwrap();
+    let second =
+        tokio::time::timeout(std::time::Duration::from_secs(10), OnlineDb::connect(&url)).await;
+    assert!(
+        matches!(second, Ok(Ok(_))),
+        "a second connection waited on the tables or failed"
+    );
+    open.rollback().await.unwrap();
+}
+
 /// The opening explorer's store in PostgreSQL: games counted (by the differences they make,
 /// the database being shared with other tests and runs), each once, the masters apart, the
 /// filters, the best game's lookup, and the catch-up's query. (The same checks on SQLite, with

@@ -127,8 +127,37 @@ CREATE INDEX IF NOT EXISTS relations_to ON relations(to_id);
 const GAME_COLUMNS: &str = "id, created_ms, white_id, black_id, initial_ms, increment_ms, rated, \
     chat, status, outcome, turn_started_ms, white_diff, black_diff, invited_id, rules, event";
 
+/// Every area's tables, in the order they are set up (later areas refer to earlier tables),
+/// each with the words its setup error names it by.
+const SCHEMAS: [(&str, &str); 7] = [
+    ("of accounts and games", SCHEMA),
+    ("of tournaments", super::events::POSTGRES_SCHEMA),
+    ("of the explorer", super::explorer::POSTGRES_SCHEMA),
+    ("of moderation", super::moderation::POSTGRES_SCHEMA),
+    ("of e-mail", super::mail::POSTGRES_SCHEMA),
+    ("of second factors", super::two_factor::POSTGRES_SCHEMA),
+    ("of fair-play scores", super::fair_play::POSTGRES_SCHEMA),
+];
+
+/// The SHA-256 of the whole schema's text: a new release's change to any table shows as a
+/// new digest, and the next process to start sets the tables up again.
+fn schema_digest() -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for (_, schema) in SCHEMAS {
+        h.update(schema.as_bytes());
+        h.update([0]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A store error with PostgreSQL's own words (its message and SQLSTATE code, as `deadlock
+/// detected (40P01)`), not only the driver's "db error".
 pub(super) fn db_error(e: tokio_postgres::Error) -> ApiError {
-    ApiError::Internal(format!("postgres: {e}"))
+    match e.as_db_error() {
+        Some(d) => ApiError::Internal(format!("postgres: {} ({})", d.message(), d.code().code())),
+        None => ApiError::Internal(format!("postgres: {e}")),
+    }
 }
 
 fn user_row(r: &Row) -> UserRow {
@@ -177,27 +206,36 @@ impl PostgresDb {
         tx.batch_execute("SELECT pg_advisory_xact_lock(7306583)")
             .await
             .map_err(|e| format!("cannot lock the PostgreSQL tables' setup: {e}"))?;
-        tx.batch_execute(SCHEMA)
+        // Even `ALTER TABLE ... ADD COLUMN IF NOT EXISTS` takes its table's exclusive lock, so
+        // a process starting beside others that serve would stall their changes and could
+        // deadlock with them. The setup runs only when the schema's text differs from the one
+        // recorded by the last setup; a process starting on a current database takes no lock
+        // on the tables at all.
+        let digest = schema_digest();
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS schema_setup (id INT PRIMARY KEY, digest TEXT NOT NULL)",
+        )
+        .await
+        .map_err(|e| format!("cannot set up the PostgreSQL schema's record: {e}"))?;
+        let recorded: Option<String> = tx
+            .query_opt("SELECT digest FROM schema_setup WHERE id = 1", &[])
             .await
-            .map_err(|e| format!("cannot set up the PostgreSQL tables: {e}"))?;
-        tx.batch_execute(super::events::POSTGRES_SCHEMA)
+            .map_err(|e| format!("cannot read the PostgreSQL schema's record: {e}"))?
+            .map(|r| r.get(0));
+        if recorded.as_deref() != Some(digest.as_str()) {
+            for (area, schema) in SCHEMAS {
+                tx.batch_execute(schema)
+                    .await
+                    .map_err(|e| format!("cannot set up the PostgreSQL tables {area}: {e}"))?;
+            }
+            tx.execute(
+                "INSERT INTO schema_setup (id, digest) VALUES (1, $1) \
+                 ON CONFLICT (id) DO UPDATE SET digest = excluded.digest",
+                &[&digest],
+            )
             .await
-            .map_err(|e| format!("cannot set up the PostgreSQL tables of tournaments: {e}"))?;
-        tx.batch_execute(super::explorer::POSTGRES_SCHEMA)
-            .await
-            .map_err(|e| format!("cannot set up the PostgreSQL tables of the explorer: {e}"))?;
-        tx.batch_execute(super::moderation::POSTGRES_SCHEMA)
-            .await
-            .map_err(|e| format!("cannot set up the PostgreSQL tables of moderation: {e}"))?;
-        tx.batch_execute(super::mail::POSTGRES_SCHEMA)
-            .await
-            .map_err(|e| format!("cannot set up the PostgreSQL e-mail columns: {e}"))?;
-        tx.batch_execute(super::two_factor::POSTGRES_SCHEMA)
-            .await
-            .map_err(|e| format!("cannot set up the PostgreSQL second factors: {e}"))?;
-        tx.batch_execute(super::fair_play::POSTGRES_SCHEMA)
-            .await
-            .map_err(|e| format!("cannot set up the PostgreSQL fair-play scores: {e}"))?;
+            .map_err(|e| format!("cannot record the PostgreSQL schema: {e}"))?;
+        }
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(PostgresDb {
             url: Arc::new(url.to_string()),
