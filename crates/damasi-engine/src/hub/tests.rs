@@ -189,10 +189,11 @@ fn the_tablebases_parameter_reads_tables_and_the_search_uses_them() {
     let kk_k = damasi::hub::write_hub_position(&Position::from_fen("W:WKa1,Kb2:BKh8").unwrap());
     // Analysis, so that a drawn table position scores 0 and not -contempt.
     let search = format!("init\npos pos={kk_k}\nlevel depth=8\ngo analyze\n");
-    // Without tables the extra king looks like a winning advantage.
+    // Without tables the extra king looks like a winning advantage (how large depends on the
+    // network: c1 said over 1.00, c3 0.96), far from the tables' 0.00.
     let without = session(&search);
     assert!(
-        last_score(&without).parse::<f64>().unwrap() >= 1.0,
+        last_score(&without).parse::<f64>().unwrap() >= 0.5,
         "{without:?}"
     );
     // Started with them: the parameter shows the directory, and the ending is a draw.
@@ -232,7 +233,7 @@ fn the_tablebases_parameter_reads_tables_and_the_search_uses_them() {
         .collect();
     assert_eq!(scores.len(), 2, "{lines:?}");
     assert_eq!(scores[0], "0.00");
-    assert!(scores[1].parse::<f64>().unwrap() >= 1.0, "{lines:?}");
+    assert!(scores[1].parse::<f64>().unwrap() >= 0.5, "{lines:?}");
 }
 
 #[test]
