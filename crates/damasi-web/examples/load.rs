@@ -10,6 +10,9 @@
 //! cargo run --release -p damasi-web --example load -- 500
 //! ```
 //!
+//! `--timeline` also prints the round trips by when their move was sent, half a second at a
+//! time, to place a stall in the run.
+//!
 //! Against servers already running on one PostgreSQL database (e.g. several `damasi serve
 //! --database URL --pubsub redis://...` processes): the accounts and games are made in the
 //! database, and each game's White plays on the first server, Black on the next one (round
@@ -42,9 +45,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// At this ply both players offer a draw, so random games stay short.
 const DRAW_AT_PLY: u64 = 160;
 
-#[derive(Default)]
 struct Tally {
-    round_trips: Mutex<Vec<Duration>>,
+    /// When the clients started: round trips are placed in time from it (`--timeline`).
+    began: Instant,
+    /// Each move's send time after `began`, and its round trip.
+    round_trips: Mutex<Vec<(Duration, Duration)>>,
     illegal_sent: AtomicU64,
     illegal_refused: AtomicU64,
     reconnects: AtomicU64,
@@ -127,7 +132,12 @@ async fn client(
             let ply = state["ply"].as_u64().unwrap_or(0);
             if let Some((sent, at_ply)) = pending {
                 if ply > at_ply {
-                    tally.round_trips.lock().unwrap().push(sent.elapsed());
+                    let sent_at = sent.duration_since(tally.began);
+                    tally
+                        .round_trips
+                        .lock()
+                        .unwrap()
+                        .push((sent_at, sent.elapsed()));
                     pending = None;
                 }
             }
@@ -183,6 +193,33 @@ async fn client(
                 "game {id}: the socket closed before the game ended"
             ));
         }
+    }
+}
+
+/// The round trips by when their move was sent, half a second at a time (`--timeline`): a
+/// stall shows as one window's p99 far above the others'.
+fn print_timeline(timed: &[(Duration, Duration)]) {
+    let window = Duration::from_millis(500);
+    let mut windows: Vec<Vec<Duration>> = Vec::new();
+    for &(sent_at, rt) in timed {
+        let i = (sent_at.as_millis() / window.as_millis()) as usize;
+        if windows.len() <= i {
+            windows.resize(i + 1, Vec::new());
+        }
+        windows[i].push(rt);
+    }
+    for (i, w) in windows.iter_mut().enumerate() {
+        w.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        println!(
+            "load: sent {:5.1}-{:5.1} s: {:6} moves, p50 {:6.1} ms, p99 {:6.1} ms, max {:6.1} ms",
+            (i as f64) * window.as_secs_f64(),
+            (i as f64 + 1.0) * window.as_secs_f64(),
+            w.len(),
+            ms(percentile(w, 0.5)),
+            ms(percentile(w, 0.99)),
+            ms(w.last().copied().unwrap_or_default()),
+        );
     }
 }
 
@@ -306,8 +343,15 @@ async fn main() {
             .collect::<Vec<_>>()
             .join(" and ")
     );
-    let tally = Arc::new(Tally::default());
     let began = Instant::now();
+    let tally = Arc::new(Tally {
+        began,
+        round_trips: Mutex::default(),
+        illegal_sent: AtomicU64::default(),
+        illegal_refused: AtomicU64::default(),
+        reconnects: AtomicU64::default(),
+        rate_limited: AtomicU64::default(),
+    });
     let mut tasks = Vec::new();
     for (i, (id, token, color)) in seats.into_iter().enumerate() {
         let drop_after = (i % 10 == 3).then_some(5 + (i as u32 % 7));
@@ -391,7 +435,11 @@ async fn main() {
             }
         }
     }
-    let mut rt = tally.round_trips.lock().unwrap().clone();
+    let timed = tally.round_trips.lock().unwrap().clone();
+    if args.iter().any(|a| a == "--timeline") {
+        print_timeline(&timed);
+    }
+    let mut rt: Vec<Duration> = timed.iter().map(|t| t.1).collect();
     rt.sort();
     println!(
         "load: {} games, {plies} moves in {:.1} s; {failures} client failures; {unfinished} unfinished; {illegal_stored} games with an illegal stored move; {wrong_counts} players whose rating did not count exactly one game",
