@@ -36,6 +36,7 @@ use damasi_web::AppState;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
 /// The allocator of the `damasi` binary, so that the server here runs as it does there.
@@ -97,7 +98,13 @@ async fn client(
             "authorization",
             format!("Bearer {token}").parse().map_err(|_| "bad token")?,
         );
-        let (mut ws, _) = tokio_tungstenite::connect_async(req)
+        // As a browser connects: no Nagle delay (Chromium and Firefox set TCP_NODELAY), and a
+        // read buffer of the server's size rather than tungstenite's 128 KiB, which it zeroes
+        // before every read; the clients share the server's cores here, and a real client's
+        // costs are not the server's.
+        let config =
+            WebSocketConfig::default().read_buffer_size(damasi_web::online::socket::READ_BUFFER);
+        let (mut ws, _) = tokio_tungstenite::connect_async_with_config(req, Some(config), true)
             .await
             .map_err(|e| format!("connect: {e}"))?;
         let mut pending: Option<(Instant, u64)> = None;
