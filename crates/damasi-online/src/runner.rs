@@ -363,7 +363,7 @@ impl Online {
             player: player.id,
             side,
             opponent: state.seats[!side].as_ref().map(|p| p.name.clone()),
-            last_move: state.moves.last().cloned(),
+            last_move: state.moves.last().map(str::to_string),
             days_per_turn: days,
             deadline_ms: wall_ms + limit.as_millis() as i64,
         };

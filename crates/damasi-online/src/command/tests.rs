@@ -256,7 +256,7 @@ fn a_game_starts_when_both_seats_are_taken_and_moves_follow_the_rules() {
         }] => assert!(*elapsed_ms <= 1_000),
         other => panic!("{other:?}"),
     }
-    assert_eq!(s.moves, vec!["c3-c4"]);
+    assert_eq!((s.moves.as_str(), s.moves.len()), ("c3-c4", 1));
     // A spectator's command is refused before anything changes.
     let err = apply(
         &mut s,

@@ -71,7 +71,7 @@ pub struct TableState {
     /// turn began while the game is played (the live-game core the local referee shares).
     pub core: LiveGame<Instant>,
     /// Every ply in landing notation.
-    pub moves: Vec<String>,
+    pub moves: MoveTexts,
     /// Open, playing or over.
     pub status: Status,
     /// A draw offer waiting for an answer: the side that made it.
@@ -135,7 +135,7 @@ impl TableState {
             seats: ByColor::default(),
             ratings: ByColor::default(),
             core: LiveGame::new(game),
-            moves: Vec::new(),
+            moves: MoveTexts::default(),
             status: Status::Open,
             draw_offer: None,
             takeback_offer: None,
@@ -174,7 +174,7 @@ impl TableState {
         )?;
         let mut pos = Position::start();
         for m in t.core.game.history() {
-            t.moves.push(pos.write_move(m, Notation::Landing));
+            t.moves.push(&pos.write_move(m, Notation::Landing));
             pos = pos.play(m);
         }
         t.seats = seats;
@@ -413,7 +413,7 @@ impl TableState {
             .position()
             .write_move(&p.m, Notation::Landing);
         self.core.play(&p.m, p.elapsed_ms, now)?;
-        self.moves.push(landing);
+        self.moves.push(&landing);
         self.lag[p.side] = p.lag;
         self.takeback_offer = None;
         if self.draw_offer == Some(!p.side) {
@@ -585,5 +585,81 @@ pub fn abandonment(loser: Color) -> Outcome {
     Outcome::Win {
         winner: !loser,
         reason: WinReason::Abandonment,
+    }
+}
+
+/// Every ply of a game in landing notation, kept as the one space-separated text the wire
+/// sends (`GameState::moves`): a state copies it instead of joining a string per ply, and
+/// the runner's copy of a table before each command (to put back on failure) makes two
+/// allocations for it instead of one per ply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveTexts {
+    text: String,
+    /// Where each ply's text starts in `text`.
+    starts: Vec<u32>,
+}
+
+impl MoveTexts {
+    /// Adds a ply.
+    pub fn push(&mut self, landing: &str) {
+        if !self.starts.is_empty() {
+            self.text.push(' ');
+        }
+        self.starts.push(self.text.len() as u32);
+        self.text.push_str(landing);
+    }
+
+    /// Removes the last ply (a takeback).
+    pub fn pop(&mut self) {
+        if let Some(start) = self.starts.pop() {
+            // The space before it goes too (none before the first ply).
+            self.text.truncate((start as usize).saturating_sub(1));
+        }
+    }
+
+    /// How many plies.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// No ply yet.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The last ply.
+    pub fn last(&self) -> Option<&str> {
+        self.starts.last().map(|&s| &self.text[s as usize..])
+    }
+
+    /// Every ply, separated by spaces, as the wire writes them.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+#[cfg(test)]
+mod move_texts_tests {
+    use super::MoveTexts;
+
+    #[test]
+    fn plies_are_added_and_taken_back_as_the_wire_writes_them() {
+        let mut m = MoveTexts::default();
+        assert!(m.is_empty());
+        assert_eq!((m.as_str(), m.last()), ("", None));
+        m.push("c3-c4");
+        m.push("f6-f5");
+        m.push("c4xc6xe6");
+        assert_eq!(m.as_str(), "c3-c4 f6-f5 c4xc6xe6");
+        assert_eq!((m.len(), m.last()), (3, Some("c4xc6xe6")));
+        m.pop();
+        assert_eq!((m.as_str(), m.last()), ("c3-c4 f6-f5", Some("f6-f5")));
+        m.pop();
+        m.pop();
+        assert_eq!((m.as_str(), m.len()), ("", 0));
+        // Nothing to take back: nothing changes.
+        m.pop();
+        m.push("b3-b4");
+        assert_eq!((m.as_str(), m.len()), ("b3-b4", 1));
     }
 }

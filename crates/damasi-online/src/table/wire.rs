@@ -76,7 +76,7 @@ impl TableState {
             has_moved: self.moves.len() > side.index(),
             is_my_turn: self.status == Status::Playing
                 && self.core.game.position().side_to_move() == side,
-            last_move: self.moves.last().cloned(),
+            last_move: self.moves.last().map(str::to_string),
             // The side's time: its clock, or what is left of a correspondence turn.
             seconds_left: (self.clocks_now(Instant::now())[side] / 1000) as i64,
             opponent: Opponent {
@@ -151,7 +151,7 @@ impl TableState {
                 .and_then(|o| o.winner())
                 .map(|c| c.name().to_string()),
             outcome: outcome.map(|o| o.code()),
-            moves: self.moves.join(" "),
+            moves: self.moves.as_str().to_string(),
             clock: days.is_none().then(|| ExportClock {
                 initial: self.row.initial_ms / 1000,
                 increment: self.row.increment_ms / 1000,
@@ -188,7 +188,7 @@ impl TableState {
         let game = &self.core.game;
         let ply = game.ply();
         GameState {
-            moves: self.moves.join(" "),
+            moves: self.moves.as_str().to_string(),
             wtime: clocks.white as i64,
             btime: clocks.black as i64,
             winc: self.row.increment_ms,
