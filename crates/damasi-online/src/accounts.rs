@@ -140,15 +140,12 @@ pub fn new_secret() -> Result<String, ApiError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)
         .map_err(|e| ApiError::Internal(format!("no random numbers: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::hex(&bytes))
 }
 
 /// The hash kept for a secret.
 pub fn secret_hash(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex(&Sha256::digest(secret.as_bytes()))
 }
 
 /// Checks a name for an account: 2 to 20 letters, digits, `-` or `_`, starting with a letter.

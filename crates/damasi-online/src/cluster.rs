@@ -244,7 +244,7 @@ fn node_channel(node: &str) -> String {
 fn new_node_id() -> String {
     let mut b = [0u8; 8];
     let _ = getrandom::fill(&mut b);
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    crate::hex(&b)
 }
 
 impl Cluster {

@@ -74,6 +74,12 @@ use tokio::time::Instant;
 
 use crate::error::ApiError;
 
+/// `bytes` as lower-case hexadecimal digits, two a byte: the form of the service's secrets,
+/// their hashes, node ids, explorer keys and the schema's digest.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The server's time, in Unix milliseconds.
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()

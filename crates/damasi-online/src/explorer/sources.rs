@@ -219,10 +219,7 @@ fn master_game(record: &PdnGame) -> Result<ExploredGame, String> {
         hash.update(Record::token(m).as_bytes());
         hash.update([b' ']);
     }
-    let key: String = hash.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let key = crate::hex(&hash.finalize()[..8]);
     let (year, month) = tag("Date").map_or((None, None), year_month);
     let facts = GameFacts {
         names: [

@@ -148,7 +148,7 @@ fn schema_digest() -> String {
         h.update(schema.as_bytes());
         h.update([0]);
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex(&h.finalize())
 }
 
 /// A store error with PostgreSQL's own words (its message and SQLSTATE code, as `deadlock
