@@ -23,6 +23,7 @@
 //!     --servers 127.0.0.1:8081,127.0.0.1:8082
 //! ```
 
+use std::borrow::Cow;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,7 +35,7 @@ use damasi_online::db::OnlineDb;
 use damasi_online::NewGame;
 use damasi_web::AppState;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
@@ -72,8 +73,27 @@ impl Rng {
     }
 }
 
-fn my_turn(state: &Value, color: &str) -> bool {
-    state["status"] == "started" && state["turn"] == color
+/// What a client reads of a server message: a `gameState`'s fields at the top, a
+/// `gameFull`'s inside `state`, an error's `code`. The rest (the legal moves' routes, the
+/// clocks, the moves so far) is skipped unparsed: a browser's `JSON.parse` is not the server's
+/// cost either, and building a map of every field of every message was a sixth of the
+/// machine's time at 10,000 players (docs/performance.md, step 4).
+#[derive(serde::Deserialize)]
+struct Seen<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    code: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    state: Option<Box<Seen<'a>>>,
+    #[serde(default)]
+    ply: u64,
+    #[serde(borrow, default)]
+    status: Cow<'a, str>,
+    #[serde(borrow, default)]
+    turn: Cow<'a, str>,
+    #[serde(borrow, default)]
+    fen: Cow<'a, str>,
 }
 
 /// Plays one side of game `id` until it is over; `drop_after` moves in, it disconnects once
@@ -115,12 +135,12 @@ async fn client(
                 Message::Close(_) => break,
                 _ => continue,
             };
-            let v: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            let state = match v["type"].as_str() {
-                Some("gameFull") => v["state"].clone(),
-                Some("gameState") => v,
-                Some("error") => {
-                    match v["code"].as_str() {
+            let v: Seen = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            let state = match &*v.kind {
+                "gameFull" => *v.state.ok_or("gameFull without its state")?,
+                "gameState" => v,
+                "error" => {
+                    match v.code.as_deref() {
                         Some("illegal-move") | Some("bad-request") => {
                             tally.illegal_refused.fetch_add(1, Ordering::Relaxed);
                         }
@@ -136,7 +156,7 @@ async fn client(
                 }
                 _ => continue,
             };
-            let ply = state["ply"].as_u64().unwrap_or(0);
+            let ply = state.ply;
             if let Some((sent, at_ply)) = pending {
                 if ply > at_ply {
                     let sent_at = sent.duration_since(tally.began);
@@ -148,8 +168,8 @@ async fn client(
                     pending = None;
                 }
             }
-            if state["status"] != "started" {
-                if state["status"] == "created" {
+            if state.status != "started" {
+                if state.status == "created" {
                     continue;
                 }
                 return Ok(());
@@ -161,7 +181,7 @@ async fn client(
                     .await
                     .map_err(|e| e.to_string())?;
             }
-            if !my_turn(&state, color) || pending.is_some() {
+            if state.turn != color || pending.is_some() {
                 continue;
             }
             if let (Some(n), false) = (drop_after, dropped) {
@@ -173,8 +193,7 @@ async fn client(
                     continue 'connect;
                 }
             }
-            let pos = Position::from_fen(state["fen"].as_str().unwrap_or(""))
-                .map_err(|e| format!("server FEN: {e}"))?;
+            let pos = Position::from_fen(&state.fen).map_err(|e| format!("server FEN: {e}"))?;
             let legal = pos.legal_moves();
             // Now and then an illegal move first: the server must refuse it.
             if rng.below(50) == 0 {

@@ -404,10 +404,20 @@ impl Position {
     /// [`Position::write_move`] with this position's legal moves already generated, so that
     /// writing every legal move generates them once, not once per move (a king that can take
     /// many pieces makes generation slow).
-    fn write_move_among(&self, m: &Move, notation: Notation, legal: &MoveList) -> String {
+    pub(crate) fn write_move_among(
+        &self,
+        m: &Move,
+        notation: Notation,
+        legal: &MoveList,
+    ) -> String {
         let promo = if m.is_promotion() { "=K" } else { "" };
         if !m.is_capture() {
-            return format!("{}-{}{promo}", m.from(), m.to());
+            let mut s = String::with_capacity(5 + promo.len());
+            m.from().push_name(&mut s);
+            s.push('-');
+            m.to().push_name(&mut s);
+            s.push_str(promo);
+            return s;
         }
         if !legal.contains(m) {
             let mut s = m.from().to_string();
@@ -426,10 +436,10 @@ impl Position {
                 let mut first = None;
                 let mut chosen = None;
                 self.for_each_route(m, &mut |route| {
-                    let mut s = m.from().to_string();
+                    let mut s = m.from().name();
                     for j in route {
                         s.push('x');
-                        s.push_str(&j.land.to_string());
+                        j.land.push_name(&mut s);
                     }
                     s.push_str(promo);
                     if reads_back(&s) {
@@ -446,10 +456,10 @@ impl Position {
                     .unwrap_or_else(|| format!("{}x{}{promo}", m.from(), m.to()))
             }
             Notation::Captured => {
-                let mut s = m.from().to_string();
+                let mut s = m.from().name();
                 for sq in self.capture_order(m) {
                     s.push('x');
-                    s.push_str(&sq.to_string());
+                    sq.push_name(&mut s);
                 }
                 let short = format!("{s}{promo}");
                 if reads_back(&short) {

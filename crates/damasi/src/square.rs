@@ -83,14 +83,29 @@ impl Square {
     }
 }
 
+impl Square {
+    /// Appends the square's name (`d3`) to `s`: what `to_string` writes, without the
+    /// formatting machinery (a page's legal moves write some hundred squares a ply).
+    #[inline]
+    pub(crate) fn push_name(self, s: &mut String) {
+        s.push((b'a' + self.file()) as char);
+        s.push((b'1' + self.rank()) as char);
+    }
+
+    /// The square's name (`d3`), as `to_string` writes it.
+    #[inline]
+    pub(crate) fn name(self) -> String {
+        let mut s = String::with_capacity(2);
+        self.push_name(&mut s);
+        s
+    }
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            (b'a' + self.file()) as char,
-            (b'1' + self.rank()) as char
-        )
+        use fmt::Write;
+        f.write_char((b'a' + self.file()) as char)?;
+        f.write_char((b'1' + self.rank()) as char)
     }
 }
 

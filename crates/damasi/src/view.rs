@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Game, Move, Notation, Outcome, Position, Square};
+use crate::{Game, Move, MoveList, Notation, Outcome, Position};
 
 /// A legal move as the page and API clients see it.
 ///
@@ -38,24 +38,47 @@ pub struct MoveInfo {
 impl MoveInfo {
     /// Describes legal move `m` of `pos`.
     pub fn new(pos: &Position, m: &Move) -> MoveInfo {
-        MoveInfo {
-            landing: pos.write_move(m, Notation::Landing),
-            captured: pos.write_move(m, Notation::Captured),
-            from: m.from().to_string(),
-            to: m.to().to_string(),
-            // The route starts with the start square: the page wants the landings.
-            route: pos.route(m).iter().skip(1).map(Square::to_string).collect(),
-            captures: pos.capture_order(m).iter().map(Square::to_string).collect(),
-            promotion: m.is_promotion(),
+        if m.is_capture() {
+            MoveInfo::among(pos, m, &pos.legal_moves())
+        } else {
+            MoveInfo::among(pos, m, &MoveList::new())
         }
     }
 
     /// Every legal move of `pos`, described.
     pub fn legal(pos: &Position) -> Vec<MoveInfo> {
-        pos.legal_moves()
+        let legal = pos.legal_moves();
+        legal
             .iter()
-            .map(|m| MoveInfo::new(pos, m))
+            .map(|m| MoveInfo::among(pos, m, &legal))
             .collect()
+    }
+
+    /// [`MoveInfo::new`] with the position's legal moves generated once for all of them
+    /// (its texts check a capture against the others). An online game sends every legal move
+    /// with every state, so this is written for speed: no formatting machinery, and a quiet
+    /// move's two texts are one.
+    fn among(pos: &Position, m: &Move, legal: &MoveList) -> MoveInfo {
+        let landing = pos.write_move_among(m, Notation::Landing, legal);
+        let (captured, route, captures) = if m.is_capture() {
+            (
+                pos.write_move_among(m, Notation::Captured, legal),
+                // The route starts with the start square: the page wants the landings.
+                pos.route(m).iter().skip(1).map(|s| s.name()).collect(),
+                pos.capture_order(m).iter().map(|s| s.name()).collect(),
+            )
+        } else {
+            (landing.clone(), vec![m.to().name()], Vec::new())
+        };
+        MoveInfo {
+            landing,
+            captured,
+            from: m.from().name(),
+            to: m.to().name(),
+            route,
+            captures,
+            promotion: m.is_promotion(),
+        }
     }
 }
 
@@ -102,5 +125,61 @@ impl OutcomeInfo {
     pub fn of(game: &Game) -> OutcomeInfo {
         game.outcome()
             .map_or_else(OutcomeInfo::ongoing, |o| OutcomeInfo::from_outcome(&o))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn described<'a>(all: &'a [MoveInfo], landing: &str) -> &'a MoveInfo {
+        all.iter()
+            .find(|i| i.landing == landing)
+            .unwrap_or_else(|| panic!("{landing} is not among the legal moves"))
+    }
+
+    /// Worked by hand from the rules: White's man on b3 takes c3 (landing on d3), turns and
+    /// takes d4 (landing on d5); Black's h7 is not in reach. It is White's only legal move.
+    #[test]
+    fn a_capture_is_described_with_its_route_and_its_victims() {
+        let pos = Position::from_fen("W:Wb3:Bc3,d4,h7").unwrap();
+        let all = MoveInfo::legal(&pos);
+        assert_eq!(all.len(), 1);
+        let m = described(&all, "b3xd3xd5");
+        assert_eq!(m.captured, "b3xc3xd4");
+        assert_eq!((m.from.as_str(), m.to.as_str()), ("b3", "d5"));
+        assert_eq!(m.route, ["d3", "d5"]);
+        assert_eq!(m.captures, ["c3", "d4"]);
+        assert!(!m.promotion);
+        // One move described alone reads the same as among all.
+        let alone = MoveInfo::new(&pos, &pos.parse_move("b3xd5").unwrap());
+        assert_eq!(&alone, m);
+    }
+
+    /// The start position: 8 moves (perft 1 in the rules), the third rank's men stepping
+    /// forward, every one quiet.
+    #[test]
+    fn quiet_moves_have_one_text_and_one_landing() {
+        let pos = Position::start();
+        let all = MoveInfo::legal(&pos);
+        assert_eq!(all.len(), 8);
+        let m = described(&all, "d3-d4");
+        assert_eq!(m.captured, "d3-d4");
+        assert_eq!(m.route, ["d4"]);
+        assert!(m.captures.is_empty());
+        assert_eq!(&MoveInfo::new(&pos, &pos.parse_move("d3-d4").unwrap()), m);
+    }
+
+    /// Two moves with the same captured piece and different stops: the captured-square texts
+    /// tell them apart with `>`, as the notation's own example shows.
+    #[test]
+    fn a_king_with_two_stops_gets_two_texts() {
+        let pos = Position::from_fen("B:Wa3,h2:BKa8,h7").unwrap();
+        let mut texts: Vec<String> = MoveInfo::legal(&pos)
+            .into_iter()
+            .map(|i| i.captured)
+            .collect();
+        texts.sort();
+        assert_eq!(texts, ["a8xa3>a1", "a8xa3>a2"]);
     }
 }
