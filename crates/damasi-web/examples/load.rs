@@ -13,6 +13,12 @@
 //! `--timeline` also prints the round trips by when their move was sent, half a second at a
 //! time, to place a stall in the run.
 //!
+//! By default every player moves the moment its turn comes, so the server is saturated: each
+//! game always has a move in flight, and a round trip is the players' number over the moves a
+//! second the machine carries (docs/performance.md). `--think MS` has each player think
+//! before each move, a random time averaging `MS` (0 to twice it), as people do: the same
+//! crowd then asks for a set rate of moves, and the round trips say how fast each is served.
+//!
 //! Against servers already running on one PostgreSQL database (e.g. several `damasi serve
 //! --database URL --pubsub redis://...` processes): the accounts and games are made in the
 //! database, and each game's White plays on the first server, Black on the next one (round
@@ -105,6 +111,7 @@ async fn client(
     color: &'static str,
     seed: u64,
     drop_after: Option<u32>,
+    think: Duration,
     tally: Arc<Tally>,
 ) -> Result<(), String> {
     let mut rng = Rng(seed | 1);
@@ -193,6 +200,10 @@ async fn client(
                     continue 'connect;
                 }
             }
+            if !think.is_zero() {
+                let ms = rng.below(2 * think.as_millis() as usize + 1);
+                tokio::time::sleep(Duration::from_millis(ms as u64)).await;
+            }
             let pos = Position::from_fen(&state.fen).map_err(|e| format!("server FEN: {e}"))?;
             let legal = pos.legal_moves();
             // Now and then an illegal move first: the server must refuse it.
@@ -279,6 +290,14 @@ async fn main() {
         })
         .unwrap_or_default();
     let postgres = flag("--postgres");
+    let think = Duration::from_millis(
+        flag("--think")
+            .map(|ms| {
+                ms.parse()
+                    .expect("--think MS: a whole number of milliseconds")
+            })
+            .unwrap_or(0),
+    );
     assert!(
         servers.is_empty() || postgres.is_some(),
         "--servers needs --postgres URL: the servers' database"
@@ -389,6 +408,7 @@ async fn main() {
             color,
             0x9E37_79B9_7F4A_7C15 ^ i as u64,
             drop_after,
+            think,
             tally,
         )));
     }
