@@ -102,18 +102,32 @@ struct Seen<'a> {
     fen: Cow<'a, str>,
 }
 
-/// Plays one side of game `id` until it is over; `drop_after` moves in, it disconnects once
-/// and comes back.
-async fn client(
+/// One simulated player: where and as whom it plays, and how.
+struct SimulatedPlayer {
     addr: SocketAddr,
     token: String,
+    /// Its game.
     id: String,
     color: &'static str,
+    /// Its random moves' seed.
     seed: u64,
+    /// After this many moves it disconnects once and comes back.
     drop_after: Option<u32>,
+    /// Its mean thinking time a move (`--think`).
     think: Duration,
-    tally: Arc<Tally>,
-) -> Result<(), String> {
+}
+
+/// Plays `player`'s side of its game until the game is over.
+async fn client(player: SimulatedPlayer, tally: Arc<Tally>) -> Result<(), String> {
+    let SimulatedPlayer {
+        addr,
+        token,
+        id,
+        color,
+        seed,
+        drop_after,
+        think,
+    } = player;
     let mut rng = Rng(seed | 1);
     let mut moves_made = 0u32;
     let mut dropped = false;
@@ -401,16 +415,16 @@ async fn main() {
     for (i, (id, token, color)) in seats.into_iter().enumerate() {
         let drop_after = (i % 10 == 3).then_some(5 + (i as u32 % 7));
         let tally = tally.clone();
-        tasks.push(tokio::spawn(client(
-            addrs[i % addrs.len()],
+        let player = SimulatedPlayer {
+            addr: addrs[i % addrs.len()],
             token,
             id,
             color,
-            0x9E37_79B9_7F4A_7C15 ^ i as u64,
+            seed: 0x9E37_79B9_7F4A_7C15 ^ i as u64,
             drop_after,
             think,
-            tally,
-        )));
+        };
+        tasks.push(tokio::spawn(client(player, tally)));
     }
     let mut failures = 0;
     for t in tasks {
