@@ -136,14 +136,16 @@ impl AccountStore for SqliteDb {
         kind: SecretKind,
         not_before_ms: i64,
     ) -> Result<Option<UserRow>, ApiError> {
-        self.with(move |c| {
-            Ok(c.query_row(
+        // On the read-only connection: every request and socket of a signed-in player asks
+        // this, and on the writing one it queued behind the moves' commits (WAL: a secret
+        // committed or deleted before is seen here).
+        self.read(move |c| {
+            Ok(c.prepare_cached(
                 "SELECT u.id, u.name, u.password, u.guest, u.bot, u.closed_ms FROM secrets s \
                  JOIN users u ON u.id = s.user_id \
                  WHERE s.hash = ?1 AND s.kind = ?2 AND s.created_ms >= ?3",
-                params![hash, kind.as_str(), not_before_ms],
-                user_row,
-            )
+            )?
+            .query_row(params![hash, kind.as_str(), not_before_ms], user_row)
             .optional()?)
         })
         .await
