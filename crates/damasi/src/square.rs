@@ -77,19 +77,17 @@ impl Square {
         }
     }
 
-    /// All squares from a1 to h8.
-    pub fn all() -> impl Iterator<Item = Square> {
-        (0..64).map(Square)
+    /// The name's two characters: the file's letter and the rank's digit.
+    #[inline]
+    fn name_chars(self) -> [char; 2] {
+        [(b'a' + self.file()) as char, (b'1' + self.rank()) as char]
     }
-}
 
-impl Square {
     /// Appends the square's name (`d3`) to `s`: what `to_string` writes, without the
     /// formatting machinery (a page's legal moves write some hundred squares a ply).
     #[inline]
     pub(crate) fn push_name(self, s: &mut String) {
-        s.push((b'a' + self.file()) as char);
-        s.push((b'1' + self.rank()) as char);
+        s.extend(self.name_chars());
     }
 
     /// The square's name (`d3`), as `to_string` writes it.
@@ -99,13 +97,19 @@ impl Square {
         self.push_name(&mut s);
         s
     }
+
+    /// All squares from a1 to h8.
+    pub fn all() -> impl Iterator<Item = Square> {
+        (0..64).map(Square)
+    }
 }
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use fmt::Write;
-        f.write_char((b'a' + self.file()) as char)?;
-        f.write_char((b'1' + self.rank()) as char)
+        let [file, rank] = self.name_chars();
+        f.write_char(file)?;
+        f.write_char(rank)
     }
 }
 
