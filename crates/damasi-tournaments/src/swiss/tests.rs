@@ -1,6 +1,7 @@
 //! The Swiss state's rules, checked on hand-worked tournaments.
 
 use super::*;
+use crate::tiebreak::Tiebreak;
 use std::collections::HashSet;
 
 fn round_robin(system: System) -> Swiss {
