@@ -560,7 +560,7 @@ async fn one_batch_or_one_game_at_a_time_give_the_same_rows() {
     }
 }
 
-/// A database in a file answers the explorer's queries from its second, read-only connection:
+/// A database in a file answers the explorer's queries from its read-only connections:
 /// what the writing one committed, at once; and `damasi explorer import` run by another
 /// process while the server runs is seen too (here a second `OnlineDb` on the same file).
 #[tokio::test]

@@ -136,7 +136,7 @@ impl AccountStore for SqliteDb {
         kind: SecretKind,
         not_before_ms: i64,
     ) -> Result<Option<UserRow>, ApiError> {
-        // On the read-only connection: every request and socket of a signed-in player asks
+        // On a read-only connection: every request and socket of a signed-in player asks
         // this, and on the writing one it queued behind the moves' commits (WAL: a secret
         // committed or deleted before is seen here).
         self.read(move |c| {

@@ -6,7 +6,8 @@ mod accounts;
 mod games;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 
 use rusqlite::Connection;
@@ -109,14 +110,21 @@ CREATE TABLE IF NOT EXISTS retired_names (
 ) WITHOUT ROWID;
 ";
 
+/// How many read-only connections a database on disk keeps: a few, so that one long read
+/// (an explorer query over many games) does not hold up the lookups of sessions behind it.
+pub const READERS: usize = 4;
+
 /// The SQLite store; cheap to clone.
 #[derive(Clone)]
 pub struct SqliteDb {
     conn: Arc<Mutex<Connection>>,
-    /// A second, read-only connection to the same file, for the opening explorer's queries:
-    /// they read while games are written (WAL), and never wait behind a game's move nor make
-    /// one wait. None for a database in memory (the explorer reads through `conn`).
-    reader: Option<Arc<Mutex<Connection>>>,
+    /// Read-only connections to the same file ([`READERS`]), for the opening explorer's
+    /// queries and the lookup of a session's owner: they read while games are written (WAL),
+    /// never wait behind a game's move nor make one wait, and a long read holds up only its
+    /// own connection. Empty for a database in memory (reads go through `conn`).
+    readers: Arc<[Mutex<Connection>]>,
+    /// Where the next read starts looking for a free reader.
+    next_reader: Arc<AtomicUsize>,
     /// The writer of moves, many games' together (group commit).
     moves: super::move_writer::MoveWriter,
 }
@@ -186,13 +194,21 @@ impl SqliteDb {
         let (conn, path) = open_in(dir, "online.sqlite3")?;
         let mut db = SqliteDb::init(conn)
             .map_err(|e| format!("cannot set up database {}: {e}", path.display()))?;
-        let reader = Connection::open_with_flags(
-            &path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .and_then(|r| r.busy_timeout(Duration::from_secs(5)).map(|()| r))
-        .map_err(|e| format!("cannot open database {} to read: {e}", path.display()))?;
-        db.reader = Some(Arc::new(Mutex::new(reader)));
+        let readers = (0..READERS)
+            .map(|_| {
+                Connection::open_with_flags(
+                    &path,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .and_then(|r| {
+                    r.busy_timeout(Duration::from_secs(5))
+                        .map(|()| Mutex::new(r))
+                })
+                .map_err(|e| format!("cannot open database {} to read: {e}", path.display()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        db.readers = readers.into();
         Ok(db)
     }
 
@@ -256,16 +272,35 @@ impl SqliteDb {
         Ok(SqliteDb {
             moves: super::move_writer::MoveWriter::new(conn.clone()),
             conn,
-            reader: None,
+            readers: Arc::new([]),
+            next_reader: Arc::default(),
         })
     }
 
-    /// Runs `f` on the read-only connection (the writing one for a database in memory).
+    /// Runs `f` on a free read-only connection, or waits for one in turn when all are busy
+    /// (on the writing one for a database in memory).
     pub(super) async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, ApiError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        run_blocking(self.reader.clone().unwrap_or_else(|| self.conn.clone()), f).await
+        if self.readers.is_empty() {
+            return run_blocking(self.conn.clone(), f).await;
+        }
+        let readers = self.readers.clone();
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        tokio::task::spawn_blocking(move || {
+            let n = readers.len();
+            // As in `run_blocking`, a poisoned lock is safe to reuse.
+            let free = (0..n).find_map(|i| match readers[(start + i) % n].try_lock() {
+                Ok(guard) => Some(guard),
+                Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+                Err(TryLockError::WouldBlock) => None,
+            });
+            let mut guard = free
+                .unwrap_or_else(|| readers[start % n].lock().unwrap_or_else(|p| p.into_inner()));
+            f(&mut guard)
+        })
+        .await?
     }
 
     pub(super) async fn with<T: Send + 'static>(
@@ -319,7 +354,72 @@ pub fn set_pragmas(conn: &Connection) -> rusqlite::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::{GameStore, ShownGame};
+    use crate::db::{AccountStore, GameStore, SecretKind, ShownGame};
+
+    fn count_users(c: &mut Connection) -> Result<i64, ApiError> {
+        Ok(c.query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))?)
+    }
+
+    /// A long read holds up only its own connection: while all readers but one are busy,
+    /// reads (the lookup of a session's owner among them) go on through the free one; once
+    /// every reader is busy, a read waits its turn and answers when one is given back.
+    #[tokio::test]
+    async fn a_long_read_holds_up_only_its_own_connection() {
+        let dir = std::env::temp_dir().join(format!("damasi-readers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let db = SqliteDb::open(&dir).unwrap();
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Arc::new(Mutex::new(wait));
+        let (started, mut began) = tokio::sync::mpsc::channel::<()>(READERS);
+        // A long read, until it is told to end.
+        let long_read = |db: &SqliteDb| {
+            let (db, wait, started) = (db.clone(), wait.clone(), started.clone());
+            tokio::spawn(async move {
+                db.read(move |c| {
+                    started.blocking_send(()).unwrap();
+                    wait.lock().unwrap().recv().unwrap();
+                    count_users(c)
+                })
+                .await
+            })
+        };
+        let mut long: Vec<_> = (0..READERS - 1).map(|_| long_read(&db)).collect();
+        for _ in 0..READERS - 1 {
+            began.recv().await.unwrap();
+        }
+        for _ in 0..3 * READERS {
+            let n = tokio::time::timeout(Duration::from_secs(10), db.read(count_users))
+                .await
+                .expect("a read with a reader free does not wait for the long ones")
+                .unwrap();
+            assert_eq!(n, 0);
+            let owner = tokio::time::timeout(
+                Duration::from_secs(10),
+                db.user_by_secret("no such hash".into(), SecretKind::Session, 0),
+            )
+            .await
+            .expect("a session's lookup does not wait for the long reads")
+            .unwrap();
+            assert!(owner.is_none());
+        }
+        // Every reader busy: a read waits, then answers.
+        long.push(long_read(&db));
+        began.recv().await.unwrap();
+        let waiting = tokio::spawn({
+            let db = db.clone();
+            async move { db.read(count_users).await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!waiting.is_finished(), "no reader was free");
+        for _ in 0..READERS {
+            release.send(()).unwrap();
+        }
+        assert_eq!(waiting.await.unwrap().unwrap(), 0);
+        for l in long {
+            assert_eq!(l.await.unwrap().unwrap(), 0);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// Saving a game's row again (a seat taken, the game started) keeps what refers to it:
     /// its moves and the message showing it. (SQLite's `INSERT OR REPLACE` deleted the row
