@@ -250,62 +250,11 @@ impl Drop for HubProcess {
     }
 }
 
-/// Splits a command line into words the way a shell would for simple cases: white space
-/// separates, single and double quotes group, a backslash escapes the next character
-/// (outside single quotes).
+/// Splits a command line into words as a POSIX shell would (the `shell-words` crate): white
+/// space separates, single and double quotes group, a backslash escapes the next character.
 pub fn split_command(text: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unclosed ' in '{text}'")),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c) => word.push(c),
-                            None => return Err(format!("unclosed \" in '{text}'")),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err(format!("unclosed \" in '{text}'")),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some(c) => word.push(c),
-                    None => return Err(format!("'{text}' ends with a backslash")),
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
+    let words =
+        shell_words::split(text).map_err(|e| format!("cannot split '{text}' into words: {e}"))?;
     if words.is_empty() {
         return Err("empty engine command".to_string());
     }
@@ -328,7 +277,13 @@ mod tests {
         );
         assert!(split_command("a 'b").is_err());
         assert!(split_command("a \"b").is_err());
-        assert!(split_command("a\\").is_err());
+        // A backslash at the very end escapes nothing and is kept.
+        assert_eq!(split_command("a\\").unwrap(), vec!["a\\"]);
+        // A word that starts with # begins a comment, as in a shell.
+        assert_eq!(
+            split_command("damasi hub # the engine").unwrap(),
+            vec!["damasi", "hub"]
+        );
         assert!(split_command("   ").is_err());
     }
 }
