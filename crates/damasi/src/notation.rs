@@ -369,6 +369,18 @@ impl Position {
         }
     }
 
+    /// [`Position::route`] without the start square, and [`Position::capture_order`], from one
+    /// search of the canonical route (a capture's description wants both).
+    pub(crate) fn landings_and_victims(&self, m: &Move) -> (Vec<Square>, Vec<Square>) {
+        match self.canonical_route(m) {
+            Some(jumps) => (
+                jumps.iter().map(|j| j.land).collect(),
+                jumps.iter().map(|j| j.victim).collect(),
+            ),
+            None => (vec![m.to()], m.captured().collect()),
+        }
+    }
+
     /// The squares `m` captures, in the order of its canonical route (empty for a quiet move).
     /// When `m` has no route here, its captured squares a1 first.
     pub fn capture_order(&self, m: &Move) -> Vec<Square> {

@@ -61,11 +61,12 @@ impl MoveInfo {
     fn among(pos: &Position, m: &Move, legal: &MoveList) -> MoveInfo {
         let landing = pos.write_move_among(m, Notation::Landing, legal);
         let (captured, route, captures) = if m.is_capture() {
+            // The page wants the landings, not the start square.
+            let (landings, victims) = pos.landings_and_victims(m);
             (
                 pos.write_move_among(m, Notation::Captured, legal),
-                // The route starts with the start square: the page wants the landings.
-                pos.route(m).iter().skip(1).map(|s| s.name()).collect(),
-                pos.capture_order(m).iter().map(|s| s.name()).collect(),
+                landings.iter().map(|s| s.name()).collect(),
+                victims.iter().map(|s| s.name()).collect(),
             )
         } else {
             (landing.clone(), vec![m.to().name()], Vec::new())
