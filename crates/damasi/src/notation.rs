@@ -361,16 +361,14 @@ impl Position {
     /// assert_eq!(names, ["b3", "d3", "d5"]);
     /// ```
     pub fn route(&self, m: &Move) -> Vec<Square> {
-        match self.canonical_route(m) {
-            Some(jumps) => std::iter::once(m.from())
-                .chain(jumps.iter().map(|j| j.land))
-                .collect(),
-            None => vec![m.from(), m.to()],
-        }
+        let (landings, _) = self.landings_and_victims(m);
+        std::iter::once(m.from()).chain(landings).collect()
     }
 
     /// [`Position::route`] without the start square, and [`Position::capture_order`], from one
-    /// search of the canonical route (a capture's description wants both).
+    /// search of the canonical route (a capture's description wants both). The one place that
+    /// says what a move with no route here gives: its end square, and its captured squares a1
+    /// first.
     pub(crate) fn landings_and_victims(&self, m: &Move) -> (Vec<Square>, Vec<Square>) {
         match self.canonical_route(m) {
             Some(jumps) => (
@@ -384,10 +382,7 @@ impl Position {
     /// The squares `m` captures, in the order of its canonical route (empty for a quiet move).
     /// When `m` has no route here, its captured squares a1 first.
     pub fn capture_order(&self, m: &Move) -> Vec<Square> {
-        match self.canonical_route(m) {
-            Some(jumps) => jumps.iter().map(|j| j.victim).collect(),
-            None => m.captured().collect(),
-        }
+        self.landings_and_victims(m).1
     }
 
     /// Writes a legal move of this position in the chosen notation.
